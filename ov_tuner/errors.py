@@ -1,0 +1,25 @@
+"""Errors a user can act on. Each message says what is wrong and what to do.
+
+Core code raises these and never prints or exits; the CLI turns them into one line and a
+non-zero exit. Anything else is a bug and keeps its traceback.
+"""
+
+
+class OvTunerError(Exception):
+    """Base class: a problem with the user's input or environment, not a bug in ov-tuner."""
+
+
+class BadInputError(OvTunerError):
+    """A flag, a file or a grid value that cannot be used as given."""
+
+
+class ModelError(OvTunerError):
+    """The model cannot be read, reshaped or prepared for the requested configuration."""
+
+
+class DeviceError(OvTunerError):
+    """A requested OpenVINO device is unknown or not present on this machine."""
+
+
+class IncompatibleResultsError(OvTunerError):
+    """A results file holds measurements that must not be mixed with the new ones."""

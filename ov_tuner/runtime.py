@@ -1,0 +1,262 @@
+"""The one module that talks to OpenVINO: devices, reading, reshaping, FP16 compression, compiling.
+
+After every compile it reads back what the device actually chose, because requested and effective
+properties differ (an f16 hint may run bf16, a plugin may lower NUM_STREAMS).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+
+from ov_tuner.errors import DeviceError, ModelError
+from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
+
+# Layer types whose runtime precision tells which precision the model really executed in.
+COMPUTE_LAYER_TYPES = frozenset(
+    {"Convolution", "GroupConvolution", "Deconvolution", "FullyConnected", "MatMul", "Gemm"}
+)
+
+
+def ov_error_text(error: Exception) -> str:
+    """OpenVINO's message without its source-file preamble, on one line."""
+    lines = [ln.strip() for ln in str(error).splitlines()]
+    kept = [ln for ln in lines if ln and not ln.startswith(("Exception from src", "Check '"))]
+    return " ".join(kept or lines)[:500]
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A model file and the identity that results are keyed by."""
+
+    path: Path
+    sha256: str
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+
+def _model_files(path: Path) -> list[Path]:
+    """An IR is an .xml and its .bin; other formats are one file."""
+    if path.suffix == ".xml" and path.with_suffix(".bin").exists():
+        return [path, path.with_suffix(".bin")]
+    return [path]
+
+
+def open_model_source(path: Path) -> ModelSource:
+    """Check the model file exists and hash it (xml and bin together for an IR)."""
+    if not path.is_file():
+        raise ModelError(f"model file {path} does not exist: give the path of an OpenVINO .xml or .onnx model")
+    digest = hashlib.sha256()
+    try:
+        for part in _model_files(path):
+            with part.open("rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(chunk)
+    except OSError as e:
+        raise ModelError(f"cannot read model file {path}: {e.strerror}; check its permissions") from e
+    return ModelSource(path.resolve(), digest.hexdigest())
+
+
+def cache_dir() -> Path:
+    """Where converted IRs are kept: $OV_TUNER_CACHE, else ~/.cache/ov-tuner."""
+    return Path(os.environ.get("OV_TUNER_CACHE", Path.home() / ".cache" / "ov-tuner"))
+
+
+def _shape_text(shape: ov.PartialShape) -> str:
+    return "[" + ",".join("?" if d.is_dynamic else str(d.get_length()) for d in shape) + "]"
+
+
+def batch_index(port: ov.Output) -> int:
+    """The batch axis of an input: from its layout when it has one with N, else axis 0."""
+    layout = ov.layout_helpers.get_layout(port)
+    if not layout.empty and ov.layout_helpers.has_batch(layout):
+        return int(ov.layout_helpers.batch_idx(layout)) % port.get_partial_shape().rank.get_length()
+    return 0
+
+
+class Runtime:
+    """An OpenVINO Core with the operations ov-tuner needs, each raising an OvTunerError on bad input."""
+
+    def __init__(self) -> None:
+        self.core = ov.Core()
+
+    # -- devices -------------------------------------------------------------------------------
+
+    def available_devices(self) -> list[str]:
+        return list(self.core.available_devices)
+
+    def _property(self, device: str, name: str) -> object | None:
+        try:
+            return self.core.get_property(device, name)
+        except RuntimeError:
+            return None
+
+    def device_info(self, device: str) -> DeviceInfo:
+        streams = self._property(device, "RANGE_FOR_STREAMS")
+        optimal = self._property(device, "OPTIMAL_NUMBER_OF_INFER_REQUESTS")
+        precision = self._property(device, "INFERENCE_PRECISION_HINT")
+        return DeviceInfo(
+            name=device,
+            full_name=str(self._property(device, "FULL_DEVICE_NAME") or device),
+            streams_range=(int(streams[0]), int(streams[1])) if isinstance(streams, tuple) else None,
+            optimal_nireq=int(optimal) if isinstance(optimal, int) else None,
+            capabilities=tuple(self._property(device, "OPTIMIZATION_CAPABILITIES") or ()),
+            default_precision=_type_name(precision) if precision is not None else None,
+        )
+
+    def resolve_devices(self, requested: tuple[str, ...]) -> list[DeviceInfo]:
+        """DeviceInfo for each requested device, or one error naming what is present instead."""
+        present = self.available_devices()
+        missing = [d for d in requested if d not in present and not any(p.startswith(d + ".") for p in present)]
+        if missing:
+            raise DeviceError(
+                f"device {', '.join(missing)} is not present on this machine; present: {', '.join(present)}. "
+                "Pick one of those with --device (`ov-tuner devices` lists them)"
+            )
+        return [self.device_info(d) for d in requested]
+
+    # -- models --------------------------------------------------------------------------------
+
+    def read_model(self, source: ModelSource, precision: Precision) -> ov.Model:
+        """The model with FP32 weights, or the FP16-compressed IR (converted once, then cached)."""
+        path = self._fp16_ir(source) if precision.fp16_weights else source.path
+        return self._read(path)
+
+    def _read(self, path: Path) -> ov.Model:
+        try:
+            return self.core.read_model(path)
+        except RuntimeError as e:
+            raise ModelError(
+                f"{path} is not a model OpenVINO can read ({ov_error_text(e)}); "
+                "give an OpenVINO IR (.xml with its .bin) or an ONNX file"
+            ) from e
+
+    def _fp16_ir(self, source: ModelSource) -> Path:
+        target = cache_dir() / "ir" / source.sha256[:24] / f"{source.name}_fp16.xml"
+        if not target.exists():
+            model = self._read(source.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # Write beside the target and rename, so an interrupted save never leaves a half IR.
+            with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+                tmp_xml = Path(tmp) / target.name
+                ov.save_model(model, tmp_xml, compress_to_fp16=True)
+                tmp_xml.with_suffix(".bin").replace(target.with_suffix(".bin"))
+                tmp_xml.replace(target)
+        return target
+
+    @staticmethod
+    def reshape(model: ov.Model, batch: int, shapes: dict[str, list[int]]) -> None:
+        """Make every input static: `shapes` (by input name, "" for all) first, then `batch` on the batch axis."""
+        new_shapes: dict[ov.Output, ov.PartialShape] = {}
+        dynamic: list[str] = []
+        for port in model.inputs:
+            name = port.get_any_name()
+            given = shapes.get(name, shapes.get(""))
+            dims = list(ov.PartialShape(given) if given is not None else port.get_partial_shape())
+            if dims:
+                dims[batch_index(port)] = ov.Dimension(batch)
+            shape = ov.PartialShape(dims)
+            if shape.is_dynamic:
+                dynamic.append(f"{name}{_shape_text(shape)}")
+            new_shapes[port] = shape
+        if dynamic:
+            raise ModelError(
+                f"input {', '.join(dynamic)} has dynamic dimensions besides the batch; "
+                f"give them with --shape, e.g. --shape {dynamic[0].replace('?', '224')}"
+            )
+        try:
+            model.reshape(new_shapes)
+        except RuntimeError as e:
+            raise ModelError(
+                f"model {model.friendly_name} cannot be reshaped to batch {batch} "
+                f"({ov_error_text(e)[:200]}); sweep --batch 1 or export the model with a dynamic batch"
+            ) from e
+
+    # -- compiling -----------------------------------------------------------------------------
+
+    def compile(self, model: ov.Model, key: CompileKey, device: DeviceInfo) -> tuple[ov.CompiledModel, CompileInfo]:
+        """Compile for one configuration, read back what the device chose, and time the first inference."""
+        requested = {
+            "NUM_STREAMS": str(key.streams),
+            "INFERENCE_PRECISION_HINT": precision_hint(key.precision, device),
+        }
+        start = time.perf_counter_ns()
+        compiled = self.core.compile_model(model, key.device, requested)
+        compile_ms = (time.perf_counter_ns() - start) / 1e6
+
+        request = compiled.create_infer_request()
+        fill_inputs(request)
+        start = time.perf_counter_ns()
+        request.infer()
+        first_infer_ms = (time.perf_counter_ns() - start) / 1e6
+        del request
+
+        info = CompileInfo(
+            key=key,
+            requested=requested,
+            num_streams=int(compiled.get_property("NUM_STREAMS")),
+            inference_precision=_type_name(compiled.get_property("INFERENCE_PRECISION_HINT")),
+            executed_precision=executed_precision(compiled),
+            optimal_nireq=int(compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")),
+            execution_devices=tuple(compiled.get_property("EXECUTION_DEVICES")),
+            compile_ms=compile_ms,
+            first_infer_ms=first_infer_ms,
+        )
+        return compiled, info
+
+
+def precision_hint(precision: Precision, device: DeviceInfo) -> str:
+    """The hint to request: f16 only where the device lists FP16, else the FP16 weights run at f32."""
+    if precision is Precision.FP16 and not device.supports_f16:
+        return "f32"
+    return precision.hint
+
+
+def _type_name(value: object) -> str:
+    """'f32' for ov.Type.f32 (and for strings OpenVINO already gives as names)."""
+    if isinstance(value, ov.Type):
+        return value.get_type_name()
+    return str(value)
+
+
+def executed_precision(compiled: ov.CompiledModel) -> str:
+    """The most common runtime precision of the compiled graph's compute layers."""
+    counts: Counter[str] = Counter()
+    for op in compiled.get_runtime_model().get_ordered_ops():
+        info = op.get_rt_info()
+        if "layerType" in info and "runtimePrecision" in info:
+            if info["layerType"].astype(str) in COMPUTE_LAYER_TYPES:
+                counts[_precision_name(info["runtimePrecision"].astype(str))] += 1
+    return counts.most_common(1)[0][0] if counts else "unknown"
+
+
+def _precision_name(text: str) -> str:
+    """Runtime graphs spell precisions as 'FP32', 'f32' or 'bf16'; normalise to OpenVINO type names."""
+    aliases = {"fp32": "f32", "fp16": "f16", "bfloat16": "bf16", "float32": "f32", "float16": "f16"}
+    text = re.sub(r"[^a-z0-9]", "", text.lower())
+    return aliases.get(text, text)
+
+
+def fill_inputs(request: ov.InferRequest, seed: int = 0) -> None:
+    """Write deterministic data into the request's own input tensors, once, outside any timed loop."""
+    rng = np.random.default_rng(seed)
+    for port in request.model_inputs:
+        tensor = request.get_tensor(port)
+        data = tensor.data
+        if data.dtype == np.bool_:
+            data[...] = rng.integers(0, 2, size=data.shape).astype(bool)
+        elif np.issubdtype(data.dtype, np.integer):
+            data[...] = rng.integers(0, 2, size=data.shape)
+        else:
+            data[...] = rng.standard_normal(data.shape).astype(data.dtype)
