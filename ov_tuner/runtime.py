@@ -235,9 +235,8 @@ def executed_precision(compiled: ov.CompiledModel) -> str:
     counts: Counter[str] = Counter()
     for op in compiled.get_runtime_model().get_ordered_ops():
         info = op.get_rt_info()
-        if "layerType" in info and "runtimePrecision" in info:
-            if info["layerType"].astype(str) in COMPUTE_LAYER_TYPES:
-                counts[_precision_name(info["runtimePrecision"].astype(str))] += 1
+        if "runtimePrecision" in info and "layerType" in info and info["layerType"].astype(str) in COMPUTE_LAYER_TYPES:
+            counts[_precision_name(info["runtimePrecision"].astype(str))] += 1
     return counts.most_common(1)[0][0] if counts else "unknown"
 
 

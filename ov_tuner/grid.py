@@ -1,0 +1,100 @@
+"""From flags to the ordered list of compiled configurations and the request counts measured on each."""
+
+from __future__ import annotations
+
+import re
+
+from ov_tuner.errors import BadInputError
+from ov_tuner.schema import AUTO, CompileGroup, CompileKey, DeviceInfo, Precision, SweepSpec
+
+
+def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ...] | None:
+    """'1,2,4' -> (1, 2, 4); 'auto' -> None (resolved per device later)."""
+    text = text.strip()
+    if allow_auto and text.lower() == AUTO:
+        return None
+    values: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) == 0:
+            example = "1,2,4" + (" or auto" if allow_auto else "")
+            raise BadInputError(f"{flag}: '{part}' is not a whole number above 0; use e.g. {flag} {example}")
+        values.append(int(part))
+    return tuple(sorted(set(values)))
+
+
+def parse_precisions(text: str) -> tuple[Precision, ...]:
+    choices = [p.value for p in Precision]
+    result: list[Precision] = []
+    for part in (p.strip().lower() for p in text.split(",")):
+        if part not in choices:
+            raise BadInputError(
+                f"--precision: '{part}' is not one of {', '.join(choices)}; use e.g. --precision fp32,fp16"
+            )
+        result.append(Precision(part))
+    return tuple(dict.fromkeys(result))
+
+
+def parse_devices(text: str) -> tuple[str, ...]:
+    devices = tuple(dict.fromkeys(d.strip().upper() for d in text.split(",") if d.strip()))
+    if not devices:
+        raise BadInputError("--device: no device given; use e.g. --device CPU or --device CPU,GPU")
+    return devices
+
+
+_SHAPE = re.compile(r"([^\[\],]*)\[([^\]]*)\]")
+
+
+def parse_shapes(text: str | None) -> dict[str, list[int]]:
+    """benchmark_app syntax: '[1,3,224,224]' for every input, or 'a[1,3,224,224],b[1,128]' by name."""
+    if not text:
+        return {}
+    shapes: dict[str, list[int]] = {}
+    matches = list(_SHAPE.finditer(text))
+    leftover = _SHAPE.sub("", text).replace(",", "").strip()
+    if not matches or leftover:
+        raise BadInputError(
+            f"--shape: cannot read '{text}'; use e.g. --shape [1,3,224,224] or --shape input[1,3,224,224]"
+        )
+    for match in matches:
+        dims = [d.strip() for d in match.group(2).split(",")]
+        if not all(d.isdigit() and int(d) > 0 for d in dims):
+            raise BadInputError(f"--shape: '{match.group(0)}' must list whole numbers above 0, e.g. [1,3,224,224]")
+        shapes[match.group(1).strip()] = [int(d) for d in dims]
+    return shapes
+
+
+def powers_of_two_up_to(limit: int) -> tuple[int, ...]:
+    """1, 2, 4, ... below `limit`, and `limit` itself."""
+    values = [1]
+    while values[-1] * 2 < limit:
+        values.append(values[-1] * 2)
+    if values[-1] != limit:
+        values.append(limit)
+    return tuple(values)
+
+
+def auto_streams(device: DeviceInfo) -> tuple[int, ...]:
+    """1, 2, 4, ... up to the device's RANGE_FOR_STREAMS maximum (1 when the device does not say)."""
+    return powers_of_two_up_to(device.streams_range[1] if device.streams_range else 1)
+
+
+def auto_nireq(streams: tuple[int, ...], device: DeviceInfo) -> tuple[int, ...]:
+    """1, 2, 4, ... up to twice the most streams swept, and at least the device's optimal request count.
+
+    Two requests per stream let a stream start its next inference while the host collects the last one.
+    """
+    return powers_of_two_up_to(max(2 * max(streams), device.optimal_nireq or 1))
+
+
+def expand(spec: SweepSpec, devices: list[DeviceInfo]) -> list[CompileGroup]:
+    """Compile groups in sweep order: device, precision, batch, streams; each with its request counts."""
+    groups: list[CompileGroup] = []
+    for device in devices:
+        streams = spec.streams or auto_streams(device)
+        nireqs = spec.nireq or auto_nireq(streams, device)
+        for precision in spec.precisions:
+            for batch in spec.batches:
+                for s in streams:
+                    groups.append(CompileGroup(CompileKey(device.name, precision, batch, s), nireqs))
+    return groups

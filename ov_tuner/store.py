@@ -1,0 +1,218 @@
+"""Results on disk: one SQLite file, one row per point, committed before the next point starts.
+
+Raw per-request latencies are kept (float32 milliseconds), so a new statistic never needs a re-run.
+The file records the environment it was measured in and refuses results from another one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from ov_tuner.errors import BadInputError, IncompatibleResultsError
+from ov_tuner.schema import (
+    CompileInfo,
+    CompileKey,
+    DeviceInfo,
+    Environment,
+    Measurement,
+    PointConfig,
+    PointResult,
+    Precision,
+    Status,
+)
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, info TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS compiles (
+    id INTEGER PRIMARY KEY,
+    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
+    requested TEXT NOT NULL,
+    num_streams INTEGER NOT NULL, inference_precision TEXT NOT NULL, executed_precision TEXT NOT NULL,
+    optimal_nireq INTEGER NOT NULL, execution_devices TEXT NOT NULL,
+    compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS points (
+    id INTEGER PRIMARY KEY,
+    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
+    nireq INTEGER NOT NULL,
+    status TEXT NOT NULL, error TEXT,
+    compile_id INTEGER REFERENCES compiles(id),
+    requests INTEGER, frames INTEGER, wall_s REAL, fps REAL,
+    lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
+    fps_cv REAL, slice_fps TEXT, latencies_ms BLOB,
+    created_at TEXT NOT NULL,
+    UNIQUE (device, precision, batch, streams, nireq)
+);
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class ResultStore:
+    """An open results file. Use as a context manager; every write is committed at once."""
+
+    def __init__(self, path: Path, create: bool = True) -> None:
+        if create:
+            check_out_path(path)
+        if not create and not path.is_file():
+            raise BadInputError(f"results file {path} does not exist; run `ov-tuner sweep MODEL --out {path}` first")
+        self.path = path
+        try:
+            self._db = sqlite3.connect(path)
+            self._db.row_factory = sqlite3.Row
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise BadInputError(f"{path} is not an ov-tuner results file ({e}); pick another --out path") from e
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _migrate(self) -> None:
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "meta" not in tables:
+            raise sqlite3.DatabaseError("it has tables of another program")
+        with self._db:
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise IncompatibleResultsError(
+                    f"{self.path} has results schema v{row[0]}; this ov-tuner reads v{SCHEMA_VERSION}. "
+                    "Use the ov-tuner version that wrote it, or sweep into a new --out file"
+                )
+
+    # -- environment ---------------------------------------------------------------------------
+
+    def environment(self) -> Environment | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key='environment'").fetchone()
+        return Environment(**json.loads(row[0])) if row else None
+
+    def claim(self, env: Environment) -> None:
+        """Record `env`, or refuse when the file already holds results from a different one."""
+        stored = self.environment()
+        if stored is None:
+            with self._db:
+                self._db.execute("INSERT INTO meta VALUES ('environment', ?)", (json.dumps(asdict(env)),))
+            return
+        differing = stored.mismatches(env)
+        if differing:
+            detail = ", ".join(f"{k} {getattr(stored, k)!r} vs now {getattr(env, k)!r}" for k in differing)
+            raise IncompatibleResultsError(
+                f"{self.path} holds results measured elsewhere ({detail}); sweep into a new --out file"
+            )
+
+    def record_device(self, device: DeviceInfo) -> None:
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO devices VALUES (?, ?)", (device.name, json.dumps(asdict(device))))
+
+    def devices(self) -> dict[str, DeviceInfo]:
+        result = {}
+        for row in self._db.execute("SELECT info FROM devices"):
+            info = json.loads(row[0])
+            info["streams_range"] = tuple(info["streams_range"]) if info["streams_range"] else None
+            info["capabilities"] = tuple(info["capabilities"])
+            result[info["name"]] = DeviceInfo(**info)
+        return result
+
+    # -- compiles and points -------------------------------------------------------------------
+
+    def add_compile(self, info: CompileInfo) -> int:
+        k = info.key
+        with self._db:
+            cursor = self._db.execute(
+                "INSERT INTO compiles (device, precision, batch, streams, requested, num_streams, "
+                "inference_precision, executed_precision, optimal_nireq, execution_devices, compile_ms, "
+                "first_infer_ms, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (k.device, k.precision.value, k.batch, k.streams, json.dumps(info.requested), info.num_streams,
+                 info.inference_precision, info.executed_precision, info.optimal_nireq,
+                 json.dumps(list(info.execution_devices)), info.compile_ms, info.first_infer_ms, _now()),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def add_point(self, point: PointResult, compile_id: int | None) -> None:
+        """Store a point (replacing an earlier failed try of the same configuration) and commit."""
+        c, m = point.config, point.measurement
+        values: tuple[object, ...] = (None,) * 13
+        if m is not None:
+            lat = m.latency
+            values = (m.requests, m.frames, m.wall_s, m.fps, lat.median, lat.p90, lat.p99, lat.min, lat.max,
+                      lat.count, m.fps_cv, json.dumps(m.slice_fps), m.latencies_ms.astype(np.float32).tobytes())
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, status, error, compile_id, "
+                "requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, lat_min_ms, lat_max_ms, "
+                "lat_count, fps_cv, slice_fps, latencies_ms, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (c.device, c.precision.value, c.batch, c.streams, c.nireq, point.status.value, point.error,
+                 compile_id, *values, _now()),
+            )
+
+    def measured(self) -> set[PointConfig]:
+        """Configurations with a successful measurement: a resumed sweep skips them."""
+        rows = self._db.execute("SELECT device, precision, batch, streams, nireq FROM points WHERE status='ok'")
+        return {PointConfig(r[0], Precision(r[1]), r[2], r[3], r[4]) for r in rows}
+
+    def compile_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM compiles").fetchone()[0])
+
+    def points(self) -> list[PointResult]:
+        """Every stored point in sweep order, with its compiled model's read-back and its raw latencies."""
+        compiles = {r["id"]: _compile_from_row(r) for r in self._db.execute("SELECT * FROM compiles")}
+        rows = self._db.execute("SELECT * FROM points ORDER BY device, precision, batch, streams, nireq")
+        return [_point_from_row(r, compiles.get(r["compile_id"])) for r in rows]
+
+
+def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
+    return CompileInfo(
+        key=CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"]),
+        requested=json.loads(r["requested"]),
+        num_streams=r["num_streams"],
+        inference_precision=r["inference_precision"],
+        executed_precision=r["executed_precision"],
+        optimal_nireq=r["optimal_nireq"],
+        execution_devices=tuple(json.loads(r["execution_devices"])),
+        compile_ms=r["compile_ms"],
+        first_infer_ms=r["first_infer_ms"],
+    )
+
+
+def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointResult:
+    config = PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"])
+    measurement = None
+    if r["status"] == Status.OK.value:
+        measurement = Measurement(
+            requests=r["requests"],
+            frames=r["frames"],
+            wall_s=r["wall_s"],
+            latencies_ms=np.frombuffer(r["latencies_ms"], dtype=np.float32).astype(np.float64),
+            slice_fps=tuple(json.loads(r["slice_fps"])),
+        )
+    return PointResult(config, Status(r["status"]), compile_info, measurement, r["error"])
+
+
+def check_out_path(path: Path) -> None:
+    """Fail before any work when the results file could not be written."""
+    if not path.parent.is_dir():
+        raise BadInputError(f"--out: folder {path.parent} does not exist; create it or pick another path")
+    if path.is_dir():
+        raise BadInputError(f"--out: {path} is a folder; give a file path such as {path / 'results.db'}")

@@ -1,0 +1,175 @@
+"""The sweep: grid -> compile once per (device, precision, batch, streams) -> measure each nireq -> store.
+
+Everything that can be checked before measuring (model, devices, shapes, output path) is checked
+first, so bad input costs nothing. Then each point is committed before the next starts; a point
+that fails is stored as failed and the sweep goes on; a stop request ends it between points.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import openvino as ov
+
+from ov_tuner import __version__
+from ov_tuner.errors import OvTunerError
+from ov_tuner.grid import expand
+from ov_tuner.measure import measure
+from ov_tuner.runtime import ModelSource, Runtime, open_model_source, ov_error_text
+from ov_tuner.schema import (
+    CompileGroup,
+    DeviceInfo,
+    Environment,
+    PointConfig,
+    PointResult,
+    Status,
+    SweepSpec,
+)
+from ov_tuner.store import ResultStore, check_out_path
+
+
+class SweepProgress(Protocol):
+    """What a front end is told as the sweep goes; the library itself never prints."""
+
+    def planned(self, to_measure: int, already_measured: int) -> None: ...
+
+    def starting(self, config: PointConfig) -> None: ...
+
+    def finished(self, point: PointResult) -> None: ...
+
+
+class _Silent:
+    def planned(self, to_measure: int, already_measured: int) -> None:
+        pass
+
+    def starting(self, config: PointConfig) -> None:
+        pass
+
+    def finished(self, point: PointResult) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    out: Path
+    measured: int
+    failed: int
+    skipped: int
+    compiles: int
+    interrupted: bool
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name from /proc/cpuinfo, else what the platform module knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment(source: ModelSource) -> Environment:
+    return Environment(
+        ov_version=ov.get_version(),
+        ov_tuner_version=__version__,
+        host=socket.gethostname(),
+        cpu_model=cpu_model(),
+        cores=os.cpu_count() or 0,
+        python=platform.python_version(),
+        model_path=str(source.path),
+        model_sha256=source.sha256,
+        model_name=source.name,
+    )
+
+
+def run_sweep(
+    spec: SweepSpec,
+    progress: SweepProgress | None = None,
+    stop: threading.Event | None = None,
+    runtime: Runtime | None = None,
+) -> SweepSummary:
+    """Measure every point of `spec` not yet in `spec.out`; return what was done."""
+    runtime = runtime or Runtime()
+    check_out_path(spec.out)
+    source = open_model_source(spec.model)
+    devices = {d.name: d for d in runtime.resolve_devices(spec.devices)}
+    models = {p: runtime.read_model(source, p) for p in spec.precisions}
+    for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
+        runtime.reshape(models[spec.precisions[0]], batch, spec.shapes)
+
+    with ResultStore(spec.out) as store:
+        store.claim(environment(source))
+        for device in devices.values():
+            store.record_device(device)
+        run = _SweepRun(runtime, store, spec, progress or _Silent(), stop or threading.Event())
+        done = store.measured()
+        groups = expand(spec, list(devices.values()))
+        todo = [(g, [p for p in g.points() if p not in done]) for g in groups]
+        todo = [(g, pending) for g, pending in todo if pending]
+        total = sum(len(g.points()) for g in groups)
+        to_measure = sum(len(pending) for _, pending in todo)
+        run.progress.planned(to_measure, total - to_measure)
+        for group, pending in todo:
+            if run.stop.is_set():
+                break
+            run.group(models[group.key.precision], group, pending, devices[group.key.device])
+        return SweepSummary(spec.out, run.measured, run.failed, total - to_measure, run.compiles,
+                            interrupted=run.stop.is_set())
+
+
+@dataclass
+class _SweepRun:
+    """The state of one sweep while it runs: where points go and what has been done."""
+
+    runtime: Runtime
+    store: ResultStore
+    spec: SweepSpec
+    progress: SweepProgress
+    stop: threading.Event
+    measured: int = 0
+    failed: int = 0
+    compiles: int = 0
+
+    def group(self, model: ov.Model, group: CompileGroup, pending: list[PointConfig], device: DeviceInfo) -> None:
+        """Compile once and measure each pending request count on that compiled model."""
+        self.progress.starting(pending[0])
+        try:
+            self.runtime.reshape(model, group.key.batch, self.spec.shapes)
+            compiled, info = self.runtime.compile(model, group.key, device)
+        except (RuntimeError, MemoryError, OvTunerError) as e:
+            reason = str(e) if isinstance(e, OvTunerError) else f"compile: {ov_error_text(e)}"
+            for config in pending:
+                self._finish(PointResult(config, Status.FAILED, error=reason), None)
+            return
+        self.compiles += 1
+        compile_id = self.store.add_compile(info)
+        try:
+            for i, config in enumerate(pending):
+                if self.stop.is_set():
+                    break
+                if i:
+                    self.progress.starting(config)
+                try:
+                    m = measure(compiled, config.nireq, config.batch, self.spec.time_s, self.spec.warmup_s)
+                    point = PointResult(config, Status.OK, info, m)
+                except (RuntimeError, MemoryError) as e:
+                    point = PointResult(config, Status.FAILED, info, error=f"inference: {ov_error_text(e)}")
+                self._finish(point, compile_id)
+        finally:
+            del compiled
+
+    def _finish(self, point: PointResult, compile_id: int | None) -> None:
+        self.store.add_point(point, compile_id)
+        if point.status is Status.OK:
+            self.measured += 1
+        else:
+            self.failed += 1
+        self.progress.finished(point)
