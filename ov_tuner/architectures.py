@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
 
-Node = ov.Node | ov.Output
+Node: TypeAlias = "ov.Node | ov.Output"
 
 
 class _Weights:

@@ -106,12 +106,13 @@ class Runtime:
         streams = self._property(device, "RANGE_FOR_STREAMS")
         optimal = self._property(device, "OPTIMAL_NUMBER_OF_INFER_REQUESTS")
         precision = self._property(device, "INFERENCE_PRECISION_HINT")
+        capabilities = self._property(device, "OPTIMIZATION_CAPABILITIES")
         return DeviceInfo(
             name=device,
             full_name=str(self._property(device, "FULL_DEVICE_NAME") or device),
             streams_range=(int(streams[0]), int(streams[1])) if isinstance(streams, tuple) else None,
             optimal_nireq=int(optimal) if isinstance(optimal, int) else None,
-            capabilities=tuple(self._property(device, "OPTIMIZATION_CAPABILITIES") or ()),
+            capabilities=tuple(str(c) for c in capabilities) if isinstance(capabilities, list | tuple) else (),
             default_precision=_type_name(precision) if precision is not None else None,
         )
 

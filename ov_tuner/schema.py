@@ -54,6 +54,11 @@ class PointConfig:
     def compile_key(self) -> CompileKey:
         return CompileKey(self.device, self.precision, self.batch, self.streams)
 
+    @property
+    def heatmap_key(self) -> tuple[str, Precision, int]:
+        """The (device, precision, batch) whose streams x nireq points share one heatmap."""
+        return (self.device, self.precision, self.batch)
+
     def label(self) -> str:
         return (
             f"{self.device} {self.precision.value} batch {self.batch} "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -216,3 +216,22 @@ def check_out_path(path: Path) -> None:
         raise BadInputError(f"--out: folder {path.parent} does not exist; create it or pick another path")
     if path.is_dir():
         raise BadInputError(f"--out: {path} is a folder; give a file path such as {path / 'results.db'}")
+
+
+@dataclass(frozen=True)
+class StoredResults:
+    """Everything in a results file, for analysis, plots and reports."""
+
+    path: Path
+    environment: Environment
+    devices: dict[str, DeviceInfo]
+    points: list[PointResult]
+
+
+def load_results(path: Path) -> StoredResults:
+    """Read a results file written by `ov-tuner sweep`."""
+    with ResultStore(path, create=False) as store:
+        env = store.environment()
+        if env is None:
+            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
+        return StoredResults(path, env, store.devices(), store.points())
