@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -21,10 +22,9 @@ def _annotation(value: float) -> str:
 
 
 def _draw_heatmap(ax: Axes, grid: HeatmapGrid, metric: Metric, best_cell: tuple[int, int] | None) -> None:
-    cmap = "viridis" if metric.higher_is_better else "viridis_r"  # brighter is better in every panel
-    masked = np.ma.masked_invalid(grid.values)
-    image = ax.imshow(masked, cmap=cmap, aspect="auto")
-    image.cmap.set_bad("#d9d9d9")
+    # Brighter is better in every panel; failed or missing cells are grey.
+    cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"].with_extremes(bad="#d9d9d9")
+    image = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap, aspect="auto")
     finite = grid.values[np.isfinite(grid.values)]
     middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
     for (row, col), value in np.ndenumerate(grid.values):

@@ -34,6 +34,17 @@ def ov_error_text(error: Exception) -> str:
     return " ".join(kept or lines)[:500]
 
 
+class PointFailure(Exception):
+    """A configuration that cannot run (compile error, out of memory, failed first inference).
+
+    Not an OvTunerError: the sweep stores it with the point and goes on with the next configuration.
+    """
+
+    def __init__(self, phase: str, error: BaseException) -> None:
+        text = ov_error_text(error) if isinstance(error, RuntimeError) else repr(error)
+        super().__init__(f"{phase}: {text}")
+
+
 @dataclass(frozen=True)
 class ModelSource:
     """A model file and the identity that results are keyed by."""
@@ -187,21 +198,30 @@ class Runtime:
     # -- compiling -----------------------------------------------------------------------------
 
     def compile(self, model: ov.Model, key: CompileKey, device: DeviceInfo) -> tuple[ov.CompiledModel, CompileInfo]:
-        """Compile for one configuration, read back what the device chose, and time the first inference."""
+        """Compile for one configuration, read back what the device chose, and time the first inference.
+
+        Raises PointFailure when this configuration cannot run.
+        """
         requested = {
             "NUM_STREAMS": str(key.streams),
             "INFERENCE_PRECISION_HINT": precision_hint(key.precision, device),
         }
-        start = time.perf_counter_ns()
-        compiled = self.core.compile_model(model, key.device, requested)
-        compile_ms = (time.perf_counter_ns() - start) / 1e6
-
-        request = compiled.create_infer_request()
-        fill_inputs(request)
-        start = time.perf_counter_ns()
-        request.infer()
-        first_infer_ms = (time.perf_counter_ns() - start) / 1e6
-        del request
+        try:
+            start = time.perf_counter_ns()
+            compiled = self.core.compile_model(model, key.device, requested)
+            compile_ms = (time.perf_counter_ns() - start) / 1e6
+        except (RuntimeError, MemoryError) as e:
+            raise PointFailure("compile", e) from e
+        try:
+            request = compiled.create_infer_request()
+            fill_inputs(request)
+            start = time.perf_counter_ns()
+            request.infer()
+            first_infer_ms = (time.perf_counter_ns() - start) / 1e6
+            del request
+        except (RuntimeError, MemoryError) as e:
+            del compiled
+            raise PointFailure("first inference", e) from e
 
         info = CompileInfo(
             key=key,

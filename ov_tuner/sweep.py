@@ -21,7 +21,7 @@ from ov_tuner import __version__
 from ov_tuner.errors import OvTunerError
 from ov_tuner.grid import expand
 from ov_tuner.measure import measure
-from ov_tuner.runtime import ModelSource, Runtime, open_model_source, ov_error_text
+from ov_tuner.runtime import ModelSource, PointFailure, Runtime, open_model_source
 from ov_tuner.schema import (
     CompileGroup,
     DeviceInfo,
@@ -144,10 +144,9 @@ class _SweepRun:
         try:
             self.runtime.reshape(model, group.key.batch, self.spec.shapes)
             compiled, info = self.runtime.compile(model, group.key, device)
-        except (RuntimeError, MemoryError, OvTunerError) as e:
-            reason = str(e) if isinstance(e, OvTunerError) else f"compile: {ov_error_text(e)}"
+        except (PointFailure, OvTunerError) as e:
             for config in pending:
-                self._finish(PointResult(config, Status.FAILED, error=reason), None)
+                self._finish(PointResult(config, Status.FAILED, error=str(e)), None)
             return
         self.compiles += 1
         compile_id = self.store.add_compile(info)
@@ -161,7 +160,7 @@ class _SweepRun:
                     m = measure(compiled, config.nireq, config.batch, self.spec.time_s, self.spec.warmup_s)
                     point = PointResult(config, Status.OK, info, m)
                 except (RuntimeError, MemoryError) as e:
-                    point = PointResult(config, Status.FAILED, info, error=f"inference: {ov_error_text(e)}")
+                    point = PointResult(config, Status.FAILED, info, error=str(PointFailure("inference", e)))
                 self._finish(point, compile_id)
         finally:
             del compiled

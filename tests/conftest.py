@@ -1,0 +1,87 @@
+"""Fixtures: tiny real models written as OpenVINO IR, and a private cache for converted IRs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import openvino.opset13 as ops
+import pytest
+
+from ov_tuner.architectures import build
+from ov_tuner.schema import Precision, SweepSpec
+from ov_tuner.sweep import SweepSummary, run_sweep
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_ir_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Keep FP16 IRs made by tests out of the user's ~/.cache."""
+    cache = tmp_path_factory.mktemp("ir-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OV_TUNER_CACHE", str(cache))
+        yield cache
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def tiny_model(models_dir: Path) -> Path:
+    """One 3x3 convolution with a dynamic batch: ~0.05 ms per inference."""
+    return build("tiny_conv", models_dir)
+
+
+def _save(model: ov.Model, path: Path) -> Path:
+    ov.save_model(model, path, compress_to_fp16=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def spatially_dynamic_model(models_dir: Path) -> Path:
+    """Batch, height and width all dynamic: needs --shape."""
+    x = ops.parameter([-1, 3, -1, -1], ov.Type.f32, name="image")
+    w = ops.constant(np.ones((4, 3, 3, 3), dtype=np.float32))
+    y = ops.convolution(x, w, [1, 1], [1, 1], [1, 1], [1, 1])
+    return _save(ov.Model([y], [x], "dynamic_hw"), models_dir / "dynamic_hw.xml")
+
+
+@pytest.fixture(scope="session")
+def batch_one_only_model(models_dir: Path) -> Path:
+    """A reshape to a hard-coded [1, 128] pins the batch at 1, like many exported models."""
+    x = ops.parameter([1, 8, 4, 4], ov.Type.f32, name="x")
+    y = ops.reshape(x, ops.constant(np.array([1, 128], dtype=np.int64)), special_zero=False)
+    return _save(ov.Model([y], [x], "batch_one_only"), models_dir / "batch_one_only.xml")
+
+
+@pytest.fixture(scope="session")
+def failing_inference_model(models_dir: Path) -> Path:
+    """Compiles, then fails at every inference: its data input asks for a reshape of 8 values to 0 or 1."""
+    x = ops.parameter([-1, 8], ov.Type.f32, name="x")
+    target = ops.parameter([-1, 2], ov.Type.i64, name="target_shape")
+    y = ops.reshape(x, ops.reduce_max(target, ops.constant(np.array([0], dtype=np.int64)), keep_dims=False),
+                    special_zero=False)
+    return _save(ov.Model([y], [x, target], "failing"), models_dir / "failing.xml")
+
+
+def quick_spec(model: Path, out: Path, **overrides: object) -> SweepSpec:
+    """A sweep short enough for tests: 0.15 s windows after 0.05 s of warm-up."""
+    settings: dict[str, object] = dict(
+        model=model, out=out, precisions=(Precision.FP32,), streams=(1, 2), nireq=(1, 2),
+        time_s=0.15, warmup_s=0.05,
+    )
+    settings.update(overrides)
+    return SweepSpec(**settings)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def swept_db(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real sweep of the tiny model over fp32/fp16 x streams 1,2 x nireq 1,2 x batch 1,2."""
+    out = tmp_path_factory.mktemp("swept") / "results.db"
+    summary: SweepSummary = run_sweep(quick_spec(tiny_model, out, precisions=(Precision.FP32, Precision.FP16),
+                                                 batches=(1, 2)))
+    assert summary.measured == 16
+    return out

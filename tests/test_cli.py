@@ -1,0 +1,165 @@
+"""The command line: every bad input gets one clear line and a non-zero exit, and stored results survive."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from matplotlib.image import imread
+from typer.testing import CliRunner
+
+from ov_tuner.cli import EXIT_BAD_INPUT, app
+from ov_tuner.runtime import Runtime
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def assert_one_line_error(code: int, stderr: str, *fragments: str) -> None:
+    assert code != 0
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert lines and lines[0].startswith("error:"), stderr
+    assert "Traceback" not in stderr
+    joined = " ".join(ln.strip() for ln in lines)  # rich wraps long lines for narrow terminals
+    for fragment in fragments:
+        assert fragment in joined, joined
+
+
+def sweep_args(model: Path, out: Path, *extra: str) -> list[str]:
+    return ["sweep", str(model), "--out", str(out), "--time", "0.1", "--warmup", "0.02", "--precision", "fp32",
+            "--streams", "1", "--nireq", "1", *extra]
+
+
+@pytest.fixture
+def stored_copy(swept_db: Path, tmp_path: Path) -> Path:
+    """A results file that already holds measured points, to check that bad input never harms it."""
+    copy = tmp_path / "kept.db"
+    copy.write_bytes(swept_db.read_bytes())
+    return copy
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_missing_model(tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(tmp_path / "absent.xml", tmp_path / "r.db"))
+    assert code == EXIT_BAD_INPUT
+    assert_one_line_error(code, err, "absent.xml does not exist")
+    assert not (tmp_path / "r.db").exists()
+
+
+@pytest.mark.parametrize("content", [b"<net>broken", b"\x00\x01binary", b""])
+def test_a_file_that_is_not_a_model(tmp_path: Path, content: bytes) -> None:
+    bogus = tmp_path / "bogus.xml"
+    bogus.write_bytes(content)
+    code, _, err = run(*sweep_args(bogus, tmp_path / "r.db"))
+    assert_one_line_error(code, err, "is not a model OpenVINO can read")
+
+
+def test_unknown_device(tiny_model: Path, tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(tiny_model, tmp_path / "r.db", "--device", "TPU"))
+    assert_one_line_error(code, err, "device TPU is not present on this machine; present: CPU")
+
+
+def test_absent_accelerator_lists_what_is_present(tiny_model: Path, tmp_path: Path) -> None:
+    present = " ".join(Runtime().available_devices())
+    absent = next(d for d in ("GPU", "NPU", "HDDL") if d not in present)  # GPU on machines without one
+    code, _, err = run(*sweep_args(tiny_model, tmp_path / "r.db", "--device", f"CPU,{absent}"))
+    assert_one_line_error(code, err, f"device {absent} is not present", "present: CPU", "ov-tuner devices")
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--streams", "0"), ("--nireq", "-2"), ("--batch", "x"),
+                                             ("--nireq", "1,0"), ("--precision", "int4")])
+def test_bad_grid_values(tiny_model: Path, tmp_path: Path, flag: str, value: str) -> None:
+    code, _, err = run(*sweep_args(tiny_model, tmp_path / "r.db"), flag, value)
+    assert_one_line_error(code, err, flag)
+
+
+def test_non_positive_time_is_refused_by_the_option_itself(tiny_model: Path, tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(tiny_model, tmp_path / "r.db"), "--time", "0")
+    assert code == 2 and "--time" in err and "Traceback" not in err
+
+
+def test_dynamic_model_without_shape(spatially_dynamic_model: Path, tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(spatially_dynamic_model, tmp_path / "r.db"))
+    assert_one_line_error(code, err, "image[1,3,?,?] has dynamic dimensions", "--shape")
+
+
+def test_dynamic_model_with_shape_runs(spatially_dynamic_model: Path, tmp_path: Path) -> None:
+    code, out, err = run(*sweep_args(spatially_dynamic_model, tmp_path / "r.db", "--shape", "[1,3,32,32]"))
+    assert code == 0, err
+    assert "1 points measured, 0 failed" in out
+
+
+def test_batch_the_model_cannot_take(batch_one_only_model: Path, tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(batch_one_only_model, tmp_path / "r.db", "--batch", "1,4"))
+    assert_one_line_error(code, err, "cannot be reshaped to batch 4")
+    assert not (tmp_path / "r.db").exists()  # refused before anything was measured
+
+
+def test_output_folder_that_does_not_exist(tiny_model: Path, tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(tiny_model, tmp_path / "no" / "such" / "r.db"))
+    assert_one_line_error(code, err, "folder", "does not exist")
+
+
+def test_bad_input_leaves_stored_results_untouched(tiny_model: Path, stored_copy: Path) -> None:
+    before = digest(stored_copy)
+    for extra in (["--device", "TPU"], ["--streams", "0"], ["--batch", "x"]):
+        code, _, err = run(*sweep_args(tiny_model, stored_copy, *extra))
+        assert_one_line_error(code, err)
+    assert digest(stored_copy) == before
+
+
+def test_results_of_another_model_are_refused(batch_one_only_model: Path, stored_copy: Path) -> None:
+    before = digest(stored_copy)
+    code, _, err = run(*sweep_args(batch_one_only_model, stored_copy))
+    assert_one_line_error(code, err, "holds results measured elsewhere", "new --out file")
+    assert digest(stored_copy) == before
+
+
+def test_out_that_is_not_a_results_file_is_not_overwritten(tiny_model: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a database\n" * 100)
+    code, _, err = run(*sweep_args(tiny_model, notes))
+    assert_one_line_error(code, err, "is not an ov-tuner results file")
+    assert notes.read_text() == "my notes, not a database\n" * 100
+
+
+def test_show_and_plot_on_a_missing_file(tmp_path: Path) -> None:
+    for command in ("show", "plot"):
+        code, _, err = run(command, str(tmp_path / "none.db"))
+        assert_one_line_error(code, err, "does not exist", "ov-tuner sweep")
+
+
+def test_show_prints_every_point_the_best_and_diagnostics(swept_db: Path) -> None:
+    code, out, _ = run("show", str(swept_db))
+    assert code == 0
+    rows = [ln for ln in out.splitlines() if ln.startswith("│ CPU")]
+    assert len(rows) == 16 + 2  # every point, then the best per precision
+    assert "Best throughput per device and precision" in out
+    assert "fewer requests than streams" in out  # 2 streams x 1 request cells
+
+
+def test_devices_lists_cpu_properties() -> None:
+    code, out, _ = run("devices")
+    assert code == 0
+    assert "CPU" in out and "streams range" in out
+
+
+def test_plot_writes_one_heatmap_per_device_precision_batch(swept_db: Path, tmp_path: Path) -> None:
+    code, out, _ = run("plot", str(swept_db), "-o", str(tmp_path / "plots"))
+    assert code == 0
+    written = sorted((tmp_path / "plots").glob("*.png"))
+    assert [p.name for p in written] == ["heatmap_CPU_fp16_b1.png", "heatmap_CPU_fp16_b2.png",
+                                         "heatmap_CPU_fp32_b1.png", "heatmap_CPU_fp32_b2.png"]
+    assert out.count("wrote ") == 4
+    for path in written:
+        pixels = imread(path)
+        assert pixels.shape[0] > 300 and pixels.shape[1] > 1000
+        assert pixels[..., :3].std() > 0.1  # drawn, not blank

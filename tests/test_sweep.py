@@ -1,0 +1,165 @@
+"""The sweep end to end on real OpenVINO: compile reuse, storage, resume, failures, clean exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import quick_spec
+
+from ov_tuner.analysis import DiagnosticKind, diagnostics
+from ov_tuner.errors import IncompatibleResultsError
+from ov_tuner.schema import PointConfig, PointResult, Precision, Status
+from ov_tuner.store import ResultStore, load_results
+from ov_tuner.sweep import run_sweep
+
+
+class Recorder:
+    """Collects progress events; can ask the sweep to stop after a number of points."""
+
+    def __init__(self, stop: threading.Event | None = None, stop_after: int = 0) -> None:
+        self.planned_counts: tuple[int, int] | None = None
+        self.started: list[PointConfig] = []
+        self.done: list[PointResult] = []
+        self._stop, self._stop_after = stop, stop_after
+
+    def planned(self, to_measure: int, already_measured: int) -> None:
+        self.planned_counts = (to_measure, already_measured)
+
+    def starting(self, config: PointConfig) -> None:
+        self.started.append(config)
+
+    def finished(self, point: PointResult) -> None:
+        self.done.append(point)
+        if self._stop is not None and len(self.done) >= self._stop_after:
+            self._stop.set()
+
+
+def test_one_compile_per_streams_value_serves_every_nireq(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    summary = run_sweep(quick_spec(tiny_model, out, streams=(1, 2), nireq=(1, 2, 4), batches=(1, 2)))
+    assert (summary.measured, summary.failed, summary.compiles) == (12, 0, 4)
+    with ResultStore(out) as store:
+        assert store.compile_count() == 4
+        points = store.points()
+    assert len(points) == 12
+    by_group: dict[object, set[int]] = {}
+    for p in points:
+        assert p.compile is not None and p.compile.key == p.config.compile_key
+        by_group.setdefault(p.compile.key, set()).add(p.config.nireq)
+    assert all(nireqs == {1, 2, 4} for nireqs in by_group.values())
+
+
+def test_stored_points_keep_raw_latencies_and_read_back(swept_db: Path) -> None:
+    results = load_results(swept_db)
+    assert results.environment.model_name == "tiny_conv"
+    assert len(results.environment.model_sha256) == 64
+    assert results.devices["CPU"].full_name
+    assert len(results.points) == 16
+    for p in results.points:
+        assert p.status is Status.OK and p.measurement is not None and p.compile is not None
+        assert p.measurement.latencies_ms.size == p.measurement.requests
+        assert p.compile.num_streams == p.config.streams
+    fp32 = [p for p in results.points if p.config.precision is Precision.FP32]
+    assert {p.compile.inference_precision for p in fp32 if p.compile} == {"f32"}
+
+
+def test_interrupted_sweep_resumes_with_only_the_rest(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    spec = quick_spec(tiny_model, out, streams=(1, 2), nireq=(1, 2, 4))
+    stop = threading.Event()
+    first = Recorder(stop, stop_after=4)
+    summary = run_sweep(spec, first, stop)
+    assert summary.interrupted and summary.measured == 4
+    assert len(load_results(out).points) == 4  # on disk, not only in memory
+
+    second = Recorder()
+    summary = run_sweep(spec, second)
+    assert not summary.interrupted
+    assert second.planned_counts == (2, 4)
+    assert (summary.measured, summary.skipped) == (2, 4)
+    assert {p.config for p in second.done}.isdisjoint({p.config for p in first.done})
+    assert len(load_results(out).points) == 6
+
+
+def test_failed_points_are_stored_and_the_sweep_goes_on(failing_inference_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    summary = run_sweep(quick_spec(failing_inference_model, out))
+    assert (summary.measured, summary.failed, summary.compiles) == (0, 4, 0)
+    points = load_results(out).points
+    assert [p.status for p in points] == [Status.FAILED] * 4
+    assert all(p.error and p.error.startswith("first inference:") and "reshape" in p.error for p in points)
+    assert {d.kind for d in diagnostics(points)} == {DiagnosticKind.FAILED}
+    # A rerun tries failed points again rather than skipping them.
+    assert run_sweep(quick_spec(failing_inference_model, out)).failed == 4
+
+
+def test_streams_the_device_lowers_are_read_back_and_flagged(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    run_sweep(quick_spec(tiny_model, out, streams=(1000,), nireq=(2,)))
+    (point,) = load_results(out).points
+    assert point.compile is not None
+    assert point.compile.requested["NUM_STREAMS"] == "1000"
+    assert point.compile.num_streams < 1000
+    assert DiagnosticKind.STREAMS in {d.kind for d in diagnostics([point])}
+
+
+def test_a_file_from_another_model_is_refused_and_kept(tiny_model: Path, swept_db: Path, tmp_path: Path,
+                                                       batch_one_only_model: Path) -> None:
+    out = tmp_path / "r.db"
+    out.write_bytes(swept_db.read_bytes())
+    with pytest.raises(IncompatibleResultsError, match=r"model_sha256.*new --out file"):
+        run_sweep(quick_spec(batch_one_only_model, out))
+    assert len(load_results(out).points) == 16
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ov_tuner", *args]
+
+
+def test_ctrl_c_keeps_measured_points_and_the_rerun_resumes(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    args = _cli("sweep", str(tiny_model), "--precision", "fp32", "--streams", "1,2", "--nireq", "1,2,4",
+                "--time", "0.4", "--warmup", "0.05", "--out", str(out))
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _stored(out) < 1:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    kept = _stored(out)
+    assert 1 <= kept < 6
+
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"resuming: {kept} points already measured" in done.stderr
+    assert f"{6 - kept} points measured, 0 failed, {kept} already stored" in done.stdout
+    assert _stored(out) == 6
+
+
+def _stored(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM points").fetchone()[0])
+    except sqlite3.OperationalError:  # created but no tables yet
+        return 0
+
+
+def test_a_long_sweep_exits_cleanly(tiny_model: Path, tmp_path: Path) -> None:
+    """Many compiles destroyed in one process once deadlocked at exit; the process must end by itself."""
+    args = _cli("sweep", str(tiny_model), "--precision", "fp32,fp16,bf16", "--streams", "1,2", "--nireq", "1,2,4",
+                "--batch", "1,2", "--time", "0.05", "--warmup", "0.02", "--out", str(tmp_path / "r.db"))
+    done = subprocess.run(args, capture_output=True, text=True, timeout=180, env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    assert "36 points measured, 0 failed, 0 already stored; 12 compiles" in done.stdout
