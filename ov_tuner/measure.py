@@ -27,7 +27,7 @@ MIN_COMPLETIONS_PER_SLICE = 20
 def measure(
     compiled: ov.CompiledModel, nireq: int, batch: int, seconds: float, warmup_s: float
 ) -> Measurement:
-    """Warm up for `warmup_s`, then measure `seconds` of closed-loop throughput and latency."""
+    """Warm up (every request at least once, for at least `warmup_s`), then measure `seconds` of closed loop."""
     queue = ov.AsyncInferQueue(compiled, nireq)
     requests = [queue[i] for i in range(nireq)]
     try:

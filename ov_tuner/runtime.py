@@ -142,8 +142,11 @@ class Runtime:
 
     def read_model(self, source: ModelSource, precision: Precision) -> ov.Model:
         """The model with FP32 weights, or the FP16-compressed IR (converted once, then cached)."""
-        path = self._fp16_ir(source) if precision.fp16_weights else source.path
-        return self._read(path)
+        return self._read(self.ir_path(source, precision))
+
+    def ir_path(self, source: ModelSource, precision: Precision) -> Path:
+        """The model file that `precision` compiles: the source, or its cached FP16-compressed IR."""
+        return self._fp16_ir(source) if precision.fp16_weights else source.path
 
     def _read(self, path: Path) -> ov.Model:
         try:

@@ -93,7 +93,7 @@ class SweepSpec:
     nireq: tuple[int, ...] | None = None
     batches: tuple[int, ...] = (1,)
     time_s: float = 3.0
-    warmup_s: float = 0.5
+    warmup_s: float = 0.1
     shapes: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
