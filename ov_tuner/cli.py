@@ -17,7 +17,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ov_tuner import __version__
 from ov_tuner.errors import OvTunerError
 from ov_tuner.grid import parse_counts, parse_devices, parse_precisions, parse_shapes
-from ov_tuner.plots import write_heatmaps
 from ov_tuner.render import best_table, devices_table, diagnostics_lines, points_table
 from ov_tuner.runtime import Runtime
 from ov_tuner.schema import PointConfig, PointResult, Status, SweepSpec
@@ -104,8 +103,8 @@ def sweep(
     nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
     time: Annotated[float, typer.Option(min=0.05, help="Seconds measured per point, after warm-up.")] = 3.0,
-    warmup: Annotated[float, typer.Option(min=0.0, help="Seconds of warm-up per point (each request runs at "
-                                          "least once), not measured.")] = 0.1,
+    warmup: Annotated[float, typer.Option(min=0.0, help="Seconds of warm-up on each compiled model before its "
+                                          "first point; every point also runs each request once unmeasured.")] = 0.1,
     shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
     = None,
     out_path: Annotated[Path, typer.Option("--out", help="SQLite results file; rerunning resumes it.")]
@@ -152,6 +151,8 @@ def plot(
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG heatmaps.")] = Path("plots"),
 ) -> None:
     """Write FPS / median / p90 latency heatmaps (streams x nireq) per device, precision and batch."""
+    from ov_tuner.plots import write_heatmaps  # matplotlib takes ~0.4 s to import: only this command pays it
+
     stored = load_results(results)
     for path in write_heatmaps(stored.points, stored.environment, stored.devices, out_dir):
         out.print(f"wrote {path}")

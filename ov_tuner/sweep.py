@@ -156,8 +156,10 @@ class _SweepRun:
                     break
                 if i:
                     self.progress.starting(config)
+                # The compiled model warms up once; later points only warm their own new requests.
+                warmup_s = self.spec.warmup_s if i == 0 else 0.0
                 try:
-                    m = measure(compiled, config.nireq, config.batch, self.spec.time_s, self.spec.warmup_s)
+                    m = measure(compiled, config.nireq, config.batch, self.spec.time_s, warmup_s)
                     point = PointResult(config, Status.OK, info, m)
                 except (RuntimeError, MemoryError) as e:
                     point = PointResult(config, Status.FAILED, info, error=str(PointFailure("inference", e)))
