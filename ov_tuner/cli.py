@@ -103,8 +103,8 @@ def sweep(
     nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
     time: Annotated[float, typer.Option(min=0.05, help="Seconds measured per point, after warm-up.")] = 3.0,
-    warmup: Annotated[float, typer.Option(min=0.0, help="Seconds of warm-up on each compiled model before its "
-                                          "first point; every point also runs each request once unmeasured.")] = 0.1,
+    warmup: Annotated[float, typer.Option(min=0.0, help="Seconds of warm-up on each compiled model, after its "
+                                          "first inference and before its first point.")] = 0.1,
     shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
     = None,
     out_path: Annotated[Path, typer.Option("--out", help="SQLite results file; rerunning resumes it.")]

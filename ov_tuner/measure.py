@@ -4,8 +4,8 @@ Why this loop: Python waits for an idle request and restarts it, as OpenVINO's b
 no Python callback per request. A Python callback costs a GIL hand-off on every completion (measured in
 scripts/bench_loop.py); waiting for idle requests leaves the completion path entirely in C++.
 
-What it guarantees: inputs are written into each request's tensors once, before any clock starts; a
-warm-up runs first and is discarded; the window starts from an idle queue and its clock stops only after
+What it guarantees: inputs are written into each request's tensors once, before any clock starts; the
+warm-up is discarded; the window starts from an idle queue and its clock stops only after
 every request it started has completed; each latency is the request's own C++-side timer.
 """
 
@@ -27,13 +27,14 @@ MIN_COMPLETIONS_PER_SLICE = 20
 def measure(
     compiled: ov.CompiledModel, nireq: int, batch: int, seconds: float, warmup_s: float
 ) -> Measurement:
-    """Warm up (every request at least once, for at least `warmup_s`), then measure `seconds` of closed loop."""
+    """Warm up for `warmup_s` (every request at least once; none when 0), then measure `seconds` of closed loop."""
     queue = ov.AsyncInferQueue(compiled, nireq)
     requests = [queue[i] for i in range(nireq)]
     try:
         for request in requests:
             fill_inputs(request)
-        _closed_loop(queue, requests, warmup_s, min_starts=nireq)
+        if warmup_s > 0:
+            _closed_loop(queue, requests, warmup_s, min_starts=nireq)
         started, latencies, stamps, t0, t1 = _closed_loop(queue, requests, seconds, min_starts=nireq)
     finally:
         # Every request finishes before the queue goes, and the queue goes before the compiled model:

@@ -33,7 +33,7 @@ def points_table(results: StoredResults) -> Table:
     env = results.environment
     table = Table(title=f"{env.model_name}: every point (OpenVINO {env.ov_version.split('-')[0]}, {env.cpu_model})")
     for column in ("device", "prec", "ran", "batch", "streams", "nireq", "FPS", "median ms", "p90 ms", "p99 ms",
-                   "min-max ms", "samples", "FPS CV", "1st inf. ms"):
+                   "min-max ms", "samples", "FPS CV", "compile ms", "1st inf. ms"):
         table.add_column(column, justify="left" if column in ("device", "prec", "ran") else "right")
     for p in results.points:
         c = p.config
@@ -42,13 +42,13 @@ def points_table(results: StoredResults) -> Table:
             streams = f"{c.streams}->{p.compile.num_streams}"
         head = [c.device, c.precision.value, _ran(p), str(c.batch), streams, str(c.nireq)]
         if p.status is Status.FAILED or p.measurement is None:
-            table.add_row(*head, "[red]failed[/red]", *[""] * 7)
+            table.add_row(*head, "[red]failed[/red]", *[""] * 8)
             continue
         m, lat = p.measurement, p.measurement.latency
         cv = f"{m.fps_cv:.1%}" if m.fps_cv is not None else "-"
-        first = f"{p.compile.first_infer_ms:.2f}" if p.compile else "-"
+        cold = [f"{p.compile.compile_ms:.1f}", f"{p.compile.first_infer_ms:.2f}"] if p.compile else ["-", "-"]
         table.add_row(*head, f"{m.fps:.1f}", f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
-                      f"{lat.min:.3f}-{lat.max:.3f}", str(lat.count), cv, first)
+                      f"{lat.min:.3f}-{lat.max:.3f}", str(lat.count), cv, *cold)
     return table
 
 

@@ -66,6 +66,8 @@ def _model_files(path: Path) -> list[Path]:
 
 def open_model_source(path: Path) -> ModelSource:
     """Check the model file exists and hash it (xml and bin together for an IR)."""
+    if path.is_dir():
+        raise ModelError(f"model {path} is a folder; give the model file itself, e.g. {path / 'model.xml'}")
     if not path.is_file():
         raise ModelError(f"model file {path} does not exist: give the path of an OpenVINO .xml or .onnx model")
     digest = hashlib.sha256()

@@ -65,7 +65,7 @@ def run_engine(runtime: Runtime, source_xml: Path, point: PointConfig, seconds: 
     model = runtime.read_model(open_model_source(source_xml), point.precision)
     runtime.reshape(model, point.batch, {})
     compiled, info = runtime.compile(model, point.compile_key, runtime.device_info(point.device))
-    m = measure(compiled, point.nireq, point.batch, seconds, warmup_s=0.1)
+    m = measure(compiled, point.nireq, point.batch, seconds, warmup_s=0.1)  # a fresh compile: warm it as sweep does
     del compiled
     return Sample(m.fps, m.latency.median, info.num_streams, info.inference_precision)
 

@@ -54,6 +54,11 @@ def test_missing_model(tmp_path: Path) -> None:
     assert not (tmp_path / "r.db").exists()
 
 
+def test_a_folder_given_as_the_model(tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(tmp_path, tmp_path / "r.db"))
+    assert_one_line_error(code, err, "is a folder; give the model file itself")
+
+
 @pytest.mark.parametrize("content", [b"<net>broken", b"\x00\x01binary", b""])
 def test_a_file_that_is_not_a_model(tmp_path: Path, content: bytes) -> None:
     bogus = tmp_path / "bogus.xml"
