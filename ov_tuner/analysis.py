@@ -1,21 +1,53 @@
-"""Pure functions over stored points: best configurations, heatmap grids and diagnostics."""
+"""Pure functions over stored points that answer "what should I deploy, and why".
+
+Thresholds are named constants; every answer carries the figures behind it in a `reason`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 
-from ov_tuner.schema import PointResult, Precision, Status
+from ov_tuner.schema import Mode, PointResult, Precision
 
-# A point whose slice-to-slice throughput varies more than this (coefficient of variation) is noisy.
-NOISY_FPS_CV = 0.10
+# A configuration within this fraction of the best FPS counts as saturating the device:
+# adding streams or requests beyond it buys less than this.
+SATURATION_TOLERANCE = 0.05
+
+
+def grid_points(points: Iterable[PointResult]) -> list[PointResult]:
+    """Measured points of the streams x nireq grid (not the hint baselines)."""
+    return [p for p in points if p.ok and p.config.mode is Mode.GRID]
+
+
+def baseline_points(points: Iterable[PointResult]) -> list[PointResult]:
+    """Measured points where OpenVINO chose streams and requests under a performance hint."""
+    return [p for p in points if p.ok and p.config.mode is not Mode.GRID]
+
+
+def _size(p: PointResult) -> tuple[int, int, int]:
+    """Smaller configurations first: fewer streams, then fewer requests, then smaller batch."""
+    return (p.config.streams, p.config.nireq, p.config.batch)
+
+
+def fastest(points: Iterable[PointResult]) -> PointResult | None:
+    """The point with the most FPS; a tie goes to the smaller configuration."""
+    return max(points, key=lambda p: (p.fps, tuple(-v for v in _size(p))), default=None)
+
+
+def short_label(p: PointResult) -> str:
+    """'2x4' for a grid point, 'THROUGHPUT hint (2x2)' for a baseline."""
+    if p.config.mode is Mode.GRID:
+        return f"{p.config.streams}x{p.config.nireq}"
+    return f"{p.config.mode.performance_hint} hint ({p.streams}x{p.nireq})"
 
 
 @dataclass(frozen=True)
 class Best:
-    """The highest-throughput point of a (device, precision) pair."""
+    """The highest-throughput grid point of a (device, precision) pair."""
 
     device: str
     precision: Precision
@@ -23,27 +55,23 @@ class Best:
 
     @property
     def fps(self) -> float:
-        assert self.point.measurement is not None
-        return self.point.measurement.fps
-
-
-def ok_points(points: list[PointResult]) -> list[PointResult]:
-    return [p for p in points if p.status is Status.OK and p.measurement is not None]
+        return self.point.fps
 
 
 def best_per_device_precision(points: list[PointResult]) -> list[Best]:
-    """For each (device, precision), the point with the most frames per second (ties: fewer streams, requests)."""
-    best: dict[tuple[str, Precision], PointResult] = {}
-    for p in ok_points(points):
-        key = (p.config.device, p.config.precision)
-        if key not in best or _rank(p) > _rank(best[key]):
-            best[key] = p
-    return [Best(d, pr, best[(d, pr)]) for d, pr in sorted(best)]
+    """For each (device, precision), the grid point with the most FPS (ties: the smaller configuration)."""
+    groups: dict[tuple[str, Precision], list[PointResult]] = {}
+    for p in grid_points(points):
+        groups.setdefault((p.config.device, p.config.precision), []).append(p)
+    result = []
+    for (device, precision), members in sorted(groups.items()):
+        winner = fastest(members)
+        assert winner is not None
+        result.append(Best(device, precision, winner))
+    return result
 
 
-def _rank(p: PointResult) -> tuple[float, int, int, int]:
-    assert p.measurement is not None
-    return (p.measurement.fps, -p.config.streams, -p.config.nireq, -p.config.batch)
+# -- heatmaps ---------------------------------------------------------------------------------------
 
 
 class Metric(str, Enum):
@@ -63,12 +91,9 @@ class Metric(str, Enum):
                 "latency_p90": "p90 latency (ms)"}[self.value]
 
     def of(self, p: PointResult) -> float:
-        m = p.measurement
-        assert m is not None
         if self is Metric.FPS:
-            return m.fps
-        lat = m.latency
-        return lat.median if self is Metric.LATENCY_MEDIAN else lat.p90
+            return p.fps
+        return p.latency_ms(50 if self is Metric.LATENCY_MEDIAN else 90)
 
 
 @dataclass(frozen=True)
@@ -80,87 +105,209 @@ class HeatmapGrid:
     values: np.ndarray
     failed: np.ndarray
 
+    def cell(self, p: PointResult) -> tuple[int, int]:
+        return (self.streams.index(p.config.streams), self.nireqs.index(p.config.nireq))
+
 
 def heatmap_grid(points: list[PointResult], device: str, precision: Precision, batch: int,
                  metric: Metric) -> HeatmapGrid:
-    selected = [p for p in points if p.config.heatmap_key == (device, precision, batch)]
+    selected = [p for p in points
+                if p.config.mode is Mode.GRID and p.config.heatmap_key == (device, precision, batch)]
     streams = tuple(sorted({p.config.streams for p in selected}))
     nireqs = tuple(sorted({p.config.nireq for p in selected}))
     values = np.full((len(streams), len(nireqs)), np.nan)
     failed = np.zeros_like(values, dtype=bool)
+    grid = HeatmapGrid(streams, nireqs, values, failed)
     for p in selected:
-        cell = (streams.index(p.config.streams), nireqs.index(p.config.nireq))
-        if p.status is Status.OK and p.measurement is not None:
-            values[cell] = metric.of(p)
+        if p.ok:
+            values[grid.cell(p)] = metric.of(p)
         else:
-            failed[cell] = True
-    return HeatmapGrid(streams, nireqs, values, failed)
+            failed[grid.cell(p)] = True
+    return grid
 
 
 def heatmap_groups(points: list[PointResult]) -> list[tuple[str, Precision, int]]:
-    """Each (device, precision, batch) that has points, in sweep order."""
-    return sorted({p.config.heatmap_key for p in points})
+    """Each (device, precision, batch) that has grid points, in sweep order."""
+    return sorted({p.config.heatmap_key for p in points if p.config.mode is Mode.GRID})
 
 
-class DiagnosticKind(str, Enum):
-    FAILED = "failed point"
-    PRECISION = "precision differs from request"
-    STREAMS = "streams differ from request"
-    IDLE_STREAMS = "fewer requests than streams"
-    NOISY = "noisy point"
-
-
-_HINTS = {
-    DiagnosticKind.FAILED: "the error is stored with the point; rerun the sweep to retry failed points",
-    DiagnosticKind.PRECISION: "the device ran another precision than asked; compare precisions by what executed",
-    DiagnosticKind.STREAMS: "the device changed NUM_STREAMS; read the cell as the read-back stream count",
-    DiagnosticKind.IDLE_STREAMS: "some streams sit idle; use nireq >= streams for throughput",
-    DiagnosticKind.NOISY: "the machine was busy or the window short; rerun with a longer --time",
-}
+# -- saturation -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Diagnostic:
-    """A warning about stored results, with what to do about it."""
+class Saturation:
+    """Where adding streams or requests stops paying for one (device, precision, batch)."""
 
-    kind: DiagnosticKind
-    label: str
-    detail: str
+    device: str
+    precision: Precision
+    batch: int
+    point: PointResult
+    best: PointResult
+    beyond: PointResult | None
+    reason: str
+
+
+def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANCE) -> list[Saturation]:
+    """Per (device, precision, batch): the smallest configuration within `tolerance` of the best FPS.
+
+    It is compared with the best point when that is bigger, else with the biggest configuration
+    measured, so the statement says what going further costs in p90 latency.
+    """
+    result = []
+    for device, precision, batch in heatmap_groups(points):
+        members = sorted((p for p in grid_points(points) if p.config.heatmap_key == (device, precision, batch)),
+                         key=_size)
+        best = fastest(members)
+        if best is None:
+            continue
+        point = next(p for p in members if p.fps >= (1 - tolerance) * best.fps)
+        beyond = best if best is not point else (members[-1] if members[-1] is not point else None)
+        reason = (f"{device} {precision.value} batch {batch} saturates at {point.config.streams} streams x "
+                  f"{point.config.nireq} requests: {point.fps:.0f} FPS")
+        if beyond is not None:
+            reason += (f"; {beyond.config.streams} x {beyond.config.nireq} adds {beyond.fps / point.fps - 1:+.1%} FPS "
+                       f"for {beyond.latency_ms(90) / point.latency_ms(90) - 1:+.0%} p90 latency")
+        else:
+            reason += "; it is the only configuration measured"
+        result.append(Saturation(device, precision, batch, point, best, beyond, reason))
+    return result
+
+
+# -- Pareto front -----------------------------------------------------------------------------------
+
+
+def pareto_front(points: list[PointResult], percentile: int = 90) -> list[PointResult]:
+    """Measured points that no other point beats on both FPS and latency, by rising latency."""
+    measured = sorted((p for p in points if p.ok), key=lambda p: (p.latency_ms(percentile), -p.fps))
+    front: list[PointResult] = []
+    for p in measured:
+        if not front or p.fps > front[-1].fps:
+            front.append(p)
+    return front
+
+
+# -- precision comparison ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrecisionComparison:
+    """FPS and p90 latency of one precision over another, per streams x nireq cell, for a device and batch."""
+
+    device: str
+    batch: int
+    numerator: Precision
+    denominator: Precision
+    fps_ratio: HeatmapGrid
+    latency_ratio: HeatmapGrid
+    best_fps_ratio: float
+    notes: tuple[str, ...]
+    reason: str
+
+
+def _executed(points: list[PointResult], device: str, precision: Precision, batch: int) -> set[str]:
+    return {p.compile.executed_precision for p in points
+            if p.compile is not None and p.config.heatmap_key == (device, precision, batch)}
+
+
+def compare_precisions(points: list[PointResult], numerator: Precision = Precision.FP16,
+                       denominator: Precision = Precision.FP32) -> list[PrecisionComparison]:
+    """For each (device, batch) measured in both precisions: the cell-by-cell ratios and an honest note.
+
+    A note is added wherever the device executed another precision than the one named, since then the
+    ratio compares what ran, not what was asked.
+    """
+    result = []
+    keys = {(d, b) for d, pr, b in heatmap_groups(points) if pr is numerator}
+    keys &= {(d, b) for d, pr, b in heatmap_groups(points) if pr is denominator}
+    for device, batch in sorted(keys):
+        grids = {}
+        for metric in (Metric.FPS, Metric.LATENCY_P90):
+            top = heatmap_grid(points, device, numerator, batch, metric)
+            bottom = heatmap_grid(points, device, denominator, batch, metric)
+            grids[metric] = _ratio_grid(top, bottom)
+        best_top = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, numerator, batch))
+        best_bottom = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, denominator, batch))
+        assert best_top is not None and best_bottom is not None
+        ratio = best_top.fps / best_bottom.fps
+        notes = []
+        for precision in (numerator, denominator):
+            ran = _executed(points, device, precision, batch) - {precision.hint}
+            if ran:
+                notes.append(f"{device} {precision.value} executed {', '.join(sorted(ran))}, not {precision.hint}")
+        reason = (f"{device} batch {batch}: best {numerator.value} {best_top.fps:.0f} FPS ({short_label(best_top)}) vs "
+                  f"best {denominator.value} {best_bottom.fps:.0f} FPS ({short_label(best_bottom)}): "
+                  f"{numerator.value} is {ratio:.2f}x")
+        result.append(PrecisionComparison(device, batch, numerator, denominator, grids[Metric.FPS],
+                                          grids[Metric.LATENCY_P90], ratio, tuple(notes), reason))
+    return result
+
+
+def _ratio_grid(top: HeatmapGrid, bottom: HeatmapGrid) -> HeatmapGrid:
+    """top / bottom over the cells both measured."""
+    streams = tuple(s for s in top.streams if s in bottom.streams)
+    nireqs = tuple(n for n in top.nireqs if n in bottom.nireqs)
+    values = np.full((len(streams), len(nireqs)), np.nan)
+    failed = np.zeros_like(values, dtype=bool)
+    for i, s in enumerate(streams):
+        for j, n in enumerate(nireqs):
+            a = (top.streams.index(s), top.nireqs.index(n))
+            b = (bottom.streams.index(s), bottom.nireqs.index(n))
+            values[i, j] = top.values[a] / bottom.values[b]
+            failed[i, j] = top.failed[a] or bottom.failed[b]
+    return HeatmapGrid(streams, nireqs, values, failed)
+
+
+# -- hint baselines ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BaselineGain:
+    """A tuned point against what OpenVINO picks by itself under a performance hint."""
+
+    tuned: PointResult
+    baseline: PointResult
+    reason: str
 
     @property
-    def hint(self) -> str:
-        return _HINTS[self.kind]
+    def fps_gain(self) -> float:
+        return self.tuned.fps / self.baseline.fps - 1
 
 
-def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
-    """Everything a reader of these results should know before trusting a number."""
-    found: list[Diagnostic] = []
-    seen_compiles: set[object] = set()
-    for p in points:
-        label = p.config.label()
-        if p.status is Status.FAILED:
-            found.append(Diagnostic(DiagnosticKind.FAILED, label, p.error or "no message"))
+def baseline_gains(tuned: PointResult, points: list[PointResult]) -> list[BaselineGain]:
+    """The tuned point's gain over the LATENCY and THROUGHPUT hints at its device, precision and batch."""
+    gains = []
+    for base in baseline_points(points):
+        if base.config.heatmap_key != tuned.config.heatmap_key:
             continue
-        c = p.compile
-        if c is not None and c.key not in seen_compiles:
-            seen_compiles.add(c.key)
-            group = f"{c.key.device} {c.key.precision.value} batch {c.key.batch} {c.key.streams} streams"
-            asked = c.requested.get("INFERENCE_PRECISION_HINT", "")
-            ran = {c.inference_precision, c.executed_precision} - {"unknown"}
-            if asked != p.config.precision.hint or ran != {asked}:
-                found.append(Diagnostic(
-                    DiagnosticKind.PRECISION, group,
-                    f"{p.config.precision.value} asked for hint {p.config.precision.hint}; requested {asked}, "
-                    f"device reports {c.inference_precision}, compute layers ran {c.executed_precision}",
-                ))
-            if c.num_streams != c.key.streams:
-                found.append(Diagnostic(DiagnosticKind.STREAMS, group,
-                                        f"asked {c.key.streams} streams, device runs {c.num_streams}"))
-        if p.config.nireq < (c.num_streams if c else p.config.streams):
-            streams = c.num_streams if c else p.config.streams
-            detail = f"{p.config.nireq} requests for {streams} streams"
-            found.append(Diagnostic(DiagnosticKind.IDLE_STREAMS, label, detail))
-        cv = p.measurement.fps_cv if p.measurement else None
-        if cv is not None and cv > NOISY_FPS_CV:
-            found.append(Diagnostic(DiagnosticKind.NOISY, label, f"throughput varied {cv:.0%} (CV) across the window"))
-    return found
+        gain = tuned.fps / base.fps - 1
+        reason = (f"{gain:+.1%} FPS over PERFORMANCE_HINT={base.config.mode.performance_hint} "
+                  f"({base.streams} streams x {base.nireq} requests, {base.fps:.0f} FPS, "
+                  f"p90 {base.latency_ms(90):.2f} ms)")
+        gains.append(BaselineGain(tuned, base, reason))
+    return gains
+
+
+# -- batch and device view --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchSeries:
+    """The best grid point at each batch size for one (device, precision)."""
+
+    device: str
+    precision: Precision
+    batches: tuple[int, ...]
+    best: tuple[PointResult, ...]
+
+
+def batch_series(points: list[PointResult]) -> list[BatchSeries]:
+    result = []
+    for device, precision in sorted({(d, p) for d, p, _ in heatmap_groups(points)}):
+        by_batch = {}
+        for batch in sorted({b for d, p, b in heatmap_groups(points) if (d, p) == (device, precision)}):
+            winner = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, precision, batch))
+            if winner is not None:
+                by_batch[batch] = winner
+        if by_batch:
+            result.append(BatchSeries(device, precision, tuple(by_batch), tuple(by_batch.values())))
+    return result

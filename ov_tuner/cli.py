@@ -7,6 +7,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -17,7 +18,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ov_tuner import __version__
 from ov_tuner.errors import OvTunerError
 from ov_tuner.grid import parse_counts, parse_devices, parse_precisions, parse_shapes
-from ov_tuner.render import best_table, devices_table, diagnostics_lines, points_table
+from ov_tuner.recommend import deploy_snippets
+from ov_tuner.recommend import recommend as recommend_point
+from ov_tuner.render import (
+    best_table,
+    devices_table,
+    diagnostics_lines,
+    points_table,
+    recommendation_lines,
+    saturation_lines,
+)
 from ov_tuner.runtime import Runtime
 from ov_tuner.schema import PointConfig, PointResult, Status, SweepSpec
 from ov_tuner.store import load_results
@@ -109,13 +119,15 @@ def sweep(
     = None,
     out_path: Annotated[Path, typer.Option("--out", help="SQLite results file; rerunning resumes it.")]
     = Path("results.db"),
+    baselines: Annotated[bool, typer.Option(help="Also measure OpenVINO's own LATENCY and THROUGHPUT hint choices.")]
+    = True,
 ) -> None:
     """Measure every streams x nireq x batch x precision point and store each one as it completes."""
     spec = SweepSpec(
         model=model, out=out_path, devices=parse_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), time_s=time, warmup_s=warmup,
-        shapes=parse_shapes(shape),
+        shapes=parse_shapes(shape), baselines=baselines,
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn())
@@ -140,7 +152,7 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
     stored = load_results(results)
     out.print(points_table(stored))
     out.print(best_table(stored))
-    for line in diagnostics_lines(stored):
+    for line in saturation_lines(stored) + diagnostics_lines(stored):
         out.print(line, highlight=False)
 
 
@@ -148,14 +160,58 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
 @_one_line_errors
 def plot(
     results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
-    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG heatmaps.")] = Path("plots"),
+    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
 ) -> None:
-    """Write FPS / median / p90 latency heatmaps (streams x nireq) per device, precision and batch."""
-    from ov_tuner.plots import write_heatmaps  # matplotlib takes ~0.4 s to import: only this command pays it
+    """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures."""
+    from ov_tuner.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
 
     stored = load_results(results)
-    for path in write_heatmaps(stored.points, stored.environment, stored.devices, out_dir):
+    for path in write_figures(stored.points, stored.environment, stored.devices, out_dir).all():
         out.print(f"wrote {path}")
+
+
+class Percentile(str, Enum):
+    P50 = "50"
+    P90 = "90"
+    P99 = "99"
+
+
+@app.command()
+@_one_line_errors
+def recommend(
+    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    max_latency: Annotated[float | None, typer.Option(min=0.0, help="Latency budget per request, in ms.")] = None,
+    percentile: Annotated[Percentile, typer.Option(help="Latency percentile the budget applies to.")]
+    = Percentile.P90,
+    device: Annotated[str | None, typer.Option(help="Only this device.")] = None,
+    precision: Annotated[str | None, typer.Option(help="Only this precision: fp32, fp16 or bf16.")] = None,
+    config_out: Annotated[Path | None, typer.Option(help="Also write the benchmark_app -load_config JSON here.")]
+    = None,
+) -> None:
+    """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
+    stored = load_results(results)
+    chosen = parse_precisions(precision)[0] if precision else None
+    rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen)
+    snippets = deploy_snippets(rec.winner)
+    for line in recommendation_lines(rec, snippets):
+        out.print(line, highlight=False)
+    if config_out is not None:
+        config_out.write_text(snippets.load_config + "\n")
+        out.print(f"wrote {config_out}")
+
+
+@app.command()
+@_one_line_errors
+def report(
+    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for report.html, report.md and figures.")]
+    = Path("report"),
+) -> None:
+    """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
+    from ov_tuner.report import build_report  # imports matplotlib
+
+    files = build_report(load_results(results), out_dir)
+    out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
 
 
 @app.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import AUTO, CompileGroup, CompileKey, DeviceInfo, Precision, SweepSpec
+from ov_tuner.schema import AUTO, CompileGroup, CompileKey, DeviceInfo, Mode, Precision, SweepSpec
 
 
 def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ...] | None:
@@ -88,7 +88,11 @@ def auto_nireq(streams: tuple[int, ...], device: DeviceInfo) -> tuple[int, ...]:
 
 
 def expand(spec: SweepSpec, devices: list[DeviceInfo]) -> list[CompileGroup]:
-    """Compile groups in sweep order: device, precision, batch, streams; each with its request counts."""
+    """Compile groups in sweep order: device, precision, batch, streams; each with its request counts.
+
+    With `spec.baselines`, each (device, precision, batch) ends with OpenVINO's own choice under the
+    LATENCY and THROUGHPUT performance hints, measured at the request count the device calls optimal.
+    """
     groups: list[CompileGroup] = []
     for device in devices:
         streams = spec.streams or auto_streams(device)
@@ -97,4 +101,7 @@ def expand(spec: SweepSpec, devices: list[DeviceInfo]) -> list[CompileGroup]:
             for batch in spec.batches:
                 for s in streams:
                     groups.append(CompileGroup(CompileKey(device.name, precision, batch, s), nireqs))
+                if spec.baselines:
+                    for mode in (Mode.LATENCY, Mode.THROUGHPUT):
+                        groups.append(CompileGroup(CompileKey(device.name, precision, batch, 0, mode), (0,)))
     return groups

@@ -3,80 +3,221 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.colors import Colormap, TwoSlopeNorm
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from ov_tuner.analysis import HeatmapGrid, Metric, heatmap_grid, heatmap_groups
-from ov_tuner.schema import DeviceInfo, Environment, PointResult, Precision
+from ov_tuner.analysis import (
+    BatchSeries,
+    HeatmapGrid,
+    Metric,
+    PrecisionComparison,
+    batch_series,
+    compare_precisions,
+    fastest,
+    grid_points,
+    heatmap_grid,
+    heatmap_groups,
+    pareto_front,
+    saturation,
+    short_label,
+)
+from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
+BEST_COLOUR, SATURATION_COLOUR = "#ff2d55", "#00c2ff"
+
+
+@dataclass(frozen=True)
+class CellMark:
+    cell: tuple[int, int]
+    colour: str
+    style: str  # matplotlib line style: "-" best, "--" saturation
 
 
 def _annotation(value: float) -> str:
     return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
 
 
-def _draw_heatmap(ax: Axes, grid: HeatmapGrid, metric: Metric, best_cell: tuple[int, int] | None) -> None:
-    # Brighter is better in every panel; failed or missing cells are grey.
-    cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"].with_extremes(bad="#d9d9d9")
-    image = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap, aspect="auto")
-    finite = grid.values[np.isfinite(grid.values)]
-    middle = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+def _draw_grid(ax: Axes, grid: HeatmapGrid, title: str, cmap: Colormap, marks: list[CellMark],
+               norm: TwoSlopeNorm | None = None, fmt: str = "") -> None:
+    """Cells coloured and annotated with their value; failed cells say so; marked cells outlined."""
+    image = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap.with_extremes(bad="#d9d9d9"), norm=norm,
+                      aspect="auto")
     for (row, col), value in np.ndenumerate(grid.values):
         if grid.failed[row, col]:
             ax.text(col, row, "failed", ha="center", va="center", color="#b00020", fontsize=9)
         elif np.isfinite(value):
-            bright = (value > middle) == metric.higher_is_better
-            ax.text(col, row, _annotation(value), ha="center", va="center", fontsize=10,
-                    color="black" if bright else "white")
-    if best_cell is not None:
-        row, col = best_cell
-        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="#ff2d55", linewidth=3))
+            r, g, b, _ = image.cmap(image.norm(value))
+            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+            ax.text(col, row, format(value, fmt) if fmt else _annotation(value), ha="center", va="center",
+                    fontsize=10, color="white" if dark else "black")
+    for mark in marks:
+        row, col = mark.cell
+        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor=mark.colour, linewidth=3,
+                               linestyle=mark.style))
     ax.set_xticks(range(len(grid.nireqs)), [str(n) for n in grid.nireqs])
     ax.set_yticks(range(len(grid.streams)), [str(s) for s in grid.streams])
     ax.set_xlabel("infer requests in flight (nireq)")
     ax.set_ylabel("streams (NUM_STREAMS)")
-    ax.set_title(metric.heading)
+    ax.set_title(title)
     ax.figure.colorbar(image, ax=ax, shrink=0.85)
 
 
+def _figure_for(grid: HeatmapGrid, panels: int) -> Figure:
+    rows, cols = grid.values.shape
+    return Figure(figsize=(max(4.5 * panels, 3 * cols * panels / 1.5), max(3.8, 0.7 * rows + 2.6)),
+                  layout="constrained")
+
+
+def _device_name(device: str, devices: dict[str, DeviceInfo]) -> str:
+    return f"{device}: {devices[device].full_name}" if device in devices else device
+
+
 def heatmap_figure(points: list[PointResult], device: str, precision: Precision, batch: int,
-                   env: Environment, device_info: DeviceInfo | None) -> Figure:
-    """FPS, median and p90 latency over streams x nireq for one (device, precision, batch); best FPS outlined."""
+                   env: Environment, devices: dict[str, DeviceInfo]) -> Figure:
+    """FPS, median and p90 latency over streams x nireq for one (device, precision, batch).
+
+    The best FPS cell is outlined solid, the saturation point (smallest configuration within 5% of it) dashed.
+    """
     grids = {m: heatmap_grid(points, device, precision, batch, m) for m in HEATMAP_METRICS}
-    fps = grids[Metric.FPS].values
-    best_cell = None
-    if np.isfinite(fps).any():
-        row, col = np.unravel_index(np.nanargmax(fps), fps.shape)
-        best_cell = (int(row), int(col))
-    rows, cols = fps.shape
-    fig = Figure(figsize=(max(12.0, 3 * cols + 6), max(3.6, 0.7 * rows + 2.4)), layout="constrained")
+    marks = []
+    for s in saturation(points):
+        if (s.device, s.precision, s.batch) == (device, precision, batch):
+            marks = [CellMark(grids[Metric.FPS].cell(s.best), BEST_COLOUR, "-"),
+                     CellMark(grids[Metric.FPS].cell(s.point), SATURATION_COLOUR, "--")]
+    fig = _figure_for(grids[Metric.FPS], len(HEATMAP_METRICS))
     axes = fig.subplots(1, len(HEATMAP_METRICS))
     for ax, metric in zip(axes, HEATMAP_METRICS, strict=True):
-        _draw_heatmap(ax, grids[metric], metric, best_cell)
-    executed = sorted({p.compile.executed_precision for p in points if p.compile is not None
-                       and p.config.heatmap_key == (device, precision, batch)})
+        # Brighter is better in every panel.
+        cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"]
+        _draw_grid(ax, grids[metric], metric.heading, cmap, marks)
+    executed = sorted({p.compile.executed_precision for p in points
+                       if p.compile is not None and p.config.heatmap_key == (device, precision, batch)})
     ran = f" (ran {', '.join(executed)})" if executed else ""
-    full_name = device_info.full_name if device_info else device
-    fig.suptitle(f"{env.model_name} on {device}: {full_name}\n{precision.value}{ran}, batch {batch}; "
-                 "best throughput outlined; brighter is better in every panel", fontsize=12)
+    fig.suptitle(f"{env.model_name} on {_device_name(device, devices)}\n{precision.value}{ran}, batch {batch}; "
+                 "best throughput outlined solid, saturation point dashed; brighter is better", fontsize=12)
     return fig
 
 
-def write_heatmaps(points: list[PointResult], env: Environment, devices: dict[str, DeviceInfo],
-                   out_dir: Path) -> list[Path]:
-    """One PNG per (device, precision, batch) in `out_dir`; returns the files written."""
+def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo]) -> Figure:
+    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white."""
+    c = comparison
+    fig = _figure_for(c.fps_ratio, 2)
+    axes = fig.subplots(1, 2)
+    panels = [(c.fps_ratio, "FPS ratio (higher: faster)", "RdBu"), (c.latency_ratio, "p90 latency ratio", "RdBu_r")]
+    for ax, (grid, title, cmap) in zip(axes, panels, strict=True):
+        finite = grid.values[np.isfinite(grid.values)]
+        spread = max(abs(finite - 1).max(), 0.05) if finite.size else 0.5
+        norm = TwoSlopeNorm(vcenter=1.0, vmin=1 - spread, vmax=1 + spread)
+        _draw_grid(ax, grid, f"{c.numerator.value} / {c.denominator.value}: {title}", colormaps[cmap], [],
+                   norm=norm, fmt=".2f")
+    notes = "\n".join(c.notes) if c.notes else "both ran the precision asked for"
+    fig.suptitle(f"{env.model_name} on {_device_name(c.device, devices)}, batch {c.batch}: "
+                 f"{c.numerator.value} vs {c.denominator.value}; best-to-best {c.best_fps_ratio:.2f}x\n{notes}",
+                 fontsize=12)
+    return fig
+
+
+def pareto_figure(points: list[PointResult], env: Environment, percentile: int = 90) -> Figure:
+    """Throughput against latency for every measured point; the Pareto front joined and labelled."""
+    fig = Figure(figsize=(10, 6.5), layout="constrained")
+    ax = fig.subplots()
+    measured = [p for p in points if p.ok]
+    series = sorted({(p.config.device, p.config.precision, p.config.batch) for p in measured})
+    palette = colormaps["tab10"]
+    for i, (device, precision, batch) in enumerate(series):
+        members = [p for p in measured if p.config.heatmap_key == (device, precision, batch)]
+        grid = [p for p in members if p.config.mode is Mode.GRID]
+        hints = [p for p in members if p.config.mode is not Mode.GRID]
+        colour = palette(i % 10)
+        ax.scatter([p.latency_ms(percentile) for p in grid], [p.fps for p in grid], color=colour, s=36, alpha=0.7,
+                   label=f"{device} {precision.value} batch {batch}")
+        ax.scatter([p.latency_ms(percentile) for p in hints], [p.fps for p in hints], color=colour, marker="^", s=70,
+                   edgecolor="black")
+    front = pareto_front(measured, percentile)
+    ax.plot([p.latency_ms(percentile) for p in front], [p.fps for p in front], color="black", linewidth=1.5,
+            zorder=0)
+    on_front = {id(p) for p in front}
+    for p in measured:  # every point says its configuration; the front ones say it in full
+        full = id(p) in on_front
+        text = f"{p.config.device} {p.config.precision.value} b{p.config.batch} {short_label(p)}" if full \
+            else short_label(p)
+        ax.annotate(text, (p.latency_ms(percentile), p.fps), textcoords="offset points", xytext=(5, 3),
+                    fontsize=8 if full else 6, color="black" if full else "#666666")
+    name = "median" if percentile == 50 else f"p{percentile}"
+    ax.set_xlabel(f"{name} latency per request (ms)")
+    ax.set_ylabel("throughput (FPS)")
+    ax.grid(alpha=0.3)
+    handles, _ = ax.get_legend_handles_labels()
+    handles += [Line2D([], [], color="black", label="Pareto front"),
+                Line2D([], [], marker="^", linestyle="", color="grey", markeredgecolor="black",
+                       label="OpenVINO performance-hint baseline")]
+    ax.legend(handles=handles, fontsize=8, loc="lower right")
+    ax.set_title(f"{env.model_name}: throughput vs {name} latency (up and left is better)")
+    return fig
+
+
+def batch_figure(series: list[BatchSeries], env: Environment) -> Figure:
+    """Best FPS and its p90 latency against batch size, one line per device and precision."""
+    fig = Figure(figsize=(11, 4.5), layout="constrained")
+    fps_ax, lat_ax = fig.subplots(1, 2)
+    for s in series:
+        label = f"{s.device} {s.precision.value}"
+        fps_ax.plot(s.batches, [p.fps for p in s.best], marker="o", label=label)
+        lat_ax.plot(s.batches, [p.latency_ms(90) for p in s.best], marker="o", label=label)
+    for ax, ylabel in ((fps_ax, "best throughput (FPS)"), (lat_ax, "p90 latency of that point (ms)")):
+        ax.set_xlabel("batch size")
+        ax.set_ylabel(ylabel)
+        ax.set_xticks(sorted({b for s in series for b in s.batches}))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle(f"{env.model_name}: where a bigger batch stops paying", fontsize=12)
+    return fig
+
+
+@dataclass
+class WrittenFigures:
+    heatmaps: list[Path] = field(default_factory=list)
+    precision: list[Path] = field(default_factory=list)
+    pareto: Path | None = None
+    batch: Path | None = None
+
+    def all(self) -> list[Path]:
+        return [*self.heatmaps, *self.precision, *[p for p in (self.pareto, self.batch) if p is not None]]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", name)  # GPU.0 -> GPU-0
+
+
+def write_figures(points: list[PointResult], env: Environment, devices: dict[str, DeviceInfo],
+                  out_dir: Path) -> WrittenFigures:
+    """Every figure the results support, as PNG files in `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for device, precision, batch in heatmap_groups(points):
-        fig = heatmap_figure(points, device, precision, batch, env, devices.get(device))
-        safe_device = re.sub(r"[^A-Za-z0-9_-]", "-", device)  # GPU.0 -> GPU-0
-        path = out_dir / f"heatmap_{safe_device}_{precision.value}_b{batch}.png"
+    written = WrittenFigures()
+
+    def save(fig: Figure, name: str) -> Path:
+        path = out_dir / f"{name}.png"
         fig.savefig(path, dpi=110)
-        written.append(path)
+        return path
+
+    for device, precision, batch in heatmap_groups(points):
+        fig = heatmap_figure(points, device, precision, batch, env, devices)
+        written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
+    for comparison in compare_precisions(points):
+        fig = precision_figure(comparison, env, devices)
+        written.precision.append(save(fig, f"precision_{_safe(comparison.device)}_b{comparison.batch}"))
+    if fastest(grid_points(points)) is not None:
+        written.pareto = save(pareto_figure(points, env), "pareto")
+    series = batch_series(points)
+    if any(len(s.batches) > 1 for s in series) or len(series) > 1:
+        written.batch = save(batch_figure(series, env), "batch")
     return written

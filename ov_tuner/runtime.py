@@ -19,7 +19,7 @@ import numpy as np
 import openvino as ov
 
 from ov_tuner.errors import DeviceError, ModelError
-from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
+from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Mode, Precision
 
 # Layer types whose runtime precision tells which precision the model really executed in.
 COMPUTE_LAYER_TYPES = frozenset(
@@ -202,15 +202,17 @@ class Runtime:
 
     # -- compiling -----------------------------------------------------------------------------
 
-    def compile(self, model: ov.Model, key: CompileKey, device: DeviceInfo) -> tuple[ov.CompiledModel, CompileInfo]:
+    def compile(self, model: ov.Model, key: CompileKey, device: DeviceInfo,
+                ir_path: Path | None = None) -> tuple[ov.CompiledModel, CompileInfo]:
         """Compile for one configuration, read back what the device chose, and time the first inference.
 
         Raises PointFailure when this configuration cannot run.
         """
-        requested = {
-            "NUM_STREAMS": str(key.streams),
-            "INFERENCE_PRECISION_HINT": precision_hint(key.precision, device),
-        }
+        requested = {"INFERENCE_PRECISION_HINT": precision_hint(key.precision, device)}
+        if key.mode is Mode.GRID:
+            requested["NUM_STREAMS"] = str(key.streams)
+        else:
+            requested["PERFORMANCE_HINT"] = key.mode.performance_hint
         try:
             start = time.perf_counter_ns()
             compiled = self.core.compile_model(model, key.device, requested)
@@ -238,6 +240,7 @@ class Runtime:
             execution_devices=tuple(compiled.get_property("EXECUTION_DEVICES")),
             compile_ms=compile_ms,
             first_infer_ms=first_infer_ms,
+            ir_path=str(ir_path or ""),
         )
         return compiled, info
 

@@ -30,6 +30,22 @@ class Precision(str, Enum):
         return {"fp32": "f32", "fp16": "f16", "bf16": "bf16"}[self.value]
 
 
+class Mode(str, Enum):
+    """Who chooses streams and requests: ov-tuner's grid, or OpenVINO under a performance hint.
+
+    The hint modes are baselines: what a user gets without tuning. Their points have streams and
+    nireq 0 in the configuration; what OpenVINO chose is read back after compiling.
+    """
+
+    GRID = "grid"
+    LATENCY = "latency"
+    THROUGHPUT = "throughput"
+
+    @property
+    def performance_hint(self) -> str:
+        return self.value.upper()
+
+
 @dataclass(frozen=True, order=True)
 class CompileKey:
     """Everything fixed when a model is compiled; infer requests are not part of it."""
@@ -38,6 +54,7 @@ class CompileKey:
     precision: Precision
     batch: int
     streams: int
+    mode: Mode = Mode.GRID
 
 
 @dataclass(frozen=True, order=True)
@@ -49,10 +66,11 @@ class PointConfig:
     batch: int
     streams: int
     nireq: int
+    mode: Mode = Mode.GRID
 
     @property
     def compile_key(self) -> CompileKey:
-        return CompileKey(self.device, self.precision, self.batch, self.streams)
+        return CompileKey(self.device, self.precision, self.batch, self.streams, self.mode)
 
     @property
     def heatmap_key(self) -> tuple[str, Precision, int]:
@@ -60,22 +78,22 @@ class PointConfig:
         return (self.device, self.precision, self.batch)
 
     def label(self) -> str:
-        return (
-            f"{self.device} {self.precision.value} batch {self.batch} "
-            f"{self.streams} streams x {self.nireq} requests"
-        )
+        head = f"{self.device} {self.precision.value} batch {self.batch}"
+        if self.mode is not Mode.GRID:
+            return f"{head} PERFORMANCE_HINT={self.mode.performance_hint}"
+        return f"{head} {self.streams} streams x {self.nireq} requests"
 
 
 @dataclass(frozen=True)
 class CompileGroup:
-    """A compiled model and the request counts to measure on it, in order."""
+    """A compiled model and the request counts to measure on it, in order (0: the device's optimal count)."""
 
     key: CompileKey
     nireqs: tuple[int, ...]
 
     def points(self) -> list[PointConfig]:
         k = self.key
-        return [PointConfig(k.device, k.precision, k.batch, k.streams, n) for n in self.nireqs]
+        return [PointConfig(k.device, k.precision, k.batch, k.streams, n, k.mode) for n in self.nireqs]
 
 
 AUTO = "auto"
@@ -95,6 +113,7 @@ class SweepSpec:
     time_s: float = 3.0
     warmup_s: float = 0.1
     shapes: dict[str, list[int]] = field(default_factory=dict)
+    baselines: bool = True
 
     def __post_init__(self) -> None:
         if self.time_s <= 0 or self.warmup_s < 0:
@@ -121,6 +140,7 @@ class DeviceInfo:
 class CompileInfo:
     """A compiled model: what was asked, what the device reports it did, and its cold-start costs.
 
+    `ir_path` is the model file compiled: the source, or the FP16-compressed IR made from it.
     `executed_precision` is the runtime precision of the compute layers (convolutions, matmuls) in
     the compiled graph: the precision that really ran, which can differ from the hint.
     """
@@ -134,6 +154,7 @@ class CompileInfo:
     execution_devices: tuple[str, ...]
     compile_ms: float
     first_infer_ms: float
+    ir_path: str = ""
 
 
 @dataclass(frozen=True)
@@ -202,6 +223,33 @@ class PointResult:
     compile: CompileInfo | None = None
     measurement: Measurement | None = None
     error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK and self.measurement is not None
+
+    @property
+    def streams(self) -> int:
+        """The streams that ran: read back from the compiled model where there is one."""
+        return self.compile.num_streams if self.compile else self.config.streams
+
+    @property
+    def nireq(self) -> int:
+        """The requests that were in flight: for a hint baseline, the device's optimal number."""
+        if self.config.nireq == 0 and self.compile is not None:
+            return self.compile.optimal_nireq
+        return self.config.nireq
+
+    @property
+    def fps(self) -> float:
+        assert self.measurement is not None, "only measured points have a throughput"
+        return self.measurement.fps
+
+    def latency_ms(self, percentile: int) -> float:
+        """Median (50), p90 or p99 latency in milliseconds."""
+        assert self.measurement is not None, "only measured points have a latency"
+        lat = self.measurement.latency
+        return {50: lat.median, 90: lat.p90, 99: lat.p99}[percentile]
 
 
 @dataclass(frozen=True)

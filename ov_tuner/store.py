@@ -21,6 +21,7 @@ from ov_tuner.schema import (
     DeviceInfo,
     Environment,
     Measurement,
+    Mode,
     PointConfig,
     PointResult,
     Precision,
@@ -35,23 +36,23 @@ CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, info TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS compiles (
     id INTEGER PRIMARY KEY,
     device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    requested TEXT NOT NULL,
+    mode TEXT NOT NULL, requested TEXT NOT NULL,
     num_streams INTEGER NOT NULL, inference_precision TEXT NOT NULL, executed_precision TEXT NOT NULL,
     optimal_nireq INTEGER NOT NULL, execution_devices TEXT NOT NULL,
-    compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL,
+    compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL, ir_path TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS points (
     id INTEGER PRIMARY KEY,
     device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    nireq INTEGER NOT NULL,
+    nireq INTEGER NOT NULL, mode TEXT NOT NULL,
     status TEXT NOT NULL, error TEXT,
     compile_id INTEGER REFERENCES compiles(id),
     requests INTEGER, frames INTEGER, wall_s REAL, fps REAL,
     lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
     fps_cv REAL, slice_fps TEXT, latencies_ms BLOB,
     created_at TEXT NOT NULL,
-    UNIQUE (device, precision, batch, streams, nireq)
+    UNIQUE (device, precision, batch, streams, nireq, mode)
 );
 """
 
@@ -139,12 +140,13 @@ class ResultStore:
         k = info.key
         with self._db:
             cursor = self._db.execute(
-                "INSERT INTO compiles (device, precision, batch, streams, requested, num_streams, "
+                "INSERT INTO compiles (device, precision, batch, streams, mode, requested, num_streams, "
                 "inference_precision, executed_precision, optimal_nireq, execution_devices, compile_ms, "
-                "first_infer_ms, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (k.device, k.precision.value, k.batch, k.streams, json.dumps(info.requested), info.num_streams,
+                "first_infer_ms, ir_path, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (k.device, k.precision.value, k.batch, k.streams, k.mode.value, json.dumps(info.requested),
+                 info.num_streams,
                  info.inference_precision, info.executed_precision, info.optimal_nireq,
-                 json.dumps(list(info.execution_devices)), info.compile_ms, info.first_infer_ms, _now()),
+                 json.dumps(list(info.execution_devices)), info.compile_ms, info.first_infer_ms, info.ir_path, _now()),
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -159,18 +161,18 @@ class ResultStore:
                       lat.count, m.fps_cv, json.dumps(m.slice_fps), m.latencies_ms.astype(np.float32).tobytes())
         with self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, status, error, compile_id, "
-                "requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, lat_min_ms, lat_max_ms, "
-                "lat_count, fps_cv, slice_fps, latencies_ms, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (c.device, c.precision.value, c.batch, c.streams, c.nireq, point.status.value, point.error,
-                 compile_id, *values, _now()),
+                "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, status, error, "
+                "compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, lat_min_ms, "
+                "lat_max_ms, lat_count, fps_cv, slice_fps, latencies_ms, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, point.status.value,
+                 point.error, compile_id, *values, _now()),
             )
 
     def measured(self) -> set[PointConfig]:
         """Configurations with a successful measurement: a resumed sweep skips them."""
-        rows = self._db.execute("SELECT device, precision, batch, streams, nireq FROM points WHERE status='ok'")
-        return {PointConfig(r[0], Precision(r[1]), r[2], r[3], r[4]) for r in rows}
+        rows = self._db.execute("SELECT device, precision, batch, streams, nireq, mode FROM points WHERE status='ok'")
+        return {PointConfig(r[0], Precision(r[1]), r[2], r[3], r[4], Mode(r[5])) for r in rows}
 
     def compile_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM compiles").fetchone()[0])
@@ -178,13 +180,13 @@ class ResultStore:
     def points(self) -> list[PointResult]:
         """Every stored point in sweep order, with its compiled model's read-back and its raw latencies."""
         compiles = {r["id"]: _compile_from_row(r) for r in self._db.execute("SELECT * FROM compiles")}
-        rows = self._db.execute("SELECT * FROM points ORDER BY device, precision, batch, streams, nireq")
+        rows = self._db.execute("SELECT * FROM points ORDER BY device, precision, batch, mode, streams, nireq")
         return [_point_from_row(r, compiles.get(r["compile_id"])) for r in rows]
 
 
 def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
     return CompileInfo(
-        key=CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"]),
+        key=CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"], Mode(r["mode"])),
         requested=json.loads(r["requested"]),
         num_streams=r["num_streams"],
         inference_precision=r["inference_precision"],
@@ -193,11 +195,12 @@ def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
         execution_devices=tuple(json.loads(r["execution_devices"])),
         compile_ms=r["compile_ms"],
         first_infer_ms=r["first_infer_ms"],
+        ir_path=r["ir_path"],
     )
 
 
 def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointResult:
-    config = PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"])
+    config = PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"], Mode(r["mode"]))
     measurement = None
     if r["status"] == Status.OK.value:
         measurement = Measurement(

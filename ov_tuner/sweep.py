@@ -28,6 +28,7 @@ from ov_tuner.schema import (
     Environment,
     PointConfig,
     PointResult,
+    Precision,
     Status,
     SweepSpec,
 )
@@ -109,7 +110,8 @@ def run_sweep(
         store.claim(environment(source))
         for device in devices.values():
             store.record_device(device)
-        run = _SweepRun(runtime, store, spec, progress or _Silent(), stop or threading.Event())
+        ir_paths = {p: runtime.ir_path(source, p) for p in spec.precisions}
+        run = _SweepRun(runtime, store, spec, ir_paths, progress or _Silent(), stop or threading.Event())
         done = store.measured()
         groups = expand(spec, list(devices.values()))
         todo = [(g, [p for p in g.points() if p not in done]) for g in groups]
@@ -132,6 +134,7 @@ class _SweepRun:
     runtime: Runtime
     store: ResultStore
     spec: SweepSpec
+    ir_paths: dict[Precision, Path]
     progress: SweepProgress
     stop: threading.Event
     measured: int = 0
@@ -143,7 +146,7 @@ class _SweepRun:
         self.progress.starting(pending[0])
         try:
             self.runtime.reshape(model, group.key.batch, self.spec.shapes)
-            compiled, info = self.runtime.compile(model, group.key, device)
+            compiled, info = self.runtime.compile(model, group.key, device, self.ir_paths[group.key.precision])
         except (PointFailure, OvTunerError) as e:
             for config in pending:
                 self._finish(PointResult(config, Status.FAILED, error=str(e)), None)
@@ -159,8 +162,9 @@ class _SweepRun:
                 # The compiled model warms up once. A new request's first inference on a warm compiled model
                 # costs what a steady one does (MobileNet-v2 6.7 vs 6.5 ms, ResNet-50 62.6 vs 63.1 ms here).
                 warmup_s = self.spec.warmup_s if i == 0 else 0.0
+                nireq = config.nireq or info.optimal_nireq  # 0: a hint baseline runs what the device calls optimal
                 try:
-                    m = measure(compiled, config.nireq, config.batch, self.spec.time_s, warmup_s)
+                    m = measure(compiled, nireq, config.batch, self.spec.time_s, warmup_s)
                     point = PointResult(config, Status.OK, info, m)
                 except (RuntimeError, MemoryError) as e:
                     point = PointResult(config, Status.FAILED, info, error=str(PointFailure("inference", e)))

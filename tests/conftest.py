@@ -71,7 +71,7 @@ def quick_spec(model: Path, out: Path, **overrides: object) -> SweepSpec:
     """A sweep short enough for tests: 0.15 s windows after 0.05 s of warm-up."""
     settings: dict[str, object] = dict(
         model=model, out=out, precisions=(Precision.FP32,), streams=(1, 2), nireq=(1, 2),
-        time_s=0.15, warmup_s=0.05,
+        time_s=0.15, warmup_s=0.05, baselines=False,
     )
     settings.update(overrides)
     return SweepSpec(**settings)  # type: ignore[arg-type]

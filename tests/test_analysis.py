@@ -6,42 +6,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from factories import baseline, failed_point, make_point
 
 from ov_tuner.analysis import (
-    NOISY_FPS_CV,
-    DiagnosticKind,
     Metric,
+    baseline_gains,
+    batch_series,
     best_per_device_precision,
-    diagnostics,
+    compare_precisions,
     heatmap_grid,
+    pareto_front,
+    saturation,
 )
+from ov_tuner.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics
 from ov_tuner.plots import heatmap_figure
-from ov_tuner.schema import (
-    CompileInfo,
-    Environment,
-    Measurement,
-    PointConfig,
-    PointResult,
-    Precision,
-    Status,
-)
+from ov_tuner.schema import Environment, Mode, PointResult, Precision
 
 
-def point(streams: int, nireq: int, fps: float, precision: Precision = Precision.FP32, ran: str | None = None,
-          noisy: bool = False, num_streams: int | None = None) -> PointResult:
-    config = PointConfig("CPU", precision, 1, streams, nireq)
-    hint = precision.hint
-    compile_info = CompileInfo(config.compile_key, {"NUM_STREAMS": str(streams), "INFERENCE_PRECISION_HINT": hint},
-                               num_streams or streams, ran or hint, ran or hint, streams, ("CPU",), 10.0, 1.0)
-    seconds = 2.0
-    frames = int(fps * seconds)
-    slices = (fps * 0.7, fps * 1.3, fps) if noisy else (fps, fps, fps)
-    latencies = np.full(frames, 1000.0 * nireq / fps)
-    return PointResult(config, Status.OK, compile_info, Measurement(frames, frames, seconds, latencies, slices))
+def point(streams: int, nireq: int, fps: float, precision: Precision = Precision.FP32, **kwargs: object) -> PointResult:
+    return make_point(streams, nireq, fps, precision=precision, **kwargs)  # type: ignore[arg-type]
 
 
-def failed(streams: int, nireq: int) -> PointResult:
-    return PointResult(PointConfig("CPU", Precision.FP32, 1, streams, nireq), Status.FAILED, error="compile: boom")
+failed = failed_point
 
 
 def test_best_picks_most_fps_and_breaks_ties_by_fewer_streams_then_requests() -> None:
@@ -87,7 +73,7 @@ def test_diagnostics_name_each_problem_once_per_compiled_model() -> None:
 def test_heatmap_figure_has_three_panels_with_the_best_outlined(tmp_path: Path) -> None:
     env = Environment("2026.4.1", "0.1.0", "host", "cpu", 2, "3.11", "/m.xml", "0" * 64, "tiny")
     points = [point(1, 1, 100), point(1, 2, 150), point(2, 1, 60), failed(2, 2)]
-    fig = heatmap_figure(points, "CPU", Precision.FP32, 1, env, None)
+    fig = heatmap_figure(points, "CPU", Precision.FP32, 1, env, {})
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["Throughput (FPS)", "Median latency (ms)", "p90 latency (ms)"]
     outline = panels[0].patches[0]
@@ -96,3 +82,102 @@ def test_heatmap_figure_has_three_panels_with_the_best_outlined(tmp_path: Path) 
     assert "150" in texts and "failed" in texts
     fig.savefig(tmp_path / "h.png")
     assert (tmp_path / "h.png").stat().st_size > 10_000
+
+
+# -- saturation -------------------------------------------------------------------------------------
+
+
+def grid_of(fps: dict[tuple[int, int], float], **kwargs: object) -> list[PointResult]:
+    return [point(s, n, v, **kwargs) for (s, n), v in fps.items()]  # type: ignore[arg-type]
+
+
+def test_saturation_is_the_smallest_configuration_within_five_percent_of_the_best() -> None:
+    points = grid_of({(1, 1): 100, (1, 2): 180, (1, 4): 190, (2, 1): 90, (2, 2): 195, (2, 4): 200})
+    (sat,) = saturation(points)
+    assert (sat.point.config.streams, sat.point.config.nireq) == (1, 4)
+    assert (sat.best.config.streams, sat.best.config.nireq) == (2, 4)
+    assert sat.beyond is sat.best
+    # 1x4: p90 = 4/190 s; 2x4: 4/200 s -> latency ratio 0.95
+    assert sat.reason == ("CPU fp32 batch 1 saturates at 1 streams x 4 requests: 190 FPS; "
+                          "2 x 4 adds +5.3% FPS for -5% p90 latency")
+
+
+def test_saturation_when_the_best_is_the_smallest_compares_with_the_biggest() -> None:
+    points = [*grid_of({(1, 1): 300, (1, 2): 250, (2, 4): 200}), failed(4, 8)]
+    (sat,) = saturation(points)
+    assert sat.point is sat.best and (sat.point.config.streams, sat.point.config.nireq) == (1, 1)
+    assert sat.beyond is not None and (sat.beyond.config.streams, sat.beyond.config.nireq) == (2, 4)
+    assert "2 x 4 adds -33.3% FPS" in sat.reason
+
+
+def test_saturation_ties_go_to_fewer_streams() -> None:
+    (sat,) = saturation(grid_of({(2, 2): 100, (1, 2): 100}))
+    assert sat.point.config.streams == 1 and sat.best.config.streams == 1
+
+
+def test_saturation_of_a_single_point_and_of_only_failures() -> None:
+    (sat,) = saturation([point(1, 1, 50)])
+    assert sat.beyond is None and sat.reason.endswith("it is the only configuration measured")
+    assert saturation([failed(1, 1)]) == []
+
+
+def test_saturation_tolerance_is_a_parameter() -> None:
+    points = grid_of({(1, 1): 100, (1, 2): 180, (2, 4): 200})
+    assert saturation(points, tolerance=0.15)[0].point.config.nireq == 2
+    assert saturation(points, tolerance=0.0)[0].point.config.streams == 2
+
+
+# -- Pareto front -----------------------------------------------------------------------------------
+
+
+def test_pareto_front_keeps_only_undominated_points_by_rising_latency() -> None:
+    a = point(1, 1, 100, latency_ms=1.0)
+    b = point(1, 2, 150, latency_ms=2.0)
+    c = point(2, 2, 140, latency_ms=3.0)  # slower and less throughput than b
+    d = point(2, 4, 200, latency_ms=5.0)
+    e = point(4, 4, 150, latency_ms=2.0)  # same as b on both: not strictly better, not on the front twice
+    front = pareto_front([d, c, b, a, e, failed(4, 8)])
+    assert [(p.fps, p.latency_ms(90)) for p in front] == [(100, 1.0), (150, 2.0), (200, 5.0)]
+    assert pareto_front([a]) == [a]
+    assert pareto_front([failed(1, 1)]) == []
+
+
+def test_pareto_front_can_use_another_percentile() -> None:
+    fast_median = point(1, 1, 100, latency_ms=1.0)
+    assert pareto_front([fast_median], percentile=50) == [fast_median]
+
+
+# -- precision comparison, baselines, batch ---------------------------------------------------------
+
+
+def test_precision_ratio_per_cell_and_an_honest_note() -> None:
+    fp32 = grid_of({(1, 1): 100, (1, 2): 200})
+    fp16 = grid_of({(1, 1): 150, (1, 2): 250}, precision=Precision.FP16, ran="bf16")
+    (cmp,) = compare_precisions(fp32 + fp16)
+    assert cmp.fps_ratio.values[0].tolist() == pytest.approx([1.5, 1.25])
+    assert cmp.latency_ratio.values[0].tolist() == pytest.approx([100 / 150, 200 / 250])
+    assert cmp.best_fps_ratio == pytest.approx(1.25)
+    assert cmp.notes == ("CPU fp16 executed bf16, not f16",)
+    assert "fp16 is 1.25x" in cmp.reason
+
+
+def test_precision_comparison_needs_both_precisions() -> None:
+    assert compare_precisions(grid_of({(1, 1): 100})) == []
+
+
+def test_gain_over_the_hint_baselines() -> None:
+    tuned = point(2, 4, 330)
+    points = [tuned, baseline(Mode.THROUGHPUT, 2, 2, 300), baseline(Mode.LATENCY, 1, 1, 275)]
+    gains = {g.baseline.config.mode: g for g in baseline_gains(tuned, points)}
+    assert gains[Mode.THROUGHPUT].fps_gain == pytest.approx(0.10)
+    assert gains[Mode.LATENCY].fps_gain == pytest.approx(330 / 275 - 1)
+    assert "over PERFORMANCE_HINT=THROUGHPUT (2 streams x 2 requests, 300 FPS" in gains[Mode.THROUGHPUT].reason
+    # baselines never count as grid points
+    assert best_per_device_precision(points)[0].point is tuned
+
+
+def test_batch_series_takes_the_best_point_per_batch() -> None:
+    points = [point(1, 1, 100, batch=1), point(2, 2, 120, batch=1), point(1, 1, 150, batch=4), failed(1, 1)]
+    (series,) = batch_series(points)
+    assert series.batches == (1, 4)
+    assert [p.fps for p in series.best] == pytest.approx([120, 150])

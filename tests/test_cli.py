@@ -32,7 +32,7 @@ def assert_one_line_error(code: int, stderr: str, *fragments: str) -> None:
 
 def sweep_args(model: Path, out: Path, *extra: str) -> list[str]:
     return ["sweep", str(model), "--out", str(out), "--time", "0.1", "--warmup", "0.02", "--precision", "fp32",
-            "--streams", "1", "--nireq", "1", *extra]
+            "--streams", "1", "--nireq", "1", "--no-baselines", *extra]
 
 
 @pytest.fixture
@@ -157,14 +157,15 @@ def test_devices_lists_cpu_properties() -> None:
     assert "CPU" in out and "streams range" in out
 
 
-def test_plot_writes_one_heatmap_per_device_precision_batch(swept_db: Path, tmp_path: Path) -> None:
+def test_plot_writes_heatmaps_and_comparison_figures(swept_db: Path, tmp_path: Path) -> None:
     code, out, _ = run("plot", str(swept_db), "-o", str(tmp_path / "plots"))
     assert code == 0
     written = sorted((tmp_path / "plots").glob("*.png"))
-    assert [p.name for p in written] == ["heatmap_CPU_fp16_b1.png", "heatmap_CPU_fp16_b2.png",
-                                         "heatmap_CPU_fp32_b1.png", "heatmap_CPU_fp32_b2.png"]
-    assert out.count("wrote ") == 4
+    assert [p.name for p in written] == ["batch.png", "heatmap_CPU_fp16_b1.png", "heatmap_CPU_fp16_b2.png",
+                                         "heatmap_CPU_fp32_b1.png", "heatmap_CPU_fp32_b2.png", "pareto.png",
+                                         "precision_CPU_b1.png", "precision_CPU_b2.png"]
+    assert out.count("wrote ") == 8
     for path in written:
         pixels = imread(path)
-        assert pixels.shape[0] > 300 and pixels.shape[1] > 1000
+        assert pixels.shape[0] > 300 and pixels.shape[1] > 800
         assert pixels[..., :3].std() > 0.1  # drawn, not blank

@@ -6,7 +6,7 @@ import pytest
 
 from ov_tuner.errors import BadInputError
 from ov_tuner.grid import auto_nireq, auto_streams, expand, parse_counts, parse_precisions, parse_shapes
-from ov_tuner.schema import CompileKey, DeviceInfo, Precision, SweepSpec
+from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision, SweepSpec
 
 
 def device(name: str = "CPU", streams: tuple[int, int] | None = (1, 6), optimal: int | None = 1) -> DeviceInfo:
@@ -56,7 +56,7 @@ def test_auto_nireq_reaches_twice_the_streams_and_the_optimal_count() -> None:
 
 def test_expand_orders_compile_groups_and_keeps_nireq_inside() -> None:
     spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), precisions=(Precision.FP32, Precision.FP16),
-                     streams=(1, 2), nireq=(1, 4), batches=(1, 2))
+                     streams=(1, 2), nireq=(1, 4), batches=(1, 2), baselines=False)
     groups = expand(spec, [device("CPU"), device("GPU")])
     assert len(groups) == 2 * 2 * 2 * 2
     assert groups[0].key == CompileKey("CPU", Precision.FP32, 1, 1)
@@ -64,3 +64,18 @@ def test_expand_orders_compile_groups_and_keeps_nireq_inside() -> None:
     assert groups[-1].key == CompileKey("GPU", Precision.FP16, 2, 2)
     assert all(g.nireqs == (1, 4) for g in groups)
     assert [p.nireq for p in groups[0].points()] == [1, 4]
+
+
+def test_hint_baselines_close_each_device_precision_batch() -> None:
+    spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), precisions=(Precision.FP32,), streams=(1, 2),
+                     nireq=(1,), batches=(1, 2))
+    keys = [g.key for g in expand(spec, [device("CPU")])]
+    assert keys == [
+        CompileKey("CPU", Precision.FP32, 1, 1), CompileKey("CPU", Precision.FP32, 1, 2),
+        CompileKey("CPU", Precision.FP32, 1, 0, Mode.LATENCY), CompileKey("CPU", Precision.FP32, 1, 0, Mode.THROUGHPUT),
+        CompileKey("CPU", Precision.FP32, 2, 1), CompileKey("CPU", Precision.FP32, 2, 2),
+        CompileKey("CPU", Precision.FP32, 2, 0, Mode.LATENCY), CompileKey("CPU", Precision.FP32, 2, 0, Mode.THROUGHPUT),
+    ]
+    baseline = expand(spec, [device("CPU")])[2]
+    assert baseline.nireqs == (0,)  # 0: the device's optimal number, read back after compiling
+    assert baseline.points()[0].label() == "CPU fp32 batch 1 PERFORMANCE_HINT=LATENCY"

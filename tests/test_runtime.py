@@ -62,7 +62,8 @@ def test_fp16_ir_has_f16_weights_and_is_made_once(runtime: Runtime, tiny_model: 
     model = runtime.read_model(source, Precision.FP16)
     constant_types = {op.get_output_element_type(0) for op in model.get_ops() if op.get_type_name() == "Constant"}
     assert ov.Type.f16 in constant_types
-    (cached,) = list(private_ir_cache.rglob("*_fp16.xml"))
+    (cached,) = list(private_ir_cache.rglob(f"{tiny_model.stem}_fp16.xml"))
+    assert runtime.ir_path(source, Precision.FP16) == cached
     first_write = cached.stat().st_mtime_ns
     runtime.read_model(source, Precision.FP16)
     assert cached.stat().st_mtime_ns == first_write

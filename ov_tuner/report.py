@@ -1,0 +1,233 @@
+"""Reports from stored results: one self-contained HTML file (images embedded) and a Markdown summary.
+
+Both render the same document, built once from the analysis: a list of sections made of paragraphs,
+tables, code blocks and images.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ov_tuner import __version__
+from ov_tuner.analysis import (
+    baseline_gains,
+    baseline_points,
+    best_per_device_precision,
+    compare_precisions,
+    fastest,
+    grid_points,
+    saturation,
+)
+from ov_tuner.diagnostics import diagnostics
+from ov_tuner.errors import OvTunerError
+from ov_tuner.plots import WrittenFigures, write_figures
+from ov_tuner.recommend import deploy_snippets, recommend
+from ov_tuner.render import ran
+from ov_tuner.store import StoredResults
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: list[str]
+
+
+@dataclass(frozen=True)
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Code:
+    text: str
+    language: str = ""
+
+
+@dataclass(frozen=True)
+class Image:
+    path: Path
+    alt: str
+
+
+Block = Paragraph | Bullets | Table | Code | Image
+
+
+@dataclass
+class Section:
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    html: Path
+    markdown: Path
+    images: list[Path]
+
+
+def build_report(results: StoredResults, out_dir: Path) -> ReportFiles:
+    """Write report.html, report.md and the figures they show into `out_dir`."""
+    if not grid_points(results.points):
+        raise OvTunerError(f"{results.path} has no measured point to report on; run `ov-tuner sweep` first")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figures = write_figures(results.points, results.environment, results.devices, out_dir)
+    sections = _sections(results, figures)
+    title = f"ov-tuner report: {results.environment.model_name}"
+    html_path, md_path = out_dir / "report.html", out_dir / "report.md"
+    html_path.write_text(_to_html(title, sections), encoding="utf-8")
+    md_path.write_text(_to_markdown(title, sections, out_dir), encoding="utf-8")
+    return ReportFiles(html_path, md_path, figures.all())
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.1f}" if value >= 10 else f"{value:.3g}"
+
+
+def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
+    env, points = results.environment, results.points
+    sections = []
+
+    environment = Section("Environment")
+    environment.blocks.append(Table(["", ""], [
+        ["model", f"{env.model_name} ({env.model_path})"], ["model sha256", env.model_sha256],
+        ["OpenVINO", env.ov_version], ["ov-tuner", f"{env.ov_tuner_version} (report by {__version__})"],
+        ["host", env.host], ["CPU", f"{env.cpu_model}, {env.cores} cores"], ["Python", env.python],
+        *[[f"device {d.name}", f"{d.full_name}; default precision {d.default_precision}"]
+          for d in results.devices.values()],
+    ]))
+    sections.append(environment)
+
+    answer = Section("What to deploy")
+    rec = recommend(points)
+    snippets = deploy_snippets(rec.winner)
+    answer.blocks += [Paragraph(rec.reason), Bullets([g.reason for g in rec.baselines] + list(snippets.notes)),
+                      Paragraph("Python:"), Code(snippets.python, "python"),
+                      Paragraph("benchmark_app:"), Code(snippets.benchmark_app, "bash"),
+                      Paragraph("benchmark_app -load_config file:"), Code(snippets.load_config, "json"),
+                      Paragraph("Under a latency budget: `ov-tuner recommend RESULTS --max-latency MS`.")]
+    sections.append(answer)
+
+    best = Section("Best configurations")
+    rows = []
+    for b in best_per_device_precision(points):
+        p = b.point
+        gains = "; ".join(f"{g.fps_gain:+.1%} vs {g.baseline.config.mode.value} hint"
+                          for g in baseline_gains(p, points))
+        rows.append([b.device, b.precision.value, ran(p), str(p.config.batch), str(p.config.streams),
+                     str(p.config.nireq), _fmt(p.fps), _fmt(p.latency_ms(50)), _fmt(p.latency_ms(90)), gains or "-"])
+    best.blocks.append(Table(["device", "precision", "ran", "batch", "streams", "nireq", "FPS", "median ms",
+                              "p90 ms", "vs OpenVINO hints"], rows))
+    sections.append(best)
+
+    sat = Section("Saturation: where more streams or requests stop paying")
+    sat.blocks.append(Bullets([s.reason for s in saturation(points)]))
+    sections.append(sat)
+
+    hints = Section("OpenVINO's own choice: performance-hint baselines")
+    baselines = baseline_points(points)
+    if baselines:
+        hint_rows = []
+        for base in baselines:
+            tuned = fastest(p for p in grid_points(points) if p.config.heatmap_key == base.config.heatmap_key)
+            gain = f"{tuned.fps / base.fps - 1:+.1%} ({tuned.config.streams}x{tuned.config.nireq})" if tuned else "-"
+            hint_rows.append([base.config.device, base.config.precision.value, str(base.config.batch),
+                              base.config.mode.performance_hint, str(base.streams), str(base.nireq), _fmt(base.fps),
+                              _fmt(base.latency_ms(90)), gain])
+        hints.blocks.append(Table(["device", "precision", "batch", "hint", "streams chosen", "nireq (optimal)",
+                                   "FPS", "p90 ms", "best tuned gain"], hint_rows))
+    else:
+        hints.blocks.append(Paragraph("No baselines were measured (the sweep ran with --no-baselines)."))
+    sections.append(hints)
+
+    heatmaps = Section("Heatmaps: streams x infer requests")
+    heatmaps.blocks += [Image(path, path.stem) for path in figures.heatmaps]
+    sections.append(heatmaps)
+
+    if figures.pareto is not None:
+        sections.append(Section("Throughput against latency: the Pareto front",
+                                [Image(figures.pareto, "Pareto front")]))
+
+    comparisons = compare_precisions(points)
+    if comparisons:
+        precision = Section("FP16 against FP32")
+        for c, path in zip(comparisons, figures.precision, strict=True):
+            precision.blocks += [Paragraph(c.reason), Bullets(list(c.notes)) if c.notes else Paragraph(
+                "Both precisions executed as asked."), Image(path, path.stem)]
+        sections.append(precision)
+
+    if figures.batch is not None:
+        sections.append(Section("Batch size and devices", [Image(figures.batch, "FPS and latency against batch")]))
+
+    found = diagnostics(points)
+    sections.append(Section("Diagnostics", [Bullets([f"{d.kind.value}: {d.label}: {d.detail} ({d.hint})"
+                                                     for d in found]) if found else Paragraph("None.")]))
+    return sections
+
+
+# -- rendering --------------------------------------------------------------------------------------
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1400px; margin: 2em auto; padding: 0 1em; color: #1d1d1f; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; }
+th { background: #f2f2f7; }
+pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; }
+img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; border: 1px solid #eee; }
+h2 { border-bottom: 2px solid #e5e5ea; padding-bottom: 0.2em; margin-top: 1.6em; }
+"""
+
+
+def _html_block(block: Block) -> str:
+    if isinstance(block, Paragraph):
+        return f"<p>{html.escape(block.text)}</p>"
+    if isinstance(block, Bullets):
+        return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in block.items) + "</ul>" if block.items else ""
+    if isinstance(block, Table):
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in block.header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    if isinstance(block, Code):
+        return f"<pre><code>{html.escape(block.text)}</code></pre>"
+    data = base64.b64encode(block.path.read_bytes()).decode("ascii")
+    return f'<img alt="{html.escape(block.alt)}" src="data:image/png;base64,{data}">'
+
+
+def _to_html(title: str, sections: list[Section]) -> str:
+    body = "".join(f"<h2>{html.escape(s.title)}</h2>" + "".join(_html_block(b) for b in s.blocks) for s in sections)
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>\n")
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _md_block(block: Block, base: Path) -> str:
+    if isinstance(block, Paragraph):
+        return block.text
+    if isinstance(block, Bullets):
+        return "\n".join(f"- {i}" for i in block.items)
+    if isinstance(block, Table):
+        lines = ["| " + " | ".join(_md_cell(h) for h in block.header) + " |",
+                 "|" + "---|" * len(block.header)]
+        lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+        return "\n".join(lines)
+    if isinstance(block, Code):
+        return f"```{block.language}\n{block.text.rstrip()}\n```"
+    return f"![{block.alt}]({block.path.relative_to(base)})"
+
+
+def _to_markdown(title: str, sections: list[Section], base: Path) -> str:
+    parts = [f"# {title}"]
+    for s in sections:
+        parts.append(f"## {s.title}")
+        parts += [text for text in (_md_block(b, base) for b in s.blocks) if text]
+    return "\n\n".join(parts) + "\n"

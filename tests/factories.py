@@ -1,0 +1,43 @@
+"""Stored points with known figures, for testing the pure analysis functions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ov_tuner.schema import CompileInfo, Measurement, Mode, PointConfig, PointResult, Precision, Status
+
+
+def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = Precision.FP32, batch: int = 1,
+               device: str = "CPU", latency_ms: float | None = None, ran: str | None = None, noisy: bool = False,
+               num_streams: int | None = None, mode: Mode = Mode.GRID) -> PointResult:
+    """A measured point: `fps` over a 2 s window, every latency `latency_ms` (default nireq / fps)."""
+    config = PointConfig(device, precision, batch, streams, nireq, mode)
+    hint = precision.hint
+    requested = {"INFERENCE_PRECISION_HINT": hint}
+    if mode is Mode.GRID:
+        requested["NUM_STREAMS"] = str(streams)
+    else:
+        requested["PERFORMANCE_HINT"] = mode.performance_hint
+    ran_streams = num_streams or streams
+    compile_info = CompileInfo(config.compile_key, requested, ran_streams, ran or hint, ran or hint,
+                               nireq or ran_streams, (device,), 10.0, 1.0, "/models/m.xml")
+    seconds = 2.0
+    requests = round(fps * seconds / batch)
+    slices = (fps * 0.7, fps * 1.3, fps) if noisy else (fps, fps, fps)
+    latency = latency_ms if latency_ms is not None else 1000.0 * nireq / fps
+    return PointResult(config, Status.OK, compile_info,
+                       Measurement(requests, requests * batch, seconds, np.full(requests, latency), slices))
+
+
+def baseline(mode: Mode, streams: int, nireq: int, fps: float, **kwargs: object) -> PointResult:
+    """A hint baseline: the configuration says 0 x 0, the compiled model says what OpenVINO chose."""
+    point = make_point(0, 0, fps, mode=mode, num_streams=streams, **kwargs)  # type: ignore[arg-type]
+    assert point.compile is not None
+    compile_info = CompileInfo(point.compile.key, point.compile.requested, streams, point.compile.inference_precision,
+                               point.compile.executed_precision, nireq, point.compile.execution_devices, 10.0, 1.0,
+                               point.compile.ir_path)
+    return PointResult(point.config, point.status, compile_info, point.measurement)
+
+
+def failed_point(streams: int, nireq: int, precision: Precision = Precision.FP32) -> PointResult:
+    return PointResult(PointConfig("CPU", precision, 1, streams, nireq), Status.FAILED, error="compile: boom")
