@@ -1,0 +1,110 @@
+"""Reports from a real sweep of the default model, checked as files and in a real headless browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import quick_spec
+from matplotlib.image import imread
+from playwright.sync_api import sync_playwright
+from typer.testing import CliRunner
+
+from ov_tuner.architectures import DEFAULT_ARCHITECTURE, build
+from ov_tuner.cli import app
+from ov_tuner.report import ReportFiles, build_report
+from ov_tuner.schema import Mode, Precision
+from ov_tuner.store import load_results
+from ov_tuner.sweep import run_sweep
+
+SECTIONS = ("Environment", "What to deploy", "Best configurations", "Saturation", "performance-hint baselines",
+            "Heatmaps", "Pareto front", "FP16 against FP32", "Batch size", "Diagnostics")
+# Debian's chromium, installed by scripts/test; flags for a root user on a machine with no network.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="session")
+def default_model_db(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """MobileNet-v2, fp32 and fp16, batch 1 and 2, 1-2 streams x 1-2 requests, with the hint baselines."""
+    out = tmp_path_factory.mktemp("default-model") / "results.db"
+    summary = run_sweep(quick_spec(build(DEFAULT_ARCHITECTURE, models_dir), out, batches=(1, 2), time_s=0.2,
+                                   precisions=(Precision.FP32, Precision.FP16), baselines=True))
+    assert (summary.measured, summary.failed) == (16 + 8, 0)
+    return out
+
+
+@pytest.fixture(scope="session")
+def report(default_model_db: Path, tmp_path_factory: pytest.TempPathFactory) -> ReportFiles:
+    return build_report(load_results(default_model_db), tmp_path_factory.mktemp("report"))
+
+
+def test_the_sweep_measured_openvinos_own_choices(default_model_db: Path) -> None:
+    points = load_results(default_model_db).points
+    baselines = [p for p in points if p.config.mode is not Mode.GRID]
+    assert {p.config.mode for p in baselines} == {Mode.LATENCY, Mode.THROUGHPUT}
+    for p in baselines:
+        assert p.compile is not None and "NUM_STREAMS" not in p.compile.requested
+        assert p.compile.requested["PERFORMANCE_HINT"] == p.config.mode.performance_hint
+        assert p.nireq == p.compile.optimal_nireq >= 1 and p.streams >= 1
+        assert p.measurement is not None and p.measurement.requests >= p.nireq
+
+
+def test_report_files_and_sections(report: ReportFiles) -> None:
+    html, markdown = report.html.read_text(), report.markdown.read_text()
+    for title in SECTIONS:
+        assert title in html and title in markdown, title
+    # 4 heatmaps (2 precisions x 2 batches), 2 precision comparisons (per batch), Pareto, batch view
+    assert len(report.images) == 8
+    assert html.count('<img alt="') == len(report.images)
+    assert 'src="file:' not in html and 'src="data:image/png;base64,' in html  # self-contained
+    linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", markdown)
+    assert sorted(linked) == sorted(p.name for p in report.images)
+    assert all((report.markdown.parent / name).is_file() for name in linked)
+    assert "saturates at" in markdown and "FPS over PERFORMANCE_HINT=THROUGHPUT" in markdown
+
+
+def test_report_renders_in_headless_chromium(report: ReportFiles, tmp_path: Path) -> None:
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is needed for this test: scripts/test installs it (apt-get install chromium)"
+    shot = tmp_path / "report.png"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(report.html.as_uri(), wait_until="load")
+        images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight])")
+        headings = page.evaluate("Array.from(document.querySelectorAll('h2')).map(h => h.textContent)")
+        page.screenshot(path=str(shot), full_page=True)
+        browser.close()
+    assert len(images) == len(report.images)
+    assert all(complete and width > 300 and height > 200 for complete, width, height in images)
+    assert len(headings) == len(SECTIONS)
+    pixels = imread(shot)
+    assert pixels.shape[0] > 3000  # the whole page, figures included
+    assert pixels[..., :3].std() > 0.1  # not blank
+
+
+def test_recommend_command_with_and_without_a_budget(default_model_db: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    free = runner.invoke(app, ["recommend", str(default_model_db)])
+    assert free.exit_code == 0, free.stderr
+    assert "deploy:" in free.stdout and "has the highest throughput of all 16 configurations" in free.stdout
+    assert "ov.AsyncInferQueue(compiled," in free.stdout and "benchmark_app -m" in free.stdout
+
+    config = tmp_path / "config.json"
+    budget = runner.invoke(app, ["recommend", str(default_model_db), "--max-latency", "1000", "--percentile", "99",
+                                 "--config-out", str(config)])
+    assert budget.exit_code == 0, budget.stderr
+    assert "p99 latency <= 1000 ms" in budget.stdout and config.is_file()
+
+    impossible = runner.invoke(app, ["recommend", str(default_model_db), "--max-latency", "0.001"])
+    assert impossible.exit_code == 2
+    assert impossible.stderr.startswith("error: no configuration meets p90 latency <= 0.001 ms; the fastest is")
+
+
+def test_report_command(default_model_db: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["report", str(default_model_db), "-o", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "r" / "report.html").is_file() and "8 figures" in result.stdout
