@@ -16,22 +16,26 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ov_tuner import __version__
+from ov_tuner.coldstart import ColdStartSpec, run_coldstart
 from ov_tuner.errors import OvTunerError
-from ov_tuner.grid import parse_counts, parse_devices, parse_precisions, parse_shapes
+from ov_tuner.grid import parse_counts, parse_devices, parse_precisions, parse_shapes, parse_stop_rule
+from ov_tuner.profile import run_profile
 from ov_tuner.recommend import deploy_snippets
 from ov_tuner.recommend import recommend as recommend_point
 from ov_tuner.render import (
     best_table,
+    coldstart_table,
     devices_table,
     diagnostics_lines,
     points_table,
+    profile_tables,
     recommendation_lines,
     saturation_lines,
 )
-from ov_tuner.runtime import Runtime
-from ov_tuner.schema import PointConfig, PointResult, Status, SweepSpec
-from ov_tuner.store import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.schema import InputMode, PointConfig, PointResult, Search, Status, SweepSpec
+from ov_tuner.store import ResultStore, check_out_path, load_results
+from ov_tuner.sweep import environment, run_sweep
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
@@ -84,6 +88,11 @@ class _ProgressBar:
             self._progress.console.print(f"[red]failed[/red] {point.config.label()}: {point.error}", highlight=False)
         self._progress.advance(self._task)
 
+    def dropped(self, count: int) -> None:
+        """Smart search left points out: the bar's total shrinks, so its ETA stays honest."""
+        total = self._progress.tasks[self._task].total or 0
+        self._progress.update(self._task, total=total - count)
+
 
 @contextmanager
 def _stop_on_ctrl_c() -> Iterator[threading.Event]:
@@ -112,7 +121,17 @@ def sweep(
     streams: Annotated[str, typer.Option(help="NUM_STREAMS values, e.g. 1,2,4, or auto.")] = "auto",
     nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
-    time: Annotated[float, typer.Option(min=0.05, help="Seconds measured per point, after warm-up.")] = 3.0,
+    time: Annotated[str, typer.Option(help="Seconds measured per point, or auto: windows until the last three "
+                                      "agree within --tolerance (at most --max-time).")] = "auto",
+    window: Annotated[float, typer.Option(min=0.05, help="Seconds per measurement window.")] = 1.0,
+    tolerance: Annotated[float, typer.Option(min=0.0, help="With --time auto: how closely the last three "
+                                             "windows must agree on FPS and median latency (0.03 = 3%).")] = 0.03,
+    max_time: Annotated[float, typer.Option(min=0.1, help="With --time auto: most seconds per point.")] = 10.0,
+    search: Annotated[Search, typer.Option(help="grid: every point; smart: raise requests and streams only "
+                                           "while they pay.")] = Search.SMART,
+    input_mode: Annotated[InputMode, typer.Option(help="full: copy fresh input data into every request before "
+                                                  "each start, to see what host-side input costs.")]
+    = InputMode.INFERENCE_ONLY,
     warmup: Annotated[float, typer.Option(min=0.0, help="Seconds of warm-up on each compiled model, after its "
                                           "first inference and before its first point.")] = 0.1,
     shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
@@ -126,7 +145,8 @@ def sweep(
     spec = SweepSpec(
         model=model, out=out_path, devices=parse_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
-        batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), time_s=time, warmup_s=warmup,
+        batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
+        stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
         shapes=parse_shapes(shape), baselines=baselines,
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -137,8 +157,9 @@ def sweep(
     except KeyboardInterrupt:
         err.print(f"aborted: every completed point is kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    out.print(f"{summary.measured} points measured, {summary.failed} failed, {summary.skipped} already stored; "
-              f"{summary.compiles} compiles; results in {summary.out}")
+    left_out = f", {summary.dropped} left out by smart search" if summary.dropped else ""
+    out.print(f"{summary.measured} points measured, {summary.failed} failed, {summary.skipped} already stored"
+              f"{left_out}; {summary.compiles} compiles; results in {summary.out}")
     if summary.interrupted:
         err.print(f"interrupted: measured points are kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -166,7 +187,8 @@ def plot(
     from ov_tuner.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
 
     stored = load_results(results)
-    for path in write_figures(stored.points, stored.environment, stored.devices, out_dir).all():
+    figures = write_figures(stored.points, stored.environment, stored.devices, out_dir, stored.latest_profiles())
+    for path in figures.all():
         out.print(f"wrote {path}")
 
 
@@ -212,6 +234,62 @@ def report(
 
     files = build_report(load_results(results), out_dir)
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
+
+
+@app.command()
+@_one_line_errors
+def coldstart(
+    model: Annotated[Path, typer.Argument(help="OpenVINO IR (.xml) or ONNX model.")],
+    device: Annotated[str, typer.Option(help="One device.")] = "CPU",
+    precision: Annotated[str, typer.Option(help="fp32, fp16 or bf16.")] = "fp32",
+    batch: Annotated[int, typer.Option(min=1)] = 1,
+    streams: Annotated[int, typer.Option(min=1)] = 1,
+    repeats: Annotated[int, typer.Option(min=1, help="Fresh processes per figure.")] = 5,
+    shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models, as for sweep.")] = None,
+    out_path: Annotated[Path, typer.Option("--out", help="Results file to store the figures in.")]
+    = Path("results.db"),
+) -> None:
+    """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
+    spec = ColdStartSpec(model, out_path, device.upper(), parse_precisions(precision)[0], batch, streams,
+                         parse_shapes(shape), repeats)
+    check_out_path(out_path)
+    cold = run_coldstart(spec)
+    with ResultStore(out_path) as store:
+        store.claim(environment(open_model_source(model)))
+        store.add_coldstart(cold)
+    out.print(coldstart_table(cold))
+    out.print(cold.reason, highlight=False)
+
+
+@app.command()
+@_one_line_errors
+def profile(
+    model: Annotated[Path, typer.Argument(help="OpenVINO IR (.xml) or ONNX model.")],
+    device: Annotated[str, typer.Option(help="One device.")] = "CPU",
+    precision: Annotated[str, typer.Option(help="fp32, fp16 or bf16.")] = "fp32",
+    streams: Annotated[int, typer.Option(min=1)] = 1,
+    nireq: Annotated[int, typer.Option(min=1)] = 1,
+    batch: Annotated[int, typer.Option(min=1)] = 1,
+    time: Annotated[float, typer.Option(min=0.05, help="Seconds of inferences to profile.")] = 2.0,
+    top: Annotated[int, typer.Option(min=1, help="Layers in the table and the chart.")] = 15,
+    shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models, as for sweep.")] = None,
+    out_path: Annotated[Path, typer.Option("--out", help="Results file to store the profile in.")]
+    = Path("results.db"),
+    plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
+) -> None:
+    """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
+    config = PointConfig(device.upper(), parse_precisions(precision)[0], batch, streams, nireq)
+    check_out_path(out_path)
+    result = run_profile(model, config, time, parse_shapes(shape))
+    with ResultStore(out_path) as store:
+        store.claim(environment(open_model_source(model)))
+        store.add_profile(result)
+    for table in profile_tables(result, top):
+        out.print(table)
+    if plot_dir is not None:
+        from ov_tuner.plots import save_profile_figure  # imports matplotlib
+
+        out.print(f"wrote {save_profile_figure(result, model.stem, plot_dir, top)}")
 
 
 @app.command()

@@ -7,11 +7,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from itertools import pairwise
 
 from ov_tuner.schema import Mode, PointResult
 
-# A point whose slice-to-slice throughput varies more than this (coefficient of variation) is noisy.
+# A point whose window-to-window throughput varies more than this (coefficient of variation) is noisy.
 NOISY_FPS_CV = 0.10
+# The Python thread driving the loop was busy this share of the wall time: it, not the device, set the pace.
+CLIENT_BOUND_CPU_SHARE = 0.85
+# More requests that add less FPS than this and less median latency than that were not served in parallel.
+FLAT_FPS_GAIN, FLAT_LATENCY_RISE = 0.03, 0.20
 
 
 class DiagnosticKind(str, Enum):
@@ -20,6 +25,8 @@ class DiagnosticKind(str, Enum):
     STREAMS = "streams differ from request"
     IDLE_STREAMS = "fewer requests than streams"
     NOISY = "noisy point"
+    UNSTABLE = "did not settle"
+    CLIENT_BOUND = "client-bound"
 
 
 _HINTS = {
@@ -28,6 +35,8 @@ _HINTS = {
     DiagnosticKind.STREAMS: "the device changed NUM_STREAMS; read the cell as the read-back stream count",
     DiagnosticKind.IDLE_STREAMS: "some streams sit idle; use nireq >= streams for throughput",
     DiagnosticKind.NOISY: "the machine was busy or the window short; rerun with a longer --time",
+    DiagnosticKind.UNSTABLE: "its FPS averages a drifting run; rerun on a quieter machine or raise --max-time",
+    DiagnosticKind.CLIENT_BOUND: "the Python loop, not the device, limits this point; its FPS understates the device",
 }
 
 
@@ -69,7 +78,35 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
                                         f"asked {c.key.streams} streams, device runs {c.num_streams}"))
         if p.nireq < p.streams:
             found.append(Diagnostic(DiagnosticKind.IDLE_STREAMS, label, f"{p.nireq} requests for {p.streams} streams"))
-        cv = p.measurement.fps_cv if p.measurement else None
-        if cv is not None and cv > NOISY_FPS_CV:
-            found.append(Diagnostic(DiagnosticKind.NOISY, label, f"throughput varied {cv:.0%} (CV) across the window"))
+        m = p.measurement
+        assert m is not None
+        if m.fps_cv is not None and m.fps_cv > NOISY_FPS_CV:
+            detail = f"throughput varied {m.fps_cv:.0%} (CV) across windows"
+            found.append(Diagnostic(DiagnosticKind.NOISY, label, detail))
+        if m.settled is False:
+            found.append(Diagnostic(DiagnosticKind.UNSTABLE, label,
+                                    f"{len(m.windows)} windows in {m.wall_s:.1f} s never agreed within the tolerance"))
+        if m.client_cpu_share > CLIENT_BOUND_CPU_SHARE:
+            found.append(Diagnostic(DiagnosticKind.CLIENT_BOUND, label,
+                                    f"the Python loop was busy {m.client_cpu_share:.0%} of the time"))
+    return found + _flat_request_steps(points)
+
+
+def _flat_request_steps(points: list[PointResult]) -> list[Diagnostic]:
+    """Doubling requests raised neither FPS nor latency: the extra requests never ran in parallel."""
+    found = []
+    by_compile: dict[object, list[PointResult]] = {}
+    for p in points:
+        if p.ok and p.config.mode is Mode.GRID:
+            by_compile.setdefault((p.config.compile_key, p.config.input_mode), []).append(p)
+    for group in by_compile.values():
+        group.sort(key=lambda p: p.config.nireq)
+        for a, b in pairwise(group):
+            if b.nireq < 2 * a.nireq or a.nireq < a.streams:
+                continue
+            fps_gain, latency_rise = b.fps / a.fps - 1, b.latency_ms(50) / a.latency_ms(50) - 1
+            if fps_gain < FLAT_FPS_GAIN and latency_rise < FLAT_LATENCY_RISE:
+                found.append(Diagnostic(DiagnosticKind.CLIENT_BOUND, b.config.label(),
+                                        f"from {a.nireq} to {b.nireq} requests FPS {fps_gain:+.0%} and median latency "
+                                        f"{latency_rise:+.0%}: the extra requests were not served in parallel"))
     return found

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import AUTO, CompileGroup, CompileKey, DeviceInfo, Mode, Precision, SweepSpec
+from ov_tuner.schema import (
+    AUTO,
+    CompileGroup,
+    CompileKey,
+    DeviceInfo,
+    Mode,
+    Precision,
+    Search,
+    StopRule,
+    SweepSpec,
+)
+from ov_tuner.search import candidate_nireqs
 
 
 def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ...] | None:
@@ -64,6 +76,19 @@ def parse_shapes(text: str | None) -> dict[str, list[int]]:
     return shapes
 
 
+def parse_stop_rule(time: str, window_s: float, tolerance: float, max_s: float) -> StopRule:
+    """'--time auto' measures in windows until they agree; '--time 3' measures 3 s, in windows all the same."""
+    if time.strip().lower() == AUTO:
+        return StopRule(window_s=window_s, tolerance=tolerance, max_s=max_s)
+    try:
+        seconds = float(time)
+    except ValueError:
+        seconds = 0.0
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise BadInputError(f"--time: '{time}' is neither a number of seconds above 0 nor auto; use e.g. --time 3")
+    return StopRule(window_s=min(window_s, seconds), fixed_s=seconds)
+
+
 def powers_of_two_up_to(limit: int) -> tuple[int, ...]:
     """1, 2, 4, ... below `limit`, and `limit` itself."""
     values = [1]
@@ -100,8 +125,10 @@ def expand(spec: SweepSpec, devices: list[DeviceInfo]) -> list[CompileGroup]:
         for precision in spec.precisions:
             for batch in spec.batches:
                 for s in streams:
-                    groups.append(CompileGroup(CompileKey(device.name, precision, batch, s), nireqs))
+                    tried = candidate_nireqs(nireqs, s) if spec.search is Search.SMART else nireqs
+                    groups.append(CompileGroup(CompileKey(device.name, precision, batch, s), tried, spec.input_mode))
                 if spec.baselines:
                     for mode in (Mode.LATENCY, Mode.THROUGHPUT):
-                        groups.append(CompileGroup(CompileKey(device.name, precision, batch, 0, mode), (0,)))
+                        key = CompileKey(device.name, precision, batch, 0, mode)
+                        groups.append(CompileGroup(key, (0,), spec.input_mode))
     return groups

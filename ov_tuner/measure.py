@@ -4,75 +4,109 @@ Why this loop: Python waits for an idle request and restarts it, as OpenVINO's b
 no Python callback per request. A Python callback costs a GIL hand-off on every completion (measured in
 scripts/bench_loop.py); waiting for idle requests leaves the completion path entirely in C++.
 
-What it guarantees: inputs are written into each request's tensors once, before any clock starts; the
-warm-up is discarded; the window starts from an idle queue and its clock stops only after
-every request it started has completed; each latency is the request's own C++-side timer.
+What it guarantees: inputs are written into each request's tensors before any clock starts (in `full`
+input mode, fresh data is copied in before every start, and that cost is measured); the warm-up is
+discarded; the measured run starts from an idle queue and its clock stops only after every request it
+started has completed; each latency is the request's own C++-side timer.
+
+How long it runs: by default in windows (at least `window_s` and `min_window_requests` completions
+each) until the last `settle_windows` agree within `tolerance` on FPS and on median latency, or
+`max_s` has passed; with `fixed_s`, for exactly that long. Either way every window is kept.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import openvino as ov
 
-from ov_tuner.runtime import fill_inputs
-from ov_tuner.schema import Measurement
-
-# The window is cut into time slices to show its noise; a slice needs enough completions to mean anything.
-MAX_SLICES = 10
-MIN_COMPLETIONS_PER_SLICE = 20
+from ov_tuner.runtime import fill_inputs, input_sets
+from ov_tuner.schema import InputMode, Measurement, StopRule, Window
 
 
-def measure(
-    compiled: ov.CompiledModel, nireq: int, batch: int, seconds: float, warmup_s: float
-) -> Measurement:
-    """Warm up for `warmup_s` (every request at least once; none when 0), then measure `seconds` of closed loop."""
+def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, warmup_s: float,
+            input_mode: InputMode = InputMode.INFERENCE_ONLY) -> Measurement:
+    """Warm up for `warmup_s` (every request at least once; none when 0), then measure until `rule` stops."""
     queue = ov.AsyncInferQueue(compiled, nireq)
     requests = [queue[i] for i in range(nireq)]
     try:
         for request in requests:
             fill_inputs(request)
+        start = _starter(queue, requests, input_mode)
         if warmup_s > 0:
-            _closed_loop(queue, requests, warmup_s, min_starts=nireq)
-        started, latencies, stamps, t0, t1 = _closed_loop(queue, requests, seconds, min_starts=nireq)
+            _closed_loop(queue, requests, start, batch, StopRule(window_s=warmup_s, fixed_s=warmup_s), nireq)
+        run = _closed_loop(queue, requests, start, batch, rule, nireq)
     finally:
         # Every request finishes before the queue goes, and the queue goes before the compiled model:
         # destroying them in another order can deadlock at exit on the GIL.
         queue.wait_all()
         del requests, queue
-    wall_s = (t1 - t0) / 1e9
     return Measurement(
-        requests=started,
-        frames=started * batch,
-        wall_s=wall_s,
-        latencies_ms=np.asarray(latencies, dtype=np.float64),
-        slice_fps=_slice_fps(np.asarray(stamps, dtype=np.int64) - t0, t1 - t0, batch),
+        requests=run.started,
+        frames=run.started * batch,
+        wall_s=run.wall_s,
+        latencies_ms=np.asarray(run.latencies, dtype=np.float64),
+        windows=tuple(run.windows),
+        settled=rule.settled(run.windows) if rule.fixed_s is None else None,
+        client_cpu_share=run.client_cpu_s / run.wall_s,
     )
 
 
-def _closed_loop(
-    queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], seconds: float, min_starts: int
-) -> tuple[int, list[float], list[int], int, int]:
-    """Keep every request busy for `seconds` from an idle queue, then drain it.
+def _starter(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest],
+             input_mode: InputMode) -> Callable[[], None]:
+    """What starts the next request: as it is, or after copying a fresh set of inputs into it."""
+    if input_mode is InputMode.INFERENCE_ONLY:
+        return queue.start_async
+    sets = input_sets(requests[0], count=len(requests) + 1)  # more sets than requests: data really changes
+    position = 0
 
-    Returns the number of requests started (all completed), their latencies in ms, the clock reading
-    at which each completion was collected, and the window's start and end (perf_counter_ns).
+    def start_with_fresh_inputs() -> None:
+        nonlocal position
+        queue.start_async(sets[position])  # copies the arrays into the request's own tensors
+        position = (position + 1) % len(sets)
+
+    return start_with_fresh_inputs
+
+
+@dataclass
+class _Run:
+    started: int
+    latencies: list[float]
+    windows: list[Window]
+    wall_s: float
+    client_cpu_s: float
+
+
+def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], start_next: Callable[[], None],
+                 batch: int, rule: StopRule, min_starts: int) -> _Run:
+    """Keep every request busy from an idle queue until `rule` stops, then drain the queue.
+
+    A window closes at the first completion after it has lasted `window_s` and holds
+    `min_window_requests` completions; its FPS is its completions over its own duration.
     """
     in_flight = [False] * len(requests)
     latencies: list[float] = []
-    stamps: list[int] = []
+    windows: list[Window] = []
     started = 0
-    get_idle, start_next, clock = queue.get_idle_request_id, queue.start_async, time.perf_counter_ns
+    get_idle, clock = queue.get_idle_request_id, time.perf_counter_ns
+    cpu_start = time.thread_time_ns()  # this thread only: the Python side of the loop, not OpenVINO's threads
     t0 = clock()
-    deadline = t0 + int(seconds * 1e9)
+    deadline = t0 + int((rule.fixed_s if rule.fixed_s is not None else rule.max_s) * 1e9)
+    window_ns, window_start, window_first = int(rule.window_s * 1e9), t0, 0
     while True:
-        idle = get_idle()  # blocks until a request is idle; start_async then takes that same request
+        idle = get_idle()  # blocks until a request is idle; start_next then takes that same request
         now = clock()
         if in_flight[idle]:
             latencies.append(requests[idle].latency)
-            stamps.append(now)
             in_flight[idle] = False
+            if now - window_start >= window_ns and len(latencies) - window_first >= rule.min_window_requests:
+                windows.append(_window(latencies[window_first:], (now - window_start) / 1e9, batch))
+                window_start, window_first = now, len(latencies)
+                if rule.fixed_s is None and rule.settled(windows):
+                    break
         if now >= deadline and started >= min_starts:
             break
         start_next()
@@ -80,18 +114,11 @@ def _closed_loop(
         started += 1
     queue.wait_all()
     t1 = clock()
-    for i, busy in enumerate(in_flight):
-        if busy:
-            latencies.append(requests[i].latency)
-            stamps.append(t1)
-    return started, latencies, stamps, t0, t1
+    client_cpu_s = (time.thread_time_ns() - cpu_start) / 1e9
+    latencies += [requests[i].latency for i, busy in enumerate(in_flight) if busy]
+    return _Run(started, latencies, windows, (t1 - t0) / 1e9, client_cpu_s)
 
 
-def _slice_fps(offsets_ns: np.ndarray, window_ns: int, batch: int) -> tuple[float, ...]:
-    """Frames per second in equal time slices of the window (empty when too few completions)."""
-    slices = min(MAX_SLICES, offsets_ns.size // MIN_COMPLETIONS_PER_SLICE)
-    if slices < 3 or window_ns <= 0:
-        return ()
-    counts, _ = np.histogram(offsets_ns, bins=slices, range=(0, window_ns))
-    slice_s = window_ns / slices / 1e9
-    return tuple(float(c) * batch / slice_s for c in counts)
+def _window(latencies: list[float], seconds: float, batch: int) -> Window:
+    return Window(fps=len(latencies) * batch / seconds, median_ms=float(np.median(latencies)),
+                  requests=len(latencies), seconds=seconds)

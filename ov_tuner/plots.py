@@ -29,6 +29,7 @@ from ov_tuner.analysis import (
     saturation,
     short_label,
 )
+from ov_tuner.profile import Profile
 from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
@@ -183,15 +184,45 @@ def batch_figure(series: list[BatchSeries], env: Environment) -> Figure:
     return fig
 
 
+def profile_figure(profile: Profile, model_name: str, top: int = 15) -> Figure:
+    """The slowest layers as horizontal bars of their share of layer time, labelled with the kernel that ran."""
+    rows = profile.top_layers(top)
+    fig = Figure(figsize=(11, 0.42 * len(rows) + 1.8), layout="constrained")
+    ax = fig.subplots()
+    labels = [f"{layer.name[:40]} ({layer.layer_type})" for layer, _, _ in rows]
+    shares = [share * 100 for _, share, _ in rows]
+    ax.barh(range(len(rows)), shares, color="#3b7dd8")
+    for i, (layer, _, _) in enumerate(rows):
+        ax.text(shares[i], i, f"  {layer.exec_type}, {layer.mean_ms:.3f} ms", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("share of all layer time (%)")
+    ax.set_xlim(0, max(shares, default=1) * 1.6)
+    c = profile.config
+    ax.set_title(f"{model_name} on {c.device}, {c.precision.value}, batch {c.batch}, {c.streams}x{c.nireq}: "
+                 f"top {len(rows)} layers over {profile.inferences} inferences")
+    return fig
+
+
+def save_profile_figure(profile: Profile, model_name: str, out_dir: Path, top: int = 15) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    c = profile.config
+    path = out_dir / f"profile_{_safe(c.device)}_{c.precision.value}_b{c.batch}_{c.streams}x{c.nireq}.png"
+    profile_figure(profile, model_name, top).savefig(path, dpi=110)
+    return path
+
+
 @dataclass
 class WrittenFigures:
     heatmaps: list[Path] = field(default_factory=list)
     precision: list[Path] = field(default_factory=list)
     pareto: Path | None = None
     batch: Path | None = None
+    profiles: list[Path] = field(default_factory=list)
 
     def all(self) -> list[Path]:
-        return [*self.heatmaps, *self.precision, *[p for p in (self.pareto, self.batch) if p is not None]]
+        return [*self.heatmaps, *self.precision, *[p for p in (self.pareto, self.batch) if p is not None],
+                *self.profiles]
 
 
 def _safe(name: str) -> str:
@@ -199,7 +230,7 @@ def _safe(name: str) -> str:
 
 
 def write_figures(points: list[PointResult], env: Environment, devices: dict[str, DeviceInfo],
-                  out_dir: Path) -> WrittenFigures:
+                  out_dir: Path, profiles: list[Profile] | None = None) -> WrittenFigures:
     """Every figure the results support, as PNG files in `out_dir`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = WrittenFigures()
@@ -220,4 +251,5 @@ def write_figures(points: list[PointResult], env: Environment, devices: dict[str
     series = batch_series(points)
     if any(len(s.batches) > 1 for s in series) or len(series) > 1:
         written.batch = save(batch_figure(series, env), "batch")
+    written.profiles = [save_profile_figure(p, env.model_name, out_dir) for p in profiles or []]
     return written

@@ -5,7 +5,9 @@ from __future__ import annotations
 from rich.table import Table
 
 from ov_tuner.analysis import baseline_gains, best_per_device_precision, saturation
+from ov_tuner.coldstart import ColdStart
 from ov_tuner.diagnostics import diagnostics
+from ov_tuner.profile import Profile
 from ov_tuner.recommend import DeploySnippets, Recommendation
 from ov_tuner.schema import DeviceInfo, Mode, PointResult
 from ov_tuner.store import StoredResults
@@ -41,20 +43,23 @@ def _streams(p: PointResult) -> str:
 def points_table(results: StoredResults) -> Table:
     env = results.environment
     table = Table(title=f"{env.model_name}: every point (OpenVINO {env.ov_version.split('-')[0]}, {env.cpu_model})")
-    for column in ("device", "prec", "ran", "batch", "streams", "nireq", "FPS", "median ms", "p90 ms", "p99 ms",
-                   "min-max ms", "samples", "FPS CV", "compile ms", "1st inf. ms"):
+    for column in ("device", "prec", "ran", "batch", "streams", "nireq", "FPS", "FPS 95% CI", "median ms", "p90 ms",
+                   "p99 ms", "min-max ms", "samples", "FPS CV", "compile ms", "1st inf. ms"):
         table.add_column(column, justify="left" if column in ("device", "prec", "ran", "streams") else "right")
     for p in results.points:
         c = p.config
         head = [c.device, c.precision.value, ran(p), str(c.batch), _streams(p), str(p.nireq)]
         if not p.ok:
-            table.add_row(*head, "[red]failed[/red]", *[""] * 8)
+            table.add_row(*head, "[red]failed[/red]", *[""] * 9)
             continue
         assert p.measurement is not None
         m, lat = p.measurement, p.measurement.latency
         cv = f"{m.fps_cv:.1%}" if m.fps_cv is not None else "-"
+        ci = f"{m.fps_ci95[0]:.1f}-{m.fps_ci95[1]:.1f}" if m.fps_ci95 else "-"
+        if m.settled is False:
+            ci += " [yellow](unsettled)[/yellow]"
         cold = [f"{p.compile.compile_ms:.1f}", f"{p.compile.first_infer_ms:.2f}"] if p.compile else ["-", "-"]
-        table.add_row(*head, f"{m.fps:.1f}", f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
+        table.add_row(*head, f"{m.fps:.1f}", ci, f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
                       f"{lat.min:.3f}-{lat.max:.3f}", str(lat.count), cv, *cold)
     return table
 
@@ -90,3 +95,45 @@ def recommendation_lines(rec: Recommendation, snippets: DeploySnippets) -> list[
     lines += ["", "[bold]Python[/bold]", snippets.python, "[bold]benchmark_app[/bold]", snippets.benchmark_app, "",
               "[bold]benchmark_app -load_config file[/bold]", snippets.load_config]
     return lines
+
+
+def coldstart_table(cold: ColdStart) -> Table:
+    k = cold.key
+    table = Table(title=f"Cold start: {k.device} {k.precision.value} batch {k.batch}, {k.streams} streams "
+                        f"({len(cold.samples)} fresh processes each)")
+    for column in ("figure", "median ms", "min ms", "max ms"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    for name, label in COLDSTART_FIGURES:
+        mid, low, high = cold.stat(name)
+        table.add_row(label, f"{mid:.2f}", f"{low:.2f}", f"{high:.2f}")
+    return table
+
+
+COLDSTART_FIGURES = (
+    ("read_ms", "read the model"),
+    ("compile_ms", "compile, no cache"),
+    ("first_infer_ms", "first inference"),
+    ("steady_median_ms", "steady median after warm-up"),
+    ("cache_write_compile_ms", "compile, writing CACHE_DIR"),
+    ("cache_compile_ms", "compile from CACHE_DIR"),
+    ("cache_first_infer_ms", "first inference after a cached compile"),
+)
+
+
+def profile_tables(profile: Profile, top: int) -> tuple[Table, Table]:
+    c = profile.config
+    head = f"{c.device} {c.precision.value} batch {c.batch}, {c.streams} streams x {c.nireq} requests"
+    by_type = Table(title=f"Time by layer type: {head}; {profile.inferences} inferences, layers "
+                          f"{profile.layer_ms_per_inference:.3f} ms of a {profile.mean_request_ms:.3f} ms request")
+    for column in ("layer type", "share", "cumulative", "calls", "mean ms", "exec types (kernels)"):
+        by_type.add_column(column, justify="left" if column in ("layer type", "exec types (kernels)") else "right")
+    for row in profile.by_type():
+        by_type.add_row(row.layer_type, f"{row.share:.1%}", f"{row.cumulative_share:.1%}", str(row.calls),
+                        f"{row.mean_ms:.4f}", ", ".join(row.exec_types))
+    layers = Table(title=f"Top {top} layers")
+    for column in ("layer", "type", "exec type", "share", "cumulative", "calls", "mean ms"):
+        layers.add_column(column, justify="right" if column in ("share", "cumulative", "calls", "mean ms") else "left")
+    for layer, share, cumulative in profile.top_layers(top):
+        layers.add_row(layer.name, layer.layer_type, layer.exec_type, f"{share:.1%}", f"{cumulative:.1%}",
+                       str(layer.calls), f"{layer.mean_ms:.4f}")
+    return by_type, layers

@@ -25,7 +25,7 @@ from ov_tuner.diagnostics import diagnostics
 from ov_tuner.errors import OvTunerError
 from ov_tuner.plots import WrittenFigures, write_figures
 from ov_tuner.recommend import deploy_snippets, recommend
-from ov_tuner.render import ran
+from ov_tuner.render import COLDSTART_FIGURES, ran
 from ov_tuner.store import StoredResults
 
 
@@ -78,7 +78,7 @@ def build_report(results: StoredResults, out_dir: Path) -> ReportFiles:
     if not grid_points(results.points):
         raise OvTunerError(f"{results.path} has no measured point to report on; run `ov-tuner sweep` first")
     out_dir.mkdir(parents=True, exist_ok=True)
-    figures = write_figures(results.points, results.environment, results.devices, out_dir)
+    figures = write_figures(results.points, results.environment, results.devices, out_dir, results.latest_profiles())
     sections = _sections(results, figures)
     title = f"ov-tuner report: {results.environment.model_name}"
     html_path, md_path = out_dir / "report.html", out_dir / "report.md"
@@ -165,6 +165,33 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
 
     if figures.batch is not None:
         sections.append(Section("Batch size and devices", [Image(figures.batch, "FPS and latency against batch")]))
+
+    if results.coldstarts:
+        cold_section = Section("Cold start: why the first inference is slow")
+        for cold in results.coldstarts:
+            k = cold.key
+            cold_section.blocks += [
+                Paragraph(f"{k.device} {k.precision.value} batch {k.batch}, {k.streams} streams, "
+                          f"{len(cold.samples)} fresh processes per figure: {cold.reason}."),
+                Table(["figure", "median ms", "min ms", "max ms"],
+                      [[label, *(f"{v:.2f}" for v in cold.stat(name))] for name, label in COLDSTART_FIGURES]),
+            ]
+        sections.append(cold_section)
+
+    if results.profiles:
+        profile_section = Section("Per-layer profile")
+        for prof, path in zip(results.latest_profiles(), figures.profiles, strict=True):
+            pc = prof.config
+            profile_section.blocks += [
+                Paragraph(f"{pc.device} {pc.precision.value} batch {pc.batch}, {pc.streams} streams x {pc.nireq} "
+                          f"requests: {prof.inferences} inferences; layer time {prof.layer_ms_per_inference:.3f} ms "
+                          f"of a {prof.mean_request_ms:.3f} ms mean request."),
+                Table(["layer type", "share", "cumulative", "calls", "mean ms", "exec types"],
+                      [[t.layer_type, f"{t.share:.1%}", f"{t.cumulative_share:.1%}", str(t.calls), f"{t.mean_ms:.4f}",
+                        ", ".join(t.exec_types)] for t in prof.by_type()]),
+                Image(path, path.stem),
+            ]
+        sections.append(profile_section)
 
     found = diagnostics(points)
     sections.append(Section("Diagnostics", [Bullets([f"{d.kind.value}: {d.label}: {d.detail} ({d.hint})"

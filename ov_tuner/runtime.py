@@ -202,11 +202,12 @@ class Runtime:
 
     # -- compiling -----------------------------------------------------------------------------
 
-    def compile(self, model: ov.Model, key: CompileKey, device: DeviceInfo,
-                ir_path: Path | None = None) -> tuple[ov.CompiledModel, CompileInfo]:
+    def compile(self, model: ov.Model, key: CompileKey, device: DeviceInfo, ir_path: Path | None = None,
+                extra: dict[str, str] | None = None) -> tuple[ov.CompiledModel, CompileInfo]:
         """Compile for one configuration, read back what the device chose, and time the first inference.
 
-        Raises PointFailure when this configuration cannot run.
+        `extra` properties (CACHE_DIR, PERF_COUNT) are passed on but not recorded as part of the
+        configuration. Raises PointFailure when this configuration cannot run.
         """
         requested = {"INFERENCE_PRECISION_HINT": precision_hint(key.precision, device)}
         if key.mode is Mode.GRID:
@@ -215,7 +216,7 @@ class Runtime:
             requested["PERFORMANCE_HINT"] = key.mode.performance_hint
         try:
             start = time.perf_counter_ns()
-            compiled = self.core.compile_model(model, key.device, requested)
+            compiled = self.core.compile_model(model, key.device, {**requested, **(extra or {})})
             compile_ms = (time.perf_counter_ns() - start) / 1e6
         except (RuntimeError, MemoryError) as e:
             raise PointFailure("compile", e) from e
@@ -276,15 +277,25 @@ def _precision_name(text: str) -> str:
     return aliases.get(text, text)
 
 
+def _random_like(data: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Valid values for the tensor's type: normal floats, 0/1 for integers and booleans."""
+    if data.dtype == np.bool_:
+        return rng.integers(0, 2, size=data.shape).astype(bool)
+    if np.issubdtype(data.dtype, np.integer):
+        return rng.integers(0, 2, size=data.shape).astype(data.dtype)
+    return rng.standard_normal(data.shape).astype(data.dtype)
+
+
 def fill_inputs(request: ov.InferRequest, seed: int = 0) -> None:
     """Write deterministic data into the request's own input tensors, once, outside any timed loop."""
     rng = np.random.default_rng(seed)
     for port in request.model_inputs:
-        tensor = request.get_tensor(port)
-        data = tensor.data
-        if data.dtype == np.bool_:
-            data[...] = rng.integers(0, 2, size=data.shape).astype(bool)
-        elif np.issubdtype(data.dtype, np.integer):
-            data[...] = rng.integers(0, 2, size=data.shape)
-        else:
-            data[...] = rng.standard_normal(data.shape).astype(data.dtype)
+        data = request.get_tensor(port).data
+        data[...] = _random_like(data, rng)
+
+
+def input_sets(request: ov.InferRequest, count: int, seed: int = 1) -> list[dict[ov.ConstOutput, np.ndarray]]:
+    """`count` different sets of host-side input arrays, for measuring what copying inputs in costs."""
+    rng = np.random.default_rng(seed)
+    return [{port: _random_like(request.get_tensor(port).data, rng) for port in request.model_inputs}
+            for _ in range(count)]

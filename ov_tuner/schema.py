@@ -30,6 +30,13 @@ class Precision(str, Enum):
         return {"fp32": "f32", "fp16": "f16", "bf16": "bf16"}[self.value]
 
 
+class InputMode(str, Enum):
+    """What each measured iteration includes: the inference alone, or copying fresh input data in first."""
+
+    INFERENCE_ONLY = "inference-only"
+    FULL = "full"
+
+
 class Mode(str, Enum):
     """Who chooses streams and requests: ov-tuner's grid, or OpenVINO under a performance hint.
 
@@ -67,6 +74,7 @@ class PointConfig:
     streams: int
     nireq: int
     mode: Mode = Mode.GRID
+    input_mode: InputMode = InputMode.INFERENCE_ONLY
 
     @property
     def compile_key(self) -> CompileKey:
@@ -79,6 +87,8 @@ class PointConfig:
 
     def label(self) -> str:
         head = f"{self.device} {self.precision.value} batch {self.batch}"
+        if self.input_mode is InputMode.FULL:
+            head += " with input copies"
         if self.mode is not Mode.GRID:
             return f"{head} PERFORMANCE_HINT={self.mode.performance_hint}"
         return f"{head} {self.streams} streams x {self.nireq} requests"
@@ -90,10 +100,47 @@ class CompileGroup:
 
     key: CompileKey
     nireqs: tuple[int, ...]
+    input_mode: InputMode = InputMode.INFERENCE_ONLY
 
     def points(self) -> list[PointConfig]:
         k = self.key
-        return [PointConfig(k.device, k.precision, k.batch, k.streams, n, k.mode) for n in self.nireqs]
+        return [PointConfig(k.device, k.precision, k.batch, k.streams, n, k.mode, self.input_mode)
+                for n in self.nireqs]
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When a measurement ends. Durations in seconds."""
+
+    window_s: float = 1.0
+    min_window_requests: int = 16
+    tolerance: float = 0.03
+    settle_windows: int = 3
+    max_s: float = 10.0
+    fixed_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.window_s <= 0 or self.max_s <= 0 or self.tolerance < 0 or self.settle_windows < 2:
+            raise ValueError("window_s and max_s must be > 0, tolerance >= 0, settle_windows >= 2")
+
+    def settled(self, windows: list[Window]) -> bool:
+        """The last `settle_windows` windows agree: (max - min) / mean within `tolerance` on FPS and median."""
+        if len(windows) < self.settle_windows:
+            return False
+        last = windows[-self.settle_windows:]
+        return all(_spread([getattr(w, name) for w in last]) <= self.tolerance for name in ("fps", "median_ms"))
+
+
+def _spread(values: list[float]) -> float:
+    mean = sum(values) / len(values)
+    return (max(values) - min(values)) / mean if mean > 0 else float("inf")
+
+
+class Search(str, Enum):
+    """How the sweep walks the grid: every point, or only the points that can still win."""
+
+    GRID = "grid"
+    SMART = "smart"
 
 
 AUTO = "auto"
@@ -110,14 +157,16 @@ class SweepSpec:
     streams: tuple[int, ...] | None = None
     nireq: tuple[int, ...] | None = None
     batches: tuple[int, ...] = (1,)
-    time_s: float = 3.0
+    stop: StopRule = field(default_factory=StopRule)
     warmup_s: float = 0.1
+    input_mode: InputMode = InputMode.INFERENCE_ONLY
+    search: Search = Search.GRID
     shapes: dict[str, list[int]] = field(default_factory=dict)
     baselines: bool = True
 
     def __post_init__(self) -> None:
-        if self.time_s <= 0 or self.warmup_s < 0:
-            raise ValueError("time_s must be > 0 and warmup_s >= 0")
+        if self.warmup_s < 0:
+            raise ValueError("warmup_s must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -179,18 +228,37 @@ class LatencyStats:
         )
 
 
+# Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom; 1.96 (normal) beyond.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+@dataclass(frozen=True)
+class Window:
+    """One stretch of a measurement: its throughput, median latency, completions and length (s)."""
+
+    fps: float
+    median_ms: float
+    requests: int
+    seconds: float
+
+
 @dataclass(frozen=True)
 class Measurement:
-    """One steady-state window: every request it started had completed when the clock stopped.
+    """One measured run: every request it started had completed when the clock stopped.
 
-    `slice_fps` is the throughput of equal time slices of the window, a cheap view of its noise.
+    `windows` are consecutive stretches of the run; `settled` says whether the stability rule was met
+    (None for a fixed-length run); `client_cpu_share` is the CPU time of the Python thread driving the
+    loop over the wall time: near 1, Python rather than the device limits throughput.
     """
 
     requests: int
     frames: int
     wall_s: float
     latencies_ms: np.ndarray
-    slice_fps: tuple[float, ...]
+    windows: tuple[Window, ...]
+    settled: bool | None = None
+    client_cpu_share: float = 0.0
 
     @property
     def fps(self) -> float:
@@ -202,11 +270,22 @@ class Measurement:
 
     @property
     def fps_cv(self) -> float | None:
-        """Coefficient of variation of the slice throughputs, or None when there are too few slices."""
-        if len(self.slice_fps) < 3:
+        """Coefficient of variation of the windows' FPS, or None with fewer than 3 windows."""
+        if len(self.windows) < 3:
             return None
-        values = np.asarray(self.slice_fps)
+        values = np.asarray([w.fps for w in self.windows])
         return float(values.std(ddof=1) / values.mean())
+
+    @property
+    def fps_ci95(self) -> tuple[float, float] | None:
+        """95% confidence interval of the mean window FPS (Student's t; windows treated as independent,
+        which consecutive windows only approximately are). None with fewer than 2 windows."""
+        n = len(self.windows)
+        if n < 2:
+            return None
+        values = np.asarray([w.fps for w in self.windows])
+        half = (_T975[n - 2] if n - 1 <= len(_T975) else 1.96) * values.std(ddof=1) / np.sqrt(n)
+        return (float(values.mean() - half), float(values.mean() + half))
 
 
 class Status(str, Enum):

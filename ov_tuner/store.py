@@ -8,24 +8,28 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from ov_tuner.coldstart import ColdStart, ColdStartSample, samples_json
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
+from ov_tuner.profile import LayerTime, Profile
 from ov_tuner.schema import (
     CompileInfo,
     CompileKey,
     DeviceInfo,
     Environment,
+    InputMode,
     Measurement,
     Mode,
     PointConfig,
     PointResult,
     Precision,
     Status,
+    Window,
 )
 
 SCHEMA_VERSION = 1
@@ -42,17 +46,29 @@ CREATE TABLE IF NOT EXISTS compiles (
     compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL, ir_path TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS coldstarts (
+    id INTEGER PRIMARY KEY,
+    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
+    samples TEXT NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS profiles (
+    id INTEGER PRIMARY KEY,
+    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
+    nireq INTEGER NOT NULL, inferences INTEGER NOT NULL, mean_request_ms REAL NOT NULL,
+    layers TEXT NOT NULL, created_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS points (
     id INTEGER PRIMARY KEY,
     device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    nireq INTEGER NOT NULL, mode TEXT NOT NULL,
+    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL,
     status TEXT NOT NULL, error TEXT,
     compile_id INTEGER REFERENCES compiles(id),
     requests INTEGER, frames INTEGER, wall_s REAL, fps REAL,
     lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
-    fps_cv REAL, slice_fps TEXT, latencies_ms BLOB,
+    fps_cv REAL, fps_ci95_low REAL, fps_ci95_high REAL, settled INTEGER, client_cpu_share REAL,
+    windows TEXT, latencies_ms BLOB,
     created_at TEXT NOT NULL,
-    UNIQUE (device, precision, batch, streams, nireq, mode)
+    UNIQUE (device, precision, batch, streams, nireq, mode, input_mode)
 );
 """
 
@@ -154,25 +170,58 @@ class ResultStore:
     def add_point(self, point: PointResult, compile_id: int | None) -> None:
         """Store a point (replacing an earlier failed try of the same configuration) and commit."""
         c, m = point.config, point.measurement
-        values: tuple[object, ...] = (None,) * 13
+        values: tuple[object, ...] = (None,) * 17
         if m is not None:
-            lat = m.latency
+            lat, ci = m.latency, m.fps_ci95 or (None, None)
             values = (m.requests, m.frames, m.wall_s, m.fps, lat.median, lat.p90, lat.p99, lat.min, lat.max,
-                      lat.count, m.fps_cv, json.dumps(m.slice_fps), m.latencies_ms.astype(np.float32).tobytes())
+                      lat.count, m.fps_cv, *ci, m.settled, m.client_cpu_share,
+                      json.dumps([asdict(w) for w in m.windows]), m.latencies_ms.astype(np.float32).tobytes())
         with self._db:
             self._db.execute(
-                "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, status, error, "
-                "compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, lat_min_ms, "
-                "lat_max_ms, lat_count, fps_cv, slice_fps, latencies_ms, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, point.status.value,
-                 point.error, compile_id, *values, _now()),
+                "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, input_mode, status, "
+                "error, compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, "
+                "lat_min_ms, lat_max_ms, lat_count, fps_cv, fps_ci95_low, fps_ci95_high, settled, client_cpu_share, "
+                "windows, latencies_ms, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, c.input_mode.value,
+                 point.status.value, point.error, compile_id, *values, _now()),
             )
 
-    def measured(self) -> set[PointConfig]:
-        """Configurations with a successful measurement: a resumed sweep skips them."""
-        rows = self._db.execute("SELECT device, precision, batch, streams, nireq, mode FROM points WHERE status='ok'")
-        return {PointConfig(r[0], Precision(r[1]), r[2], r[3], r[4], Mode(r[5])) for r in rows}
+    def measured_fps(self) -> dict[PointConfig, float]:
+        """FPS of every successfully measured configuration: a resumed sweep skips them and smart search
+        decides with them."""
+        rows = self._db.execute("SELECT device, precision, batch, streams, nireq, mode, input_mode, fps FROM points "
+                                "WHERE status='ok'")
+        return {_config_from_row(r): r["fps"] for r in rows}
+
+    def add_coldstart(self, cold: ColdStart) -> None:
+        k = cold.key
+        with self._db:
+            self._db.execute(
+                "INSERT INTO coldstarts (device, precision, batch, streams, samples, created_at) VALUES (?,?,?,?,?,?)",
+                (k.device, k.precision.value, k.batch, k.streams, samples_json(cold.samples), _now()),
+            )
+
+    def coldstarts(self) -> list[ColdStart]:
+        return [ColdStart(CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"]),
+                          tuple(ColdStartSample(**s) for s in json.loads(r["samples"])))
+                for r in self._db.execute("SELECT * FROM coldstarts ORDER BY id")]
+
+    def add_profile(self, profile: Profile) -> None:
+        c = profile.config
+        with self._db:
+            self._db.execute(
+                "INSERT INTO profiles (device, precision, batch, streams, nireq, inferences, mean_request_ms, layers, "
+                "created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                (c.device, c.precision.value, c.batch, c.streams, c.nireq, profile.inferences, profile.mean_request_ms,
+                 json.dumps([asdict(layer) for layer in profile.layers]), _now()),
+            )
+
+    def profiles(self) -> list[Profile]:
+        return [Profile(PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"]),
+                        r["inferences"], r["mean_request_ms"],
+                        tuple(LayerTime(**layer) for layer in json.loads(r["layers"])))
+                for r in self._db.execute("SELECT * FROM profiles ORDER BY id")]
 
     def compile_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM compiles").fetchone()[0])
@@ -180,7 +229,8 @@ class ResultStore:
     def points(self) -> list[PointResult]:
         """Every stored point in sweep order, with its compiled model's read-back and its raw latencies."""
         compiles = {r["id"]: _compile_from_row(r) for r in self._db.execute("SELECT * FROM compiles")}
-        rows = self._db.execute("SELECT * FROM points ORDER BY device, precision, batch, mode, streams, nireq")
+        rows = self._db.execute(
+            "SELECT * FROM points ORDER BY device, precision, batch, input_mode, mode, streams, nireq")
         return [_point_from_row(r, compiles.get(r["compile_id"])) for r in rows]
 
 
@@ -199,8 +249,12 @@ def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
     )
 
 
+def _config_from_row(r: sqlite3.Row) -> PointConfig:
+    return PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"], Mode(r["mode"]),
+                       InputMode(r["input_mode"]))
+
+
 def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointResult:
-    config = PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"], Mode(r["mode"]))
     measurement = None
     if r["status"] == Status.OK.value:
         measurement = Measurement(
@@ -208,9 +262,11 @@ def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointRe
             frames=r["frames"],
             wall_s=r["wall_s"],
             latencies_ms=np.frombuffer(r["latencies_ms"], dtype=np.float32).astype(np.float64),
-            slice_fps=tuple(json.loads(r["slice_fps"])),
+            windows=tuple(Window(**w) for w in json.loads(r["windows"])),
+            settled=None if r["settled"] is None else bool(r["settled"]),
+            client_cpu_share=r["client_cpu_share"],
         )
-    return PointResult(config, Status(r["status"]), compile_info, measurement, r["error"])
+    return PointResult(_config_from_row(r), Status(r["status"]), compile_info, measurement, r["error"])
 
 
 def check_out_path(path: Path) -> None:
@@ -229,6 +285,12 @@ class StoredResults:
     environment: Environment
     devices: dict[str, DeviceInfo]
     points: list[PointResult]
+    coldstarts: list[ColdStart] = field(default_factory=list)
+    profiles: list[Profile] = field(default_factory=list)
+
+    def latest_profiles(self) -> list[Profile]:
+        """The most recent profile of each configuration."""
+        return list({p.config: p for p in self.profiles}.values())
 
 
 def load_results(path: Path) -> StoredResults:
@@ -237,4 +299,4 @@ def load_results(path: Path) -> StoredResults:
         env = store.environment()
         if env is None:
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
-        return StoredResults(path, env, store.devices(), store.points())
+        return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles())

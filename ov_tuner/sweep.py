@@ -26,12 +26,15 @@ from ov_tuner.schema import (
     CompileGroup,
     DeviceInfo,
     Environment,
+    Mode,
     PointConfig,
     PointResult,
     Precision,
+    Search,
     Status,
     SweepSpec,
 )
+from ov_tuner.search import worth_more_requests, worth_more_streams
 from ov_tuner.store import ResultStore, check_out_path
 
 
@@ -44,6 +47,8 @@ class SweepProgress(Protocol):
 
     def finished(self, point: PointResult) -> None: ...
 
+    def dropped(self, count: int) -> None: ...
+
 
 class _Silent:
     def planned(self, to_measure: int, already_measured: int) -> None:
@@ -55,15 +60,21 @@ class _Silent:
     def finished(self, point: PointResult) -> None:
         pass
 
+    def dropped(self, count: int) -> None:
+        pass
+
 
 @dataclass(frozen=True)
 class SweepSummary:
+    """What a sweep did: points measured, failed, already stored (skipped), and left out by smart search."""
+
     out: Path
     measured: int
     failed: int
     skipped: int
     compiles: int
     interrupted: bool
+    dropped: int = 0
 
 
 def cpu_model() -> str:
@@ -111,10 +122,10 @@ def run_sweep(
         for device in devices.values():
             store.record_device(device)
         ir_paths = {p: runtime.ir_path(source, p) for p in spec.precisions}
-        run = _SweepRun(runtime, store, spec, ir_paths, progress or _Silent(), stop or threading.Event())
-        done = store.measured()
+        measured_fps = store.measured_fps()
+        run = _SweepRun(runtime, store, spec, ir_paths, progress or _Silent(), stop or threading.Event(), measured_fps)
         groups = expand(spec, list(devices.values()))
-        todo = [(g, [p for p in g.points() if p not in done]) for g in groups]
+        todo = [(g, [p for p in g.points() if p not in measured_fps]) for g in groups]
         todo = [(g, pending) for g, pending in todo if pending]
         total = sum(len(g.points()) for g in groups)
         to_measure = sum(len(pending) for _, pending in todo)
@@ -122,14 +133,18 @@ def run_sweep(
         for group, pending in todo:
             if run.stop.is_set():
                 break
+            if run.more_streams_cannot_win(group):
+                run.drop(pending)
+                continue
             run.group(models[group.key.precision], group, pending, devices[group.key.device])
-        interrupted = run.measured + run.failed < to_measure
-        return SweepSummary(spec.out, run.measured, run.failed, total - to_measure, run.compiles, interrupted)
+        interrupted = run.measured + run.failed + run.dropped < to_measure
+        return SweepSummary(spec.out, run.measured, run.failed, total - to_measure, run.compiles, interrupted,
+                            run.dropped)
 
 
 @dataclass
 class _SweepRun:
-    """The state of one sweep while it runs: where points go and what has been done."""
+    """The state of one sweep while it runs: where points go, what has been measured, what was done."""
 
     runtime: Runtime
     store: ResultStore
@@ -137,12 +152,44 @@ class _SweepRun:
     ir_paths: dict[Precision, Path]
     progress: SweepProgress
     stop: threading.Event
+    fps: dict[PointConfig, float]
     measured: int = 0
     failed: int = 0
     compiles: int = 0
+    dropped: int = 0
+
+    @property
+    def smart(self) -> bool:
+        return self.spec.search is Search.SMART
+
+    def more_streams_cannot_win(self, group: CompileGroup) -> bool:
+        """Smart search: the stream counts below this one stopped paying, so this one is skipped."""
+        if not self.smart or group.key.mode is not Mode.GRID:
+            return False
+        best: dict[int, float] = {}
+        for config, fps in self.fps.items():
+            k = config.compile_key
+            if (k.mode, k.device, k.precision, k.batch, config.input_mode) == (
+                    Mode.GRID, group.key.device, group.key.precision, group.key.batch, group.input_mode) \
+                    and k.streams < group.key.streams:
+                best[k.streams] = max(fps, best.get(k.streams, 0.0))
+        return not worth_more_streams([best[s] for s in sorted(best)])
+
+    def more_requests_cannot_win(self, group: CompileGroup) -> bool:
+        """Smart search: the last request count on this compiled model added too little."""
+        if not self.smart or group.key.mode is not Mode.GRID:
+            return False
+        return not worth_more_requests([self.fps[c] for c in group.points() if c in self.fps])
+
+    def drop(self, configs: list[PointConfig]) -> None:
+        self.dropped += len(configs)
+        self.progress.dropped(len(configs))
 
     def group(self, model: ov.Model, group: CompileGroup, pending: list[PointConfig], device: DeviceInfo) -> None:
         """Compile once and measure each pending request count on that compiled model."""
+        if self.more_requests_cannot_win(group):  # resumed: the stored points already decided
+            self.drop(pending)
+            return
         self.progress.starting(pending[0])
         try:
             self.runtime.reshape(model, group.key.batch, self.spec.shapes)
@@ -158,13 +205,16 @@ class _SweepRun:
                 if self.stop.is_set():
                     break
                 if i:
+                    if self.more_requests_cannot_win(group):
+                        self.drop(pending[i:])
+                        break
                     self.progress.starting(config)
                 # The compiled model warms up once. A new request's first inference on a warm compiled model
                 # costs what a steady one does (MobileNet-v2 6.7 vs 6.5 ms, ResNet-50 62.6 vs 63.1 ms here).
                 warmup_s = self.spec.warmup_s if i == 0 else 0.0
                 nireq = config.nireq or info.optimal_nireq  # 0: a hint baseline runs what the device calls optimal
                 try:
-                    m = measure(compiled, nireq, config.batch, self.spec.time_s, warmup_s)
+                    m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s, config.input_mode)
                     point = PointResult(config, Status.OK, info, m)
                 except (RuntimeError, MemoryError) as e:
                     point = PointResult(config, Status.FAILED, info, error=str(PointFailure("inference", e)))
@@ -174,8 +224,9 @@ class _SweepRun:
 
     def _finish(self, point: PointResult, compile_id: int | None) -> None:
         self.store.add_point(point, compile_id)
-        if point.status is Status.OK:
+        if point.ok:
             self.measured += 1
+            self.fps[point.config] = point.fps
         else:
             self.failed += 1
         self.progress.finished(point)

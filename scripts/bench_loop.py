@@ -19,6 +19,7 @@ import openvino as ov
 from ov_tuner import architectures
 from ov_tuner.measure import measure
 from ov_tuner.runtime import fill_inputs
+from ov_tuner.schema import StopRule
 
 
 def callback_loop(compiled: ov.CompiledModel, nireq: int, seconds: float) -> float:
@@ -60,7 +61,7 @@ def main() -> None:
                                                             "INFERENCE_PRECISION_HINT": "f32"})
                 idle, callback = [], []
                 for _ in range(args.repeats):
-                    idle.append(measure(compiled, nireq, 1, args.seconds, 0.3).fps)
+                    idle.append(measure(compiled, nireq, 1, StopRule(fixed_s=args.seconds), 0.3).fps)
                     callback.append(callback_loop(compiled, nireq, args.seconds))
                 a, b = statistics.median(idle), statistics.median(callback)
                 print(f"{name:13s} streams {streams} nireq {nireq}:  wait-for-idle {a:9.0f}/s   "

@@ -25,7 +25,7 @@ from pathlib import Path
 from ov_tuner.architectures import build
 from ov_tuner.measure import measure
 from ov_tuner.runtime import Runtime, open_model_source
-from ov_tuner.schema import PointConfig, Precision
+from ov_tuner.schema import PointConfig, Precision, StopRule
 
 BENCHMARK_APP = Path(sys.executable).with_name("benchmark_app")
 PRECISIONS = (Precision.FP32, Precision.FP16)
@@ -65,7 +65,7 @@ def run_engine(runtime: Runtime, source_xml: Path, point: PointConfig, seconds: 
     model = runtime.read_model(open_model_source(source_xml), point.precision)
     runtime.reshape(model, point.batch, {})
     compiled, info = runtime.compile(model, point.compile_key, runtime.device_info(point.device))
-    m = measure(compiled, point.nireq, point.batch, seconds, warmup_s=0.1)  # a fresh compile: warm it as sweep does
+    m = measure(compiled, point.nireq, point.batch, StopRule(fixed_s=seconds), warmup_s=0.1)  # warmed as a sweep does
     del compiled
     return Sample(m.fps, m.latency.median, info.num_streams, info.inference_precision)
 
@@ -75,7 +75,8 @@ def time_sweep(xml: Path, seconds: float, out_dir: Path) -> float:
     out = out_dir / f"sweep-{time.monotonic_ns()}.db"
     args = [sys.executable, "-m", "ov_tuner", "sweep", str(xml), "--precision", ",".join(p.value for p in PRECISIONS),
             "--batch", ",".join(map(str, BATCHES)), "--streams", ",".join(map(str, STREAMS)),
-            "--nireq", ",".join(map(str, NIREQS)), "--time", str(seconds), "--no-baselines", "--out", str(out)]
+            "--nireq", ",".join(map(str, NIREQS)), "--time", str(seconds), "--search", "grid", "--no-baselines",
+            "--out", str(out)]
     start = time.perf_counter()
     subprocess.run(args, capture_output=True, text=True, check=True)
     return time.perf_counter() - start

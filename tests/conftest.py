@@ -10,8 +10,8 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 
-from ov_tuner.architectures import build
-from ov_tuner.schema import Precision, SweepSpec
+from ov_tuner.architectures import DEFAULT_ARCHITECTURE, build
+from ov_tuner.schema import Precision, StopRule, SweepSpec
 from ov_tuner.sweep import SweepSummary, run_sweep
 
 
@@ -33,6 +33,12 @@ def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_model(models_dir: Path) -> Path:
     """One 3x3 convolution with a dynamic batch: ~0.05 ms per inference."""
     return build("tiny_conv", models_dir)
+
+
+@pytest.fixture(scope="session")
+def default_model(models_dir: Path) -> Path:
+    """The bundled default model, MobileNet-v2 at 224x224 (~4 ms per inference here)."""
+    return build(DEFAULT_ARCHITECTURE, models_dir)
 
 
 def _save(model: ov.Model, path: Path) -> Path:
@@ -68,10 +74,10 @@ def failing_inference_model(models_dir: Path) -> Path:
 
 
 def quick_spec(model: Path, out: Path, **overrides: object) -> SweepSpec:
-    """A sweep short enough for tests: 0.15 s windows after 0.05 s of warm-up."""
+    """A sweep short enough for tests: 0.15 s per point in 0.05 s windows, after 0.05 s of warm-up."""
     settings: dict[str, object] = dict(
         model=model, out=out, precisions=(Precision.FP32,), streams=(1, 2), nireq=(1, 2),
-        time_s=0.15, warmup_s=0.05, baselines=False,
+        stop=StopRule(window_s=0.05, fixed_s=0.15), warmup_s=0.05, baselines=False,
     )
     settings.update(overrides)
     return SweepSpec(**settings)  # type: ignore[arg-type]

@@ -70,6 +70,24 @@ def test_diagnostics_name_each_problem_once_per_compiled_model() -> None:
     assert point(1, 2, 100, noisy=True).measurement.fps_cv > NOISY_FPS_CV  # type: ignore[union-attr]
 
 
+def test_unsettled_and_client_bound_points_are_flagged() -> None:
+    (unsettled,) = diagnostics([point(1, 1, 100, settled=False)])
+    assert unsettled.kind is DiagnosticKind.UNSTABLE and "never agreed" in unsettled.detail
+    (busy,) = diagnostics([point(1, 1, 100, client_cpu_share=0.97)])
+    assert busy.kind is DiagnosticKind.CLIENT_BOUND and "busy 97%" in busy.detail
+    assert diagnostics([point(1, 1, 100, settled=None, client_cpu_share=0.5)]) == []
+
+
+def test_more_requests_that_raise_neither_fps_nor_latency_are_client_bound() -> None:
+    # Device-bound: 1 -> 2 requests on one stream doubles the latency (queueing), FPS flat: fine.
+    queueing = [point(1, 1, 100, latency_ms=10.0), point(1, 2, 101, latency_ms=19.8)]
+    assert diagnostics(queueing) == []
+    # Client-bound: FPS flat and latency flat, so the second request never ran beside the first.
+    flat = [point(1, 1, 100, latency_ms=10.0), point(1, 2, 101, latency_ms=10.5)]
+    (found,) = diagnostics(flat)
+    assert found.kind is DiagnosticKind.CLIENT_BOUND and "from 1 to 2 requests" in found.detail
+
+
 def test_heatmap_figure_has_three_panels_with_the_best_outlined(tmp_path: Path) -> None:
     env = Environment("2026.4.1", "0.1.0", "host", "cpu", 2, "3.11", "/m.xml", "0" * 64, "tiny")
     points = [point(1, 1, 100), point(1, 2, 150), point(2, 1, 60), failed(2, 2)]

@@ -1,42 +1,87 @@
-"""The measurement engine on the real CPU plugin."""
+"""The measurement engine on the real CPU plugin: completeness, windows, stopping, input modes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import openvino as ov
 import pytest
 
-from ov_tuner.measure import MIN_COMPLETIONS_PER_SLICE, _slice_fps, measure
+from ov_tuner.measure import measure
 from ov_tuner.runtime import Runtime, open_model_source
-from ov_tuner.schema import CompileKey, LatencyStats, Precision
+from ov_tuner.schema import CompileKey, InputMode, LatencyStats, Measurement, Precision, StopRule, Window
 
 
-@pytest.mark.parametrize(("streams", "nireq", "batch"), [(1, 1, 1), (2, 4, 2)])
-def test_every_started_request_completes_inside_the_window(tiny_model: Path, streams: int, nireq: int,
-                                                           batch: int) -> None:
+def compile_tiny(tiny_model: Path, streams: int = 1, batch: int = 1) -> ov.CompiledModel:
     runtime = Runtime()
     model = runtime.read_model(open_model_source(tiny_model), Precision.FP32)
     runtime.reshape(model, batch, {})
     compiled, _ = runtime.compile(model, CompileKey("CPU", Precision.FP32, batch, streams), runtime.device_info("CPU"))
-    m = measure(compiled, nireq=nireq, batch=batch, seconds=0.2, warmup_s=0.05)
+    return compiled
+
+
+@pytest.mark.parametrize(("streams", "nireq", "batch"), [(1, 1, 1), (2, 4, 2)])
+def test_every_started_request_completes_inside_the_run(tiny_model: Path, streams: int, nireq: int,
+                                                        batch: int) -> None:
+    compiled = compile_tiny(tiny_model, streams, batch)
+    m = measure(compiled, nireq, batch, StopRule(window_s=0.05, fixed_s=0.3), warmup_s=0.05)
     assert m.latencies_ms.size == m.requests >= nireq  # one latency per started request: none left in flight
     assert m.frames == m.requests * batch
-    assert m.wall_s >= 0.2
+    assert m.wall_s >= 0.3
     assert m.fps == pytest.approx(m.frames / m.wall_s)
     assert np.all(m.latencies_ms > 0)
-    assert m.latency.max * 1e-3 <= m.wall_s  # each request started and ended inside the window
-    assert len(m.slice_fps) >= 3
-    assert sum(m.slice_fps) * (m.wall_s / len(m.slice_fps)) == pytest.approx(m.frames, rel=1e-6)
+    assert m.settled is None  # a fixed-length run has no stability verdict
+    assert len(m.windows) >= 3
+    # windows are consecutive stretches: their completions and time add up to no more than the run's
+    assert sum(w.requests for w in m.windows) <= m.requests
+    assert sum(w.seconds for w in m.windows) <= m.wall_s
+    assert all(w.fps == pytest.approx(w.requests * batch / w.seconds) for w in m.windows)
+    assert 0 < m.client_cpu_share <= 1.0
 
 
-def test_slices_spread_completions_over_equal_time() -> None:
-    window_ns = 1_000_000_000
-    stamps = np.linspace(0, window_ns, 10 * MIN_COMPLETIONS_PER_SLICE, endpoint=False).astype(np.int64)
-    fps = _slice_fps(stamps, window_ns, batch=2)
-    assert len(fps) == 10
-    assert fps == pytest.approx([2 * 200.0] * 10)
-    assert _slice_fps(stamps[:40], window_ns, batch=1) == ()  # too few completions to slice
+def test_a_stable_run_stops_once_three_windows_agree(tiny_model: Path) -> None:
+    rule = StopRule(window_s=0.05, tolerance=0.9, max_s=5.0)  # a loose tolerance: the first three agree
+    m = measure(compile_tiny(tiny_model), 1, 1, rule, warmup_s=0.05)
+    assert m.settled is True
+    assert len(m.windows) == 3
+    assert m.wall_s < 1.0
+
+
+def test_an_unstable_run_stops_at_the_cap_and_says_so(tiny_model: Path) -> None:
+    rule = StopRule(window_s=0.05, tolerance=0.0, max_s=0.4)  # exact agreement never happens
+    m = measure(compile_tiny(tiny_model), 1, 1, rule, warmup_s=0.05)
+    assert m.settled is False
+    assert 0.4 <= m.wall_s < 1.0
+    assert len(m.windows) >= 5
+
+
+def test_full_input_mode_copies_inputs_and_still_completes(tiny_model: Path) -> None:
+    compiled = compile_tiny(tiny_model)
+    m = measure(compiled, 2, 1, StopRule(window_s=0.05, fixed_s=0.2), 0.05, InputMode.FULL)
+    assert m.latencies_ms.size == m.requests > 0
+
+
+def test_stop_rule_agreement() -> None:
+    rule = StopRule(tolerance=0.03)
+    agree = [Window(100, 5.0, 10, 1), Window(101, 5.1, 10, 1), Window(102, 5.0, 10, 1)]
+    assert rule.settled(agree)
+    assert not rule.settled(agree[:2])
+    assert not rule.settled([*agree[:2], Window(110, 5.0, 10, 1)])  # FPS moved 10%
+    assert not rule.settled([*agree[:2], Window(101, 6.0, 10, 1)])  # latency moved 20%
+    assert rule.settled([Window(50, 9, 10, 1), *agree])  # only the last three count
+    with pytest.raises(ValueError):
+        StopRule(settle_windows=1)
+
+
+def test_fps_noise_figures() -> None:
+    windows = tuple(Window(f, 1.0, 10, 1.0) for f in (98.0, 100.0, 102.0, 100.0))
+    m = Measurement(40, 40, 4.0, np.ones(40), windows)
+    assert m.fps_cv == pytest.approx(np.std([98, 100, 102, 100], ddof=1) / 100)
+    low, high = m.fps_ci95  # type: ignore[misc]
+    half = 3.182 * np.std([98, 100, 102, 100], ddof=1) / 2  # t(0.975, 3 dof) * s / sqrt(4)
+    assert (low, high) == pytest.approx((100 - half, 100 + half))
+    assert Measurement(10, 10, 1.0, np.ones(10), windows[:1]).fps_ci95 is None
 
 
 def test_latency_statistics() -> None:

@@ -12,10 +12,9 @@ from matplotlib.image import imread
 from playwright.sync_api import sync_playwright
 from typer.testing import CliRunner
 
-from ov_tuner.architectures import DEFAULT_ARCHITECTURE, build
 from ov_tuner.cli import app
 from ov_tuner.report import ReportFiles, build_report
-from ov_tuner.schema import Mode, Precision
+from ov_tuner.schema import Mode, Precision, StopRule
 from ov_tuner.store import load_results
 from ov_tuner.sweep import run_sweep
 
@@ -27,10 +26,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 @pytest.fixture(scope="session")
-def default_model_db(models_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def default_model_db(default_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """MobileNet-v2, fp32 and fp16, batch 1 and 2, 1-2 streams x 1-2 requests, with the hint baselines."""
     out = tmp_path_factory.mktemp("default-model") / "results.db"
-    summary = run_sweep(quick_spec(build(DEFAULT_ARCHITECTURE, models_dir), out, batches=(1, 2), time_s=0.2,
+    summary = run_sweep(quick_spec(default_model, out, batches=(1, 2),
+                                   stop=StopRule(window_s=0.1, fixed_s=0.3),
                                    precisions=(Precision.FP32, Precision.FP16), baselines=True))
     assert (summary.measured, summary.failed) == (16 + 8, 0)
     return out

@@ -127,7 +127,7 @@ def _cli(*args: str) -> list[str]:
 def test_ctrl_c_keeps_measured_points_and_the_rerun_resumes(tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.db"
     args = _cli("sweep", str(tiny_model), "--precision", "fp32", "--streams", "1,2", "--nireq", "1,2,4",
-                "--time", "0.4", "--warmup", "0.05", "--no-baselines", "--out", str(out))
+                "--time", "0.4", "--warmup", "0.05", "--search", "grid", "--no-baselines", "--out", str(out))
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and _stored(out) < 1:
@@ -159,7 +159,8 @@ def _stored(db: Path) -> int:
 def test_a_long_sweep_exits_cleanly(tiny_model: Path, tmp_path: Path) -> None:
     """Many compiles destroyed in one process once deadlocked at exit; the process must end by itself."""
     args = _cli("sweep", str(tiny_model), "--precision", "fp32,fp16,bf16", "--streams", "1,2", "--nireq", "1,2,4",
-                "--batch", "1,2", "--time", "0.05", "--warmup", "0.02", "--out", str(tmp_path / "r.db"))
+                "--batch", "1,2", "--time", "0.05", "--warmup", "0.02", "--search", "grid",
+                "--out", str(tmp_path / "r.db"))
     done = subprocess.run(args, capture_output=True, text=True, timeout=180, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
     # 3 precisions x 2 batches x (2 streams x 3 nireq + the 2 hint baselines)

@@ -1,0 +1,129 @@
+"""Cold start: why the first inference is slow, with every cold figure taken in a fresh process.
+
+A process that has already read or compiled a model keeps caches warm (plugin, kernels, file pages of
+the IR aside), so each repeat runs three new interpreters: one without a model cache (read, compile,
+first inference, then the steady median after warm-up), one that compiles with an empty CACHE_DIR
+(writing the blob) and one that compiles from that CACHE_DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from statistics import median
+
+from ov_tuner.errors import OvTunerError
+from ov_tuner.measure import measure
+from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.schema import CompileKey, Precision, StopRule
+
+# The steady median comes from this long a closed loop of one request, after this much warm-up.
+STEADY_S, STEADY_WARMUP_S = 0.5, 0.2
+
+
+@dataclass(frozen=True)
+class ColdStartSpec:
+    model: Path
+    out: Path
+    device: str = "CPU"
+    precision: Precision = Precision.FP32
+    batch: int = 1
+    streams: int = 1
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+    repeats: int = 5
+
+
+@dataclass(frozen=True)
+class ColdStartSample:
+    """One repeat, in milliseconds; each figure from a fresh process."""
+
+    read_ms: float
+    compile_ms: float
+    first_infer_ms: float
+    steady_median_ms: float
+    cache_write_compile_ms: float
+    cache_compile_ms: float
+    cache_first_infer_ms: float
+
+
+@dataclass(frozen=True)
+class ColdStart:
+    key: CompileKey
+    samples: tuple[ColdStartSample, ...]
+
+    def stat(self, name: str) -> tuple[float, float, float]:
+        """Median, min and max of one figure over the repeats."""
+        values = [getattr(s, name) for s in self.samples]
+        return median(values), min(values), max(values)
+
+    @property
+    def reason(self) -> str:
+        first, steady = self.stat("first_infer_ms")[0], self.stat("steady_median_ms")[0]
+        compile_ms, cached = self.stat("compile_ms")[0], self.stat("cache_compile_ms")[0]
+        return (f"the first inference takes {first:.2f} ms, {first / steady:.1f}x the steady median of "
+                f"{steady:.2f} ms; before it, reading the model takes {self.stat('read_ms')[0]:.1f} ms and compiling "
+                f"{compile_ms:.1f} ms, or {cached:.1f} ms from a CACHE_DIR ({cached / compile_ms - 1:+.0%})")
+
+
+def run_coldstart(spec: ColdStartSpec) -> ColdStart:
+    """Check the inputs in this process, then take `spec.repeats` samples in fresh ones."""
+    runtime = Runtime()
+    source = open_model_source(spec.model)
+    (device,) = runtime.resolve_devices((spec.device,))
+    model = runtime.read_model(source, spec.precision)  # also makes the FP16 IR now, not inside a timed child
+    runtime.reshape(model, spec.batch, spec.shapes)
+    key = CompileKey(device.name, spec.precision, spec.batch, spec.streams)
+    probe = {"model": str(spec.model), "device": device.name, "precision": spec.precision.value,
+             "batch": spec.batch, "streams": spec.streams, "shapes": spec.shapes}
+    samples = []
+    for _ in range(spec.repeats):
+        plain = _spawn({**probe, "steady": True})
+        with tempfile.TemporaryDirectory(prefix="ov-tuner-cache-") as cache:
+            write = _spawn({**probe, "cache_dir": cache})
+            hit = _spawn({**probe, "cache_dir": cache})
+        samples.append(ColdStartSample(plain["read_ms"], plain["compile_ms"], plain["first_infer_ms"],
+                                       plain["steady_median_ms"], write["compile_ms"], hit["compile_ms"],
+                                       hit["first_infer_ms"]))
+    return ColdStart(key, tuple(samples))
+
+
+def _spawn(probe: dict[str, object]) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-m", "ov_tuner.coldstart", json.dumps(probe)], capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise OvTunerError(f"the cold-start probe failed: {last}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _probe(probe: dict) -> dict[str, float]:
+    """Runs in the fresh process: time reading, compiling and the first inference."""
+    runtime = Runtime()
+    precision = Precision(probe["precision"])
+    source = open_model_source(Path(probe["model"]))
+    start = time.perf_counter_ns()
+    model = runtime.read_model(source, precision)
+    read_ms = (time.perf_counter_ns() - start) / 1e6
+    runtime.reshape(model, probe["batch"], probe["shapes"])
+    key = CompileKey(probe["device"], precision, probe["batch"], probe["streams"])
+    extra = {"CACHE_DIR": probe["cache_dir"]} if "cache_dir" in probe else None
+    compiled, info = runtime.compile(model, key, runtime.device_info(key.device), extra=extra)
+    result = {"read_ms": read_ms, "compile_ms": info.compile_ms, "first_infer_ms": info.first_infer_ms}
+    if probe.get("steady"):
+        steady = measure(compiled, 1, key.batch, StopRule(window_s=STEADY_S, fixed_s=STEADY_S), STEADY_WARMUP_S)
+        result["steady_median_ms"] = steady.latency.median
+    del compiled
+    return result
+
+
+def samples_json(samples: tuple[ColdStartSample, ...]) -> str:
+    return json.dumps([asdict(s) for s in samples])
+
+
+if __name__ == "__main__":
+    print(json.dumps(_probe(json.loads(sys.argv[1]))))

@@ -1,0 +1,32 @@
+"""Smart search: the rules that let a sweep skip points that cannot win on throughput.
+
+Per compiled model, request counts are raised in order until the next step adds less than
+SEARCH_MIN_GAIN; stream counts are raised until a new count fails to beat the best of the smaller
+ones by that much; and, with more than one stream, fewer requests than streams are never tried, since
+they leave streams idle (see the "fewer requests than streams" diagnostic).
+"""
+
+from __future__ import annotations
+
+# A step (more requests, or more streams) that adds less than this fraction of FPS ends the climb.
+SEARCH_MIN_GAIN = 0.03
+
+
+def candidate_nireqs(nireqs: tuple[int, ...], streams: int) -> tuple[int, ...]:
+    """The request counts worth trying with `streams` streams: those that keep every stream busy."""
+    busy = tuple(n for n in nireqs if n >= streams)
+    return busy or (max(nireqs),)
+
+
+def worth_more_requests(fps_by_nireq: list[float], min_gain: float = SEARCH_MIN_GAIN) -> bool:
+    """Whether the last request count gained enough over the best before it to try the next one."""
+    if len(fps_by_nireq) < 2:
+        return True
+    return fps_by_nireq[-1] >= max(fps_by_nireq[:-1]) * (1 + min_gain)
+
+
+def worth_more_streams(best_by_streams: list[float], min_gain: float = SEARCH_MIN_GAIN) -> bool:
+    """Whether the last stream count's best beat the smaller counts' best by enough to try more streams."""
+    if len(best_by_streams) < 2:
+        return True
+    return best_by_streams[-1] >= max(best_by_streams[:-1]) * (1 + min_gain)

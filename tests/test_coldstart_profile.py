@@ -1,0 +1,83 @@
+"""Cold start in fresh processes and per-layer profiles, on the real runtime."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ov_tuner.cli import app
+from ov_tuner.coldstart import ColdStartSample, ColdStartSpec, run_coldstart
+from ov_tuner.errors import DeviceError
+from ov_tuner.profile import run_profile
+from ov_tuner.runtime import Runtime
+from ov_tuner.schema import PointConfig, Precision
+from ov_tuner.store import load_results
+
+
+def test_coldstart_figures_from_fresh_processes(tiny_model: Path, tmp_path: Path) -> None:
+    cold = run_coldstart(ColdStartSpec(tiny_model, tmp_path / "r.db", repeats=2))
+    assert len(cold.samples) == 2
+    for sample in cold.samples:
+        assert all(value > 0 for value in vars(sample).values())
+    for name in vars(cold.samples[0]):
+        mid, low, high = cold.stat(name)
+        assert low <= mid <= high
+    first, steady = cold.stat("first_infer_ms")[0], cold.stat("steady_median_ms")[0]
+    assert f"{first / steady:.1f}x the steady median" in cold.reason
+
+
+def test_coldstart_refuses_an_absent_device_before_spawning(tiny_model: Path, tmp_path: Path) -> None:
+    absent = next(d for d in ("GPU", "NPU", "HDDL") if d not in " ".join(Runtime().available_devices()))
+    with pytest.raises(DeviceError, match="not present"):
+        run_coldstart(ColdStartSpec(tiny_model, tmp_path / "r.db", device=absent, repeats=1))
+
+
+def test_coldstart_command_stores_with_the_results(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    result = CliRunner().invoke(app, ["coldstart", str(tiny_model), "--repeats", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert "first inference" in result.stdout and "compile from CACHE_DIR" in result.stdout
+    (stored,) = load_results(out).coldstarts
+    assert len(stored.samples) == 1 and isinstance(stored.samples[0], ColdStartSample)
+
+
+def test_profile_layer_times_add_up_to_the_request_time(default_model: Path) -> None:
+    profile = run_profile(default_model, PointConfig("CPU", Precision.FP32, 1, 1, 1), seconds=0.5)
+    assert profile.inferences >= 20
+    # the layers run inside the request: their sum is most of its latency and never more than it
+    ratio = profile.layer_ms_per_inference / profile.mean_request_ms
+    assert 0.6 <= ratio <= 1.02, ratio
+    by_type = profile.by_type()
+    assert sum(t.share for t in by_type) == pytest.approx(1.0)
+    assert by_type[-1].cumulative_share == pytest.approx(1.0)
+    assert by_type[0].share >= by_type[-1].share
+    assert {"Convolution"} <= {t.layer_type for t in by_type}
+    assert all(layer.calls == profile.inferences for layer in profile.layers)
+    top = profile.top_layers(5)
+    assert [row[0].total_ms for row in top] == sorted((row[0].total_ms for row in top), reverse=True)
+
+
+def test_profile_kernels_show_the_precision_that_ran(tiny_model: Path) -> None:
+    capabilities = Runtime().device_info("CPU").capabilities
+    kernels = {}
+    for precision in (Precision.FP32, Precision.BF16):
+        profile = run_profile(tiny_model, PointConfig("CPU", precision, 1, 1, 1), seconds=0.1)
+        kernels[precision] = {layer.exec_type for layer in profile.layers if layer.layer_type == "Convolution"}
+    assert all("bf16" not in k for k in kernels[Precision.FP32])
+    if "BF16" in capabilities:  # a CPU with bf16 runs bf16 kernels under the bf16 hint
+        assert any("bf16" in k for k in kernels[Precision.BF16])
+    else:
+        assert kernels[Precision.BF16] == kernels[Precision.FP32]
+
+
+def test_profile_command_prints_stores_and_draws(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    result = CliRunner().invoke(app, ["profile", str(tiny_model), "--time", "0.2", "--out", str(out),
+                                      "--plot-dir", str(tmp_path / "plots")])
+    assert result.exit_code == 0, result.stderr
+    assert "Time by layer type" in result.stdout and "Convolution" in result.stdout
+    assert list((tmp_path / "plots").glob("profile_CPU_fp32_b1_1x1.png"))
+    (stored,) = load_results(out).profiles
+    assert stored.inferences > 0 and stored.layers
