@@ -1,7 +1,9 @@
-"""Write a reference architecture as an OpenVINO IR into models/ (nothing is downloaded).
+"""Write reference architectures as OpenVINO IR into models/ (nothing is downloaded).
 
     python models/build.py                 # the default model, MobileNet-v2 at 224x224
-    python models/build.py resnet50 tiny_conv
+    python models/build.py resnet50 bert_encoder
+
+The same as `ov-tuner zoo build NAME -o models`; `ov-tuner zoo list` lists the names.
 """
 
 from __future__ import annotations
@@ -9,16 +11,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ov_tuner.architectures import ARCHITECTURES, DEFAULT_ARCHITECTURE, build
+from ov_tuner.architectures import DEFAULT_ARCHITECTURE
+from ov_tuner.errors import OvTunerError
+from ov_tuner.zoo import build_zoo_model
 
 
 def main(names: list[str]) -> int:
-    unknown = [n for n in names if n not in ARCHITECTURES]
-    if unknown:
-        print(f"error: unknown model {', '.join(unknown)}; choose from {', '.join(ARCHITECTURES)}", file=sys.stderr)
+    try:
+        for name in names or [DEFAULT_ARCHITECTURE]:
+            path, stats = build_zoo_model(name, Path(__file__).parent)
+            print(f"wrote {path}: {stats.parameters / 1e6:.2f} M parameters, {stats.flops / 1e9:.2f} GFLOPs")
+    except OvTunerError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
-    for name in names or [DEFAULT_ARCHITECTURE]:
-        print(f"wrote {build(name, Path(__file__).parent)}")
     return 0
 
 

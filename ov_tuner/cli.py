@@ -16,9 +16,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ov_tuner import __version__
+from ov_tuner.architectures import ARCHITECTURES
 from ov_tuner.coldstart import ColdStartSpec, run_coldstart
 from ov_tuner.errors import OvTunerError
-from ov_tuner.grid import parse_counts, parse_devices, parse_precisions, parse_shapes, parse_stop_rule
+from ov_tuner.grid import (
+    parse_counts,
+    parse_devices,
+    parse_layouts,
+    parse_precisions,
+    parse_shapes,
+    parse_stop_rule,
+)
 from ov_tuner.profile import run_profile
 from ov_tuner.recommend import deploy_snippets
 from ov_tuner.recommend import recommend as recommend_point
@@ -31,11 +39,13 @@ from ov_tuner.render import (
     profile_tables,
     recommendation_lines,
     saturation_lines,
+    zoo_table,
 )
 from ov_tuner.runtime import Runtime, open_model_source
 from ov_tuner.schema import InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.store import ResultStore, check_out_path, load_results
 from ov_tuner.sweep import environment, run_sweep
+from ov_tuner.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
@@ -140,6 +150,10 @@ def sweep(
     = Path("results.db"),
     baselines: Annotated[bool, typer.Option(help="Also measure OpenVINO's own LATENCY and THROUGHPUT hint choices.")]
     = True,
+    layout: Annotated[str | None, typer.Option(help="Input layouts where the model has none: NCHW, or "
+                                               "name[NHWC],mask[NC]; the batch is the N axis.")] = None,
+    images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images to feed the image input "
+                                                "(read with OpenCV) instead of generated data.")] = None,
 ) -> None:
     """Measure every streams x nireq x batch x precision point and store each one as it completes."""
     spec = SweepSpec(
@@ -147,7 +161,7 @@ def sweep(
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
         stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
-        shapes=parse_shapes(shape), baselines=baselines,
+        shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn())
@@ -290,6 +304,30 @@ def profile(
         from ov_tuner.plots import save_profile_figure  # imports matplotlib
 
         out.print(f"wrote {save_profile_figure(result, model.stem, plot_dir, top)}")
+
+
+zoo_app = typer.Typer(help="Reference architectures built locally with deterministic weights.", no_args_is_help=True)
+app.add_typer(zoo_app, name="zoo")
+
+
+@zoo_app.command("list")
+@_one_line_errors
+def zoo_list() -> None:
+    """Every zoo model with its inputs, parameters and FLOPs per batch-1 inference."""
+    out.print(zoo_table([(name, DESCRIPTIONS[name], zoo_model(name)) for name in ARCHITECTURES]))
+
+
+@zoo_app.command("build")
+@_one_line_errors
+def zoo_build(
+    name: Annotated[str, typer.Argument(help="A name from `ov-tuner zoo list`.")],
+    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the IR (.xml and .bin).")]
+    = Path("models"),
+) -> None:
+    """Write a zoo model as an OpenVINO IR with an FP32 body and a dynamic batch."""
+    path, stats = build_zoo_model(name, out_dir)
+    out.print(f"wrote {path}: {stats.parameters / 1e6:.2f} M parameters, {stats.flops / 1e9:.2f} GFLOPs per "
+              "batch-1 inference")
 
 
 @app.command()

@@ -76,6 +76,23 @@ def parse_shapes(text: str | None) -> dict[str, list[int]]:
     return shapes
 
 
+_LAYOUT = re.compile(r"^(?:([^\[\],]+)\[([A-Za-z?.]+)\]|([A-Za-z?.]+))$")
+
+
+def parse_layouts(text: str | None) -> dict[str, str]:
+    """'NCHW' for every input, or 'images[NHWC],mask[NC]' by name; letters as OpenVINO layouts use them."""
+    if not text:
+        return {}
+    layouts: dict[str, str] = {}
+    for part in re.split(r",(?![^\[]*\])", text):
+        match = _LAYOUT.match(part.strip())
+        if not match:
+            raise BadInputError(f"--layout: cannot read '{part}'; use e.g. --layout NCHW or --layout images[NHWC]")
+        name, named_layout, bare = match.groups()
+        layouts[(name or "").strip()] = (named_layout or bare).upper()
+    return layouts
+
+
 def parse_stop_rule(time: str, window_s: float, tolerance: float, max_s: float) -> StopRule:
     """'--time auto' measures in windows until they agree; '--time 3' measures 3 s, in windows all the same."""
     if time.strip().lower() == AUTO:

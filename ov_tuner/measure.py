@@ -23,19 +23,20 @@ from dataclasses import dataclass
 import numpy as np
 import openvino as ov
 
-from ov_tuner.runtime import fill_inputs, input_sets
+from ov_tuner.inputs import InputData
 from ov_tuner.schema import InputMode, Measurement, StopRule, Window
 
 
 def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, warmup_s: float,
-            input_mode: InputMode = InputMode.INFERENCE_ONLY) -> Measurement:
+            input_mode: InputMode = InputMode.INFERENCE_ONLY, data: InputData | None = None) -> Measurement:
     """Warm up for `warmup_s` (every request at least once; none when 0), then measure until `rule` stops."""
+    data = data or InputData()
     queue = ov.AsyncInferQueue(compiled, nireq)
     requests = [queue[i] for i in range(nireq)]
     try:
-        for request in requests:
-            fill_inputs(request)
-        start = _starter(queue, requests, input_mode)
+        for i, request in enumerate(requests):
+            data.fill(request, i)
+        start = _starter(queue, requests, input_mode, data)
         if warmup_s > 0:
             _closed_loop(queue, requests, start, batch, StopRule(window_s=warmup_s, fixed_s=warmup_s), nireq)
         run = _closed_loop(queue, requests, start, batch, rule, nireq)
@@ -55,12 +56,12 @@ def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, 
     )
 
 
-def _starter(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest],
-             input_mode: InputMode) -> Callable[[], None]:
+def _starter(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], input_mode: InputMode,
+             data: InputData) -> Callable[[], None]:
     """What starts the next request: as it is, or after copying a fresh set of inputs into it."""
     if input_mode is InputMode.INFERENCE_ONLY:
         return queue.start_async
-    sets = input_sets(requests[0], count=len(requests) + 1)  # more sets than requests: data really changes
+    sets = data.sets(requests[0], count=len(requests) + 1)  # more sets than requests: data really changes
     position = 0
 
     def start_with_fresh_inputs() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import openvino as ov
 from rich.table import Table
 
 from ov_tuner.analysis import baseline_gains, best_per_device_precision, saturation
@@ -11,6 +12,7 @@ from ov_tuner.profile import Profile
 from ov_tuner.recommend import DeploySnippets, Recommendation
 from ov_tuner.schema import DeviceInfo, Mode, PointResult
 from ov_tuner.store import StoredResults
+from ov_tuner.zoo import model_stats
 
 
 def devices_table(devices: list[DeviceInfo]) -> Table:
@@ -137,3 +139,15 @@ def profile_tables(profile: Profile, top: int) -> tuple[Table, Table]:
         layers.add_row(layer.name, layer.layer_type, layer.exec_type, f"{share:.1%}", f"{cumulative:.1%}",
                        str(layer.calls), f"{layer.mean_ms:.4f}")
     return by_type, layers
+
+
+def zoo_table(models: list[tuple[str, str, ov.Model]]) -> Table:
+    table = Table(title="ov-tuner zoo (build one with `ov-tuner zoo build NAME -o DIR`)")
+    for column in ("name", "what", "inputs", "parameters", "GFLOPs"):
+        table.add_column(column, justify="right" if column in ("parameters", "GFLOPs") else "left")
+    for name, description, model in models:
+        stats = model_stats(model)
+        inputs = ", ".join(f"{p.get_any_name()} {p.get_element_type().get_type_name()}{p.get_partial_shape()}"
+                           for p in model.inputs)
+        table.add_row(name, description, inputs, f"{stats.parameters / 1e6:.2f} M", f"{stats.flops / 1e9:.2f}")
+    return table

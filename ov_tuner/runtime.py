@@ -12,6 +12,7 @@ import re
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,20 +66,35 @@ def _model_files(path: Path) -> list[Path]:
 
 
 def open_model_source(path: Path) -> ModelSource:
-    """Check the model file exists and hash it (xml and bin together for an IR)."""
-    if path.is_dir():
-        raise ModelError(f"model {path} is a folder; give the model file itself, e.g. {path / 'model.xml'}")
-    if not path.is_file():
-        raise ModelError(f"model file {path} does not exist: give the path of an OpenVINO .xml or .onnx model")
+    """Check the model exists and hash it: an IR's xml and bin together, a SavedModel folder's every file."""
+    if path.is_dir() and not (path / "saved_model.pb").is_file():
+        raise ModelError(f"model {path} is a folder; give the model file itself, e.g. {path / 'model.xml'} "
+                         "(a folder works only as a TensorFlow SavedModel)")
+    if not path.exists():
+        raise ModelError(f"model file {path} does not exist: give the path of an OpenVINO .xml, an .onnx, "
+                         "or another model OpenVINO can convert")
     digest = hashlib.sha256()
+    parts = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else _model_files(path)
     try:
-        for part in _model_files(path):
+        for part in parts:
             with part.open("rb") as f:
                 for chunk in iter(lambda: f.read(1 << 20), b""):
                     digest.update(chunk)
     except OSError as e:
         raise ModelError(f"cannot read model file {path}: {e.strerror}; check its permissions") from e
     return ModelSource(path.resolve(), digest.hexdigest())
+
+
+def _convert(source: ModelSource) -> ov.Model:
+    """Any format ov.convert_model reads, as an OpenVINO model."""
+    try:
+        return ov.convert_model(str(source.path))
+    except Exception as e:  # convert_model raises framework-specific errors as well as RuntimeError
+        first_line = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise ModelError(
+            f"{source.path} is not a model OpenVINO can read or convert ({first_line}); "
+            "give an OpenVINO IR, ONNX, TensorFlow, TFLite or PaddlePaddle model"
+        ) from e
 
 
 def cache_dir() -> Path:
@@ -90,12 +106,29 @@ def _shape_text(shape: ov.PartialShape) -> str:
     return "[" + ",".join("?" if d.is_dynamic else str(d.get_length()) for d in shape) + "]"
 
 
-def batch_index(port: ov.Output) -> int:
-    """The batch axis of an input: from its layout when it has one with N, else axis 0."""
+def set_layouts(model: ov.Model, layouts: dict[str, str]) -> None:
+    """Give inputs a layout (by input name, "" for every input), e.g. NCHW, NHWC, NC, N?."""
+    for port in model.inputs:
+        name = port.get_any_name()
+        text = layouts.get(name, layouts.get(""))
+        if text is None:
+            continue
+        layout = ov.Layout(text)
+        rank = port.get_partial_shape().rank
+        if rank.is_static and len(text.strip("[]")) != rank.get_length() and "..." not in text:
+            raise ModelError(f"--layout: {text} has {len(text.strip('[]'))} dimensions but input {name} has "
+                             f"{rank.get_length()}; give one letter per dimension, e.g. NCHW")
+        port.get_node().set_layout(layout)
+
+
+def batch_index(port: ov.Output) -> int | None:
+    """The batch axis of an input: from its layout; axis 0 when it has none; None when its layout has no N."""
     layout = ov.layout_helpers.get_layout(port)
-    if not layout.empty and ov.layout_helpers.has_batch(layout):
+    if layout.empty:
+        return 0
+    if ov.layout_helpers.has_batch(layout):
         return int(ov.layout_helpers.batch_idx(layout)) % port.get_partial_shape().rank.get_length()
-    return 0
+    return None
 
 
 class Runtime:
@@ -147,8 +180,12 @@ class Runtime:
         return self._read(self.ir_path(source, precision))
 
     def ir_path(self, source: ModelSource, precision: Precision) -> Path:
-        """The model file that `precision` compiles: the source, or its cached FP16-compressed IR."""
-        return self._fp16_ir(source) if precision.fp16_weights else source.path
+        """The IR that `precision` compiles: the source IR, or one converted from the source (ONNX,
+        TensorFlow, TFLite, PaddlePaddle) and cached by its hash, FP16-compressed for fp16."""
+        fp32 = source.path if source.path.suffix == ".xml" else self._cached_ir(source, "", lambda: _convert(source))
+        if not precision.fp16_weights:
+            return fp32
+        return self._cached_ir(source, "_fp16", lambda: self._read(fp32))
 
     def _read(self, path: Path) -> ov.Model:
         try:
@@ -159,30 +196,37 @@ class Runtime:
                 "give an OpenVINO IR (.xml with its .bin) or an ONNX file"
             ) from e
 
-    def _fp16_ir(self, source: ModelSource) -> Path:
-        target = cache_dir() / "ir" / source.sha256[:24] / f"{source.name}_fp16.xml"
+    def _cached_ir(self, source: ModelSource, suffix: str, make: Callable[[], ov.Model]) -> Path:
+        """An IR derived from `source`, made once and kept under the cache, keyed by the source's hash."""
+        target = cache_dir() / "ir" / source.sha256[:24] / f"{source.name}{suffix}.xml"
         if not target.exists():
-            model = self._read(source.path)
+            model = make()
             target.parent.mkdir(parents=True, exist_ok=True)
             # Write beside the target and rename, so an interrupted save never leaves a half IR.
             with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
                 tmp_xml = Path(tmp) / target.name
-                ov.save_model(model, tmp_xml, compress_to_fp16=True)
+                ov.save_model(model, tmp_xml, compress_to_fp16=bool(suffix))
                 tmp_xml.with_suffix(".bin").replace(target.with_suffix(".bin"))
                 tmp_xml.replace(target)
         return target
 
     @staticmethod
     def reshape(model: ov.Model, batch: int, shapes: dict[str, list[int]]) -> None:
-        """Make every input static: `shapes` (by input name, "" for all) first, then `batch` on the batch axis."""
+        """Make every input static: `shapes` (by input name, "" for all) first, then `batch` on each input's
+        batch axis (from its layout: see set_layouts)."""
         new_shapes: dict[ov.Output, ov.PartialShape] = {}
         dynamic: list[str] = []
         for port in model.inputs:
             name = port.get_any_name()
             given = shapes.get(name, shapes.get(""))
             dims = list(ov.PartialShape(given) if given is not None else port.get_partial_shape())
-            if dims:
-                dims[batch_index(port)] = ov.Dimension(batch)
+            axis = batch_index(port)
+            if axis is None and batch != 1:
+                layout = ov.layout_helpers.get_layout(port).to_string()
+                raise ModelError(f"input {name} has layout {layout} with no batch dimension (N); give its layout "
+                                 f"with --layout, e.g. --layout {name}[NCHW], or sweep --batch 1")
+            if dims and axis is not None:
+                dims[axis] = ov.Dimension(batch)
             shape = ov.PartialShape(dims)
             if shape.is_dynamic:
                 dynamic.append(f"{name}{_shape_text(shape)}")

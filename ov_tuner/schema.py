@@ -162,6 +162,8 @@ class SweepSpec:
     input_mode: InputMode = InputMode.INFERENCE_ONLY
     search: Search = Search.GRID
     shapes: dict[str, list[int]] = field(default_factory=dict)
+    layouts: dict[str, str] = field(default_factory=dict)
+    images: Path | None = None
     baselines: bool = True
 
     def __post_init__(self) -> None:

@@ -20,8 +20,9 @@ import openvino as ov
 from ov_tuner import __version__
 from ov_tuner.errors import OvTunerError
 from ov_tuner.grid import expand
+from ov_tuner.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.measure import measure
-from ov_tuner.runtime import ModelSource, PointFailure, Runtime, open_model_source
+from ov_tuner.runtime import ModelSource, PointFailure, Runtime, open_model_source, set_layouts
 from ov_tuner.schema import (
     CompileGroup,
     DeviceInfo,
@@ -113,7 +114,8 @@ def run_sweep(
     check_out_path(spec.out)
     source = open_model_source(spec.model)
     devices = {d.name: d for d in runtime.resolve_devices(spec.devices)}
-    models = {p: runtime.read_model(source, p) for p in spec.precisions}
+    images = load_images(spec.images) if spec.images else None
+    models = {p: _prepared(runtime.read_model(source, p), spec, images is not None) for p in spec.precisions}
     for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
         runtime.reshape(models[spec.precisions[0]], batch, spec.shapes)
 
@@ -123,7 +125,8 @@ def run_sweep(
             store.record_device(device)
         ir_paths = {p: runtime.ir_path(source, p) for p in spec.precisions}
         measured_fps = store.measured_fps()
-        run = _SweepRun(runtime, store, spec, ir_paths, progress or _Silent(), stop or threading.Event(), measured_fps)
+        run = _SweepRun(runtime, store, spec, ir_paths, progress or _Silent(), stop or threading.Event(), measured_fps,
+                        InputData(images))
         groups = expand(spec, list(devices.values()))
         todo = [(g, [p for p in g.points() if p not in measured_fps]) for g in groups]
         todo = [(g, pending) for g, pending in todo if pending]
@@ -142,6 +145,12 @@ def run_sweep(
                             run.dropped)
 
 
+def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:
+    """The model with the user's layouts, and image preprocessing when real images go in."""
+    set_layouts(model, spec.layouts)
+    return add_image_preprocessing(model) if with_images else model
+
+
 @dataclass
 class _SweepRun:
     """The state of one sweep while it runs: where points go, what has been measured, what was done."""
@@ -153,6 +162,7 @@ class _SweepRun:
     progress: SweepProgress
     stop: threading.Event
     fps: dict[PointConfig, float]
+    data: InputData
     measured: int = 0
     failed: int = 0
     compiles: int = 0
@@ -214,7 +224,7 @@ class _SweepRun:
                 warmup_s = self.spec.warmup_s if i == 0 else 0.0
                 nireq = config.nireq or info.optimal_nireq  # 0: a hint baseline runs what the device calls optimal
                 try:
-                    m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s, config.input_mode)
+                    m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s, config.input_mode, self.data)
                     point = PointResult(config, Status.OK, info, m)
                 except (RuntimeError, MemoryError) as e:
                     point = PointResult(config, Status.FAILED, info, error=str(PointFailure("inference", e)))

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import openvino as ov
 
-from ov_tuner import architectures
 from ov_tuner.measure import measure
 from ov_tuner.runtime import fill_inputs
 from ov_tuner.schema import StopRule
+from ov_tuner.zoo import build_zoo_model
 
 
 def callback_loop(compiled: ov.CompiledModel, nireq: int, seconds: float) -> float:
@@ -53,7 +53,7 @@ def main() -> None:
     core = ov.Core()
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("tiny_conv", "mobilenet_v2"):
-            model = core.read_model(architectures.build(name, Path(tmp)))
+            model = core.read_model(build_zoo_model(name, Path(tmp))[0])
             shape = [1, *[d.get_length() for d in list(model.input(0).get_partial_shape())[1:]]]
             model.reshape({0: shape})
             for streams, nireq in ((1, 1), (2, 2), (2, 4)):

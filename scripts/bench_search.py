@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from ov_tuner.analysis import fastest, grid_points
-from ov_tuner.architectures import build
 from ov_tuner.schema import PointResult, Precision, Search, SweepSpec
 from ov_tuner.store import load_results
 from ov_tuner.sweep import run_sweep
+from ov_tuner.zoo import build_zoo_model
 
 STREAMS = (1, 2)
 NIREQS = (1, 2, 4, 8, 16)
@@ -53,7 +53,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for name in args.models.split(","):
-            model = build(name, work)
+            model = build_zoo_model(name, work)[0]
             print(f"\n## {name}: fp32, streams {STREAMS} x nireq {NIREQS} x batch {BATCHES} ({grid_size} points), "
                   "--time auto")
             print(f"{'repeat':>6} {'grid s':>8} {'smart s':>8} {'time %':>7} {'grid best FPS':>21} "

@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.architectures import build
 from ov_tuner.measure import measure
 from ov_tuner.runtime import Runtime, open_model_source
 from ov_tuner.schema import PointConfig, Precision, StopRule
+from ov_tuner.zoo import build_zoo_model
 
 BENCHMARK_APP = Path(sys.executable).with_name("benchmark_app")
 PRECISIONS = (Precision.FP32, Precision.FP16)
@@ -88,7 +88,7 @@ def spread(values: list[float]) -> str:
 
 def bench_model(name: str, seconds: float, repeats: int, work: Path) -> tuple[float, float, float]:
     runtime = Runtime()
-    xml = build(name, work)
+    xml = build_zoo_model(name, work)[0]
     source = open_model_source(xml)
     ir = {p: runtime.ir_path(source, p) for p in PRECISIONS}
     input_shape = [d.get_length() if d.is_static else 1 for d in runtime.read_model(source, Precision.FP32).input(0)

@@ -10,9 +10,10 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 
-from ov_tuner.architectures import DEFAULT_ARCHITECTURE, build
+from ov_tuner.architectures import DEFAULT_ARCHITECTURE
 from ov_tuner.schema import Precision, StopRule, SweepSpec
 from ov_tuner.sweep import SweepSummary, run_sweep
+from ov_tuner.zoo import build_zoo_model
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -32,13 +33,13 @@ def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_model(models_dir: Path) -> Path:
     """One 3x3 convolution with a dynamic batch: ~0.05 ms per inference."""
-    return build("tiny_conv", models_dir)
+    return build_zoo_model("tiny_conv", models_dir)[0]
 
 
 @pytest.fixture(scope="session")
 def default_model(models_dir: Path) -> Path:
     """The bundled default model, MobileNet-v2 at 224x224 (~4 ms per inference here)."""
-    return build(DEFAULT_ARCHITECTURE, models_dir)
+    return build_zoo_model(DEFAULT_ARCHITECTURE, models_dir)[0]
 
 
 def _save(model: ov.Model, path: Path) -> Path:

@@ -1,0 +1,95 @@
+"""What goes into the requests: generated data, or real images read with OpenCV.
+
+Images are decoded once (BGR, 8-bit, as OpenCV gives them) and resized to the model's input size on the
+host; the model gets a PrePostProcessor step that takes 8-bit NHWC BGR and converts it to its own
+element type, layout and RGB order, as a deployed pipeline would. Batches cycle through the images, a
+different batch for each request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import openvino as ov
+from openvino.preprocess import ColorFormat, PrePostProcessor
+
+from ov_tuner.errors import BadInputError, ModelError
+from ov_tuner.runtime import fill_inputs, input_sets
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
+
+
+def load_images(folder: Path) -> list[np.ndarray]:
+    """Every PNG, JPEG and BMP in `folder`, decoded; one unreadable file stops with its name."""
+    if not folder.is_dir():
+        raise BadInputError(f"--images: {folder} is not a folder; give a folder of .png, .jpg or .bmp images")
+    files = sorted(f for f in folder.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise BadInputError(f"--images: {folder} holds no .png, .jpg or .bmp image")
+    images = []
+    for path in files:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise BadInputError(f"--images: cannot read {path}: OpenCV could not decode it; replace or remove it")
+        images.append(image)
+    return images
+
+
+def image_input(model: ov.Model) -> ov.Output:
+    """The model's one image input: four dimensions, three channels."""
+    candidates = [p for p in model.inputs if p.get_partial_shape().rank.get_length() == 4]
+    if len(candidates) != 1:
+        names = ", ".join(f"{p.get_any_name()}{p.get_partial_shape()}" for p in model.inputs)
+        raise ModelError(f"--images needs a model with exactly one 4-dimensional image input; this one has {names}")
+    return candidates[0]
+
+
+def add_image_preprocessing(model: ov.Model) -> ov.Model:
+    """Let the image input take 8-bit NHWC BGR, converted inside the model to what it was trained on."""
+    port = image_input(model)
+    layout = ov.layout_helpers.get_layout(port)
+    model_layout = layout if not layout.empty else ov.Layout("NCHW")
+    channels = port.get_partial_shape()[ov.layout_helpers.channels_idx(model_layout)]
+    if channels.is_static and channels.get_length() != 3:
+        raise ModelError(f"--images works with 3-channel image inputs; {port.get_any_name()} has {channels}")
+    ppp = PrePostProcessor(model)
+    step = ppp.input(port.get_any_name())
+    step.tensor().set_element_type(ov.Type.u8).set_layout(ov.Layout("NHWC")).set_color_format(ColorFormat.BGR)
+    step.preprocess().convert_element_type(port.get_element_type()).convert_color(ColorFormat.RGB)
+    step.model().set_layout(model_layout)
+    return ppp.build()
+
+
+@dataclass
+class InputData:
+    """Data for the requests of one compiled model: generated, or batches of real images."""
+
+    images: list[np.ndarray] | None = None
+
+    def fill(self, request: ov.InferRequest, index: int) -> None:
+        """Write request `index`'s own data into its tensors, before any clock starts."""
+        fill_inputs(request)
+        if self.images is not None:
+            name, batch = self._image_batch(request, index)
+            request.get_tensor(name).data[...] = batch
+
+    def sets(self, request: ov.InferRequest, count: int) -> list[dict]:
+        """`count` host-side input sets, for copying fresh data in before every start."""
+        sets = input_sets(request, count)
+        if self.images is not None:
+            for i, inputs in enumerate(sets):
+                name, batch = self._image_batch(request, i)
+                inputs.pop(next(p for p in inputs if p.get_any_name() == name))
+                inputs[name] = batch
+        return sets
+
+    def _image_batch(self, request: ov.InferRequest, index: int) -> tuple[str, np.ndarray]:
+        """The `index`-th batch of images, resized to the input's height and width, cycling through them."""
+        assert self.images is not None
+        port = next(p for p in request.model_inputs if len(p.get_shape()) == 4)
+        batch, height, width, _ = port.get_shape()  # NHWC after add_image_preprocessing
+        picks = [self.images[(index * batch + j) % len(self.images)] for j in range(batch)]
+        return port.get_any_name(), np.stack([cv2.resize(image, (width, height)) for image in picks])
