@@ -167,8 +167,10 @@ def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANC
         if beyond is not None:
             reason += (f"; {beyond.config.streams} x {beyond.config.nireq} adds {beyond.fps / point.fps - 1:+.1%} FPS "
                        f"for {beyond.latency_ms(90) / point.latency_ms(90) - 1:+.0%} p90 latency")
-        else:
+        elif len(members) == 1:
             reason += "; it is the only configuration measured"
+        else:
+            reason += "; it is also the largest configuration measured, so more streams or requests may still pay"
         result.append(Saturation(device, precision, batch, point, best, beyond, reason))
     return result
 

@@ -50,7 +50,7 @@ from ov_tuner.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
 # Piped or captured output is still read by people (logs, reports): give tables room there.
-out = Console(width=None if Console().is_terminal else 150)
+out = Console(width=None if Console().is_terminal else 180)
 err = Console(stderr=True)
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130

@@ -103,7 +103,8 @@ def parse_stop_rule(time: str, window_s: float, tolerance: float, max_s: float) 
         seconds = 0.0
     if not (seconds > 0 and math.isfinite(seconds)):
         raise BadInputError(f"--time: '{time}' is neither a number of seconds above 0 nor auto; use e.g. --time 3")
-    return StopRule(window_s=min(window_s, seconds), fixed_s=seconds)
+    # A fixed run is cut into at least five windows, so its noise figures have something to stand on.
+    return StopRule(window_s=min(window_s, seconds / 5), fixed_s=seconds)
 
 
 def powers_of_two_up_to(limit: int) -> tuple[int, ...]:

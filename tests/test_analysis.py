@@ -128,6 +128,13 @@ def test_saturation_when_the_best_is_the_smallest_compares_with_the_biggest() ->
     assert "2 x 4 adds -33.3% FPS" in sat.reason
 
 
+def test_saturation_at_the_largest_configuration_says_more_may_pay() -> None:
+    (sat,) = saturation(grid_of({(1, 1): 100, (2, 2): 150, (2, 4): 200}))
+    assert sat.point is sat.best and sat.beyond is None
+    assert sat.reason.endswith("it is also the largest configuration measured, so more streams or requests may "
+                               "still pay")
+
+
 def test_saturation_ties_go_to_fewer_streams() -> None:
     (sat,) = saturation(grid_of({(2, 2): 100, (1, 2): 100}))
     assert sat.point.config.streams == 1 and sat.best.config.streams == 1

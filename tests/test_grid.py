@@ -5,7 +5,15 @@ from pathlib import Path
 import pytest
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.grid import auto_nireq, auto_streams, expand, parse_counts, parse_precisions, parse_shapes
+from ov_tuner.grid import (
+    auto_nireq,
+    auto_streams,
+    expand,
+    parse_counts,
+    parse_precisions,
+    parse_shapes,
+    parse_stop_rule,
+)
 from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision, SweepSpec
 
 
@@ -79,3 +87,13 @@ def test_hint_baselines_close_each_device_precision_batch() -> None:
     baseline = expand(spec, [device("CPU")])[2]
     assert baseline.nireqs == (0,)  # 0: the device's optimal number, read back after compiling
     assert baseline.points()[0].label() == "CPU fp32 batch 1 PERFORMANCE_HINT=LATENCY"
+
+
+def test_time_auto_or_seconds() -> None:
+    auto = parse_stop_rule("auto", 1.0, 0.03, 10.0)
+    assert (auto.fixed_s, auto.window_s, auto.tolerance, auto.max_s) == (None, 1.0, 0.03, 10.0)
+    fixed = parse_stop_rule("2", 1.0, 0.03, 10.0)
+    assert (fixed.fixed_s, fixed.window_s) == (2.0, 0.4)  # at least five windows
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        with pytest.raises(BadInputError, match="--time"):
+            parse_stop_rule(bad, 1.0, 0.03, 10.0)
