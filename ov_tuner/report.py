@@ -96,7 +96,7 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
     sections = []
 
     environment = Section("Environment")
-    environment.blocks.append(Table(["", ""], [
+    environment.blocks.append(Table(["", "value"], [
         ["model", f"{env.model_name} ({env.model_path})"], ["model sha256", env.model_sha256],
         ["OpenVINO", env.ov_version], ["ov-tuner", f"{env.ov_tuner_version} (report by {__version__})"],
         ["host", env.host], ["CPU", f"{env.cpu_model}, {env.cores} cores"], ["Python", env.python],
