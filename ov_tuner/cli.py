@@ -41,10 +41,10 @@ from ov_tuner.render import (
     saturation_lines,
     zoo_table,
 )
-from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.runtime import Runtime
 from ov_tuner.schema import InputMode, PointConfig, PointResult, Search, Status, SweepSpec
-from ov_tuner.store import ResultStore, check_out_path, load_results
-from ov_tuner.sweep import environment, run_sweep
+from ov_tuner.store import load_results
+from ov_tuner.sweep import run_sweep
 from ov_tuner.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
@@ -266,11 +266,7 @@ def coldstart(
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
     spec = ColdStartSpec(model, out_path, device.upper(), parse_precisions(precision)[0], batch, streams,
                          parse_shapes(shape), repeats)
-    check_out_path(out_path)
     cold = run_coldstart(spec)
-    with ResultStore(out_path) as store:
-        store.claim(environment(open_model_source(model)))
-        store.add_coldstart(cold)
     out.print(coldstart_table(cold))
     out.print(cold.reason, highlight=False)
 
@@ -293,11 +289,7 @@ def profile(
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
     config = PointConfig(device.upper(), parse_precisions(precision)[0], batch, streams, nireq)
-    check_out_path(out_path)
-    result = run_profile(model, config, time, parse_shapes(shape))
-    with ResultStore(out_path) as store:
-        store.claim(environment(open_model_source(model)))
-        store.add_profile(result)
+    result = run_profile(model, config, time, out_path, parse_shapes(shape))
     for table in profile_tables(result, top):
         out.print(table)
     if plot_dir is not None:

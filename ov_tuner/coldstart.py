@@ -13,14 +13,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import median
 
+from ov_tuner.environment import environment
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure import measure
 from ov_tuner.runtime import Runtime, open_model_source
-from ov_tuner.schema import CompileKey, Precision, StopRule
+from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule
+from ov_tuner.store import ResultStore, check_out_path
 
 # The steady median comes from this long a closed loop of one request, after this much warm-up.
 STEADY_S, STEADY_WARMUP_S = 0.5, 0.2
@@ -38,40 +39,9 @@ class ColdStartSpec:
     repeats: int = 5
 
 
-@dataclass(frozen=True)
-class ColdStartSample:
-    """One repeat, in milliseconds; each figure from a fresh process."""
-
-    read_ms: float
-    compile_ms: float
-    first_infer_ms: float
-    steady_median_ms: float
-    cache_write_compile_ms: float
-    cache_compile_ms: float
-    cache_first_infer_ms: float
-
-
-@dataclass(frozen=True)
-class ColdStart:
-    key: CompileKey
-    samples: tuple[ColdStartSample, ...]
-
-    def stat(self, name: str) -> tuple[float, float, float]:
-        """Median, min and max of one figure over the repeats."""
-        values = [getattr(s, name) for s in self.samples]
-        return median(values), min(values), max(values)
-
-    @property
-    def reason(self) -> str:
-        first, steady = self.stat("first_infer_ms")[0], self.stat("steady_median_ms")[0]
-        compile_ms, cached = self.stat("compile_ms")[0], self.stat("cache_compile_ms")[0]
-        return (f"the first inference takes {first:.2f} ms, {first / steady:.1f}x the steady median of "
-                f"{steady:.2f} ms; before it, reading the model takes {self.stat('read_ms')[0]:.1f} ms and compiling "
-                f"{compile_ms:.1f} ms, or {cached:.1f} ms from a CACHE_DIR ({cached / compile_ms - 1:+.0%})")
-
-
 def run_coldstart(spec: ColdStartSpec) -> ColdStart:
-    """Check the inputs in this process, then take `spec.repeats` samples in fresh ones."""
+    """Check the inputs in this process, take `spec.repeats` samples in fresh ones, store them in `spec.out`."""
+    check_out_path(spec.out)
     runtime = Runtime()
     source = open_model_source(spec.model)
     (device,) = runtime.resolve_devices((spec.device,))
@@ -89,7 +59,11 @@ def run_coldstart(spec: ColdStartSpec) -> ColdStart:
         samples.append(ColdStartSample(plain["read_ms"], plain["compile_ms"], plain["first_infer_ms"],
                                        plain["steady_median_ms"], write["compile_ms"], hit["compile_ms"],
                                        hit["first_infer_ms"]))
-    return ColdStart(key, tuple(samples))
+    cold = ColdStart(key, tuple(samples))
+    with ResultStore(spec.out) as store:
+        store.claim(environment(source))
+        store.add_coldstart(cold)
+    return cold
 
 
 def _spawn(probe: dict[str, object]) -> dict[str, float]:
@@ -119,10 +93,6 @@ def _probe(probe: dict) -> dict[str, float]:
         result["steady_median_ms"] = steady.latency.median
     del compiled
     return result
-
-
-def samples_json(samples: tuple[ColdStartSample, ...]) -> str:
-    return json.dumps([asdict(s) for s in samples])
 
 
 if __name__ == "__main__":

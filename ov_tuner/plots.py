@@ -29,8 +29,7 @@ from ov_tuner.analysis import (
     saturation,
     short_label,
 )
-from ov_tuner.profile import Profile
-from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision
+from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision, Profile
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
 BEST_COLOUR, SATURATION_COLOUR = "#ff2d55", "#00c2ff"

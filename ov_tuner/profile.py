@@ -8,83 +8,21 @@ which shows the precision that really executed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import openvino as ov
 
+from ov_tuner.environment import environment
 from ov_tuner.runtime import Runtime, fill_inputs, open_model_source
-from ov_tuner.schema import CompileKey, PointConfig
+from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile
+from ov_tuner.store import ResultStore, check_out_path
 
 
-@dataclass(frozen=True)
-class LayerTime:
-    """One layer's time summed over `calls` executions, in milliseconds."""
-
-    name: str
-    layer_type: str
-    exec_type: str
-    total_ms: float
-    calls: int
-
-    @property
-    def mean_ms(self) -> float:
-        return self.total_ms / self.calls
-
-
-@dataclass(frozen=True)
-class TypeTime:
-    layer_type: str
-    total_ms: float
-    share: float
-    cumulative_share: float
-    calls: int
-    mean_ms: float
-    exec_types: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Profile:
-    """Layer times over `inferences` inferences of one configuration, with their requests' mean latency."""
-
-    config: PointConfig
-    inferences: int
-    mean_request_ms: float
-    layers: tuple[LayerTime, ...]
-
-    @property
-    def layer_ms_per_inference(self) -> float:
-        return sum(layer.total_ms for layer in self.layers) / self.inferences
-
-    def top_layers(self, count: int) -> list[tuple[LayerTime, float, float]]:
-        """The `count` slowest layers with their share and cumulative share of all layer time."""
-        total = sum(layer.total_ms for layer in self.layers) or 1.0
-        ranked = sorted(self.layers, key=lambda layer: layer.total_ms, reverse=True)
-        result, running = [], 0.0
-        for layer in ranked[:count]:
-            running += layer.total_ms
-            result.append((layer, layer.total_ms / total, running / total))
-        return result
-
-    def by_type(self) -> list[TypeTime]:
-        """Layer time summed by layer type, slowest type first."""
-        total = sum(layer.total_ms for layer in self.layers) or 1.0
-        groups: dict[str, list[LayerTime]] = {}
-        for layer in self.layers:
-            groups.setdefault(layer.layer_type, []).append(layer)
-        rows, running = [], 0.0
-        for layer_type, members in sorted(groups.items(), key=lambda kv: -sum(m.total_ms for m in kv[1])):
-            ms = sum(m.total_ms for m in members)
-            calls = sum(m.calls for m in members)
-            running += ms
-            rows.append(TypeTime(layer_type, ms, ms / total, running / total, calls, ms / calls,
-                                 tuple(sorted({m.exec_type for m in members}))))
-        return rows
-
-
-def run_profile(model_path: Path, config: PointConfig, seconds: float, shapes: dict[str, list[int]] | None = None,
-                warmup_s: float = 0.2) -> Profile:
-    """Compile `config` with PERF_COUNT on and sum the layer counters of every inference for `seconds`."""
+def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path,
+                shapes: dict[str, list[int]] | None = None, warmup_s: float = 0.2) -> Profile:
+    """Compile `config` with PERF_COUNT on, sum the layer counters of every inference for `seconds`, and store
+    the profile in `out` beside the sweep's results."""
+    check_out_path(out)
     runtime = Runtime()
     (device,) = runtime.resolve_devices((config.device,))
     source = open_model_source(model_path)
@@ -105,7 +43,11 @@ def run_profile(model_path: Path, config: PointConfig, seconds: float, shapes: d
     finally:
         queue.wait_all()
         del requests, queue, compiled
-    return Profile(config, len(latencies), sum(latencies) / max(len(latencies), 1), tuple(totals.values()))
+    profile = Profile(config, len(latencies), sum(latencies) / max(len(latencies), 1), tuple(totals.values()))
+    with ResultStore(out) as store:
+        store.claim(environment(source))
+        store.add_profile(profile)
+    return profile
 
 
 def _loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], seconds: float,

@@ -6,11 +6,9 @@ import openvino as ov
 from rich.table import Table
 
 from ov_tuner.analysis import baseline_gains, best_per_device_precision, saturation
-from ov_tuner.coldstart import ColdStart
 from ov_tuner.diagnostics import diagnostics
-from ov_tuner.profile import Profile
 from ov_tuner.recommend import DeploySnippets, Recommendation
-from ov_tuner.schema import DeviceInfo, Mode, PointResult
+from ov_tuner.schema import ColdStart, DeviceInfo, Mode, PointResult, Profile
 from ov_tuner.store import StoredResults
 from ov_tuner.zoo import model_stats
 

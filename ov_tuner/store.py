@@ -14,20 +14,22 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.coldstart import ColdStart, ColdStartSample, samples_json
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
-from ov_tuner.profile import LayerTime, Profile
 from ov_tuner.schema import (
+    ColdStart,
+    ColdStartSample,
     CompileInfo,
     CompileKey,
     DeviceInfo,
     Environment,
     InputMode,
+    LayerTime,
     Measurement,
     Mode,
     PointConfig,
     PointResult,
     Precision,
+    Profile,
     Status,
     Window,
 )
@@ -199,7 +201,8 @@ class ResultStore:
         with self._db:
             self._db.execute(
                 "INSERT INTO coldstarts (device, precision, batch, streams, samples, created_at) VALUES (?,?,?,?,?,?)",
-                (k.device, k.precision.value, k.batch, k.streams, samples_json(cold.samples), _now()),
+                (k.device, k.precision.value, k.batch, k.streams, json.dumps([asdict(x) for x in cold.samples]),
+                 _now()),
             )
 
     def coldstarts(self) -> list[ColdStart]:

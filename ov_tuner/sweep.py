@@ -7,9 +7,6 @@ that fails is stored as failed and the sweep goes on; a stop request ends it bet
 
 from __future__ import annotations
 
-import os
-import platform
-import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,16 +14,15 @@ from typing import Protocol
 
 import openvino as ov
 
-from ov_tuner import __version__
+from ov_tuner.environment import environment
 from ov_tuner.errors import OvTunerError
 from ov_tuner.grid import expand
 from ov_tuner.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.measure import measure
-from ov_tuner.runtime import ModelSource, PointFailure, Runtime, open_model_source, set_layouts
+from ov_tuner.runtime import PointFailure, Runtime, open_model_source, set_layouts
 from ov_tuner.schema import (
     CompileGroup,
     DeviceInfo,
-    Environment,
     Mode,
     PointConfig,
     PointResult,
@@ -76,31 +72,6 @@ class SweepSummary:
     compiles: int
     interrupted: bool
     dropped: int = 0
-
-
-def cpu_model() -> str:
-    """The CPU's marketing name from /proc/cpuinfo, else what the platform module knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def environment(source: ModelSource) -> Environment:
-    return Environment(
-        ov_version=ov.get_version(),
-        ov_tuner_version=__version__,
-        host=socket.gethostname(),
-        cpu_model=cpu_model(),
-        cores=os.cpu_count() or 0,
-        python=platform.python_version(),
-        model_path=str(source.path),
-        model_sha256=source.sha256,
-        model_name=source.name,
-    )
 
 
 def run_sweep(

@@ -8,17 +8,18 @@ import pytest
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.coldstart import ColdStartSample, ColdStartSpec, run_coldstart
+from ov_tuner.coldstart import ColdStartSpec, run_coldstart
 from ov_tuner.errors import DeviceError
 from ov_tuner.profile import run_profile
 from ov_tuner.runtime import Runtime
-from ov_tuner.schema import PointConfig, Precision
+from ov_tuner.schema import ColdStartSample, PointConfig, Precision
 from ov_tuner.store import load_results
 
 
 def test_coldstart_figures_from_fresh_processes(tiny_model: Path, tmp_path: Path) -> None:
     cold = run_coldstart(ColdStartSpec(tiny_model, tmp_path / "r.db", repeats=2))
     assert len(cold.samples) == 2
+    assert load_results(tmp_path / "r.db").coldstarts == [cold]  # stored with the results
     for sample in cold.samples:
         assert all(value > 0 for value in vars(sample).values())
     for name in vars(cold.samples[0]):
@@ -43,8 +44,8 @@ def test_coldstart_command_stores_with_the_results(tiny_model: Path, tmp_path: P
     assert len(stored.samples) == 1 and isinstance(stored.samples[0], ColdStartSample)
 
 
-def test_profile_layer_times_add_up_to_the_request_time(default_model: Path) -> None:
-    profile = run_profile(default_model, PointConfig("CPU", Precision.FP32, 1, 1, 1), seconds=0.5)
+def test_profile_layer_times_add_up_to_the_request_time(default_model: Path, tmp_path: Path) -> None:
+    profile = run_profile(default_model, PointConfig("CPU", Precision.FP32, 1, 1, 1), 0.5, tmp_path / "r.db")
     assert profile.inferences >= 20
     # the layers run inside the request: their sum is most of its latency and never more than it
     ratio = profile.layer_ms_per_inference / profile.mean_request_ms
@@ -59,11 +60,11 @@ def test_profile_layer_times_add_up_to_the_request_time(default_model: Path) -> 
     assert [row[0].total_ms for row in top] == sorted((row[0].total_ms for row in top), reverse=True)
 
 
-def test_profile_kernels_show_the_precision_that_ran(tiny_model: Path) -> None:
+def test_profile_kernels_show_the_precision_that_ran(tiny_model: Path, tmp_path: Path) -> None:
     capabilities = Runtime().device_info("CPU").capabilities
     kernels = {}
     for precision in (Precision.FP32, Precision.BF16):
-        profile = run_profile(tiny_model, PointConfig("CPU", precision, 1, 1, 1), seconds=0.1)
+        profile = run_profile(tiny_model, PointConfig("CPU", precision, 1, 1, 1), 0.1, tmp_path / "r.db")
         kernels[precision] = {layer.exec_type for layer in profile.layers if layer.layer_type == "Convolution"}
     assert all("bf16" not in k for k in kernels[Precision.FP32])
     if "BF16" in capabilities:  # a CPU with bf16 runs bf16 kernels under the bf16 hint
