@@ -57,6 +57,14 @@ EXIT_INTERRUPTED = 130
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# Options that several commands share.
+ModelArgument = Annotated[Path, typer.Argument(help="OpenVINO IR (.xml), ONNX, or another model OpenVINO converts.")]
+OneDevice = Annotated[str, typer.Option(help="One device: CPU, GPU, ...")]
+OnePrecision = Annotated[str, typer.Option(help="fp32, fp16 or bf16.")]
+Count = Annotated[int, typer.Option(min=1)]
+ShapeOption = Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
+ResultsOut = Annotated[Path, typer.Option("--out", help="SQLite results file; stored with a sweep's results.")]
+
 
 def _one_line_errors(command: F) -> F:
     """Turn an OvTunerError into one line on stderr and a non-zero exit; let real bugs keep their traceback."""
@@ -125,7 +133,7 @@ def _stop_on_ctrl_c() -> Iterator[threading.Event]:
 @app.command()
 @_one_line_errors
 def sweep(
-    model: Annotated[Path, typer.Argument(help="OpenVINO IR (.xml) or ONNX model.")],
+    model: ModelArgument,
     device: Annotated[str, typer.Option(help="Devices, comma-separated: CPU, GPU, ...")] = "CPU",
     precision: Annotated[str, typer.Option(help="fp32, fp16 and/or bf16, comma-separated.")] = "fp32,fp16",
     streams: Annotated[str, typer.Option(help="NUM_STREAMS values, e.g. 1,2,4, or auto.")] = "auto",
@@ -144,8 +152,7 @@ def sweep(
     = InputMode.INFERENCE_ONLY,
     warmup: Annotated[float, typer.Option(min=0.0, help="Seconds of warm-up on each compiled model, after its "
                                           "first inference and before its first point.")] = 0.1,
-    shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
-    = None,
+    shape: ShapeOption = None,
     out_path: Annotated[Path, typer.Option("--out", help="SQLite results file; rerunning resumes it.")]
     = Path("results.db"),
     baselines: Annotated[bool, typer.Option(help="Also measure OpenVINO's own LATENCY and THROUGHPUT hint choices.")]
@@ -155,7 +162,8 @@ def sweep(
     images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images to feed the image input "
                                                 "(read with OpenCV) instead of generated data.")] = None,
 ) -> None:
-    """Measure every streams x nireq x batch x precision point and store each one as it completes."""
+    """Measure streams x nireq x batch x precision points (all of them with --search grid), each stored as it
+    completes; rerunning resumes."""
     spec = SweepSpec(
         model=model, out=out_path, devices=parse_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
@@ -253,15 +261,14 @@ def report(
 @app.command()
 @_one_line_errors
 def coldstart(
-    model: Annotated[Path, typer.Argument(help="OpenVINO IR (.xml) or ONNX model.")],
-    device: Annotated[str, typer.Option(help="One device.")] = "CPU",
-    precision: Annotated[str, typer.Option(help="fp32, fp16 or bf16.")] = "fp32",
-    batch: Annotated[int, typer.Option(min=1)] = 1,
-    streams: Annotated[int, typer.Option(min=1)] = 1,
+    model: ModelArgument,
+    device: OneDevice = "CPU",
+    precision: OnePrecision = "fp32",
+    batch: Count = 1,
+    streams: Count = 1,
     repeats: Annotated[int, typer.Option(min=1, help="Fresh processes per figure.")] = 5,
-    shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models, as for sweep.")] = None,
-    out_path: Annotated[Path, typer.Option("--out", help="Results file to store the figures in.")]
-    = Path("results.db"),
+    shape: ShapeOption = None,
+    out_path: ResultsOut = Path("results.db"),
 ) -> None:
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
     spec = ColdStartSpec(model, out_path, device.upper(), parse_precisions(precision)[0], batch, streams,
@@ -274,17 +281,16 @@ def coldstart(
 @app.command()
 @_one_line_errors
 def profile(
-    model: Annotated[Path, typer.Argument(help="OpenVINO IR (.xml) or ONNX model.")],
-    device: Annotated[str, typer.Option(help="One device.")] = "CPU",
-    precision: Annotated[str, typer.Option(help="fp32, fp16 or bf16.")] = "fp32",
-    streams: Annotated[int, typer.Option(min=1)] = 1,
-    nireq: Annotated[int, typer.Option(min=1)] = 1,
-    batch: Annotated[int, typer.Option(min=1)] = 1,
+    model: ModelArgument,
+    device: OneDevice = "CPU",
+    precision: OnePrecision = "fp32",
+    streams: Count = 1,
+    nireq: Count = 1,
+    batch: Count = 1,
     time: Annotated[float, typer.Option(min=0.05, help="Seconds of inferences to profile.")] = 2.0,
     top: Annotated[int, typer.Option(min=1, help="Layers in the table and the chart.")] = 15,
-    shape: Annotated[str | None, typer.Option(help="Input shapes for dynamic models, as for sweep.")] = None,
-    out_path: Annotated[Path, typer.Option("--out", help="Results file to store the profile in.")]
-    = Path("results.db"),
+    shape: ShapeOption = None,
+    out_path: ResultsOut = Path("results.db"),
     plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
