@@ -54,7 +54,9 @@ def _draw_grid(ax: Axes, grid: HeatmapGrid, title: str, cmap: Colormap, marks: l
     for (row, col), value in np.ndenumerate(grid.values):
         if grid.failed[row, col]:
             ax.text(col, row, "failed", ha="center", va="center", color="#b00020", fontsize=9)
-        elif np.isfinite(value):
+        elif not np.isfinite(value):  # left out by smart search, or not in this sweep
+            ax.text(col, row, "not measured", ha="center", va="center", color="#707070", fontsize=8)
+        else:
             r, g, b, _ = image.cmap(image.norm(value))
             dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
             ax.text(col, row, format(value, fmt) if fmt else _annotation(value), ha="center", va="center",

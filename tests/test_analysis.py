@@ -206,3 +206,10 @@ def test_batch_series_takes_the_best_point_per_batch() -> None:
     (series,) = batch_series(points)
     assert series.batches == (1, 4)
     assert [p.fps for p in series.best] == pytest.approx([120, 150])
+
+
+def test_cells_smart_search_left_out_say_so() -> None:
+    env = Environment("2026.4.1", "0.1.0", "host", "cpu", 2, "3.11", "/m.xml", "0" * 64, "tiny")
+    fig = heatmap_figure([point(1, 1, 100), point(2, 2, 180)], "CPU", Precision.FP32, 1, env, {})
+    fps_panel = next(ax for ax in fig.axes if ax.get_title() == "Throughput (FPS)")
+    assert sorted(t.get_text() for t in fps_panel.texts) == ["100", "180", "not measured", "not measured"]
