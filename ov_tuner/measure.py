@@ -28,8 +28,13 @@ from ov_tuner.schema import InputMode, Measurement, StopRule, Window
 
 
 def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, warmup_s: float,
-            input_mode: InputMode = InputMode.INFERENCE_ONLY, data: InputData | None = None) -> Measurement:
-    """Warm up for `warmup_s` (every request at least once; none when 0), then measure until `rule` stops."""
+            input_mode: InputMode = InputMode.INFERENCE_ONLY, data: InputData | None = None,
+            on_complete: Callable[[ov.InferRequest], None] | None = None) -> Measurement:
+    """Warm up for `warmup_s` (every request at least once; none when 0), then measure until `rule` stops.
+
+    `on_complete` sees each request of the measured run once its inference has completed (the profiler
+    reads the request's counters there); it runs on the loop's thread, so its cost is measured too.
+    """
     data = data or InputData()
     queue = ov.AsyncInferQueue(compiled, nireq)
     requests = [queue[i] for i in range(nireq)]
@@ -39,7 +44,7 @@ def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, 
         start = _starter(queue, requests, input_mode, data)
         if warmup_s > 0:
             _closed_loop(queue, requests, start, batch, StopRule(window_s=warmup_s, fixed_s=warmup_s), nireq)
-        run = _closed_loop(queue, requests, start, batch, rule, nireq)
+        run = _closed_loop(queue, requests, start, batch, rule, nireq, on_complete)
     finally:
         # Every request finishes before the queue goes, and the queue goes before the compiled model:
         # destroying them in another order can deadlock at exit on the GIL.
@@ -82,7 +87,8 @@ class _Run:
 
 
 def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], start_next: Callable[[], None],
-                 batch: int, rule: StopRule, min_starts: int) -> _Run:
+                 batch: int, rule: StopRule, min_starts: int,
+                 on_complete: Callable[[ov.InferRequest], None] | None = None) -> _Run:
     """Keep every request busy from an idle queue until `rule` stops, then drain the queue.
 
     A window closes at the first completion after it has lasted `window_s` and holds
@@ -103,6 +109,8 @@ def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], sta
         if in_flight[idle]:
             latencies.append(requests[idle].latency)
             in_flight[idle] = False
+            if on_complete is not None:
+                on_complete(requests[idle])
             if now - window_start >= window_ns and len(latencies) - window_first >= rule.min_window_requests:
                 windows.append(_window(latencies[window_first:], (now - window_start) / 1e9, batch))
                 window_start, window_first = now, len(latencies)
@@ -116,7 +124,10 @@ def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], sta
     queue.wait_all()
     t1 = clock()
     client_cpu_s = (time.thread_time_ns() - cpu_start) / 1e9
-    latencies += [requests[i].latency for i, busy in enumerate(in_flight) if busy]
+    for request in (r for r, busy in zip(requests, in_flight, strict=True) if busy):
+        latencies.append(request.latency)
+        if on_complete is not None:
+            on_complete(request)
     return _Run(started, latencies, windows, (t1 - t0) / 1e9, client_cpu_s)
 
 

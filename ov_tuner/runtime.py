@@ -182,10 +182,13 @@ class Runtime:
     def ir_path(self, source: ModelSource, precision: Precision) -> Path:
         """The IR that `precision` compiles: the source IR, or one converted from the source (ONNX,
         TensorFlow, TFLite, PaddlePaddle) and cached by its hash, FP16-compressed for fp16."""
-        fp32 = source.path if source.path.suffix == ".xml" else self._cached_ir(source, "", lambda: _convert(source))
+        if source.path.suffix == ".xml":
+            fp32 = source.path
+        else:
+            fp32 = self._cached_ir(source, source.name, lambda: _convert(source), compress=False)
         if not precision.fp16_weights:
             return fp32
-        return self._cached_ir(source, "_fp16", lambda: self._read(fp32))
+        return self._cached_ir(source, f"{source.name}_fp16", lambda: self._read(fp32), compress=True)
 
     def _read(self, path: Path) -> ov.Model:
         try:
@@ -196,16 +199,17 @@ class Runtime:
                 "give an OpenVINO IR (.xml with its .bin) or an ONNX file"
             ) from e
 
-    def _cached_ir(self, source: ModelSource, suffix: str, make: Callable[[], ov.Model]) -> Path:
+    @staticmethod
+    def _cached_ir(source: ModelSource, stem: str, make: Callable[[], ov.Model], compress: bool) -> Path:
         """An IR derived from `source`, made once and kept under the cache, keyed by the source's hash."""
-        target = cache_dir() / "ir" / source.sha256[:24] / f"{source.name}{suffix}.xml"
+        target = cache_dir() / "ir" / source.sha256[:24] / f"{stem}.xml"
         if not target.exists():
             model = make()
             target.parent.mkdir(parents=True, exist_ok=True)
             # Write beside the target and rename, so an interrupted save never leaves a half IR.
             with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
                 tmp_xml = Path(tmp) / target.name
-                ov.save_model(model, tmp_xml, compress_to_fp16=bool(suffix))
+                ov.save_model(model, tmp_xml, compress_to_fp16=compress)
                 tmp_xml.with_suffix(".bin").replace(target.with_suffix(".bin"))
                 tmp_xml.replace(target)
         return target
