@@ -179,9 +179,10 @@ def sweep(
     except KeyboardInterrupt:
         err.print(f"aborted: every completed point is kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    outpaced = f" ({summary.outpaced} stopped early, outpaced by a better one)" if summary.outpaced else ""
     left_out = f", {summary.dropped} left out by smart search" if summary.dropped else ""
-    out.print(f"{summary.measured} points measured, {summary.failed} failed, {summary.skipped} already stored"
-              f"{left_out}; {summary.compiles} compiles; results in {summary.out}")
+    out.print(f"{summary.measured} points measured{outpaced}, {summary.failed} failed, {summary.skipped} already "
+              f"stored{left_out}; {summary.compiles} compiles; results in {summary.out}")
     if summary.interrupted:
         err.print(f"interrupted: measured points are kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)

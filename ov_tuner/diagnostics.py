@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
 
-from ov_tuner.schema import Mode, PointResult
+from ov_tuner.schema import Ending, Mode, PointResult
 
 # A point whose window-to-window throughput varies more than this (coefficient of variation) is noisy.
 NOISY_FPS_CV = 0.10
@@ -83,7 +83,7 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
         if m.fps_cv is not None and m.fps_cv > NOISY_FPS_CV:
             detail = f"throughput varied {m.fps_cv:.0%} (CV) across windows"
             found.append(Diagnostic(DiagnosticKind.NOISY, label, detail))
-        if m.settled is False:
+        if m.ended is Ending.CAPPED:
             found.append(Diagnostic(DiagnosticKind.UNSTABLE, label,
                                     f"{len(m.windows)} windows in {m.wall_s:.1f} s never agreed within the tolerance"))
         if m.client_cpu_share > CLIENT_BOUND_CPU_SHARE:

@@ -11,7 +11,8 @@ started has completed; each latency is the request's own C++-side timer.
 
 How long it runs: by default in windows (at least `window_s` and `min_window_requests` completions
 each) until the last `settle_windows` agree within `tolerance` on FPS and on median latency, or
-`max_s` has passed; with `fixed_s`, for exactly that long. Either way every window is kept.
+`max_s` has passed, or (for smart search) the windows so far show the point cannot win; with
+`fixed_s`, for exactly that long. Either way every window is kept.
 """
 
 from __future__ import annotations
@@ -24,14 +25,19 @@ import numpy as np
 import openvino as ov
 
 from ov_tuner.inputs import InputData
-from ov_tuner.schema import InputMode, Measurement, StopRule, Window
+from ov_tuner.schema import Ending, InputMode, Measurement, StopRule, Window
+
+# Told the windows so far, says whether the point is already out of the running.
+GiveUp = Callable[[list[Window]], bool]
 
 
 def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, warmup_s: float,
             input_mode: InputMode = InputMode.INFERENCE_ONLY, data: InputData | None = None,
-            on_complete: Callable[[ov.InferRequest], None] | None = None) -> Measurement:
+            on_complete: Callable[[ov.InferRequest], None] | None = None,
+            cannot_win: GiveUp | None = None) -> Measurement:
     """Warm up for `warmup_s` (every request at least once; none when 0), then measure until `rule` stops.
 
+    `cannot_win`, asked after each window of a stability-driven run, ends it early when it says yes.
     `on_complete` sees each request of the measured run once its inference has completed (the profiler
     reads the request's counters there); it runs on the loop's thread, so its cost is measured too.
     """
@@ -44,7 +50,7 @@ def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, 
         start = _starter(queue, requests, input_mode, data)
         if warmup_s > 0:
             _closed_loop(queue, requests, start, batch, StopRule(window_s=warmup_s, fixed_s=warmup_s), nireq)
-        run = _closed_loop(queue, requests, start, batch, rule, nireq, on_complete)
+        run = _closed_loop(queue, requests, start, batch, rule, nireq, on_complete, cannot_win)
     finally:
         # Every request finishes before the queue goes, and the queue goes before the compiled model:
         # destroying them in another order can deadlock at exit on the GIL.
@@ -56,7 +62,7 @@ def measure(compiled: ov.CompiledModel, nireq: int, batch: int, rule: StopRule, 
         wall_s=run.wall_s,
         latencies_ms=np.asarray(run.latencies, dtype=np.float64),
         windows=tuple(run.windows),
-        settled=rule.settled(run.windows) if rule.fixed_s is None else None,
+        ended=run.ended,
         client_cpu_share=run.client_cpu_s / run.wall_s,
     )
 
@@ -84,11 +90,13 @@ class _Run:
     windows: list[Window]
     wall_s: float
     client_cpu_s: float
+    ended: Ending
 
 
 def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], start_next: Callable[[], None],
                  batch: int, rule: StopRule, min_starts: int,
-                 on_complete: Callable[[ov.InferRequest], None] | None = None) -> _Run:
+                 on_complete: Callable[[ov.InferRequest], None] | None = None,
+                 cannot_win: GiveUp | None = None) -> _Run:
     """Keep every request busy from an idle queue until `rule` stops, then drain the queue.
 
     A window closes at the first completion after it has lasted `window_s` and holds
@@ -103,6 +111,8 @@ def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], sta
     t0 = clock()
     deadline = t0 + int((rule.fixed_s if rule.fixed_s is not None else rule.max_s) * 1e9)
     window_ns, window_start, window_first = int(rule.window_s * 1e9), t0, 0
+    stability_driven = rule.fixed_s is None
+    ended = Ending.CAPPED if stability_driven else Ending.FIXED  # until a window says otherwise
     while True:
         idle = get_idle()  # blocks until a request is idle; start_next then takes that same request
         now = clock()
@@ -114,8 +124,13 @@ def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], sta
             if now - window_start >= window_ns and len(latencies) - window_first >= rule.min_window_requests:
                 windows.append(_window(latencies[window_first:], (now - window_start) / 1e9, batch))
                 window_start, window_first = now, len(latencies)
-                if rule.fixed_s is None and rule.settled(windows):
-                    break
+                if stability_driven:
+                    if rule.settled(windows):
+                        ended = Ending.SETTLED
+                        break
+                    if cannot_win is not None and cannot_win(windows):
+                        ended = Ending.OUTPACED
+                        break
         if now >= deadline and started >= min_starts:
             break
         start_next()
@@ -128,7 +143,7 @@ def _closed_loop(queue: ov.AsyncInferQueue, requests: list[ov.InferRequest], sta
         latencies.append(request.latency)
         if on_complete is not None:
             on_complete(request)
-    return _Run(started, latencies, windows, (t1 - t0) / 1e9, client_cpu_s)
+    return _Run(started, latencies, windows, (t1 - t0) / 1e9, client_cpu_s, ended)
 
 
 def _window(latencies: list[float], seconds: float, batch: int) -> Window:

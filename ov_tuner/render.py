@@ -8,7 +8,7 @@ from rich.table import Table
 from ov_tuner.analysis import baseline_gains, best_per_device_precision, saturation
 from ov_tuner.diagnostics import diagnostics
 from ov_tuner.recommend import DeploySnippets, Recommendation
-from ov_tuner.schema import ColdStart, DeviceInfo, Mode, PointResult, Profile
+from ov_tuner.schema import ColdStart, DeviceInfo, Ending, Mode, PointResult, Profile
 from ov_tuner.store import StoredResults
 from ov_tuner.zoo import model_stats
 
@@ -56,8 +56,10 @@ def points_table(results: StoredResults) -> Table:
         m, lat = p.measurement, p.measurement.latency
         cv = f"{m.fps_cv:.1%}" if m.fps_cv is not None else "-"
         ci = f"{m.fps_ci95[0]:.1f}-{m.fps_ci95[1]:.1f}" if m.fps_ci95 else "-"
-        if m.settled is False:
+        if m.ended is Ending.CAPPED:
             ci += " [yellow](unsettled)[/yellow]"
+        elif m.ended is Ending.OUTPACED:
+            ci += " (outpaced)"
         cold = [f"{p.compile.compile_ms:.1f}", f"{p.compile.first_infer_ms:.2f}"] if p.compile else ["-", "-"]
         table.add_row(*head, f"{m.fps:.1f}", ci, f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
                       f"{lat.min:.3f}-{lat.max:.3f}", str(lat.count), cv, *cold)

@@ -246,13 +246,22 @@ class Window:
     seconds: float
 
 
+class Ending(str, Enum):
+    """Why a measurement ended."""
+
+    SETTLED = "settled"  # the last windows agreed within the tolerance
+    CAPPED = "capped"  # the time cap came first: the point never settled
+    FIXED = "fixed"  # it ran for a fixed time, with no stability rule
+    OUTPACED = "outpaced"  # smart search stopped it early: it could not beat the best point so far
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One measured run: every request it started had completed when the clock stopped.
 
-    `windows` are consecutive stretches of the run; `settled` says whether the stability rule was met
-    (None for a fixed-length run); `client_cpu_share` is the CPU time of the Python thread driving the
-    loop over the wall time: near 1, Python rather than the device limits throughput.
+    `windows` are consecutive stretches of the run; `ended` says why it stopped; `client_cpu_share` is
+    the CPU time of the Python thread driving the loop over the wall time: near 1, Python rather than
+    the device limits throughput.
     """
 
     requests: int
@@ -260,7 +269,7 @@ class Measurement:
     wall_s: float
     latencies_ms: np.ndarray
     windows: tuple[Window, ...]
-    settled: bool | None = None
+    ended: Ending = Ending.FIXED
     client_cpu_share: float = 0.0
 
     @property

@@ -21,6 +21,7 @@ from ov_tuner.schema import (
     CompileInfo,
     CompileKey,
     DeviceInfo,
+    Ending,
     Environment,
     InputMode,
     LayerTime,
@@ -34,7 +35,16 @@ from ov_tuner.schema import (
     Window,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+# What brings a file of schema version N up to N + 1, run in place when the file is opened.
+_UPGRADES = {
+    1: (  # v2 says why each measurement ended instead of only whether it settled
+        "ALTER TABLE points ADD COLUMN ended TEXT",
+        "UPDATE points SET ended = CASE settled WHEN 1 THEN 'settled' WHEN 0 THEN 'capped' ELSE 'fixed' END "
+        "WHERE status = 'ok'",
+    ),
+}
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -67,7 +77,7 @@ CREATE TABLE IF NOT EXISTS points (
     compile_id INTEGER REFERENCES compiles(id),
     requests INTEGER, frames INTEGER, wall_s REAL, fps REAL,
     lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
-    fps_cv REAL, fps_ci95_low REAL, fps_ci95_high REAL, settled INTEGER, client_cpu_share REAL,
+    fps_cv REAL, fps_ci95_low REAL, fps_ci95_high REAL, ended TEXT, client_cpu_share REAL,
     windows TEXT, latencies_ms BLOB,
     created_at TEXT NOT NULL,
     UNIQUE (device, precision, batch, streams, nireq, mode, input_mode)
@@ -111,13 +121,17 @@ class ResultStore:
         with self._db:
             self._db.executescript(_SCHEMA)
             row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) != SCHEMA_VERSION:
+            version = SCHEMA_VERSION if row is None else int(row[0])
+            if version > SCHEMA_VERSION:
                 raise IncompatibleResultsError(
-                    f"{self.path} has results schema v{row[0]}; this ov-tuner reads v{SCHEMA_VERSION}. "
-                    "Use the ov-tuner version that wrote it, or sweep into a new --out file"
+                    f"{self.path} has results schema v{version}; this ov-tuner reads up to v{SCHEMA_VERSION}. "
+                    "Upgrade ov-tuner, or sweep into a new --out file"
                 )
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _UPGRADES[step]:
+                    self._db.execute(statement)
+            if row is None or version < SCHEMA_VERSION:  # otherwise the file is left byte for byte as it was
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     # -- environment ---------------------------------------------------------------------------
 
@@ -176,13 +190,13 @@ class ResultStore:
         if m is not None:
             lat, ci = m.latency, m.fps_ci95 or (None, None)
             values = (m.requests, m.frames, m.wall_s, m.fps, lat.median, lat.p90, lat.p99, lat.min, lat.max,
-                      lat.count, m.fps_cv, *ci, m.settled, m.client_cpu_share,
+                      lat.count, m.fps_cv, *ci, m.ended.value, m.client_cpu_share,
                       json.dumps([asdict(w) for w in m.windows]), m.latencies_ms.astype(np.float32).tobytes())
         with self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, input_mode, status, "
                 "error, compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, "
-                "lat_min_ms, lat_max_ms, lat_count, fps_cv, fps_ci95_low, fps_ci95_high, settled, client_cpu_share, "
+                "lat_min_ms, lat_max_ms, lat_count, fps_cv, fps_ci95_low, fps_ci95_high, ended, client_cpu_share, "
                 "windows, latencies_ms, created_at) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, c.input_mode.value,
@@ -266,7 +280,7 @@ def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointRe
             wall_s=r["wall_s"],
             latencies_ms=np.frombuffer(r["latencies_ms"], dtype=np.float32).astype(np.float64),
             windows=tuple(Window(**w) for w in json.loads(r["windows"])),
-            settled=None if r["settled"] is None else bool(r["settled"]),
+            ended=Ending(r["ended"]),
             client_cpu_share=r["client_cpu_share"],
         )
     return PointResult(_config_from_row(r), Status(r["status"]), compile_info, measurement, r["error"])

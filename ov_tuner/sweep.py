@@ -18,11 +18,12 @@ from ov_tuner.environment import environment
 from ov_tuner.errors import OvTunerError
 from ov_tuner.grid import expand
 from ov_tuner.inputs import InputData, add_image_preprocessing, load_images
-from ov_tuner.measure import measure
+from ov_tuner.measure import GiveUp, measure
 from ov_tuner.runtime import PointFailure, Runtime, open_model_source, set_layouts
 from ov_tuner.schema import (
     CompileGroup,
     DeviceInfo,
+    Ending,
     Mode,
     PointConfig,
     PointResult,
@@ -31,7 +32,7 @@ from ov_tuner.schema import (
     Status,
     SweepSpec,
 )
-from ov_tuner.search import worth_more_requests, worth_more_streams
+from ov_tuner.search import outpaced, worth_more_requests, worth_more_streams
 from ov_tuner.store import ResultStore, check_out_path
 
 
@@ -63,7 +64,8 @@ class _Silent:
 
 @dataclass(frozen=True)
 class SweepSummary:
-    """What a sweep did: points measured, failed, already stored (skipped), and left out by smart search."""
+    """What a sweep did: points measured (some stopped early by smart search as outpaced), failed, already
+    stored (skipped), and left out by smart search."""
 
     out: Path
     measured: int
@@ -72,6 +74,7 @@ class SweepSummary:
     compiles: int
     interrupted: bool
     dropped: int = 0
+    outpaced: int = 0
 
 
 def run_sweep(
@@ -113,7 +116,7 @@ def run_sweep(
             run.group(models[group.key.precision], group, pending, devices[group.key.device])
         interrupted = run.measured + run.failed + run.dropped < to_measure
         return SweepSummary(spec.out, run.measured, run.failed, total - to_measure, run.compiles, interrupted,
-                            run.dropped)
+                            run.dropped, run.outpaced)
 
 
 def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:
@@ -138,6 +141,7 @@ class _SweepRun:
     failed: int = 0
     compiles: int = 0
     dropped: int = 0
+    outpaced: int = 0
 
     @property
     def smart(self) -> bool:
@@ -148,13 +152,26 @@ class _SweepRun:
         if not self.smart or group.key.mode is not Mode.GRID:
             return False
         best: dict[int, float] = {}
-        for config, fps in self.fps.items():
-            k = config.compile_key
-            if (k.mode, k.device, k.precision, k.batch, config.input_mode) == (
-                    Mode.GRID, group.key.device, group.key.precision, group.key.batch, group.input_mode) \
-                    and k.streams < group.key.streams:
-                best[k.streams] = max(fps, best.get(k.streams, 0.0))
+        for config, fps in self.rivals(group):
+            if config.batch == group.key.batch and config.streams < group.key.streams:
+                best[config.streams] = max(fps, best.get(config.streams, 0.0))
         return not worth_more_streams([best[s] for s in sorted(best)])
+
+    def race_against_best(self, group: CompileGroup) -> GiveUp | None:
+        """Smart search: what ends a point of `group` early, once the best point so far of the same device,
+        precision and input mode is out of its reach (None: grid search, a hint baseline, or nothing yet)."""
+        if not self.smart or group.key.mode is not Mode.GRID:
+            return None
+        rivals = self.rivals(group)
+        if not rivals:
+            return None
+        best, tolerance = max(fps for _, fps in rivals), self.spec.stop.tolerance
+        return lambda windows: outpaced(windows, best, tolerance)
+
+    def rivals(self, group: CompileGroup) -> list[tuple[PointConfig, float]]:
+        """Measured grid points that compete with `group`'s: same device, precision and input mode."""
+        wanted = (Mode.GRID, group.key.device, group.key.precision, group.input_mode)
+        return [(c, fps) for c, fps in self.fps.items() if (c.mode, c.device, c.precision, c.input_mode) == wanted]
 
     def more_requests_cannot_win(self, group: CompileGroup) -> bool:
         """Smart search: the last request count on this compiled model added too little."""
@@ -195,7 +212,8 @@ class _SweepRun:
                 warmup_s = self.spec.warmup_s if i == 0 else 0.0
                 nireq = config.nireq or info.optimal_nireq  # 0: a hint baseline runs what the device calls optimal
                 try:
-                    m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s, config.input_mode, self.data)
+                    m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s, config.input_mode, self.data,
+                                cannot_win=self.race_against_best(group))
                     point = PointResult(config, Status.OK, info, m)
                 except (RuntimeError, MemoryError) as e:
                     point = PointResult(config, Status.FAILED, info, error=str(PointFailure("inference", e)))
@@ -206,7 +224,9 @@ class _SweepRun:
     def _finish(self, point: PointResult, compile_id: int | None) -> None:
         self.store.add_point(point, compile_id)
         if point.ok:
+            assert point.measurement is not None
             self.measured += 1
+            self.outpaced += point.measurement.ended is Ending.OUTPACED
             self.fps[point.config] = point.fps
         else:
             self.failed += 1

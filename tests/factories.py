@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ov_tuner.schema import CompileInfo, Measurement, Mode, PointConfig, PointResult, Precision, Status, Window
+from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointConfig, PointResult, Precision, Status, Window
 
 
 def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = Precision.FP32, batch: int = 1,
                device: str = "CPU", latency_ms: float | None = None, ran: str | None = None, noisy: bool = False,
                num_streams: int | None = None, mode: Mode = Mode.GRID, client_cpu_share: float = 0.2,
-               settled: bool | None = True) -> PointResult:
+               ended: Ending = Ending.SETTLED) -> PointResult:
     """A measured point: `fps` over a 2 s window, every latency `latency_ms` (default nireq / fps)."""
     config = PointConfig(device, precision, batch, streams, nireq, mode)
     hint = precision.hint
@@ -28,7 +28,7 @@ def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = P
     windows = tuple(Window(f, latency, requests // 3, seconds / 3)
                     for f in ((fps * 0.7, fps * 1.3, fps) if noisy else (fps, fps, fps)))
     measurement = Measurement(requests, requests * batch, seconds, np.full(requests, latency), windows,
-                              settled=settled, client_cpu_share=client_cpu_share)
+                              ended=ended, client_cpu_share=client_cpu_share)
     return PointResult(config, Status.OK, compile_info, measurement)
 
 

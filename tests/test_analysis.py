@@ -20,7 +20,7 @@ from ov_tuner.analysis import (
 )
 from ov_tuner.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics
 from ov_tuner.plots import heatmap_figure
-from ov_tuner.schema import Environment, Mode, PointResult, Precision
+from ov_tuner.schema import Ending, Environment, Mode, PointResult, Precision
 
 
 def point(streams: int, nireq: int, fps: float, precision: Precision = Precision.FP32, **kwargs: object) -> PointResult:
@@ -71,11 +71,12 @@ def test_diagnostics_name_each_problem_once_per_compiled_model() -> None:
 
 
 def test_unsettled_and_client_bound_points_are_flagged() -> None:
-    (unsettled,) = diagnostics([point(1, 1, 100, settled=False)])
+    (unsettled,) = diagnostics([point(1, 1, 100, ended=Ending.CAPPED)])
     assert unsettled.kind is DiagnosticKind.UNSTABLE and "never agreed" in unsettled.detail
     (busy,) = diagnostics([point(1, 1, 100, client_cpu_share=0.97)])
     assert busy.kind is DiagnosticKind.CLIENT_BOUND and "busy 97%" in busy.detail
-    assert diagnostics([point(1, 1, 100, settled=None, client_cpu_share=0.5)]) == []
+    assert diagnostics([point(1, 1, 100, ended=Ending.FIXED, client_cpu_share=0.5)]) == []
+    assert diagnostics([point(1, 1, 100, ended=Ending.OUTPACED)]) == []  # stopped on purpose, not unstable
 
 
 def test_more_requests_that_raise_neither_fps_nor_latency_are_client_bound() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from ov_tuner.measure import measure
 from ov_tuner.runtime import Runtime, open_model_source
-from ov_tuner.schema import CompileKey, InputMode, LatencyStats, Measurement, Precision, StopRule, Window
+from ov_tuner.schema import CompileKey, Ending, InputMode, LatencyStats, Measurement, Precision, StopRule, Window
 
 
 def compile_tiny(tiny_model: Path, streams: int = 1, batch: int = 1) -> ov.CompiledModel:
@@ -31,7 +31,7 @@ def test_every_started_request_completes_inside_the_run(tiny_model: Path, stream
     assert m.wall_s >= 0.3
     assert m.fps == pytest.approx(m.frames / m.wall_s)
     assert np.all(m.latencies_ms > 0)
-    assert m.settled is None  # a fixed-length run has no stability verdict
+    assert m.ended is Ending.FIXED  # a fixed-length run has no stability verdict
     assert len(m.windows) >= 3
     # windows are consecutive stretches: their completions and time add up to no more than the run's
     assert sum(w.requests for w in m.windows) <= m.requests
@@ -43,7 +43,7 @@ def test_every_started_request_completes_inside_the_run(tiny_model: Path, stream
 def test_a_stable_run_stops_once_three_windows_agree(tiny_model: Path) -> None:
     rule = StopRule(window_s=0.05, tolerance=0.9, max_s=5.0)  # a loose tolerance: the first three agree
     m = measure(compile_tiny(tiny_model), 1, 1, rule, warmup_s=0.05)
-    assert m.settled is True
+    assert m.ended is Ending.SETTLED
     assert len(m.windows) == 3
     assert m.wall_s < 1.0
 
@@ -51,9 +51,28 @@ def test_a_stable_run_stops_once_three_windows_agree(tiny_model: Path) -> None:
 def test_an_unstable_run_stops_at_the_cap_and_says_so(tiny_model: Path) -> None:
     rule = StopRule(window_s=0.05, tolerance=0.0, max_s=0.4)  # exact agreement never happens
     m = measure(compile_tiny(tiny_model), 1, 1, rule, warmup_s=0.05)
-    assert m.settled is False
+    assert m.ended is Ending.CAPPED
     assert 0.4 <= m.wall_s < 1.0
     assert len(m.windows) >= 5
+
+
+def test_a_point_that_cannot_win_stops_at_the_window_that_shows_it(tiny_model: Path) -> None:
+    rule = StopRule(window_s=0.05, tolerance=0.0, max_s=5.0)  # would run to the cap: it never settles
+    seen: list[int] = []
+
+    def out_after_two(windows: list[Window]) -> bool:
+        seen.append(len(windows))
+        return len(windows) == 2
+
+    m = measure(compile_tiny(tiny_model), 1, 1, rule, warmup_s=0.05, cannot_win=out_after_two)
+    assert m.ended is Ending.OUTPACED
+    assert seen == [1, 2] and len(m.windows) == 2
+    assert m.wall_s < 1.0
+    assert m.latencies_ms.size == m.requests  # stopped early, still complete
+    # a fixed-length run is never cut short
+    fixed_run = StopRule(window_s=0.05, fixed_s=0.3)
+    fixed = measure(compile_tiny(tiny_model), 1, 1, fixed_run, 0.0, cannot_win=lambda windows: True)
+    assert fixed.ended is Ending.FIXED and fixed.wall_s >= 0.3
 
 
 def test_full_input_mode_copies_inputs_and_still_completes(tiny_model: Path) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import quick_spec
+from factories import make_point
 
-from ov_tuner.schema import Search
-from ov_tuner.search import SEARCH_MIN_GAIN, candidate_nireqs, worth_more_requests, worth_more_streams
-from ov_tuner.store import load_results
+from ov_tuner.schema import Ending, Search, StopRule, Window
+from ov_tuner.search import SEARCH_MIN_GAIN, candidate_nireqs, outpaced, worth_more_requests, worth_more_streams
+from ov_tuner.store import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
 
@@ -25,6 +26,19 @@ def test_streams_climb_while_the_best_improves() -> None:
     assert worth_more_streams([300.0, 320.0])
     assert not worth_more_streams([300.0, 305.0])
     assert not worth_more_streams([300.0, 400.0, 390.0])
+
+
+def test_a_point_is_outpaced_once_its_windows_cannot_reach_the_best() -> None:
+    def windows(*fps: float) -> list[Window]:
+        return [Window(f, 1.0, 100, 1.0) for f in fps]
+
+    assert outpaced(windows(100), best_fps=104, tolerance=0.03)  # 100 * 1.03 < 104
+    assert not outpaced(windows(100), best_fps=102, tolerance=0.03)  # one window: within the noise
+    assert not outpaced(windows(100, 100), best_fps=102, tolerance=0.03)  # 100 * (1 + 0.03 / sqrt 2) > 102
+    assert outpaced(windows(100, 100, 100, 100), best_fps=102, tolerance=0.03)  # four agree: 100 * 1.015 < 102
+    assert not outpaced(windows(100, 110), best_fps=104, tolerance=0.03)  # a loser's first window was low
+    # FPS so far is frames over time, not a mean of window figures
+    assert outpaced([Window(90, 1.0, 90, 3.0), Window(200, 1.0, 20, 0.1)], best_fps=100, tolerance=0.03)
 
 
 def test_fewer_requests_than_streams_are_not_tried() -> None:
@@ -48,3 +62,21 @@ def test_smart_sweep_measures_a_subset_of_the_grid_and_stores_it_the_same_way(ti
     # the rerun resumes: nothing left to measure, and the stored points decide the same way
     again = run_sweep(spec)
     assert again.measured == 0 and again.skipped == summary.measured
+
+
+def test_smart_sweep_stops_an_outpaced_point_where_grid_measures_it_in_full(tiny_model: Path, tmp_path: Path) -> None:
+    never_settles = StopRule(window_s=0.05, tolerance=0.0, max_s=0.5)
+    for search in (Search.SMART, Search.GRID):
+        out = tmp_path / f"{search.value}.db"
+        with ResultStore(out) as store:  # a stored rival far out of reach: 1 stream, 1 request, a million FPS
+            store.add_point(make_point(1, 1, 1e6), None)
+        spec = quick_spec(tiny_model, out, streams=(1,), nireq=(1, 2), stop=never_settles, search=search)
+        summary = run_sweep(spec)
+        (point,) = [p for p in load_results(out).points if p.config.nireq == 2]
+        assert point.measurement is not None
+        if search is Search.SMART:
+            assert summary.outpaced == 1
+            assert point.measurement.ended is Ending.OUTPACED and len(point.measurement.windows) == 1
+        else:
+            assert summary.outpaced == 0
+            assert point.measurement.ended is Ending.CAPPED and point.measurement.wall_s >= 0.5

@@ -16,8 +16,8 @@ from conftest import quick_spec
 
 from ov_tuner.diagnostics import DiagnosticKind, diagnostics
 from ov_tuner.errors import IncompatibleResultsError
-from ov_tuner.schema import PointConfig, PointResult, Precision, Status
-from ov_tuner.store import ResultStore, load_results
+from ov_tuner.schema import Ending, PointConfig, PointResult, Precision, Status
+from ov_tuner.store import SCHEMA_VERSION, ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
 
@@ -40,6 +40,9 @@ class Recorder:
         self.done.append(point)
         if self._stop is not None and len(self.done) >= self._stop_after:
             self._stop.set()
+
+    def dropped(self, count: int) -> None:
+        pass
 
 
 def test_one_compile_per_streams_value_serves_every_nireq(tiny_model: Path, tmp_path: Path) -> None:
@@ -118,6 +121,21 @@ def test_a_file_from_another_model_is_refused_and_kept(tiny_model: Path, swept_d
     with pytest.raises(IncompatibleResultsError, match=r"model_sha256.*new --out file"):
         run_sweep(quick_spec(batch_one_only_model, out))
     assert len(load_results(out).points) == 16
+
+
+def test_a_results_file_of_schema_v1_is_upgraded_in_place(swept_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "v1.db"
+    out.write_bytes(swept_db.read_bytes())
+    with sqlite3.connect(out) as db:  # turn it into what schema v1 wrote: a settled flag instead of `ended`
+        db.execute("ALTER TABLE points RENAME COLUMN ended TO settled")
+        db.execute("UPDATE points SET settled = (nireq = 1)")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    points = load_results(out).points
+    assert len(points) == 16
+    assert {(p.config.nireq, p.measurement.ended) for p in points if p.measurement} == {
+        (1, Ending.SETTLED), (2, Ending.CAPPED)}
+    with sqlite3.connect(out) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
 
 
 def _cli(*args: str) -> list[str]:
