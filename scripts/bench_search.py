@@ -65,8 +65,8 @@ def head_to_head(model: Path, a: PointConfig, b: PointConfig, rounds: int = 4, s
         return 1.0
     runtime = Runtime()
     source, cpu = open_model_source(model), runtime.device_info("CPU")
-    compiled = []
-    for config in (a, b):
+    configs, compiled = (a, b), []
+    for config in configs:
         ov_model = runtime.read_model(source, config.precision)
         runtime.reshape(ov_model, config.batch, {})
         compiled.append(runtime.compile(ov_model, config.compile_key, cpu)[0])
@@ -74,7 +74,7 @@ def head_to_head(model: Path, a: PointConfig, b: PointConfig, rounds: int = 4, s
     ratios = []
     for round_ in range(rounds):
         order = (0, 1) if round_ % 2 == 0 else (1, 0)
-        fps = {i: measure(compiled[i], (a, b)[i].nireq, (a, b)[i].batch, rule, warmup_s=0.1).fps for i in order}
+        fps = {i: measure(compiled[i], configs[i].nireq, configs[i].batch, rule, warmup_s=0.1).fps for i in order}
         ratios.append(fps[0] / fps[1])
     return statistics.median(ratios)
 
