@@ -5,9 +5,11 @@ Only the CLI and the report render them.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
+from statistics import median
 
 from ov_tuner.schema import Ending, Mode, PointResult
 
@@ -40,6 +42,14 @@ _HINTS = {
 }
 
 
+_ENDINGS = {
+    Ending.SETTLED: "settled (the last windows agreed)",
+    Ending.CAPPED: "reached --max-time without settling",
+    Ending.FIXED: "ran for a fixed time",
+    Ending.OUTPACED: "stopped early by smart search (outpaced by a better point)",
+}
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """A warning about stored results, with what to do about it."""
@@ -51,6 +61,18 @@ class Diagnostic:
     @property
     def hint(self) -> str:
         return _HINTS[self.kind]
+
+
+def how_measured(points: list[PointResult]) -> str:
+    """How far the figures can be trusted, in one sentence: why the measurements ended, and their noise."""
+    measured = [p.measurement for p in points if p.measurement is not None]
+    if not measured:
+        return "No point was measured."
+    ended = Counter(m.ended for m in measured)
+    cvs = [m.fps_cv for m in measured if m.fps_cv is not None]
+    noise = f"; FPS varied across windows by a median {median(cvs):.1%} (CV), at most {max(cvs):.1%}" if cvs else ""
+    return (f"{len(measured)} points measured: "
+            f"{', '.join(f'{ended[e]} {_ENDINGS[e]}' for e in Ending if ended[e])}{noise}.")
 
 
 def diagnostics(points: list[PointResult]) -> list[Diagnostic]:

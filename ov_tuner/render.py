@@ -6,7 +6,7 @@ import openvino as ov
 from rich.table import Table
 
 from ov_tuner.analysis import baseline_gains, best_per_device_precision, saturation
-from ov_tuner.diagnostics import diagnostics
+from ov_tuner.diagnostics import diagnostics, how_measured
 from ov_tuner.recommend import DeploySnippets, Recommendation
 from ov_tuner.schema import ColdStart, DeviceInfo, Ending, Mode, PointResult, Profile
 from ov_tuner.store import StoredResults
@@ -86,8 +86,8 @@ def saturation_lines(results: StoredResults) -> list[str]:
 
 
 def diagnostics_lines(results: StoredResults) -> list[str]:
-    return [f"[yellow]{d.kind.value}[/yellow]: {d.label}: {d.detail} ([dim]{d.hint}[/dim])"
-            for d in diagnostics(results.points)]
+    return [how_measured(results.points)] + [f"[yellow]{d.kind.value}[/yellow]: {d.label}: {d.detail} "
+                                             f"([dim]{d.hint}[/dim])" for d in diagnostics(results.points)]
 
 
 def recommendation_lines(rec: Recommendation, snippets: DeploySnippets) -> list[str]:

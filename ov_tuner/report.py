@@ -21,7 +21,7 @@ from ov_tuner.analysis import (
     grid_points,
     saturation,
 )
-from ov_tuner.diagnostics import diagnostics
+from ov_tuner.diagnostics import diagnostics, how_measured
 from ov_tuner.errors import OvTunerError
 from ov_tuner.plots import WrittenFigures, write_figures
 from ov_tuner.recommend import deploy_snippets, recommend
@@ -194,8 +194,9 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
         sections.append(profile_section)
 
     found = diagnostics(points)
-    sections.append(Section("Diagnostics", [Bullets([f"{d.kind.value}: {d.label}: {d.detail} ({d.hint})"
-                                                     for d in found]) if found else Paragraph("None.")]))
+    sections.append(Section("Diagnostics", [Paragraph(how_measured(points)),
+                                            Bullets([f"{d.kind.value}: {d.label}: {d.detail} ({d.hint})"
+                                                     for d in found]) if found else Paragraph("No warnings.")]))
     return sections
 
 

@@ -18,7 +18,7 @@ from ov_tuner.analysis import (
     pareto_front,
     saturation,
 )
-from ov_tuner.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics
+from ov_tuner.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
 from ov_tuner.plots import heatmap_figure
 from ov_tuner.schema import Ending, Environment, Mode, PointResult, Precision
 
@@ -77,6 +77,17 @@ def test_unsettled_and_client_bound_points_are_flagged() -> None:
     assert busy.kind is DiagnosticKind.CLIENT_BOUND and "busy 97%" in busy.detail
     assert diagnostics([point(1, 1, 100, ended=Ending.FIXED, client_cpu_share=0.5)]) == []
     assert diagnostics([point(1, 1, 100, ended=Ending.OUTPACED)]) == []  # stopped on purpose, not unstable
+
+
+def test_how_measured_counts_why_measurements_ended_and_their_noise() -> None:
+    points = [point(1, 1, 100), point(1, 2, 100, ended=Ending.OUTPACED), point(2, 2, 100, ended=Ending.OUTPACED),
+              point(2, 4, 100, ended=Ending.CAPPED, noisy=True), failed_point(4, 4)]
+    summary = how_measured(points)
+    assert summary.startswith("4 points measured: 1 settled")
+    assert "1 reached --max-time without settling" in summary
+    assert "2 stopped early by smart search" in summary and "fixed" not in summary
+    assert "at most 30.0%" in summary  # the noisy point's windows: 0.7, 1.3 and 1 x its FPS
+    assert how_measured([failed_point(1, 1)]) == "No point was measured."
 
 
 def test_more_requests_that_raise_neither_fps_nor_latency_are_client_bound() -> None:

@@ -149,6 +149,7 @@ def test_show_prints_every_point_the_best_and_diagnostics(swept_db: Path) -> Non
     assert len(rows) == 16 + 2  # every point, then the best per precision
     assert "Best throughput per device and precision" in out
     assert "fewer requests than streams" in out  # 2 streams x 1 request cells
+    assert "16 points measured: 16 ran for a fixed time" in out
 
 
 def test_devices_lists_cpu_properties() -> None:

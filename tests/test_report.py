@@ -64,6 +64,7 @@ def test_report_files_and_sections(report: ReportFiles) -> None:
     assert sorted(linked) == sorted(p.name for p in report.images)
     assert all((report.markdown.parent / name).is_file() for name in linked)
     assert "saturates at" in markdown and "FPS over PERFORMANCE_HINT=THROUGHPUT" in markdown
+    assert "24 points measured: 24 ran for a fixed time; FPS varied across windows by a median" in markdown
 
 
 def test_report_renders_in_headless_chromium(report: ReportFiles, tmp_path: Path) -> None:
