@@ -86,7 +86,7 @@ def spread(values: list[float]) -> str:
     return f"{min(values):.4g}-{max(values):.4g}"
 
 
-def bench_model(name: str, seconds: float, repeats: int, work: Path) -> tuple[float, float, float]:
+def bench_model(name: str, seconds: int, repeats: int, work: Path) -> tuple[float, float, float]:
     runtime = Runtime()
     xml = build_zoo_model(name, work)[0]
     source = open_model_source(xml)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from factories import baseline, failed_point, make_point
+from matplotlib.patches import Rectangle
 
 from ov_tuner.analysis import (
     Metric,
@@ -67,7 +68,8 @@ def test_diagnostics_name_each_problem_once_per_compiled_model() -> None:
                                     DiagnosticKind.NOISY, DiagnosticKind.FAILED])
     precision = next(d for d in diagnostics(points) if d.kind is DiagnosticKind.PRECISION)
     assert "bf16" in precision.detail and precision.hint
-    assert point(1, 2, 100, noisy=True).measurement.fps_cv > NOISY_FPS_CV  # type: ignore[union-attr]
+    noisy = point(1, 2, 100, noisy=True).measurement
+    assert noisy is not None and noisy.fps_cv is not None and noisy.fps_cv > NOISY_FPS_CV
 
 
 def test_unsettled_and_client_bound_points_are_flagged() -> None:
@@ -107,6 +109,7 @@ def test_heatmap_figure_has_three_panels_with_the_best_outlined(tmp_path: Path) 
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["Throughput (FPS)", "Median latency (ms)", "p90 latency (ms)"]
     outline = panels[0].patches[0]
+    assert isinstance(outline, Rectangle)
     assert outline.get_xy() == (0.5, -0.5)  # column nireq=2, row streams=1: the 150 FPS cell
     texts = [t.get_text() for t in panels[0].texts]
     assert "150" in texts and "failed" in texts
