@@ -16,6 +16,9 @@ from ov_tuner.schema import Window
 
 # A step (more requests, or more streams) that adds less than this fraction of FPS ends the climb.
 SEARCH_MIN_GAIN = 0.03
+# Windows a point runs before it can be outpaced. One is not enough: a new set of requests can start
+# slow (ResNet-50, batch 2 x 2 streams here: the first 1 s window 5-7% under the later ones).
+RACE_MIN_WINDOWS = 2
 
 
 def candidate_nireqs(nireqs: tuple[int, ...], streams: int) -> tuple[int, ...]:
@@ -41,9 +44,12 @@ def worth_more_streams(best_by_streams: list[float], min_gain: float = SEARCH_MI
 def outpaced(windows: list[Window], best_fps: float, tolerance: float) -> bool:
     """Whether a point's windows so far put it out of reach of `best_fps`.
 
-    Its FPS so far, given the benefit of the doubt (raised by `tolerance`, narrowed by the square
-    root of the window count as the noise of a mean is), is still below the best. With the default 3%,
-    one window more than 2.9% under the best, or two more than 2.1% under, end the point.
+    After at least RACE_MIN_WINDOWS windows, its FPS so far, given the benefit of the doubt (raised by
+    `tolerance`, narrowed by the square root of the window count as the noise of a mean is), is still
+    below the best. With the default 3%: two windows more than 2.1% under the best, or three more than
+    1.7% under, end the point.
     """
+    if len(windows) < RACE_MIN_WINDOWS:
+        return False
     fps = sum(w.fps * w.seconds for w in windows) / sum(w.seconds for w in windows)
     return fps * (1 + tolerance / math.sqrt(len(windows))) < best_fps
