@@ -16,9 +16,10 @@ from ov_tuner.schema import Window
 
 # A step (more requests, or more streams) that adds less than this fraction of FPS ends the climb.
 SEARCH_MIN_GAIN = 0.03
-# Windows a point runs before it can be outpaced. One is not enough: a new set of requests can start
-# slow (ResNet-50, batch 2 x 2 streams here: the first 1 s window 5-7% under the later ones).
-RACE_MIN_WINDOWS = 2
+# The benefit of the doubt a point's first window gets on its own. A new set of requests can start
+# slow (ResNet-50, batch 2 x 2 streams here: the first 1 s window ran 5-7% under the later ones), so
+# one window outpaces a point only when it is far under the best, as the clear losers are.
+FIRST_WINDOW_DOUBT = 0.06
 
 
 def candidate_nireqs(nireqs: tuple[int, ...], streams: int) -> tuple[int, ...]:
@@ -44,12 +45,12 @@ def worth_more_streams(best_by_streams: list[float], min_gain: float = SEARCH_MI
 def outpaced(windows: list[Window], best_fps: float, tolerance: float) -> bool:
     """Whether a point's windows so far put it out of reach of `best_fps`.
 
-    After at least RACE_MIN_WINDOWS windows, its FPS so far, given the benefit of the doubt (raised by
-    `tolerance`, narrowed by the square root of the window count as the noise of a mean is), is still
-    below the best. With the default 3%: two windows more than 2.1% under the best, or three more than
-    1.7% under, end the point.
+    Its FPS so far, given the benefit of the doubt, is still below the best. The doubt is `tolerance`
+    narrowed by the square root of the window count, as the noise of a mean is, and FIRST_WINDOW_DOUBT
+    for a lone first window. With the default 3%: one window more than 5.7% under the best, two more
+    than 2.1% under, or three more than 1.7% under, end the point.
     """
-    if len(windows) < RACE_MIN_WINDOWS:
-        return False
+    n = len(windows)
+    doubt = max(tolerance, FIRST_WINDOW_DOUBT) if n == 1 else tolerance / math.sqrt(n)
     fps = sum(w.fps * w.seconds for w in windows) / sum(w.seconds for w in windows)
-    return fps * (1 + tolerance / math.sqrt(len(windows))) < best_fps
+    return fps * (1 + doubt) < best_fps
