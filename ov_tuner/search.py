@@ -17,8 +17,9 @@ from ov_tuner.schema import Window
 # A step (more requests, or more streams) that adds less than this fraction of FPS ends the climb.
 SEARCH_MIN_GAIN = 0.03
 # The benefit of the doubt a point's first window gets on its own. A new set of requests can start
-# slow (ResNet-50, batch 2 x 2 streams here: the first 1 s window ran 5-7% under the later ones), so
-# one window outpaces a point only when it is far under the best, as the clear losers are.
+# slow (scripts/bench_slow_start.py: ResNet-50 at batch 2 x 2 streams ran its first 1 s window 5-9%
+# under the later ones), so one window outpaces a point only when it is far under the best, as the
+# clear losers (8-20% under in scripts/bench_search.py) are; a near-tie gets a second window.
 FIRST_WINDOW_DOUBT = 0.06
 
 
