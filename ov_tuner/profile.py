@@ -26,11 +26,8 @@ def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path
     runtime = Runtime()
     (device,) = runtime.resolve_devices((config.device,))
     source = open_model_source(model_path)
-    model = runtime.read_model(source, config.precision)
-    runtime.reshape(model, config.batch, shapes or {})
     key = CompileKey(config.device, config.precision, config.batch, config.streams)
-    compiled, _ = runtime.compile(model, key, device, runtime.ir_path(source, config.precision),
-                                  extra={"PERF_COUNT": "YES"})
+    compiled, _ = runtime.compile_alone(source, key, device, shapes, extra={"PERF_COUNT": "YES"})
     totals: dict[str, LayerTime] = {}
     run = measure(compiled, config.nireq, config.batch, StopRule(window_s=seconds, fixed_s=seconds), warmup_s,
                   on_complete=lambda request: _add_layers(request, totals))

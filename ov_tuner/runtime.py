@@ -293,6 +293,15 @@ class Runtime:
         )
         return compiled, info
 
+    def compile_alone(self, source: ModelSource, key: CompileKey, device: DeviceInfo,
+                      shapes: dict[str, list[int]] | None = None,
+                      extra: dict[str, str] | None = None) -> tuple[ov.CompiledModel, CompileInfo]:
+        """Read, reshape and compile one configuration on its own, for a profile or a probe. (A sweep
+        reads each precision once and reshapes it per batch instead.)"""
+        model = self.read_model(source, key.precision)
+        self.reshape(model, key.batch, shapes or {})
+        return self.compile(model, key, device, self.ir_path(source, key.precision), extra)
+
 
 def precision_hint(precision: Precision, device: DeviceInfo) -> str:
     """The hint to request: f16 only where the device lists FP16, else the FP16 weights run at f32."""

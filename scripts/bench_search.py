@@ -65,11 +65,8 @@ def head_to_head(model: Path, a: PointConfig, b: PointConfig, rounds: int = 4, s
         return 1.0
     runtime = Runtime()
     source, cpu = open_model_source(model), runtime.device_info("CPU")
-    configs, compiled = (a, b), []
-    for config in configs:
-        ov_model = runtime.read_model(source, config.precision)
-        runtime.reshape(ov_model, config.batch, {})
-        compiled.append(runtime.compile(ov_model, config.compile_key, cpu)[0])
+    configs = (a, b)
+    compiled = [runtime.compile_alone(source, config.compile_key, cpu)[0] for config in configs]
     rule = StopRule(window_s=seconds, fixed_s=seconds)
     ratios = []
     for round_ in range(rounds):

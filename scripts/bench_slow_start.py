@@ -27,10 +27,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=0.1, help="seconds of warm-up before every point")
     args = parser.parse_args()
     runtime = Runtime()
-    model = runtime.read_model(open_model_source(args.model), Precision.FP32)
-    runtime.reshape(model, args.batch, {})
     key = CompileKey("CPU", Precision.FP32, args.batch, args.streams)
-    compiled, _ = runtime.compile(model, key, runtime.device_info("CPU"))
+    compiled, _ = runtime.compile_alone(open_model_source(args.model), key, runtime.device_info("CPU"))
     print(f"{args.model.name}: fp32 batch {args.batch}, {args.streams} streams, {args.warmup:g} s warm-up per point")
     for nireq in (int(n) for n in args.nireqs.split(",")):
         m = measure(compiled, nireq, args.batch, StopRule(window_s=1.0, fixed_s=args.seconds), args.warmup)

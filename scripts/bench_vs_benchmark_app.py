@@ -62,9 +62,8 @@ def run_benchmark_app(xml: Path, point: PointConfig, input_shape: list[int], hin
 
 
 def run_engine(runtime: Runtime, source_xml: Path, point: PointConfig, seconds: float) -> Sample:
-    model = runtime.read_model(open_model_source(source_xml), point.precision)
-    runtime.reshape(model, point.batch, {})
-    compiled, info = runtime.compile(model, point.compile_key, runtime.device_info(point.device))
+    compiled, info = runtime.compile_alone(open_model_source(source_xml), point.compile_key,
+                                           runtime.device_info(point.device))
     m = measure(compiled, point.nireq, point.batch, StopRule(fixed_s=seconds), warmup_s=0.1)  # warmed as a sweep does
     del compiled
     return Sample(m.fps, m.latency.median, info.num_streams, info.inference_precision)

@@ -15,10 +15,8 @@ from ov_tuner.schema import CompileKey, Ending, InputMode, LatencyStats, Measure
 
 def compile_tiny(tiny_model: Path, streams: int = 1, batch: int = 1) -> ov.CompiledModel:
     runtime = Runtime()
-    model = runtime.read_model(open_model_source(tiny_model), Precision.FP32)
-    runtime.reshape(model, batch, {})
-    compiled, _ = runtime.compile(model, CompileKey("CPU", Precision.FP32, batch, streams), runtime.device_info("CPU"))
-    return compiled
+    key = CompileKey("CPU", Precision.FP32, batch, streams)
+    return runtime.compile_alone(open_model_source(tiny_model), key, runtime.device_info("CPU"))[0]
 
 
 @pytest.mark.parametrize(("streams", "nireq", "batch"), [(1, 1, 1), (2, 4, 2)])

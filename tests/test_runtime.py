@@ -25,9 +25,7 @@ def cpu(runtime: Runtime) -> DeviceInfo:
 
 def compile_tiny(runtime: Runtime, cpu: DeviceInfo, tiny_model: Path, precision: Precision,
                  streams: int = 1) -> tuple[ov.CompiledModel, CompileInfo]:
-    model = runtime.read_model(open_model_source(tiny_model), precision)
-    runtime.reshape(model, 1, {})
-    return runtime.compile(model, CompileKey("CPU", precision, 1, streams), cpu)
+    return runtime.compile_alone(open_model_source(tiny_model), CompileKey("CPU", precision, 1, streams), cpu)
 
 
 def test_fp32_is_f32_even_where_the_device_default_is_not(runtime: Runtime, cpu: DeviceInfo, tiny_model: Path) -> None:
