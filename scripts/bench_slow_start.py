@@ -26,6 +26,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=7.0)
     parser.add_argument("--warmup", type=float, default=0.1, help="seconds of warm-up before every point")
     args = parser.parse_args()
+    if args.seconds < 3:
+        parser.error("--seconds must be at least 3: each point's first 1 s window is compared with later ones")
     runtime = Runtime()
     key = CompileKey("CPU", Precision.FP32, args.batch, args.streams)
     compiled, _ = runtime.compile_alone(open_model_source(args.model), key, runtime.device_info("CPU"))
