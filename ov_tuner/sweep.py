@@ -143,13 +143,13 @@ class _SweepRun:
     dropped: int = 0
     outpaced: int = 0
 
-    @property
-    def smart(self) -> bool:
-        return self.spec.search is Search.SMART
+    def searching(self, group: CompileGroup) -> bool:
+        """Whether smart search decides about `group`: grid groups under --search smart (never a hint baseline)."""
+        return self.spec.search is Search.SMART and group.key.mode is Mode.GRID
 
     def more_streams_cannot_win(self, group: CompileGroup) -> bool:
         """Smart search: the stream counts below this one stopped paying, so this one is skipped."""
-        if not self.smart or group.key.mode is not Mode.GRID:
+        if not self.searching(group):
             return False
         best: dict[int, float] = {}
         for config, fps in self.rivals(group):
@@ -160,7 +160,7 @@ class _SweepRun:
     def race_against_best(self, group: CompileGroup) -> GiveUp | None:
         """Smart search: what ends a point of `group` early, once the best point so far of the same device,
         precision and input mode is out of its reach (None: grid search, a hint baseline, or nothing yet)."""
-        if not self.smart or group.key.mode is not Mode.GRID:
+        if not self.searching(group):
             return None
         rivals = self.rivals(group)
         if not rivals:
@@ -175,7 +175,7 @@ class _SweepRun:
 
     def more_requests_cannot_win(self, group: CompileGroup) -> bool:
         """Smart search: the last request count on this compiled model added too little."""
-        if not self.smart or group.key.mode is not Mode.GRID:
+        if not self.searching(group):
             return False
         return not worth_more_requests([self.fps[c] for c in group.points() if c in self.fps])
 
