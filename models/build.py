@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ov_tuner.architectures import DEFAULT_ARCHITECTURE
 from ov_tuner.errors import OvTunerError
-from ov_tuner.zoo import build_zoo_model
+from ov_tuner.model.architectures import DEFAULT_ARCHITECTURE
+from ov_tuner.model.zoo import build_zoo_model
 
 
 def main(names: list[str]) -> int:

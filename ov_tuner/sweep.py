@@ -14,12 +14,11 @@ from typing import Protocol
 
 import openvino as ov
 
-from ov_tuner.environment import environment
+from ov_tuner.devices.environment import environment
+from ov_tuner.devices.runtime import PointFailure, Runtime, open_model_source, set_layouts
 from ov_tuner.errors import OvTunerError
-from ov_tuner.grid import expand
-from ov_tuner.inputs import InputData, add_image_preprocessing, load_images
-from ov_tuner.measure import GiveUp, measure
-from ov_tuner.runtime import PointFailure, Runtime, open_model_source, set_layouts
+from ov_tuner.measure.engine import GiveUp, measure
+from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.schema import (
     CompileGroup,
     DeviceInfo,
@@ -32,8 +31,9 @@ from ov_tuner.schema import (
     Status,
     SweepSpec,
 )
-from ov_tuner.search import outpaced, worth_more_requests, worth_more_streams
-from ov_tuner.store import ResultStore, check_out_path
+from ov_tuner.search.grid import expand
+from ov_tuner.search.policy import outpaced, worth_more_requests, worth_more_streams
+from ov_tuner.store.results import ResultStore, check_out_path
 
 
 class SweepProgress(Protocol):

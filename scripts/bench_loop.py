@@ -16,10 +16,10 @@ from pathlib import Path
 
 import openvino as ov
 
-from ov_tuner.measure import measure
-from ov_tuner.runtime import fill_inputs
+from ov_tuner.devices.runtime import fill_inputs
+from ov_tuner.measure.engine import measure
+from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import StopRule
-from ov_tuner.zoo import build_zoo_model
 
 
 def callback_loop(compiled: ov.CompiledModel, nireq: int, seconds: float) -> float:

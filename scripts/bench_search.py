@@ -26,13 +26,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.analysis import fastest, grid_points
-from ov_tuner.measure import measure
-from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.analyse.answers import fastest, grid_points
+from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.measure.engine import measure
+from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import PointConfig, PointResult, Precision, Search, StopRule, SweepSpec
-from ov_tuner.store import load_results
+from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
-from ov_tuner.zoo import build_zoo_model
 
 STREAMS = (1, 2)
 NIREQS = (1, 2, 4, 8, 16)

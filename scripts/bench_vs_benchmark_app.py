@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.measure import measure
-from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.measure.engine import measure
+from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import PointConfig, Precision, StopRule
-from ov_tuner.zoo import build_zoo_model
 
 BENCHMARK_APP = Path(sys.executable).with_name("benchmark_app")
 PRECISIONS = (Precision.FP32, Precision.FP16)

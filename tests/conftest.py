@@ -10,10 +10,10 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 
-from ov_tuner.architectures import DEFAULT_ARCHITECTURE
+from ov_tuner.model.architectures import DEFAULT_ARCHITECTURE
+from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import Precision, StopRule, SweepSpec
 from ov_tuner.sweep import SweepSummary, run_sweep
-from ov_tuner.zoo import build_zoo_model
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -9,7 +9,7 @@ import pytest
 from factories import baseline, failed_point, make_point
 from matplotlib.patches import Rectangle
 
-from ov_tuner.analysis import (
+from ov_tuner.analyse.answers import (
     Metric,
     baseline_gains,
     batch_series,
@@ -19,8 +19,8 @@ from ov_tuner.analysis import (
     pareto_front,
     saturation,
 )
-from ov_tuner.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
-from ov_tuner.plots import heatmap_figure
+from ov_tuner.analyse.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
+from ov_tuner.present.plots import heatmap_figure
 from ov_tuner.schema import Ending, Environment, Mode, PointResult, Precision
 
 

@@ -10,7 +10,7 @@ from matplotlib.image import imread
 from typer.testing import CliRunner
 
 from ov_tuner.cli import EXIT_BAD_INPUT, app
-from ov_tuner.runtime import Runtime
+from ov_tuner.devices.runtime import Runtime
 
 runner = CliRunner()
 

@@ -8,12 +8,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.coldstart import ColdStartSpec, run_coldstart
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import DeviceError
-from ov_tuner.profile import run_profile
-from ov_tuner.runtime import Runtime
+from ov_tuner.measure.coldstart import ColdStartSpec, run_coldstart
+from ov_tuner.measure.profile import run_profile
 from ov_tuner.schema import ColdStartSample, PointConfig, Precision
-from ov_tuner.store import load_results
+from ov_tuner.store.results import load_results
 
 
 def test_coldstart_figures_from_fresh_processes(tiny_model: Path, tmp_path: Path) -> None:

@@ -14,15 +14,15 @@ from conftest import quick_spec
 from onnx import TensorProto, helper, numpy_helper
 from typer.testing import CliRunner
 
-from ov_tuner.architectures import ARCHITECTURES
 from ov_tuner.cli import app
+from ov_tuner.devices.runtime import Runtime, open_model_source, set_layouts
 from ov_tuner.errors import BadInputError, ModelError
-from ov_tuner.inputs import InputData, add_image_preprocessing, load_images
-from ov_tuner.runtime import Runtime, open_model_source, set_layouts
+from ov_tuner.model.architectures import ARCHITECTURES
+from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
+from ov_tuner.model.zoo import build_zoo_model, model_stats
 from ov_tuner.schema import Precision, Status
-from ov_tuner.store import load_results
+from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
-from ov_tuner.zoo import build_zoo_model, model_stats
 
 runner = CliRunner()
 

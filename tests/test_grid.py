@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.grid import (
+from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision, SweepSpec
+from ov_tuner.search.grid import (
     auto_nireq,
     auto_streams,
     expand,
@@ -14,7 +15,6 @@ from ov_tuner.grid import (
     parse_shapes,
     parse_stop_rule,
 )
-from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision, SweepSpec
 
 
 def device(name: str = "CPU", streams: tuple[int, int] | None = (1, 6), optimal: int | None = 1) -> DeviceInfo:

@@ -8,8 +8,8 @@ import numpy as np
 import openvino as ov
 import pytest
 
-from ov_tuner.measure import measure
-from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, Ending, InputMode, LatencyStats, Measurement, Precision, StopRule, Window
 
 

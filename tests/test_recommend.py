@@ -12,9 +12,9 @@ import pytest
 from conftest import quick_spec
 from factories import baseline, failed_point, make_point
 
-from ov_tuner.recommend import NothingMeetsBudget, deploy_snippets, recommend
+from ov_tuner.analyse.recommend import NothingMeetsBudget, deploy_snippets, recommend
 from ov_tuner.schema import Mode, Precision
-from ov_tuner.store import load_results
+from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 
 POINTS = [

@@ -13,9 +13,9 @@ from playwright.sync_api import sync_playwright
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.report import ReportFiles, build_report
+from ov_tuner.present.report import ReportFiles, build_report
 from ov_tuner.schema import Mode, Precision, StopRule
-from ov_tuner.store import load_results
+from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 
 SECTIONS = ("Environment", "What to deploy", "Best configurations", "Saturation", "performance-hint baselines",

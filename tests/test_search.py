@@ -8,14 +8,14 @@ from conftest import quick_spec
 from factories import make_point
 
 from ov_tuner.schema import Ending, Search, StopRule, Window
-from ov_tuner.search import (
+from ov_tuner.search.policy import (
     SEARCH_MIN_GAIN,
     candidate_nireqs,
     outpaced,
     worth_more_requests,
     worth_more_streams,
 )
-from ov_tuner.store import ResultStore, load_results
+from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
 

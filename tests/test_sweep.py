@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from conftest import quick_spec
 
-from ov_tuner.diagnostics import DiagnosticKind, diagnostics
+from ov_tuner.analyse.diagnostics import DiagnosticKind, diagnostics
 from ov_tuner.errors import IncompatibleResultsError
 from ov_tuner.schema import Ending, PointConfig, PointResult, Precision, Status
-from ov_tuner.store import SCHEMA_VERSION, ResultStore, load_results
+from ov_tuner.store.results import SCHEMA_VERSION, ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
 

@@ -17,7 +17,7 @@ from ov_tuner.schema import (
     StopRule,
     SweepSpec,
 )
-from ov_tuner.search import candidate_nireqs
+from ov_tuner.search.policy import candidate_nireqs
 
 
 def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ...] | None:

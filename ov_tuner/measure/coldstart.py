@@ -16,12 +16,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov_tuner.environment import environment
+from ov_tuner.devices.environment import environment
+from ov_tuner.devices.runtime import Runtime, open_model_source
 from ov_tuner.errors import OvTunerError
-from ov_tuner.measure import measure
-from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.measure.engine import measure
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule
-from ov_tuner.store import ResultStore, check_out_path
+from ov_tuner.store.results import ResultStore, check_out_path
 
 # The steady median comes from this long a closed loop of one request, after this much warm-up.
 STEADY_S, STEADY_WARMUP_S = 0.5, 0.2
@@ -67,7 +67,7 @@ def run_coldstart(spec: ColdStartSpec) -> ColdStart:
 
 
 def _spawn(probe: dict[str, object]) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-m", "ov_tuner.coldstart", json.dumps(probe)], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "ov_tuner.measure.coldstart", json.dumps(probe)], capture_output=True,
                           text=True, timeout=600)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]

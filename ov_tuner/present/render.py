@@ -5,12 +5,12 @@ from __future__ import annotations
 import openvino as ov
 from rich.table import Table
 
-from ov_tuner.analysis import baseline_gains, best_per_device_precision, saturation
-from ov_tuner.diagnostics import diagnostics, how_measured
-from ov_tuner.recommend import DeploySnippets, Recommendation
+from ov_tuner.analyse.answers import baseline_gains, best_per_device_precision, saturation
+from ov_tuner.analyse.diagnostics import diagnostics, how_measured
+from ov_tuner.analyse.recommend import DeploySnippets, Recommendation
+from ov_tuner.model.zoo import model_stats
 from ov_tuner.schema import ColdStart, DeviceInfo, Ending, Mode, PointResult, Profile
-from ov_tuner.store import StoredResults
-from ov_tuner.zoo import model_stats
+from ov_tuner.store.results import StoredResults
 
 
 def devices_table(devices: list[DeviceInfo]) -> Table:

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from ov_tuner.analysis import (
+from ov_tuner.analyse.answers import (
     BatchSeries,
     HeatmapGrid,
     Metric,

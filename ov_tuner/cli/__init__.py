@@ -16,21 +16,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ov_tuner import __version__
-from ov_tuner.architectures import ARCHITECTURES
-from ov_tuner.coldstart import ColdStartSpec, run_coldstart
+from ov_tuner.analyse.recommend import deploy_snippets
+from ov_tuner.analyse.recommend import recommend as recommend_point
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
-from ov_tuner.grid import (
-    parse_counts,
-    parse_devices,
-    parse_layouts,
-    parse_precisions,
-    parse_shapes,
-    parse_stop_rule,
-)
-from ov_tuner.profile import run_profile
-from ov_tuner.recommend import deploy_snippets
-from ov_tuner.recommend import recommend as recommend_point
-from ov_tuner.render import (
+from ov_tuner.measure.coldstart import ColdStartSpec, run_coldstart
+from ov_tuner.measure.profile import run_profile
+from ov_tuner.model.architectures import ARCHITECTURES
+from ov_tuner.model.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
+from ov_tuner.present.render import (
     best_table,
     coldstart_table,
     devices_table,
@@ -41,11 +35,17 @@ from ov_tuner.render import (
     saturation_lines,
     zoo_table,
 )
-from ov_tuner.runtime import Runtime
 from ov_tuner.schema import InputMode, PointConfig, PointResult, Search, Status, SweepSpec
-from ov_tuner.store import load_results
+from ov_tuner.search.grid import (
+    parse_counts,
+    parse_devices,
+    parse_layouts,
+    parse_precisions,
+    parse_shapes,
+    parse_stop_rule,
+)
+from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
-from ov_tuner.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
@@ -207,7 +207,7 @@ def plot(
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
 ) -> None:
     """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures."""
-    from ov_tuner.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
+    from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
 
     stored = load_results(results)
     figures = write_figures(stored.points, stored.environment, stored.devices, out_dir, stored.latest_profiles())
@@ -253,7 +253,7 @@ def report(
     = Path("report"),
 ) -> None:
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
-    from ov_tuner.report import build_report  # imports matplotlib
+    from ov_tuner.present.report import build_report  # imports matplotlib
 
     files = build_report(load_results(results), out_dir)
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
@@ -300,7 +300,7 @@ def profile(
     for table in profile_tables(result, top):
         out.print(table)
     if plot_dir is not None:
-        from ov_tuner.plots import save_profile_figure  # imports matplotlib
+        from ov_tuner.present.plots import save_profile_figure  # imports matplotlib
 
         out.print(f"wrote {save_profile_figure(result, model.stem, plot_dir, top)}")
 

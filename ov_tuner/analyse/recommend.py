@@ -6,7 +6,7 @@ import json
 import shlex
 from dataclasses import dataclass
 
-from ov_tuner.analysis import BaselineGain, baseline_gains, fastest, grid_points
+from ov_tuner.analyse.answers import BaselineGain, baseline_gains, fastest, grid_points
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import PointResult, Precision
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import openvino as ov
 
-from ov_tuner.environment import environment
-from ov_tuner.measure import measure
-from ov_tuner.runtime import Runtime, open_model_source
+from ov_tuner.devices.environment import environment
+from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
-from ov_tuner.store import ResultStore, check_out_path
+from ov_tuner.store.results import ResultStore, check_out_path
 
 
 def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path,

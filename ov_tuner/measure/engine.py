@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import openvino as ov
 
-from ov_tuner.inputs import InputData
+from ov_tuner.model.inputs import InputData
 from ov_tuner.schema import Ending, InputMode, Measurement, StopRule, Window
 
 # Told the windows so far, says whether the point is already out of the running.

@@ -1,6 +1,6 @@
 """A small zoo of reference architectures, with what each costs: parameters and FLOPs per inference.
 
-Built with the opset API and seeded weights (ov_tuner.architectures); nothing is downloaded.
+Built with the opset API and seeded weights (ov_tuner.model.architectures); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
-from ov_tuner.architectures import ARCHITECTURES
 from ov_tuner.errors import BadInputError
+from ov_tuner.model.architectures import ARCHITECTURES
 
 DESCRIPTIONS = {
     "mobilenet_v2": "MobileNet-v2 image classifier, 224x224 (the default model)",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov_tuner import __version__
-from ov_tuner.analysis import (
+from ov_tuner.analyse.answers import (
     baseline_gains,
     baseline_points,
     best_per_device_precision,
@@ -21,12 +21,12 @@ from ov_tuner.analysis import (
     grid_points,
     saturation,
 )
-from ov_tuner.diagnostics import diagnostics, how_measured
+from ov_tuner.analyse.diagnostics import diagnostics, how_measured
+from ov_tuner.analyse.recommend import deploy_snippets, recommend
 from ov_tuner.errors import OvTunerError
-from ov_tuner.plots import WrittenFigures, write_figures
-from ov_tuner.recommend import deploy_snippets, recommend
-from ov_tuner.render import COLDSTART_FIGURES, ran
-from ov_tuner.store import StoredResults
+from ov_tuner.present.plots import WrittenFigures, write_figures
+from ov_tuner.present.render import COLDSTART_FIGURES, ran
+from ov_tuner.store.results import StoredResults
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Pure functions over stored results: answers, recommendations, diagnostics."""

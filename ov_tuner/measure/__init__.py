@@ -1,0 +1,1 @@
+"""Measurement engines: the closed loop, cold start and per-layer profile."""

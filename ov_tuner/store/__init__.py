@@ -1,0 +1,1 @@
+"""Results on disk: one SQLite file per sweep."""
