@@ -5,6 +5,7 @@ Numbers stay numbers (milliseconds, seconds, frames per second) until the CLI or
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -96,20 +97,6 @@ class PointConfig:
 
 
 @dataclass(frozen=True)
-class CompileGroup:
-    """A compiled model and the request counts to measure on it, in order (0: the device's optimal count)."""
-
-    key: CompileKey
-    nireqs: tuple[int, ...]
-    input_mode: InputMode = InputMode.INFERENCE_ONLY
-
-    def points(self) -> list[PointConfig]:
-        k = self.key
-        return [PointConfig(k.device, k.precision, k.batch, k.streams, n, k.mode, self.input_mode)
-                for n in self.nireqs]
-
-
-@dataclass(frozen=True)
 class StopRule:
     """When a measurement ends. Durations in seconds."""
 
@@ -125,16 +112,46 @@ class StopRule:
             raise ValueError("window_s and max_s must be > 0, tolerance >= 0, settle_windows >= 2")
 
     def settled(self, windows: list[Window]) -> bool:
-        """The last `settle_windows` windows agree: (max - min) / mean within `tolerance` on FPS and median."""
-        if len(windows) < self.settle_windows:
+        """The last `settle_windows` undisturbed windows agree: (max - min) / mean within `tolerance` on FPS and
+        median latency. Windows measured while the host was busy with other work are set aside."""
+        clean = [w for w in windows if not w.disturbed]
+        if len(clean) < self.settle_windows:
             return False
-        last = windows[-self.settle_windows:]
+        last = clean[-self.settle_windows:]
         return all(_spread([getattr(w, name) for w in last]) <= self.tolerance for name in ("fps", "median_ms"))
+
+    def ending(self, windows: list[Window], elapsed_s: float, verdict: Verdict | None = None) -> Ending | None:
+        """Why a stability-driven run ends after its latest window, or None to go on: the windows agree, the
+        caller's verdict (e.g. smart search: outpaced by a better point) ends it, or the time cap is reached.
+        The measurement engine and the search simulator both end their runs here."""
+        if self.settled(windows):
+            return Ending.SETTLED
+        decided = verdict(windows) if verdict is not None else None
+        if decided is not None:
+            return decided
+        return Ending.CAPPED if elapsed_s >= self.max_s else None
 
 
 def _spread(values: list[float]) -> float:
     mean = sum(values) / len(values)
     return (max(values) - min(values)) / mean if mean > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class ConfirmRule:
+    """How the confirmation round measures its contenders: `rounds` passes (alternating direction), each giving
+    every contender one window of `window_s` seconds.
+
+    For a fixed cost, more and shorter windows give the narrower interval (Student's t falls with the passes),
+    until each visit's fill and drain (RequestLoop.visit) outweigh the window.
+    """
+
+    rounds: int = 8
+    window_s: float = 0.25
+
+    def __post_init__(self) -> None:
+        if self.rounds < 2 or self.window_s <= 0:
+            raise ValueError("a confirmation round needs at least 2 passes and windows above 0 s")
 
 
 class Search(str, Enum):
@@ -166,6 +183,7 @@ class SweepSpec:
     layouts: dict[str, str] = field(default_factory=dict)
     images: Path | None = None
     baselines: bool = True
+    confirm: ConfirmRule | None = field(default_factory=ConfirmRule)
 
     def __post_init__(self) -> None:
         if self.warmup_s < 0:
@@ -193,8 +211,12 @@ class CompileInfo:
     """A compiled model: what was asked, what the device reports it did, and its cold-start costs.
 
     `ir_path` is the model file compiled: the source, or the FP16-compressed IR made from it.
-    `executed_precision` is the runtime precision of the compute layers (convolutions, matmuls) in
-    the compiled graph: the precision that really ran, which can differ from the hint.
+    `executed_precision` is the precision the compute layers (convolutions, matmuls) of the compiled
+    graph do their arithmetic in, read from the runtime graph: the precision that really ran, which can
+    differ from the hint. `weights_precision` is the element type their weights are kept in: an
+    FP16-compressed IR on a CPU without native f16 runs f32 math on weights rounded to f16.
+    `read_back` holds the other properties that shape a run (PERFORMANCE_HINT, INFERENCE_NUM_THREADS,
+    ENABLE_CPU_PINNING, ...), as the compiled model reports them, where the device has them.
     """
 
     key: CompileKey
@@ -207,6 +229,17 @@ class CompileInfo:
     compile_ms: float
     first_infer_ms: float
     ir_path: str = ""
+    weights_precision: str = "unknown"
+    read_back: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ran(self) -> str:
+        """What ran, in the one wording every table, figure and report uses: 'f32', 'bf16', or
+        'f32 math, f16 weights' where the weights are kept in another precision than the arithmetic."""
+        math = self.executed_precision
+        if self.weights_precision in ("unknown", math) or math == "unknown":
+            return math
+        return f"{math} math, {self.weights_precision} weights"
 
 
 @dataclass(frozen=True)
@@ -231,19 +264,62 @@ class LatencyStats:
         )
 
 
-# Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom; 1.96 (normal) beyond.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+# Upper quantiles of Student's t for 1..30 degrees of freedom (the normal's beyond): 97.5% for two-sided 95%
+# intervals, 99.95% for two-sided 99.9% ones.
+_T_QUANTILES = {
+    0.95: (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+           2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+           1.960),
+    0.999: (636.62, 31.599, 12.924, 8.610, 6.869, 5.959, 5.408, 5.041, 4.781, 4.587, 4.437, 4.318, 4.221, 4.140,
+            4.073, 4.015, 3.965, 3.922, 3.883, 3.850, 3.819, 3.792, 3.768, 3.745, 3.725, 3.707, 3.690, 3.674, 3.659,
+            3.646, 3.291),
+}
+
+
+def t975(dof: int) -> float:
+    """The 97.5% quantile of Student's t: a 95% two-sided interval is mean +- t975(n - 1) * sd / sqrt(n)."""
+    return t_quantile(dof, 0.95)
+
+
+def t_quantile(dof: int, confidence: float) -> float:
+    """The quantile of Student's t for a two-sided interval of `confidence` (0.95 or 0.999)."""
+    if dof < 1:
+        raise ValueError("a t interval needs at least 2 samples")
+    table = _T_QUANTILES[confidence]
+    return table[min(dof, len(table)) - 1]
+
+
+# A window measured while other processes used more than this share of all CPUs, or while the hypervisor
+# stole more than STEAL_LIMIT of them, measured the host's load as much as the configuration: stopping rules
+# and a point's FPS set it aside (when the point has undisturbed windows too), and `show` says so.
+FOREIGN_CPU_LIMIT = 0.20
+STEAL_LIMIT = 0.10
 
 
 @dataclass(frozen=True)
 class Window:
-    """One stretch of a measurement: its throughput, median latency, completions and length (s)."""
+    """One stretch of a measurement: its throughput, median latency, completions and length (s), and what the
+    host did meanwhile: other processes' and the hypervisor's share of all CPUs, this process's CPU seconds
+    (every thread) and the CPU clock. The host figures are None where the OS does not expose them."""
 
     fps: float
     median_ms: float
     requests: int
     seconds: float
+    foreign_cpu: float | None = None
+    steal: float | None = None
+    own_cpu_s: float | None = None
+    cpu_mhz: float | None = None
+
+    @property
+    def disturbed(self) -> bool:
+        return (self.foreign_cpu or 0.0) > FOREIGN_CPU_LIMIT or (self.steal or 0.0) > STEAL_LIMIT
+
+
+def counted(windows: tuple[Window, ...] | list[Window]) -> tuple[Window, ...]:
+    """The windows figures stand on: the undisturbed ones, or every window when all were disturbed."""
+    clean = tuple(w for w in windows if not w.disturbed)
+    return clean or tuple(windows)
 
 
 class Ending(str, Enum):
@@ -253,6 +329,11 @@ class Ending(str, Enum):
     CAPPED = "capped"  # the time cap came first: the point never settled
     FIXED = "fixed"  # it ran for a fixed time, with no stability rule
     OUTPACED = "outpaced"  # smart search stopped it early: it could not beat the best point so far
+    DECIDED = "decided"  # smart search had its answer: a contender, measured again in the confirmation round
+
+
+# Told the windows so far, ends a run early (e.g. OUTPACED), or says None to let it go on.
+Verdict = Callable[[list[Window]], Ending | None]
 
 
 @dataclass(frozen=True)
@@ -261,7 +342,8 @@ class Measurement:
 
     `windows` are consecutive stretches of the run; `ended` says why it stopped; `client_cpu_share` is
     the CPU time of the Python thread driving the loop over the wall time: near 1, Python rather than
-    the device limits throughput.
+    the device limits throughput. `process_cpu_s` is the whole process's CPU time over the run (every
+    thread: OpenVINO's and a GPU driver's too).
     """
 
     requests: int
@@ -271,32 +353,51 @@ class Measurement:
     windows: tuple[Window, ...]
     ended: Ending = Ending.FIXED
     client_cpu_share: float = 0.0
+    process_cpu_s: float | None = None
+
+    @property
+    def counted_windows(self) -> tuple[Window, ...]:
+        return counted(self.windows)
+
+    @property
+    def disturbed_windows(self) -> int:
+        return sum(w.disturbed for w in self.windows)
 
     @property
     def fps(self) -> float:
-        return self.frames / self.wall_s
+        """Frames over wall time; over the undisturbed windows alone when some were measured on a busy host."""
+        windows = self.counted_windows
+        if len(windows) == len(self.windows):
+            return self.frames / self.wall_s
+        return sum(w.fps * w.seconds for w in windows) / sum(w.seconds for w in windows)
 
     @property
     def latency(self) -> LatencyStats:
         return LatencyStats.of(self.latencies_ms)
 
     @property
-    def fps_cv(self) -> float | None:
-        """Coefficient of variation of the windows' FPS, or None with fewer than 3 windows."""
-        if len(self.windows) < 3:
+    def cpu_ms_per_request(self) -> float | None:
+        """Milliseconds of this process's CPU time (every thread) per inference request."""
+        if self.process_cpu_s is None or self.requests == 0:
             return None
-        values = np.asarray([w.fps for w in self.windows])
+        return 1000 * self.process_cpu_s / self.requests
+
+    @property
+    def fps_cv(self) -> float | None:
+        """Coefficient of variation of the counted windows' FPS, or None with fewer than 3 windows."""
+        values = np.asarray([w.fps for w in self.counted_windows])
+        if values.size < 3:
+            return None
         return float(values.std(ddof=1) / values.mean())
 
     @property
     def fps_ci95(self) -> tuple[float, float] | None:
-        """95% confidence interval of the mean window FPS (Student's t; windows treated as independent,
+        """95% confidence interval of the mean counted window FPS (Student's t; windows treated as independent,
         which consecutive windows only approximately are). None with fewer than 2 windows."""
-        n = len(self.windows)
-        if n < 2:
+        values = np.asarray([w.fps for w in self.counted_windows])
+        if values.size < 2:
             return None
-        values = np.asarray([w.fps for w in self.windows])
-        half = (_T975[n - 2] if n - 1 <= len(_T975) else 1.96) * values.std(ddof=1) / np.sqrt(n)
+        half = t975(values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
         return (float(values.mean() - half), float(values.mean() + half))
 
 
@@ -341,6 +442,50 @@ class PointResult:
         assert self.measurement is not None, "only measured points have a latency"
         lat = self.measurement.latency
         return {50: lat.median, 90: lat.p90, 99: lat.p99}[percentile]
+
+
+@dataclass(frozen=True)
+class RoundWindow:
+    """One window of a confirmation round: its pass (`round`), its place in the whole order of visits, and
+    which contender it measured, with that window's request latencies."""
+
+    round: int
+    visit: int
+    contender: int
+    window: Window
+    latencies_ms: np.ndarray
+
+
+@dataclass(frozen=True)
+class Contender:
+    """A configuration in a confirmation round, with the streams and requests it ran (read back)."""
+
+    config: PointConfig
+    streams: int
+    nireq: int
+
+    def label(self) -> str:
+        """'2 x 4', or 'THROUGHPUT hint (2 x 2)' for a hint baseline."""
+        own = f"{self.streams} x {self.nireq}"
+        return own if self.config.mode is Mode.GRID else f"{self.config.mode.performance_hint} hint ({own})"
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The contenders of one device measured interleaved, pass after pass, each compiled model kept alive."""
+
+    device: str
+    contenders: tuple[Contender, ...]
+    windows: tuple[RoundWindow, ...]
+    rounds: int
+    window_s: float
+
+    def complete_rounds(self) -> list[int]:
+        """Passes in which every contender was measured (an interrupted round leaves the last one short)."""
+        seen: dict[int, set[int]] = {}
+        for w in self.windows:
+            seen.setdefault(w.round, set()).add(w.contender)
+        return sorted(r for r, members in seen.items() if len(members) == len(self.contenders))
 
 
 @dataclass(frozen=True)

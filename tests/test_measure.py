@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +13,18 @@ import openvino as ov
 import pytest
 
 from ov_tuner.devices.runtime import Runtime, open_model_source
-from ov_tuner.measure.engine import measure
-from ov_tuner.schema import CompileKey, Ending, InputMode, LatencyStats, Measurement, Precision, StopRule, Window
+from ov_tuner.measure.engine import RequestLoop, measure
+from ov_tuner.schema import (
+    FOREIGN_CPU_LIMIT,
+    CompileKey,
+    Ending,
+    InputMode,
+    LatencyStats,
+    Measurement,
+    Precision,
+    StopRule,
+    Window,
+)
 
 
 def compile_tiny(tiny_model: Path, streams: int = 1, batch: int = 1) -> ov.CompiledModel:
@@ -58,18 +72,18 @@ def test_a_point_that_cannot_win_stops_at_the_window_that_shows_it(tiny_model: P
     rule = StopRule(window_s=0.05, tolerance=0.0, max_s=5.0)  # would run to the cap: it never settles
     seen: list[int] = []
 
-    def out_after_two(windows: list[Window]) -> bool:
+    def out_after_two(windows: list[Window]) -> Ending | None:
         seen.append(len(windows))
-        return len(windows) == 2
+        return Ending.OUTPACED if len(windows) == 2 else None
 
-    m = measure(compile_tiny(tiny_model), 1, 1, rule, warmup_s=0.05, cannot_win=out_after_two)
+    m = measure(compile_tiny(tiny_model), 1, 1, rule, warmup_s=0.05, verdict=out_after_two)
     assert m.ended is Ending.OUTPACED
     assert seen == [1, 2] and len(m.windows) == 2
     assert m.wall_s < 1.0
     assert m.latencies_ms.size == m.requests  # stopped early, still complete
     # a fixed-length run is never cut short
     fixed_run = StopRule(window_s=0.05, fixed_s=0.3)
-    fixed = measure(compile_tiny(tiny_model), 1, 1, fixed_run, 0.0, cannot_win=lambda windows: True)
+    fixed = measure(compile_tiny(tiny_model), 1, 1, fixed_run, 0.0, verdict=lambda windows: Ending.OUTPACED)
     assert fixed.ended is Ending.FIXED and fixed.wall_s >= 0.3
 
 
@@ -108,3 +122,49 @@ def test_latency_statistics() -> None:
     assert stats.p99 == pytest.approx(99.01)
     with pytest.raises(ValueError):
         LatencyStats.of(np.array([]))
+
+
+def test_windows_measured_beside_busy_processes_on_every_core_are_flagged(tiny_model: Path) -> None:
+    compiled = compile_tiny(tiny_model)
+    rule = StopRule(window_s=0.3, fixed_s=1.5)
+    quiet = measure(compiled, 1, 1, rule, 0.05)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
+    try:
+        time.sleep(0.3)
+        busy = measure(compiled, 1, 1, rule, 0.05)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert all(w.foreign_cpu is not None and w.own_cpu_s for w in quiet.windows)  # Linux exposes them
+    assert quiet.disturbed_windows == 0, [w.foreign_cpu for w in quiet.windows]
+    assert len(busy.windows) >= 3 and busy.disturbed_windows == len(busy.windows), [w.foreign_cpu for w in busy.windows]
+    assert min(w.foreign_cpu or 0 for w in busy.windows) > FOREIGN_CPU_LIMIT
+    assert busy.process_cpu_s is not None and busy.cpu_ms_per_request is not None and busy.cpu_ms_per_request > 0
+
+
+def test_disturbed_windows_are_set_aside_by_the_stopping_rule_and_the_figures() -> None:
+    clean = [Window(100, 5.0, 100, 1.0, foreign_cpu=0.01), Window(101, 5.0, 101, 1.0, foreign_cpu=0.02)]
+    busy = Window(60, 8.0, 60, 1.0, foreign_cpu=0.5)
+    rule = StopRule(tolerance=0.03)
+    assert rule.settled([clean[0], busy, clean[1], Window(100, 5.0, 100, 1.0)])  # the busy one does not count
+    assert not rule.settled([clean[0], busy, clean[1]])  # and is not counted as one of the three
+    m = Measurement(361, 361, 4.0, np.ones(361), (*clean, busy, Window(100, 5.0, 100, 1.0)))
+    assert m.disturbed_windows == 1
+    assert m.fps == pytest.approx(301 / 3)  # over the undisturbed windows alone
+    assert m.fps_cv == pytest.approx(np.std([100, 101, 100], ddof=1) / np.mean([100, 101, 100]))
+    everything_busy = Measurement(120, 120, 2.0, np.ones(120), (busy, busy))
+    assert everything_busy.fps == pytest.approx(60)  # with no clean window, every window counts
+
+
+def test_a_visit_is_one_window_from_completion_to_completion(default_model: Path) -> None:
+    runtime = Runtime()
+    compiled, _ = runtime.compile_alone(open_model_source(default_model), CompileKey("CPU", Precision.FP32, 1, 2),
+                                        runtime.device_info("CPU"))
+    with RequestLoop(compiled, 2, 1) as loop:
+        loop.warm_up(0.1)
+        window, latencies = loop.visit(0.2)
+        again, _ = loop.visit(0.2)  # the same queue serves the next visit
+    assert window.seconds >= 0.2 and window.requests == latencies.size >= 16
+    assert window.fps == pytest.approx(window.requests / window.seconds)
+    assert again.requests >= 16

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 
 from ov_tuner.devices.runtime import Runtime, fill_inputs, open_model_source, precision_hint
 from ov_tuner.errors import DeviceError, ModelError
-from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
+from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Mode, Precision
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +47,28 @@ def test_read_back_matches_the_compiled_model(runtime: Runtime, cpu: DeviceInfo,
         assert info.optimal_nireq == compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")
         assert info.execution_devices == ("CPU",)
         assert info.compile_ms > 0 and info.first_infer_ms > 0
+
+
+def test_the_properties_that_shape_a_run_are_read_back(runtime: Runtime, cpu: DeviceInfo, tiny_model: Path) -> None:
+    compiled, info = compile_tiny(runtime, cpu, tiny_model, Precision.FP32, streams=2)
+    assert {"PERFORMANCE_HINT", "INFERENCE_NUM_THREADS", "ENABLE_CPU_PINNING"} <= info.read_back.keys()
+    assert info.read_back["INFERENCE_NUM_THREADS"] == str(compiled.get_property("INFERENCE_NUM_THREADS"))
+    assert info.read_back["ENABLE_CPU_PINNING"] in {"YES", "NO"}
+    _, hinted = runtime.compile_alone(open_model_source(tiny_model),
+                                      CompileKey("CPU", Precision.FP32, 1, 0, Mode.THROUGHPUT), cpu)
+    assert hinted.read_back["PERFORMANCE_HINT"] == "THROUGHPUT"
+
+
+def test_fp16_weights_at_an_f32_hint_run_f32_math(runtime: Runtime, cpu: DeviceInfo, default_model: Path) -> None:
+    """What "ran" means: the compute layers' arithmetic, and the weights where they are kept in another precision."""
+    no_f16 = replace(cpu, capabilities=("FP32",))  # as on a CPU without native f16: fp16 gets the f32 hint
+    source = open_model_source(default_model)
+    _, fp16 = runtime.compile_alone(source, CompileKey("CPU", Precision.FP16, 1, 1), no_f16)
+    assert fp16.requested["INFERENCE_PRECISION_HINT"] == "f32"
+    assert (fp16.executed_precision, fp16.weights_precision) == ("f32", "f16")
+    assert fp16.ran == "f32 math, f16 weights"
+    _, fp32 = runtime.compile_alone(source, CompileKey("CPU", Precision.FP32, 1, 1), cpu)
+    assert (fp32.ran, fp32.weights_precision) == ("f32", "f32")
 
 
 def test_fp16_hint_only_where_the_device_lists_fp16(cpu: DeviceInfo) -> None:

@@ -28,10 +28,14 @@ class Recorder:
         self.planned_counts: tuple[int, int] | None = None
         self.started: list[PointConfig] = []
         self.done: list[PointResult] = []
+        self.notes: list[str] = []
         self._stop, self._stop_after = stop, stop_after
 
     def planned(self, to_measure: int, already_measured: int) -> None:
         self.planned_counts = (to_measure, already_measured)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
 
     def starting(self, config: PointConfig) -> None:
         self.started.append(config)
@@ -123,19 +127,36 @@ def test_a_file_from_another_model_is_refused_and_kept(tiny_model: Path, swept_d
     assert len(load_results(out).points) == 16
 
 
-def test_a_results_file_of_schema_v1_is_upgraded_in_place(swept_db: Path, tmp_path: Path) -> None:
+def as_schema_v1(db: sqlite3.Connection) -> None:
+    """Turn a current results file into what schema v1 wrote: a settled flag instead of `ended`, and none of v3's
+    columns and tables."""
+    db.execute("ALTER TABLE points RENAME COLUMN ended TO settled")
+    db.execute("UPDATE points SET settled = (nireq = 1)")
+    for table, column in (("compiles", "weights_precision"), ("compiles", "read_back"), ("points", "process_cpu_s")):
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    for table in ("confirmations", "confirm_contenders", "confirm_windows"):
+        db.execute(f"DROP TABLE {table}")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+
+
+def test_a_results_file_of_schema_v1_is_read_as_it_is_and_upgraded_when_written(swept_db: Path,
+                                                                                 tmp_path: Path) -> None:
     out = tmp_path / "v1.db"
     out.write_bytes(swept_db.read_bytes())
-    with sqlite3.connect(out) as db:  # turn it into what schema v1 wrote: a settled flag instead of `ended`
-        db.execute("ALTER TABLE points RENAME COLUMN ended TO settled")
-        db.execute("UPDATE points SET settled = (nireq = 1)")
-        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-    points = load_results(out).points
+    with sqlite3.connect(out) as db:
+        as_schema_v1(db)
+    before = out.read_bytes()
+    points = load_results(out).points  # read-only: upgraded in memory, the file stays as it was
+    assert out.read_bytes() == before
     assert len(points) == 16
     assert {(p.config.nireq, p.measurement.ended) for p in points if p.measurement} == {
         (1, Ending.SETTLED), (2, Ending.CAPPED)}
+    assert {p.compile.weights_precision for p in points if p.compile} == {"unknown"}
+    with ResultStore(out):  # opened for writing: upgraded in place
+        pass
     with sqlite3.connect(out) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
+    assert len(load_results(out).points) == 16
 
 
 def _cli(*args: str) -> list[str]:
@@ -177,7 +198,7 @@ def _stored(db: Path) -> int:
 def test_a_long_sweep_exits_cleanly(tiny_model: Path, tmp_path: Path) -> None:
     """Many compiles destroyed in one process once deadlocked at exit; the process must end by itself."""
     args = _cli("sweep", str(tiny_model), "--precision", "fp32,fp16,bf16", "--streams", "1,2", "--nireq", "1,2,4",
-                "--batch", "1,2", "--time", "0.05", "--warmup", "0.02", "--search", "grid",
+                "--batch", "1,2", "--time", "0.05", "--warmup", "0.02", "--search", "grid", "--no-confirm",
                 "--out", str(tmp_path / "r.db"))
     done = subprocess.run(args, capture_output=True, text=True, timeout=180, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr

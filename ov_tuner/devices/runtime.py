@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import tempfile
 import time
 from collections import Counter
@@ -26,6 +25,10 @@ from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Mode, Precision
 COMPUTE_LAYER_TYPES = frozenset(
     {"Convolution", "GroupConvolution", "Deconvolution", "FullyConnected", "MatMul", "Gemm"}
 )
+# Read back after every compile besides streams, precision and requests: they shape a run, and a hint
+# baseline can differ from an explicit configuration of the same streams x requests in them.
+READ_BACK_PROPERTIES = ("PERFORMANCE_HINT", "INFERENCE_NUM_THREADS", "ENABLE_CPU_PINNING", "ENABLE_HYPER_THREADING",
+                        "SCHEDULING_CORE_TYPE")
 
 
 def ov_error_text(error: Exception) -> str:
@@ -279,17 +282,20 @@ class Runtime:
             del compiled
             raise PointFailure("first inference", e) from e
 
+        math, weights = executed_precision(compiled)
         info = CompileInfo(
             key=key,
             requested=requested,
             num_streams=int(compiled.get_property("NUM_STREAMS")),
             inference_precision=_type_name(compiled.get_property("INFERENCE_PRECISION_HINT")),
-            executed_precision=executed_precision(compiled),
+            executed_precision=math,
             optimal_nireq=int(compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")),
             execution_devices=tuple(compiled.get_property("EXECUTION_DEVICES")),
             compile_ms=compile_ms,
             first_infer_ms=first_infer_ms,
             ir_path=str(ir_path or ""),
+            weights_precision=weights,
+            read_back=read_back(compiled),
         )
         return compiled, info
 
@@ -317,21 +323,42 @@ def _type_name(value: object) -> str:
     return str(value)
 
 
-def executed_precision(compiled: ov.CompiledModel) -> str:
-    """The most common runtime precision of the compiled graph's compute layers."""
-    counts: Counter[str] = Counter()
+def executed_precision(compiled: ov.CompiledModel) -> tuple[str, str]:
+    """What the compiled graph's compute layers (convolutions, matmuls) really do: the precision of their
+    arithmetic (their output element type) and of their weights (the constants they read), most common first.
+
+    The runtime graph's own 'runtimePrecision' is not the arithmetic: on a CPU without native f16, a
+    convolution of the FP16-compressed IR reports f16 there while it reads and writes f32 activations.
+    """
+    math: Counter[str] = Counter()
+    weights: Counter[str] = Counter()
     for op in compiled.get_runtime_model().get_ordered_ops():
         info = op.get_rt_info()
-        if "runtimePrecision" in info and "layerType" in info and info["layerType"].astype(str) in COMPUTE_LAYER_TYPES:
-            counts[_precision_name(info["runtimePrecision"].astype(str))] += 1
-    return counts.most_common(1)[0][0] if counts else "unknown"
+        if "layerType" not in info or info["layerType"].astype(str) not in COMPUTE_LAYER_TYPES:
+            continue
+        math[op.get_output_element_type(0).get_type_name()] += 1
+        for i in range(1, op.get_input_size()):
+            source = op.input(i).get_source_output().get_node().get_rt_info()
+            if "layerType" in source and source["layerType"].astype(str) == "Const":
+                weights[op.input(i).get_element_type().get_type_name()] += 1
+                break
+    return (math.most_common(1)[0][0] if math else "unknown", weights.most_common(1)[0][0] if weights else "unknown")
 
 
-def _precision_name(text: str) -> str:
-    """Runtime graphs spell precisions as 'FP32', 'f32' or 'bf16'; normalise to OpenVINO type names."""
-    aliases = {"fp32": "f32", "fp16": "f16", "bfloat16": "bf16", "float32": "f32", "float16": "f16"}
-    text = re.sub(r"[^a-z0-9]", "", text.lower())
-    return aliases.get(text, text)
+def read_back(compiled: ov.CompiledModel) -> dict[str, str]:
+    """The compiled model's READ_BACK_PROPERTIES that its device has, as text."""
+    supported = compiled.get_property("SUPPORTED_PROPERTIES")
+    return {name: property_text(compiled.get_property(name)) for name in READ_BACK_PROPERTIES if name in supported}
+
+
+def property_text(value: object) -> str:
+    """A property value as OpenVINO takes it in a config: 'THROUGHPUT', 'YES', 'f32', '4'."""
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    if isinstance(value, ov.Type):
+        return value.get_type_name()
+    name = getattr(value, "name", None)  # OpenVINO's enums: PerformanceMode.THROUGHPUT -> THROUGHPUT
+    return name if isinstance(name, str) else str(value)
 
 
 def _random_like(data: np.ndarray, rng: np.random.Generator) -> np.ndarray:

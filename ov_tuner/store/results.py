@@ -20,6 +20,8 @@ from ov_tuner.schema import (
     ColdStartSample,
     CompileInfo,
     CompileKey,
+    Confirmation,
+    Contender,
     DeviceInfo,
     Ending,
     Environment,
@@ -31,11 +33,12 @@ from ov_tuner.schema import (
     PointResult,
     Precision,
     Profile,
+    RoundWindow,
     Status,
     Window,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # What brings a file of schema version N up to N + 1, run in place when the file is opened.
 _UPGRADES = {
@@ -43,6 +46,11 @@ _UPGRADES = {
         "ALTER TABLE points ADD COLUMN ended TEXT",
         "UPDATE points SET ended = CASE settled WHEN 1 THEN 'settled' WHEN 0 THEN 'capped' ELSE 'fixed' END "
         "WHERE status = 'ok'",
+    ),
+    2: (  # v3 keeps weights' precision and read-back properties per compile, and each point's process CPU time
+        "ALTER TABLE compiles ADD COLUMN weights_precision TEXT NOT NULL DEFAULT 'unknown'",
+        "ALTER TABLE compiles ADD COLUMN read_back TEXT NOT NULL DEFAULT '{}'",
+        "ALTER TABLE points ADD COLUMN process_cpu_s REAL",
     ),
 }
 
@@ -56,7 +64,7 @@ CREATE TABLE IF NOT EXISTS compiles (
     num_streams INTEGER NOT NULL, inference_precision TEXT NOT NULL, executed_precision TEXT NOT NULL,
     optimal_nireq INTEGER NOT NULL, execution_devices TEXT NOT NULL,
     compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL, ir_path TEXT NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL, weights_precision TEXT NOT NULL DEFAULT 'unknown', read_back TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS coldstarts (
     id INTEGER PRIMARY KEY,
@@ -79,10 +87,30 @@ CREATE TABLE IF NOT EXISTS points (
     lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
     fps_cv REAL, fps_ci95_low REAL, fps_ci95_high REAL, ended TEXT, client_cpu_share REAL,
     windows TEXT, latencies_ms BLOB,
-    created_at TEXT NOT NULL,
+    created_at TEXT NOT NULL, process_cpu_s REAL,
     UNIQUE (device, precision, batch, streams, nireq, mode, input_mode)
 );
+CREATE TABLE IF NOT EXISTS confirmations (
+    id INTEGER PRIMARY KEY, device TEXT NOT NULL, rounds INTEGER NOT NULL, window_s REAL NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS confirm_contenders (
+    confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), position INTEGER NOT NULL,
+    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
+    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL,
+    ran_streams INTEGER NOT NULL, ran_nireq INTEGER NOT NULL,
+    PRIMARY KEY (confirmation_id, position)
+);
+CREATE TABLE IF NOT EXISTS confirm_windows (
+    confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,
+    position INTEGER NOT NULL, window TEXT NOT NULL, latencies_ms BLOB NOT NULL,
+    PRIMARY KEY (confirmation_id, visit)
+);
 """
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
 def _now() -> str:
@@ -90,18 +118,23 @@ def _now() -> str:
 
 
 class ResultStore:
-    """An open results file. Use as a context manager; every write is committed at once."""
+    """An open results file. Use as a context manager; every write is committed at once.
+
+    `create=False` opens it for reading only: the file is never modified, not even upgraded; a file written
+    by an older ov-tuner is upgraded in a copy in memory.
+    """
 
     def __init__(self, path: Path, create: bool = True) -> None:
+        self.path = path
         if create:
             check_out_path(path)
-        if not create and not path.is_file():
+        elif not path.is_file():
             raise BadInputError(f"results file {path} does not exist; run `ov-tuner sweep MODEL --out {path}` first")
-        self.path = path
         try:
-            self._db = sqlite3.connect(path)
+            self._db = sqlite3.connect(path) if create else self._read_only(path)
             self._db.row_factory = sqlite3.Row
-            self._migrate()
+            if create:
+                self._migrate(self._db)
         except sqlite3.DatabaseError as e:
             raise BadInputError(f"{path} is not an ov-tuner results file ({e}); pick another --out path") from e
 
@@ -114,24 +147,45 @@ class ResultStore:
     def close(self) -> None:
         self._db.close()
 
-    def _migrate(self) -> None:
-        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    def _read_only(self, path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        tables = _tables(db)
+        if not tables:
+            db.close()
+            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
+        if "meta" in tables and self._version(db) == SCHEMA_VERSION:
+            return db
+        memory = sqlite3.connect(":memory:")  # an older file: upgrade a copy, leave the file as it is
+        db.backup(memory)
+        db.close()
+        self._migrate(memory)
+        return memory
+
+    def _version(self, db: sqlite3.Connection) -> int | None:
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = None if row is None else int(row[0])
+        if version is not None and version > SCHEMA_VERSION:
+            raise IncompatibleResultsError(
+                f"{self.path} has results schema v{version}; this ov-tuner reads up to v{SCHEMA_VERSION}. "
+                "Upgrade ov-tuner, or sweep into a new --out file"
+            )
+        return version
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        """Create the tables of a new file, or bring an older one up to SCHEMA_VERSION; a current file is left
+        byte for byte as it was."""
+        tables = _tables(db)
         if tables and "meta" not in tables:
             raise sqlite3.DatabaseError("it has tables of another program")
-        with self._db:
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            version = SCHEMA_VERSION if row is None else int(row[0])
-            if version > SCHEMA_VERSION:
-                raise IncompatibleResultsError(
-                    f"{self.path} has results schema v{version}; this ov-tuner reads up to v{SCHEMA_VERSION}. "
-                    "Upgrade ov-tuner, or sweep into a new --out file"
-                )
-            for step in range(version, SCHEMA_VERSION):
+        version = self._version(db) if tables else None
+        if version == SCHEMA_VERSION:
+            return
+        with db:
+            for step in range(version or SCHEMA_VERSION, SCHEMA_VERSION):
                 for statement in _UPGRADES[step]:
-                    self._db.execute(statement)
-            if row is None or version < SCHEMA_VERSION:  # otherwise the file is left byte for byte as it was
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                    db.execute(statement)
+            db.executescript(_SCHEMA)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     # -- environment ---------------------------------------------------------------------------
 
@@ -174,11 +228,13 @@ class ResultStore:
             cursor = self._db.execute(
                 "INSERT INTO compiles (device, precision, batch, streams, mode, requested, num_streams, "
                 "inference_precision, executed_precision, optimal_nireq, execution_devices, compile_ms, "
-                "first_infer_ms, ir_path, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "first_infer_ms, ir_path, created_at, weights_precision, read_back) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (k.device, k.precision.value, k.batch, k.streams, k.mode.value, json.dumps(info.requested),
                  info.num_streams,
                  info.inference_precision, info.executed_precision, info.optimal_nireq,
-                 json.dumps(list(info.execution_devices)), info.compile_ms, info.first_infer_ms, info.ir_path, _now()),
+                 json.dumps(list(info.execution_devices)), info.compile_ms, info.first_infer_ms, info.ir_path, _now(),
+                 info.weights_precision, json.dumps(info.read_back)),
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -186,19 +242,20 @@ class ResultStore:
     def add_point(self, point: PointResult, compile_id: int | None) -> None:
         """Store a point (replacing an earlier failed try of the same configuration) and commit."""
         c, m = point.config, point.measurement
-        values: tuple[object, ...] = (None,) * 17
+        values: tuple[object, ...] = (None,) * 18
         if m is not None:
             lat, ci = m.latency, m.fps_ci95 or (None, None)
             values = (m.requests, m.frames, m.wall_s, m.fps, lat.median, lat.p90, lat.p99, lat.min, lat.max,
                       lat.count, m.fps_cv, *ci, m.ended.value, m.client_cpu_share,
-                      json.dumps([asdict(w) for w in m.windows]), m.latencies_ms.astype(np.float32).tobytes())
+                      json.dumps([asdict(w) for w in m.windows]), m.latencies_ms.astype(np.float32).tobytes(),
+                      m.process_cpu_s)
         with self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, input_mode, status, "
                 "error, compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, "
                 "lat_min_ms, lat_max_ms, lat_count, fps_cv, fps_ci95_low, fps_ci95_high, ended, client_cpu_share, "
-                "windows, latencies_ms, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "windows, latencies_ms, process_cpu_s, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, c.input_mode.value,
                  point.status.value, point.error, compile_id, *values, _now()),
             )
@@ -240,6 +297,50 @@ class ResultStore:
                         tuple(LayerTime(**layer) for layer in json.loads(r["layers"])))
                 for r in self._db.execute("SELECT * FROM profiles ORDER BY id")]
 
+    # -- confirmation rounds --------------------------------------------------------------------
+
+    def begin_confirmation(self, device: str, contenders: list[Contender], rounds: int, window_s: float) -> int:
+        with self._db:
+            cursor = self._db.execute("INSERT INTO confirmations (device, rounds, window_s, created_at) VALUES "
+                                      "(?,?,?,?)", (device, rounds, window_s, _now()))
+            assert cursor.lastrowid is not None
+            for position, contender in enumerate(contenders):
+                c = contender.config
+                self._db.execute(
+                    "INSERT INTO confirm_contenders VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (cursor.lastrowid, position, c.device, c.precision.value, c.batch, c.streams, c.nireq,
+                     c.mode.value, c.input_mode.value, contender.streams, contender.nireq))
+        return cursor.lastrowid
+
+    def add_round_window(self, confirmation_id: int, round_index: int, visit: int, position: int, window: Window,
+                         latencies_ms: np.ndarray) -> None:
+        with self._db:
+            self._db.execute("INSERT INTO confirm_windows VALUES (?,?,?,?,?,?)",
+                             (confirmation_id, round_index, visit, position, json.dumps(asdict(window)),
+                              np.asarray(latencies_ms, dtype=np.float32).tobytes()))
+
+    def confirmations(self) -> list[Confirmation]:
+        """Every confirmation round, oldest first, with its stored windows."""
+        result = []
+        for r in self._db.execute("SELECT * FROM confirmations ORDER BY id").fetchall():
+            contenders = tuple(
+                Contender(_config_from_row(c), c["ran_streams"], c["ran_nireq"])
+                for c in self._db.execute("SELECT * FROM confirm_contenders WHERE confirmation_id = ? "
+                                          "ORDER BY position", (r["id"],)))
+            windows = tuple(
+                RoundWindow(w["round"], w["visit"], w["position"], Window(**json.loads(w["window"])),
+                            np.frombuffer(w["latencies_ms"], dtype=np.float32).astype(np.float64))
+                for w in self._db.execute("SELECT * FROM confirm_windows WHERE confirmation_id = ? ORDER BY visit",
+                                          (r["id"],)))
+            result.append(Confirmation(r["device"], contenders, windows, r["rounds"], r["window_s"]))
+        return result
+
+    def has_confirmation(self, configs: list[PointConfig]) -> bool:
+        """Whether a finished confirmation round already measured exactly these configurations."""
+        wanted = set(configs)
+        return any({c.config for c in done.contenders} == wanted and len(done.complete_rounds()) == done.rounds
+                   for done in self.confirmations())
+
     def compile_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM compiles").fetchone()[0])
 
@@ -263,6 +364,8 @@ def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
         compile_ms=r["compile_ms"],
         first_infer_ms=r["first_infer_ms"],
         ir_path=r["ir_path"],
+        weights_precision=r["weights_precision"],
+        read_back=json.loads(r["read_back"]),
     )
 
 
@@ -282,6 +385,7 @@ def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointRe
             windows=tuple(Window(**w) for w in json.loads(r["windows"])),
             ended=Ending(r["ended"]),
             client_cpu_share=r["client_cpu_share"],
+            process_cpu_s=r["process_cpu_s"],
         )
     return PointResult(_config_from_row(r), Status(r["status"]), compile_info, measurement, r["error"])
 
@@ -304,6 +408,7 @@ class StoredResults:
     points: list[PointResult]
     coldstarts: list[ColdStart] = field(default_factory=list)
     profiles: list[Profile] = field(default_factory=list)
+    confirmations: list[Confirmation] = field(default_factory=list)
 
     def latest_profiles(self) -> list[Profile]:
         """The most recent profile of each configuration."""
@@ -316,4 +421,5 @@ def load_results(path: Path) -> StoredResults:
         env = store.environment()
         if env is None:
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
-        return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles())
+        return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles(),
+                             store.confirmations())
