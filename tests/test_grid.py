@@ -5,16 +5,17 @@ from pathlib import Path
 import pytest
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision, SweepSpec
+from ov_tuner.schema import DeviceInfo, Mode, PointConfig, Precision, SweepSpec
 from ov_tuner.search.grid import (
     auto_nireq,
     auto_streams,
-    expand,
     parse_counts,
     parse_precisions,
     parse_shapes,
     parse_stop_rule,
+    plan,
 )
+from ov_tuner.search.policy import Cell
 
 
 def device(name: str = "CPU", streams: tuple[int, int] | None = (1, 6), optimal: int | None = 1) -> DeviceInfo:
@@ -62,31 +63,28 @@ def test_auto_nireq_reaches_twice_the_streams_and_the_optimal_count() -> None:
     assert auto_nireq((1,), device(optimal=8)) == (1, 2, 4, 8)
 
 
-def test_expand_orders_compile_groups_and_keeps_nireq_inside() -> None:
+def test_plan_orders_spaces_by_device_precision_batch() -> None:
     spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), precisions=(Precision.FP32, Precision.FP16),
                      streams=(1, 2), nireq=(1, 4), batches=(1, 2), baselines=False)
-    groups = expand(spec, [device("CPU"), device("GPU")])
-    assert len(groups) == 2 * 2 * 2 * 2
-    assert groups[0].key == CompileKey("CPU", Precision.FP32, 1, 1)
-    assert groups[1].key == CompileKey("CPU", Precision.FP32, 1, 2)
-    assert groups[-1].key == CompileKey("GPU", Precision.FP16, 2, 2)
-    assert all(g.nireqs == (1, 4) for g in groups)
-    assert [p.nireq for p in groups[0].points()] == [1, 4]
+    spaces = plan(spec, [device("CPU"), device("GPU")])
+    assert [(s.device.name, s.precision, s.batch) for s in spaces] == [
+        (d, p, b) for d in ("CPU", "GPU") for p in (Precision.FP32, Precision.FP16) for b in (1, 2)]
+    first = spaces[0]
+    assert first.space.cells() == [Cell(1, 1), Cell(1, 4), Cell(2, 1), Cell(2, 4)]
+    assert first.space.busy_cells() == [Cell(1, 1), Cell(1, 4), Cell(2, 4)]  # 2 streams x 1 request idles one
+    assert first.config(Cell(2, 4)) == PointConfig("CPU", Precision.FP32, 1, 2, 4)
+    assert first.baseline(Mode.LATENCY).label() == "CPU fp32 batch 1 PERFORMANCE_HINT=LATENCY"
+    assert not first.auto  # explicit lists: the hint's own values do not join
 
 
-def test_hint_baselines_close_each_device_precision_batch() -> None:
-    spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), precisions=(Precision.FP32,), streams=(1, 2),
-                     nireq=(1,), batches=(1, 2))
-    keys = [g.key for g in expand(spec, [device("CPU")])]
-    assert keys == [
-        CompileKey("CPU", Precision.FP32, 1, 1), CompileKey("CPU", Precision.FP32, 1, 2),
-        CompileKey("CPU", Precision.FP32, 1, 0, Mode.LATENCY), CompileKey("CPU", Precision.FP32, 1, 0, Mode.THROUGHPUT),
-        CompileKey("CPU", Precision.FP32, 2, 1), CompileKey("CPU", Precision.FP32, 2, 2),
-        CompileKey("CPU", Precision.FP32, 2, 0, Mode.LATENCY), CompileKey("CPU", Precision.FP32, 2, 0, Mode.THROUGHPUT),
-    ]
-    baseline = expand(spec, [device("CPU")])[2]
-    assert baseline.nireqs == (0,)  # 0: the device's optimal number, read back after compiling
-    assert baseline.points()[0].label() == "CPU fp32 batch 1 PERFORMANCE_HINT=LATENCY"
+def test_an_auto_space_takes_in_the_throughput_hints_choice() -> None:
+    spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), precisions=(Precision.FP32,))
+    (planned,) = plan(spec, [device("CPU", streams=(1, 4))])
+    assert planned.space.streams == (1, 2, 4) and planned.space.nireqs == (1, 2, 4, 8)
+    space = planned.with_hint(Cell(3, 6))
+    assert space.hint == Cell(3, 6)
+    assert space.streams == (1, 2, 3, 4) and space.nireqs == (1, 2, 4, 6, 8)
+    assert space.max_streams == 4
 
 
 def test_time_auto_or_seconds() -> None:

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, replace
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import (
-    AUTO,
-    CompileGroup,
-    CompileKey,
-    DeviceInfo,
-    Mode,
-    Precision,
-    Search,
-    StopRule,
-    SweepSpec,
-)
-from ov_tuner.search.policy import candidate_nireqs
+from ov_tuner.schema import AUTO, DeviceInfo, InputMode, Mode, PointConfig, Precision, StopRule, SweepSpec
+from ov_tuner.search.policy import Cell, Space
 
 
 def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ...] | None:
@@ -130,23 +121,53 @@ def auto_nireq(streams: tuple[int, ...], device: DeviceInfo) -> tuple[int, ...]:
     return powers_of_two_up_to(max(2 * max(streams), device.optimal_nireq or 1))
 
 
-def expand(spec: SweepSpec, devices: list[DeviceInfo]) -> list[CompileGroup]:
-    """Compile groups in sweep order: device, precision, batch, streams; each with its request counts.
+@dataclass(frozen=True)
+class PlannedSpace:
+    """One search space of a sweep: a device, precision, batch and input mode over streams x requests.
 
-    With `spec.baselines`, each (device, precision, batch) ends with OpenVINO's own choice under the
-    LATENCY and THROUGHPUT performance hints, measured at the request count the device calls optimal.
+    `auto`: streams and requests were asked as 'auto', so the THROUGHPUT hint's own streams and request
+    count join the space once they are known (see `with_hint`).
     """
-    groups: list[CompileGroup] = []
+
+    device: DeviceInfo
+    precision: Precision
+    batch: int
+    input_mode: InputMode
+    space: Space
+    auto: bool = True
+
+    def config(self, cell: Cell) -> PointConfig:
+        return PointConfig(self.device.name, self.precision, self.batch, cell.streams, cell.nireq, Mode.GRID,
+                           self.input_mode)
+
+    def baseline(self, mode: Mode) -> PointConfig:
+        """A hint baseline of this space: streams and requests 0, OpenVINO chooses them."""
+        return PointConfig(self.device.name, self.precision, self.batch, 0, 0, mode, self.input_mode)
+
+    def owns(self, config: PointConfig) -> bool:
+        return (config.device, config.precision, config.batch, config.input_mode) == (
+            self.device.name, self.precision, self.batch, self.input_mode)
+
+    def with_hint(self, hint: Cell | None) -> Space:
+        """The space with the THROUGHPUT hint's choice known; its values join an 'auto' space."""
+        space = replace(self.space, hint=hint)
+        if hint is None or not self.auto:
+            return space
+        return replace(space, streams=tuple(sorted({*space.streams, hint.streams})),
+                       nireqs=tuple(sorted({*space.nireqs, hint.nireq})))
+
+
+def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
+    """The sweep's spaces in order: device, precision, batch. Streams 'auto' run 1, 2, 4, ... to the device's
+    maximum; requests 'auto' 1, 2, 4, ... to twice the most streams (and the device's optimal count)."""
+    spaces = []
     for device in devices:
         streams = spec.streams or auto_streams(device)
         nireqs = spec.nireq or auto_nireq(streams, device)
+        top = device.streams_range[1] if device.streams_range else None
+        auto = spec.streams is None and spec.nireq is None
         for precision in spec.precisions:
             for batch in spec.batches:
-                for s in streams:
-                    tried = candidate_nireqs(nireqs, s) if spec.search is Search.SMART else nireqs
-                    groups.append(CompileGroup(CompileKey(device.name, precision, batch, s), tried, spec.input_mode))
-                if spec.baselines:
-                    for mode in (Mode.LATENCY, Mode.THROUGHPUT):
-                        key = CompileKey(device.name, precision, batch, 0, mode)
-                        groups.append(CompileGroup(key, (0,), spec.input_mode))
-    return groups
+                spaces.append(PlannedSpace(device, precision, batch, spec.input_mode, Space(streams, nireqs, top),
+                                           auto))
+    return spaces

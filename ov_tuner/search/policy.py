@@ -1,57 +1,202 @@
-"""Smart search: the rules that let a sweep skip points that cannot win on throughput.
+"""The search policy: which configuration to measure next, and when a point being measured has said enough.
 
-Per compiled model, request counts are raised in order until the next step adds less than
-SEARCH_MIN_GAIN; stream counts are raised until a new count fails to beat the best of the smaller
-ones by that much; and, with more than one stream, fewer requests than streams are never tried, since
-they leave streams idle (see the "fewer requests than streams" diagnostic). A point being measured
-stops as soon as its windows show it is outpaced by the best point so far: measuring a loser until
-it settles would only make its figure more precise.
+Pure: it never imports the runtime. The sweep drives a policy against OpenVINO; the simulator
+(ov_tuner.search.simulate) drives the very same policy against recorded landscapes, so what the
+simulator proves is what the sweep does.
+
+One policy instance searches one space: a device, precision, batch and input mode, over streams x
+requests. GridSearch measures every cell. SmartSearch, the default:
+
+1. Anchors at both ends: the THROUGHPUT hint's own streams x requests, and the top of the device's
+   stream range with requests = streams and 2 x streams. On a many-core host these bound where the top
+   can be, so a noisy step low in the landscape cannot stop the search far from it.
+2. A climb that noise cannot fool: every unmeasured neighbour (one step in streams, requests or both) of
+   every contender is measured, where a contender is any point not clearly worse than the best. Clearly
+   worse is decided by intervals (ov_tuner.search.evidence), so an inconclusive comparison keeps a point
+   a contender and the climb goes on past it; a point whose windows disagree wildly has a wide interval
+   and so stays a contender.
+3. Consistency: when a hint baseline beats the best point beyond noise, its streams x requests is
+   measured and climbed from, if the space holds it; otherwise the analysis says the space missed it.
+
+Each point ends as soon as its decision is made: OUTPACED once it is clearly worse than the best, and,
+when a confirmation round follows, DECIDED once it is a contender measured well enough for the round to
+take over.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
 
-from ov_tuner.schema import Window
+from ov_tuner.schema import Ending, Window
+from ov_tuner.search.evidence import Estimate, clearly_worse
 
-# A step (more requests, or more streams) that adds less than this fraction of FPS ends the climb.
-SEARCH_MIN_GAIN = 0.03
-# The benefit of the doubt a point's first window gets on its own. A new set of requests can start
-# slow (scripts/bench_slow_start.py: ResNet-50 at batch 2 x 2 streams ran its first 1 s window 5-9%
-# under the later ones), so one window outpaces a point only when it is far under the best, as the
-# clear losers (8-20% under in scripts/bench_search.py) are; a near-tie gets a second window.
-FIRST_WINDOW_DOUBT = 0.06
-
-
-def candidate_nireqs(nireqs: tuple[int, ...], streams: int) -> tuple[int, ...]:
-    """The request counts worth trying with `streams` streams: those that keep every stream busy."""
-    busy = tuple(n for n in nireqs if n >= streams)
-    return busy or (max(nireqs),)
+# A contender ends as DECIDED (when a confirmation round follows) once it has this many windows and its
+# FPS interval is at most DECISION_HALF_WIDTH either side: more windows would not change the search's
+# next step, and the head-to-head round measures it again against its rivals.
+DECISION_WINDOWS = 3
+DECISION_HALF_WIDTH = 0.06
 
 
-def worth_more_requests(fps_by_nireq: list[float], min_gain: float = SEARCH_MIN_GAIN) -> bool:
-    """Whether the last request count gained enough over the best before it to try the next one."""
-    if len(fps_by_nireq) < 2:
-        return True
-    return fps_by_nireq[-1] >= max(fps_by_nireq[:-1]) * (1 + min_gain)
+@dataclass(frozen=True, order=True)
+class Cell:
+    """A streams x requests configuration of a space."""
+
+    streams: int
+    nireq: int
+
+    def __str__(self) -> str:
+        return f"{self.streams} x {self.nireq}"
 
 
-def worth_more_streams(best_by_streams: list[float], min_gain: float = SEARCH_MIN_GAIN) -> bool:
-    """Whether the last stream count's best beat the smaller counts' best by enough to try more streams."""
-    if len(best_by_streams) < 2:
-        return True
-    return best_by_streams[-1] >= max(best_by_streams[:-1]) * (1 + min_gain)
+@dataclass(frozen=True)
+class Space:
+    """The streams and request counts one search may measure, and what the device says about them.
 
-
-def outpaced(windows: list[Window], best_fps: float, tolerance: float) -> bool:
-    """Whether a point's windows so far put it out of reach of `best_fps`.
-
-    Its FPS so far, given the benefit of the doubt, is still below the best. The doubt is `tolerance`
-    narrowed by the square root of the window count, as the noise of a mean is, and FIRST_WINDOW_DOUBT
-    for a lone first window. With the default 3%: one window more than 5.7% under the best, two more
-    than 2.1% under, or three more than 1.7% under, end the point.
+    `max_streams` is the device's top of range (RANGE_FOR_STREAMS), `hint` the streams x requests OpenVINO
+    picks under PERFORMANCE_HINT=THROUGHPUT, each None where unknown.
     """
-    n = len(windows)
-    doubt = max(tolerance, FIRST_WINDOW_DOUBT) if n == 1 else tolerance / math.sqrt(n)
-    fps = sum(w.fps * w.seconds for w in windows) / sum(w.seconds for w in windows)
-    return fps * (1 + doubt) < best_fps
+
+    streams: tuple[int, ...]
+    nireqs: tuple[int, ...]
+    max_streams: int | None = None
+    hint: Cell | None = None
+
+    def cells(self) -> list[Cell]:
+        """Every cell, streams then requests ascending."""
+        return [Cell(s, n) for s in self.streams for n in self.nireqs]
+
+    def busy_cells(self) -> list[Cell]:
+        """The cells that keep every stream busy (requests >= streams); for a stream count no request count
+        covers, the most requests there are. Fewer requests than streams leave streams idle."""
+        cells = []
+        for s in self.streams:
+            busy = [n for n in self.nireqs if n >= s] or [max(self.nireqs)]
+            cells += [Cell(s, n) for n in busy]
+        return cells
+
+    def neighbours(self, cell: Cell) -> list[Cell]:
+        """The busy cells one step away in streams, requests or both."""
+        if cell.streams not in self.streams or cell.nireq not in self.nireqs:
+            return []
+        i, j = self.streams.index(cell.streams), self.nireqs.index(cell.nireq)
+        around = {Cell(self.streams[a], self.nireqs[b])
+                  for a in (i - 1, i, i + 1) for b in (j - 1, j, j + 1)
+                  if 0 <= a < len(self.streams) and 0 <= b < len(self.nireqs)} - {cell}
+        return sorted(around & set(self.busy_cells()), reverse=True)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What has been measured in a space: grid points by cell, failed cells, and the hint baselines with the
+    streams x requests each ran."""
+
+    points: Mapping[Cell, tuple[Window, ...]]
+    failed: frozenset[Cell] = frozenset()
+    baselines: tuple[tuple[Cell, tuple[Window, ...]], ...] = ()
+
+    def tried(self, cell: Cell) -> bool:
+        return cell in self.points or cell in self.failed
+
+    def estimates(self) -> dict[Cell, Estimate]:
+        return {cell: Estimate.of(windows) for cell, windows in self.points.items() if windows}
+
+    def best(self) -> tuple[Cell, Estimate] | None:
+        """The grid point with the highest FPS estimate; a tie goes to the smaller configuration."""
+        ranked = sorted(self.estimates().items(), key=lambda kv: (-kv[1].fps, kv[0]))
+        return ranked[0] if ranked else None
+
+    def contenders(self) -> list[Cell]:
+        """Grid points not clearly worse than the best, best first."""
+        best = self.best()
+        if best is None:
+            return []
+        estimates = self.estimates()
+        alive = [c for c, e in estimates.items() if not clearly_worse(e, best[1])]
+        return sorted(alive, key=lambda c: -estimates[c].fps)
+
+
+class SearchPolicy(Protocol):
+    """Proposes the next cell to measure (None: the search is done) and ends points, and baselines, early."""
+
+    def next_cell(self, space: Space, evidence: Evidence) -> Cell | None: ...
+
+    def verdict(self, space: Space, evidence: Evidence, windows: list[Window]) -> Ending | None: ...
+
+    def baseline_verdict(self, windows: list[Window]) -> Ending | None: ...
+
+
+class GridSearch:
+    """Every cell of the space, streams then requests ascending, each measured until it settles or the cap."""
+
+    def next_cell(self, space: Space, evidence: Evidence) -> Cell | None:
+        return next((c for c in space.cells() if not evidence.tried(c)), None)
+
+    def verdict(self, space: Space, evidence: Evidence, windows: list[Window]) -> Ending | None:
+        return None
+
+    def baseline_verdict(self, windows: list[Window]) -> Ending | None:
+        return None
+
+
+@dataclass(frozen=True)
+class SmartSearch:
+    """Anchors at both ends, then a noise-aware climb over contenders (see the module's docstring).
+
+    `confirming`: a confirmation round follows, so a contender may end as DECIDED before it settles.
+    """
+
+    confirming: bool = True
+
+    def anchors(self, space: Space) -> list[Cell]:
+        """The THROUGHPUT hint's streams x requests and the top of the stream range at 1x and 2x requests,
+        where the space holds them."""
+        top = max(space.streams)
+        cells = [space.hint] if space.hint is not None else []
+        cells += [Cell(top, _at_least(space.nireqs, top)), Cell(top, _at_least(space.nireqs, 2 * top))]
+        busy = set(space.busy_cells())
+        return [c for c in dict.fromkeys(cells) if c in busy]
+
+    def next_cell(self, space: Space, evidence: Evidence) -> Cell | None:
+        for cell in self.anchors(space):
+            if not evidence.tried(cell):
+                return cell
+        if evidence.best() is None:  # every anchor failed: start from the smallest cell that keeps streams busy
+            return next((c for c in space.busy_cells() if not evidence.tried(c)), None)
+        for contender in evidence.contenders():
+            for cell in space.neighbours(contender):
+                if not evidence.tried(cell):
+                    return cell
+        return self._consistency(space, evidence)
+
+    def _consistency(self, space: Space, evidence: Evidence) -> Cell | None:
+        """A hint baseline that beats the best point beyond noise sends the search to its own configuration."""
+        best = evidence.best()
+        assert best is not None
+        for cell, windows in evidence.baselines:
+            if windows and clearly_worse(best[1], Estimate.of(windows)) and cell in space.busy_cells() \
+                    and not evidence.tried(cell):
+                return cell
+        return None
+
+    def verdict(self, space: Space, evidence: Evidence, windows: list[Window]) -> Ending | None:
+        best = evidence.best()
+        if best is None:
+            return None
+        if clearly_worse(Estimate.of(windows), best[1]):
+            return Ending.OUTPACED
+        return self.baseline_verdict(windows)
+
+    def baseline_verdict(self, windows: list[Window]) -> Ending | None:
+        """A hint baseline is never outpaced (it is a reference, not a candidate) but, like a contender, it is
+        DECIDED once measured well enough for the confirmation round to take over."""
+        estimate = Estimate.of(windows)
+        if self.confirming and estimate.windows >= DECISION_WINDOWS and estimate.half_width <= DECISION_HALF_WIDTH:
+            return Ending.DECIDED
+        return None
+
+
+def _at_least(values: tuple[int, ...], wanted: int) -> int:
+    """The smallest value >= `wanted`, else the largest there is."""
+    return next((v for v in values if v >= wanted), max(values))

@@ -1,0 +1,58 @@
+"""The confirmation round's plan: which points to measure again head to head, and in what order. Pure.
+
+Points measured minutes apart differ by the host's drift as much as by their configuration, so the
+search's best is only a candidate. The round measures the contenders interleaved, each compiled model
+kept alive: A B C ... then C B A, again and again, so that drift hits all of them alike, and every pass
+("round") pairs them. ov_tuner.analyse.headtohead turns the rounds into ratios with intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ov_tuner.schema import Mode, PointConfig, PointResult
+from ov_tuner.search.policy import Cell, Evidence
+
+if TYPE_CHECKING:
+    from ov_tuner.search.grid import PlannedSpace
+
+# Per device, precision and batch: the best point and at most this many in all that are not clearly
+# worse than it. The hint baselines and the best of every precision come on top.
+MAX_CONTENDERS = 4
+
+
+def contenders(evidence: Evidence) -> list[Cell]:
+    """The grid points of one space worth confirming: the best and those not clearly worse than it."""
+    return evidence.contenders()[:MAX_CONTENDERS]
+
+
+def pass_order(count: int, round_index: int) -> list[int]:
+    """Positions of `count` contenders in one pass: forward in even rounds, reversed in odd ones."""
+    order = list(range(count))
+    return order if round_index % 2 == 0 else order[::-1]
+
+
+def space_evidence(points: Iterable[PointResult], planned: PlannedSpace) -> Evidence:
+    """What the stored points of one space say, as the policy sees it."""
+    grid: dict[Cell, tuple] = {}
+    baselines = []
+    for p in points:
+        if not (p.ok and planned.owns(p.config)) or p.measurement is None:
+            continue
+        if p.config.mode is Mode.GRID:
+            grid[Cell(p.config.streams, p.config.nireq)] = p.measurement.windows
+        else:
+            baselines.append((Cell(p.streams, p.nireq), p.measurement.windows))
+    return Evidence(grid, baselines=tuple(baselines))
+
+
+def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> list[PointConfig]:
+    """The configurations of one device to confirm head to head: per space, its contenders (the best first)
+    and its stored hint baselines."""
+    chosen: list[PointConfig] = []
+    for planned in spaces:
+        evidence = space_evidence(points, planned)
+        chosen += [planned.config(cell) for cell in contenders(evidence)]
+        chosen += [p.config for p in points if p.ok and p.config.mode is not Mode.GRID and planned.owns(p.config)]
+    return list(dict.fromkeys(chosen))
