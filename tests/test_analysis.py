@@ -197,8 +197,9 @@ def test_precision_ratio_per_cell_and_an_honest_note() -> None:
     assert cmp.fps_ratio.values[0].tolist() == pytest.approx([1.5, 1.25])
     assert cmp.latency_ratio.values[0].tolist() == pytest.approx([100 / 150, 200 / 250])
     assert cmp.best_fps_ratio == pytest.approx(1.25)
-    assert cmp.notes == ("CPU fp16 executed bf16, not f16",)
-    assert "fp16 is 1.25x" in cmp.reason
+    assert cmp.notes == ("CPU fp16 ran bf16",)
+    assert "1.25x, measured one after the other (not confirmed head to head)" in cmp.reason
+    assert cmp.confirmed is None and cmp.paired == {}
 
 
 def test_precision_comparison_needs_both_precisions() -> None:

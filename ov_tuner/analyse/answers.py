@@ -5,13 +5,16 @@ Thresholds are named constants; every answer carries the figures behind it in a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import Enum
 
 import numpy as np
 
-from ov_tuner.schema import Mode, PointResult, Precision
+from ov_tuner.analyse.confirmed import paired_cells, precision_ratios
+from ov_tuner.analyse.headtohead import HeadToHead, Ratio
+from ov_tuner.schema import Confirmation, DeviceInfo, Mode, PointResult, Precision
+from ov_tuner.search.evidence import Estimate, clearly_worse
 
 # A configuration within this fraction of the best FPS counts as saturating the device:
 # adding streams or requests beyond it buys less than this.
@@ -147,11 +150,13 @@ class Saturation:
     reason: str
 
 
-def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANCE) -> list[Saturation]:
+def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANCE,
+               devices: Mapping[str, DeviceInfo] | None = None) -> list[Saturation]:
     """Per (device, precision, batch): the smallest configuration within `tolerance` of the best FPS.
 
     It is compared with the best point when that is bigger, else with the biggest configuration
-    measured, so the statement says what going further costs in p90 latency.
+    measured, so the statement says what going further costs in p90 latency. Where the best runs the
+    most streams the device allows (`devices` says), the statement says so instead of "more may pay".
     """
     result = []
     for device, precision, batch in heatmap_groups(points):
@@ -164,15 +169,70 @@ def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANC
         beyond = best if best is not point else (members[-1] if members[-1] is not point else None)
         reason = (f"{device} {precision.value} batch {batch} saturates at {point.config.streams} streams x "
                   f"{point.config.nireq} requests: {point.fps:.0f} FPS")
+        info = (devices or {}).get(device)
+        top = info.streams_range[1] if info is not None and info.streams_range else None
         if beyond is not None:
             reason += (f"; {beyond.config.streams} x {beyond.config.nireq} adds {beyond.fps / point.fps - 1:+.1%} FPS "
                        f"for {beyond.latency_ms(90) / point.latency_ms(90) - 1:+.0%} p90 latency")
         elif len(members) == 1:
             reason += "; it is the only configuration measured"
+        elif top is not None and point.streams >= top:
+            reason += (f"; {top} streams is the {device}'s maximum, and it is the largest configuration measured: "
+                       "only more requests could still pay")
         else:
             reason += "; it is also the largest configuration measured, so more streams or requests may still pay"
         result.append(Saturation(device, precision, batch, point, best, beyond, reason))
     return result
+
+
+# -- consistency ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inconsistency:
+    """A hint baseline that beat the best grid point of its device, precision and batch beyond noise."""
+
+    baseline: PointResult
+    best: PointResult
+    in_space: bool
+    reason: str
+
+
+def inconsistencies(points: list[PointResult]) -> list[Inconsistency]:
+    """Every hint baseline faster than the best searched point of its (device, precision, batch) beyond noise,
+    and why: the searched streams and requests did not reach the hint's, or the hint set something else."""
+    found = []
+    for base in baseline_points(points):
+        members = [p for p in grid_points(points) if p.config.heatmap_key == base.config.heatmap_key
+                   and p.config.input_mode is base.config.input_mode]
+        best = fastest(members)
+        if best is None or not _beats(base, best):
+            continue
+        streams = sorted({p.config.streams for p in members})
+        nireqs = sorted({p.config.nireq for p in members})
+        hint = f"{base.streams} x {base.nireq}"
+        head = (f"PERFORMANCE_HINT={base.config.mode.performance_hint} ({hint}) ran {base.fps:.0f} FPS, "
+                f"{base.fps / best.fps - 1:+.0%} over the best searched point {short_label(best)} ({best.fps:.0f} FPS)")
+        explicit = next((p for p in members if (p.config.streams, p.config.nireq) == (base.streams, base.nireq)), None)
+        in_space = base.streams in streams and base.nireq <= max(nireqs)
+        if explicit is not None:
+            tail = (f"; its own {hint} ran {explicit.fps:.0f} FPS as an explicit configuration, so the hint sets "
+                    "something else too: compare the read-back properties (`ov-tuner show`)")
+        elif in_space:
+            tail = f"; the search did not measure {hint}: rerun the sweep, it resumes and explores around it"
+        else:
+            tail = (f"; the search space (streams {', '.join(map(str, streams))}; requests up to {max(nireqs)}) "
+                    f"missed {hint}: sweep with --streams auto --nireq auto, or include it")
+        found.append(Inconsistency(base, best, in_space, head + tail))
+    return found
+
+
+def _beats(a: PointResult, b: PointResult) -> bool:
+    """`a` is faster than `b` beyond noise, judged as the search judges (ov_tuner.search.evidence)."""
+    assert a.measurement is not None and b.measurement is not None
+    if not a.measurement.windows or not b.measurement.windows:
+        return False
+    return clearly_worse(Estimate.of(b.measurement.windows), Estimate.of(a.measurement.windows))
 
 
 # -- Pareto front -----------------------------------------------------------------------------------
@@ -193,7 +253,12 @@ def pareto_front(points: list[PointResult], percentile: int = 90) -> list[PointR
 
 @dataclass(frozen=True)
 class PrecisionComparison:
-    """FPS and p90 latency of one precision over another, per streams x nireq cell, for a device and batch."""
+    """FPS and p90 latency of one precision over another, per streams x nireq cell, for a device and batch.
+
+    The cells compare points measured one after another in the search; `confirmed` is the best-to-best ratio
+    measured head to head in the confirmation round, and `paired` its cells that were measured head to head in
+    both precisions, each with its ratio.
+    """
 
     device: str
     batch: int
@@ -204,23 +269,29 @@ class PrecisionComparison:
     best_fps_ratio: float
     notes: tuple[str, ...]
     reason: str
+    confirmed: Ratio | None = None
+    paired: dict[tuple[int, int], Ratio] = field(default_factory=dict)
 
 
-def _executed(points: list[PointResult], device: str, precision: Precision, batch: int) -> set[str]:
-    return {p.compile.executed_precision for p in points
+def ran_in(points: list[PointResult], device: str, precision: Precision, batch: int) -> set[str]:
+    """What ran (CompileInfo.ran) for every compile of a (device, precision, batch)."""
+    return {p.compile.ran for p in points
             if p.compile is not None and p.config.heatmap_key == (device, precision, batch)}
 
 
 def compare_precisions(points: list[PointResult], numerator: Precision = Precision.FP16,
-                       denominator: Precision = Precision.FP32) -> list[PrecisionComparison]:
+                       denominator: Precision = Precision.FP32,
+                       confirmations: Sequence[Confirmation] = ()) -> list[PrecisionComparison]:
     """For each (device, batch) measured in both precisions: the cell-by-cell ratios and an honest note.
 
-    A note is added wherever the device executed another precision than the one named, since then the
-    ratio compares what ran, not what was asked.
+    A note is added wherever the device ran another precision than the one named, since then the ratio
+    compares what ran, not what was asked. Where a confirmation round measured both precisions' best head
+    to head, its ratio, with its interval, is the comparison's answer.
     """
     result = []
     keys = {(d, b) for d, pr, b in heatmap_groups(points) if pr is numerator}
     keys &= {(d, b) for d, pr, b in heatmap_groups(points) if pr is denominator}
+    heads = {c.device: h for c in confirmations if (h := HeadToHead.of(c)) is not None}
     for device, batch in sorted(keys):
         grids = {}
         for metric in (Metric.FPS, Metric.LATENCY_P90):
@@ -231,16 +302,23 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
         best_bottom = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, denominator, batch))
         assert best_top is not None and best_bottom is not None
         ratio = best_top.fps / best_bottom.fps
-        notes = []
-        for precision in (numerator, denominator):
-            ran = _executed(points, device, precision, batch) - {precision.hint}
-            if ran:
-                notes.append(f"{device} {precision.value} executed {', '.join(sorted(ran))}, not {precision.hint}")
-        reason = (f"{device} batch {batch}: best {numerator.value} {best_top.fps:.0f} FPS ({short_label(best_top)}) vs "
-                  f"best {denominator.value} {best_bottom.fps:.0f} FPS ({short_label(best_bottom)}): "
-                  f"{numerator.value} is {ratio:.2f}x")
+        notes = [f"{device} {precision.value} ran {', '.join(sorted(ran))}" for precision in (numerator, denominator)
+                 if (ran := ran_in(points, device, precision, batch)) != {precision.hint}]
+        head = heads.get(device)
+        confirmed = next((r.ratio for r in precision_ratios(head) if (r.batch, r.numerator.contender.config.precision,
+                          r.denominator.contender.config.precision) == (batch, numerator, denominator)),
+                         None) if head else None
+        if confirmed is not None:
+            reason = (f"{device} batch {batch}: {numerator.value}/{denominator.value}, best against best head to head: "
+                      f"{confirmed.as_factor()}")
+        else:
+            reason = (f"{device} batch {batch}: best {numerator.value} {best_top.fps:.0f} FPS "
+                      f"({short_label(best_top)}) vs best {denominator.value} {best_bottom.fps:.0f} FPS "
+                      f"({short_label(best_bottom)}): "
+                      f"{ratio:.2f}x, measured one after the other (not confirmed head to head)")
+        paired = paired_cells(head, batch, numerator, denominator) if head else {}
         result.append(PrecisionComparison(device, batch, numerator, denominator, grids[Metric.FPS],
-                                          grids[Metric.LATENCY_P90], ratio, tuple(notes), reason))
+                                          grids[Metric.LATENCY_P90], ratio, tuple(notes), reason, confirmed, paired))
     return result
 
 

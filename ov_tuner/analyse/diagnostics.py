@@ -11,7 +11,7 @@ from enum import Enum
 from itertools import pairwise
 from statistics import median
 
-from ov_tuner.schema import Ending, Mode, PointResult
+from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointResult, Precision
 
 # A point whose window-to-window throughput varies more than this (coefficient of variation) is noisy.
 NOISY_FPS_CV = 0.10
@@ -29,16 +29,21 @@ class DiagnosticKind(str, Enum):
     NOISY = "noisy point"
     UNSTABLE = "did not settle"
     CLIENT_BOUND = "client-bound"
+    DISTURBED = "measured on a busy host"
+    HINT_SETTINGS = "hint sets more than streams"
 
 
 _HINTS = {
     DiagnosticKind.FAILED: "the error is stored with the point; rerun the sweep to retry failed points",
-    DiagnosticKind.PRECISION: "the device ran another precision than asked; compare precisions by what executed",
+    DiagnosticKind.PRECISION: "compare precisions by what ran, not by their names",
     DiagnosticKind.STREAMS: "the device changed NUM_STREAMS; read the cell as the read-back stream count",
     DiagnosticKind.IDLE_STREAMS: "some streams sit idle; use nireq >= streams for throughput",
     DiagnosticKind.NOISY: "the machine was busy or the window short; rerun with a longer --time",
     DiagnosticKind.UNSTABLE: "its FPS averages a drifting run; rerun on a quieter machine or raise --max-time",
     DiagnosticKind.CLIENT_BOUND: "the Python loop, not the device, limits this point; its FPS understates the device",
+    DiagnosticKind.DISTURBED: "those windows are set aside where others are clean; rerun it on a quieter host",
+    DiagnosticKind.HINT_SETTINGS: "the two differ in these properties as well as in who chose the streams, which can "
+                                  "explain an FPS difference between them",
 }
 
 
@@ -47,6 +52,7 @@ _ENDINGS = {
     Ending.CAPPED: "reached --max-time without settling",
     Ending.FIXED: "ran for a fixed time",
     Ending.OUTPACED: "stopped early by smart search (outpaced by a better point)",
+    Ending.DECIDED: "stopped once smart search had its answer (a contender: confirmed head to head after)",
 }
 
 
@@ -87,14 +93,12 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
         c = p.compile
         if c is not None and c.key not in seen_compiles:
             seen_compiles.add(c.key)
-            asked = c.requested.get("INFERENCE_PRECISION_HINT", "")
-            ran = {c.inference_precision, c.executed_precision} - {"unknown"}
-            if asked != p.config.precision.hint or ran != {asked}:
-                found.append(Diagnostic(
-                    DiagnosticKind.PRECISION, label,
-                    f"{p.config.precision.value} means hint {p.config.precision.hint}; requested {asked}, "
-                    f"device reports {c.inference_precision}, compute layers ran {c.executed_precision}",
-                ))
+            detail = _precision_detail(p.config.precision, c)
+            said = (p.config.device, p.config.precision, detail)
+            if detail and said not in seen_compiles:  # once per device and precision, not once per compile
+                seen_compiles.add(said)
+                found.append(Diagnostic(DiagnosticKind.PRECISION, f"{p.config.device} {p.config.precision.value}",
+                                        detail))
             if c.key.mode is Mode.GRID and c.num_streams != c.key.streams:
                 found.append(Diagnostic(DiagnosticKind.STREAMS, label,
                                         f"asked {c.key.streams} streams, device runs {c.num_streams}"))
@@ -111,7 +115,52 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
         if m.client_cpu_share > CLIENT_BOUND_CPU_SHARE:
             found.append(Diagnostic(DiagnosticKind.CLIENT_BOUND, label,
                                     f"the Python loop was busy {m.client_cpu_share:.0%} of the time"))
-    return found + _flat_request_steps(points)
+        if m.disturbed_windows:
+            found.append(Diagnostic(DiagnosticKind.DISTURBED, label, _disturbance(m)))
+    return found + _flat_request_steps(points) + _hint_settings(points)
+
+
+def _precision_detail(precision: Precision, c: CompileInfo) -> str | None:
+    """What differs between the precision asked for and what ran, in CompileInfo.ran's words; None if nothing."""
+    asked = c.requested.get("INFERENCE_PRECISION_HINT", "")
+    if asked != precision.hint:
+        capability = precision.hint.upper().replace("F", "FP")
+        return (f"{precision.value} means the {precision.hint} hint, but {c.key.device} lists no {capability} "
+                f"capability, so ov-tuner asked for {asked}: it ran {c.ran}")
+    if c.executed_precision not in (asked, "unknown") or c.inference_precision != asked:
+        return f"asked for {asked}; the device reports {c.inference_precision} and ran {c.ran}"
+    return None
+
+
+def _disturbance(m: Measurement) -> str:
+    """'2 of 9 windows were measured while other processes used 35% of the CPUs (the hypervisor stole 1%)'."""
+    disturbed = [w for w in m.windows if w.disturbed]
+    foreign = max(w.foreign_cpu or 0.0 for w in disturbed)
+    steal = max(w.steal or 0.0 for w in disturbed)
+    return (f"{len(disturbed)} of {len(m.windows)} windows were measured while other processes used up to "
+            f"{foreign:.0%} of the CPUs and the hypervisor stole up to {steal:.0%}")
+
+
+def _hint_settings(points: list[PointResult]) -> list[Diagnostic]:
+    """A hint baseline whose read-back properties differ from the explicit grid point of the same streams x
+    requests: the first thing to look at when the two ran at different speeds."""
+    found = []
+    grid = {(p.config.heatmap_key, p.config.input_mode, p.streams, p.nireq): p for p in points
+            if p.ok and p.config.mode is Mode.GRID and p.compile is not None}
+    for base in points:
+        if not base.ok or base.config.mode is Mode.GRID or base.compile is None:
+            continue
+        twin = grid.get((base.config.heatmap_key, base.config.input_mode, base.streams, base.nireq))
+        if twin is None or twin.compile is None:
+            continue
+        mine, theirs = base.compile.read_back, twin.compile.read_back
+        differing = [f"{k} {mine[k]} vs {theirs[k]}" for k in sorted(mine.keys() & theirs.keys())
+                     if mine[k] != theirs[k]]
+        if differing:
+            found.append(Diagnostic(DiagnosticKind.HINT_SETTINGS, base.config.label(),
+                                    f"against the explicit {base.streams} x {base.nireq} ({twin.fps:.0f} vs "
+                                    f"{base.fps:.0f} FPS): {', '.join(differing)}"))
+    return found
 
 
 def _flat_request_steps(points: list[PointResult]) -> list[Diagnostic]:

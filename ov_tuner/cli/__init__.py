@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ov_tuner import __version__
-from ov_tuner.analyse.recommend import deploy_snippets
+from ov_tuner.analyse.recommend import deploy_snippets, recommendation_json
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
@@ -25,17 +26,20 @@ from ov_tuner.measure.profile import run_profile
 from ov_tuner.model.architectures import ARCHITECTURES
 from ov_tuner.model.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
 from ov_tuner.present.render import (
+    answer_lines,
     best_table,
     coldstart_table,
     devices_table,
     diagnostics_lines,
+    headtohead_tables,
     points_table,
     profile_tables,
     recommendation_lines,
     saturation_lines,
+    summary_lines,
     zoo_table,
 )
-from ov_tuner.schema import InputMode, PointConfig, PointResult, Search, Status, SweepSpec
+from ov_tuner.schema import ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.search.grid import (
     parse_counts,
     parse_devices,
@@ -98,6 +102,9 @@ class _ProgressBar:
             self._progress.console.print(f"resuming: {already_measured} points already measured are kept")
         self._progress.update(self._task, total=to_measure)
 
+    def note(self, text: str) -> None:
+        self._progress.console.print(text, highlight=False)
+
     def starting(self, config: PointConfig) -> None:
         self._progress.update(self._task, description=config.label())
 
@@ -157,6 +164,10 @@ def sweep(
     = Path("results.db"),
     baselines: Annotated[bool, typer.Option(help="Also measure OpenVINO's own LATENCY and THROUGHPUT hint choices.")]
     = True,
+    confirm: Annotated[bool, typer.Option(help="After the search, measure the contenders again head to head, "
+                                          "interleaved, and state gains and ties with 95% intervals.")] = True,
+    confirm_rounds: Annotated[int, typer.Option(min=2, help="Interleaved passes of the confirmation round: more "
+                                                "narrow the intervals on a noisy host.")] = ConfirmRule().rounds,
     layout: Annotated[str | None, typer.Option(help="Input layouts where the model has none: NCHW, or "
                                                "name[NHWC],mask[NC]; the batch is the N axis.")] = None,
     images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images to feed the image input "
@@ -170,6 +181,7 @@ def sweep(
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
         stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
+        confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None,
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn())
@@ -179,14 +191,17 @@ def sweep(
     except KeyboardInterrupt:
         err.print(f"aborted: every completed point is kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    outpaced = f" ({summary.outpaced} stopped early, outpaced by a better one)" if summary.outpaced else ""
-    left_out = f", {summary.dropped} left out by smart search" if summary.dropped else ""
-    out.print(f"{summary.measured} points measured{outpaced}, {summary.failed} failed, {summary.skipped} already "
-              f"stored{left_out}; {summary.compiles} compiles; results in {summary.out}")
+    for line in summary_lines(summary):
+        out.print(line, highlight=False)
     if summary.interrupted:
         err.print(f"interrupted: measured points are kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
-    out.print(best_table(load_results(out_path)))
+    stored = load_results(out_path)
+    out.print(best_table(stored))
+    for table in headtohead_tables(stored):
+        out.print(table)
+    for line in answer_lines(stored):
+        out.print(line, highlight=False)
 
 
 @app.command()
@@ -196,7 +211,9 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
     stored = load_results(results)
     out.print(points_table(stored))
     out.print(best_table(stored))
-    for line in saturation_lines(stored) + diagnostics_lines(stored):
+    for table in headtohead_tables(stored):
+        out.print(table)
+    for line in answer_lines(stored) + saturation_lines(stored) + diagnostics_lines(stored):
         out.print(line, highlight=False)
 
 
@@ -205,12 +222,13 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
 def plot(
     results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
+    paired_only: Annotated[bool, typer.Option(help="Precision figures: leave out the cells measured apart, in the "
+                                              "search; keep those measured head to head.")] = False,
 ) -> None:
     """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures."""
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
 
-    stored = load_results(results)
-    figures = write_figures(stored.points, stored.environment, stored.devices, out_dir, stored.latest_profiles())
+    figures = write_figures(load_results(results), out_dir, paired_only)
     for path in figures.all():
         out.print(f"wrote {path}")
 
@@ -232,11 +250,18 @@ def recommend(
     precision: Annotated[str | None, typer.Option(help="Only this precision: fp32, fp16 or bf16.")] = None,
     config_out: Annotated[Path | None, typer.Option(help="Also write the benchmark_app -load_config JSON here.")]
     = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead: the configuration, its "
+                                          "figures, whether it was confirmed, ties and gains with intervals.")]
+    = False,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     stored = load_results(results)
     chosen = parse_precisions(precision)[0] if precision else None
-    rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen)
+    rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
+                          stored.confirmations)
+    if as_json:
+        print(json.dumps(recommendation_json(rec), indent=2))
+        return
     snippets = deploy_snippets(rec.winner)
     for line in recommendation_lines(rec, snippets):
         out.print(line, highlight=False)

@@ -26,10 +26,12 @@ from ov_tuner.analyse.answers import (
     heatmap_grid,
     heatmap_groups,
     pareto_front,
+    ran_in,
     saturation,
     short_label,
 )
 from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision, Profile
+from ov_tuner.store.results import StoredResults
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
 BEST_COLOUR, SATURATION_COLOUR = "#ff2d55", "#00c2ff"
@@ -101,30 +103,50 @@ def heatmap_figure(points: list[PointResult], device: str, precision: Precision,
         # Brighter is better in every panel.
         cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"]
         _draw_grid(ax, grids[metric], metric.heading, cmap, marks)
-    executed = sorted({p.compile.executed_precision for p in points
-                       if p.compile is not None and p.config.heatmap_key == (device, precision, batch)})
+    executed = sorted(ran_in(points, device, precision, batch))
     ran = f" (ran {', '.join(executed)})" if executed else ""
     fig.suptitle(f"{env.model_name} on {_device_name(device, devices)}\n{precision.value}{ran}, batch {batch}; "
                  "best throughput outlined solid, saturation point dashed; brighter is better", fontsize=12)
     return fig
 
 
-def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo]) -> Figure:
-    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white."""
+def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo],
+                     paired_only: bool = False) -> Figure:
+    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white.
+
+    Cells compare points measured apart, in the search; those are hatched, and `paired_only` leaves them out.
+    A cell measured head to head in both precisions in the confirmation round shows that ratio instead, and
+    the title gives the best-to-best ratio from that round where there is one.
+    """
     c = comparison
-    fig = _figure_for(c.fps_ratio, 2)
+    fps = c.fps_ratio
+    apart = np.ones_like(fps.values, dtype=bool)
+    for (streams, nireq), ratio in c.paired.items():
+        if streams in fps.streams and nireq in fps.nireqs:
+            cell = (fps.streams.index(streams), fps.nireqs.index(nireq))
+            fps.values[cell] = ratio.value
+            apart[cell] = False
+    fig = _figure_for(fps, 2)
     axes = fig.subplots(1, 2)
-    panels = [(c.fps_ratio, "FPS ratio (higher: faster)", "RdBu"), (c.latency_ratio, "p90 latency ratio", "RdBu_r")]
+    panels = [(fps, "FPS ratio (higher: faster)", "RdBu"), (c.latency_ratio, "p90 latency ratio", "RdBu_r")]
     for ax, (grid, title, cmap) in zip(axes, panels, strict=True):
-        finite = grid.values[np.isfinite(grid.values)]
+        shown = HeatmapGrid(grid.streams, grid.nireqs, np.where(apart & paired_only, np.nan, grid.values),
+                            grid.failed) if grid is fps else grid
+        finite = shown.values[np.isfinite(shown.values)]
         spread = max(abs(finite - 1).max(), 0.05) if finite.size else 0.5
         norm = TwoSlopeNorm(vcenter=1.0, vmin=1 - spread, vmax=1 + spread)
-        _draw_grid(ax, grid, f"{c.numerator.value} / {c.denominator.value}: {title}", colormaps[cmap], [],
+        _draw_grid(ax, shown, f"{c.numerator.value} / {c.denominator.value}: {title}", colormaps[cmap], [],
                    norm=norm, fmt=".2f")
-    notes = "\n".join(c.notes) if c.notes else "both ran the precision asked for"
+        if not paired_only:
+            for row, col in zip(*np.nonzero(apart & np.isfinite(grid.values)), strict=True):
+                ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, hatch="//", edgecolor="#888888",
+                                       linewidth=0))
+    notes = "; ".join(c.notes) if c.notes else "both ran the precision asked for"
+    best = (f"best-to-best head to head {c.confirmed.as_factor()}" if c.confirmed is not None
+            else f"best-to-best {c.best_fps_ratio:.2f}x, measured apart")
     fig.suptitle(f"{env.model_name} on {_device_name(c.device, devices)}, batch {c.batch}: "
-                 f"{c.numerator.value} vs {c.denominator.value}; best-to-best {c.best_fps_ratio:.2f}x\n{notes}",
-                 fontsize=12)
+                 f"{c.numerator.value} vs {c.denominator.value}; {best}\n{notes}; hatched cells were measured apart, "
+                 "in the search, the others head to head", fontsize=11)
     return fig
 
 
@@ -230,9 +252,9 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", name)  # GPU.0 -> GPU-0
 
 
-def write_figures(points: list[PointResult], env: Environment, devices: dict[str, DeviceInfo],
-                  out_dir: Path, profiles: list[Profile] | None = None) -> WrittenFigures:
+def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = False) -> WrittenFigures:
     """Every figure the results support, as PNG files in `out_dir`."""
+    points, env, devices = results.points, results.environment, results.devices
     out_dir.mkdir(parents=True, exist_ok=True)
     written = WrittenFigures()
 
@@ -244,13 +266,15 @@ def write_figures(points: list[PointResult], env: Environment, devices: dict[str
     for device, precision, batch in heatmap_groups(points):
         fig = heatmap_figure(points, device, precision, batch, env, devices)
         written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
-    for comparison in compare_precisions(points):
-        fig = precision_figure(comparison, env, devices)
-        written.precision.append(save(fig, f"precision_{_safe(comparison.device)}_b{comparison.batch}"))
+    for numerator in (Precision.FP16, Precision.BF16):
+        for comparison in compare_precisions(points, numerator, confirmations=results.confirmations):
+            fig = precision_figure(comparison, env, devices, paired_only)
+            name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
+            written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))
     if fastest(grid_points(points)) is not None:
         written.pareto = save(pareto_figure(points, env), "pareto")
     series = batch_series(points)
     if any(len(s.batches) > 1 for s in series) or len(series) > 1:
         written.batch = save(batch_figure(series, env), "batch")
-    written.profiles = [save_profile_figure(p, env.model_name, out_dir) for p in profiles or []]
+    written.profiles = [save_profile_figure(p, env.model_name, out_dir) for p in results.latest_profiles()]
     return written

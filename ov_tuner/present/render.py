@@ -5,12 +5,14 @@ from __future__ import annotations
 import openvino as ov
 from rich.table import Table
 
-from ov_tuner.analyse.answers import baseline_gains, best_per_device_precision, saturation
+from ov_tuner.analyse.answers import baseline_gains, best_per_device_precision, inconsistencies, saturation
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
-from ov_tuner.analyse.recommend import DeploySnippets, Recommendation
+from ov_tuner.analyse.headtohead import HeadToHead
+from ov_tuner.analyse.recommend import DeploySnippets, NothingMeetsBudget, Recommendation, recommend
 from ov_tuner.model.zoo import model_stats
-from ov_tuner.schema import ColdStart, DeviceInfo, Ending, Mode, PointResult, Profile
+from ov_tuner.schema import ColdStart, Confirmation, DeviceInfo, Ending, Mode, PointResult, Profile
 from ov_tuner.store.results import StoredResults
+from ov_tuner.sweep import SweepSummary
 
 
 def devices_table(devices: list[DeviceInfo]) -> Table:
@@ -25,12 +27,8 @@ def devices_table(devices: list[DeviceInfo]) -> Table:
 
 
 def ran(p: PointResult) -> str:
-    """'f32' when the device ran what was asked, else 'asked->ran'."""
-    if p.compile is None:
-        return "-"
-    asked = p.compile.requested.get("INFERENCE_PRECISION_HINT", "?")
-    executed = p.compile.executed_precision
-    return asked if executed in (asked, "unknown") else f"{asked}->{executed}"
+    """What ran, in the one wording of CompileInfo.ran: 'f32', 'bf16', 'f32 math, f16 weights'."""
+    return p.compile.ran if p.compile is not None else "-"
 
 
 def _streams(p: PointResult) -> str:
@@ -43,46 +41,86 @@ def _streams(p: PointResult) -> str:
 def points_table(results: StoredResults) -> Table:
     env = results.environment
     table = Table(title=f"{env.model_name}: every point (OpenVINO {env.ov_version.split('-')[0]}, {env.cpu_model})")
-    for column in ("device", "prec", "ran", "batch", "streams", "nireq", "FPS", "FPS 95% CI", "median ms", "p90 ms",
-                   "p99 ms", "min-max ms", "samples", "FPS CV", "compile ms", "1st inf. ms"):
-        table.add_column(column, justify="left" if column in ("device", "prec", "ran", "streams") else "right")
+    for column in ("device", "prec", "ran", "batch", "streams", "nireq", "FPS", "FPS 95% CI", "ended", "median ms",
+                   "p90 ms", "p99 ms", "FPS CV", "CPU ms/req", "1st inf. ms"):
+        table.add_column(column, justify="left" if column in ("device", "prec", "ran", "streams", "ended") else "right")
     for p in results.points:
         c = p.config
         head = [c.device, c.precision.value, ran(p), str(c.batch), _streams(p), str(p.nireq)]
         if not p.ok:
-            table.add_row(*head, "[red]failed[/red]", *[""] * 9)
+            table.add_row(*head, "[red]failed[/red]", *[""] * 8)
             continue
         assert p.measurement is not None
         m, lat = p.measurement, p.measurement.latency
-        cv = f"{m.fps_cv:.1%}" if m.fps_cv is not None else "-"
-        ci = f"{m.fps_ci95[0]:.1f}-{m.fps_ci95[1]:.1f}" if m.fps_ci95 else "-"
-        if m.ended is Ending.CAPPED:
-            ci += " [yellow](unsettled)[/yellow]"
-        elif m.ended is Ending.OUTPACED:
-            ci += " (outpaced)"
-        cold = [f"{p.compile.compile_ms:.1f}", f"{p.compile.first_infer_ms:.2f}"] if p.compile else ["-", "-"]
-        table.add_row(*head, f"{m.fps:.1f}", ci, f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
-                      f"{lat.min:.3f}-{lat.max:.3f}", str(lat.count), cv, *cold)
+        ended = {Ending.CAPPED: "[yellow]unsettled[/yellow]"}.get(m.ended, m.ended.value)
+        if m.disturbed_windows:
+            ended += f" [yellow]({m.disturbed_windows} disturbed)[/yellow]"
+        table.add_row(*head, f"{m.fps:.1f}", f"{m.fps_ci95[0]:.1f}-{m.fps_ci95[1]:.1f}" if m.fps_ci95 else "-", ended,
+                      f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
+                      f"{m.fps_cv:.1%}" if m.fps_cv is not None else "-",
+                      f"{m.cpu_ms_per_request:.2f}" if m.cpu_ms_per_request is not None else "-",
+                      f"{p.compile.first_infer_ms:.2f}" if p.compile else "-")
     return table
 
 
 def best_table(results: StoredResults) -> Table:
-    table = Table(title="Best throughput per device and precision")
+    table = Table(title="Best throughput per device and precision, as the search measured it")
     for column in ("device", "precision", "ran", "batch", "streams", "nireq", "FPS", "median ms", "p90 ms",
                    "vs OpenVINO hints"):
         table.add_column(column)
+    faster_hints = {id(i.best): i for i in inconsistencies(results.points)}
     for best in best_per_device_precision(results.points):
         p = best.point
         gains = ", ".join(f"{g.fps_gain:+.0%} vs {g.baseline.config.mode.value}"
                           for g in baseline_gains(p, results.points)) or "-"
+        if id(p) in faster_hints:
+            gains += f" [red](the {faster_hints[id(p)].baseline.config.mode.value} hint is faster beyond noise)[/red]"
         table.add_row(best.device, best.precision.value, ran(p), str(p.config.batch), str(p.config.streams),
                       str(p.config.nireq), f"[bold]{best.fps:.1f}[/bold]", f"{p.latency_ms(50):.3f}",
                       f"{p.latency_ms(90):.3f}", gains)
     return table
 
 
+def headtohead_tables(results: StoredResults) -> list[Table]:
+    """Per device, its latest confirmation round: every contender's FPS and p90 over the interleaved passes and
+    its ratio to the leader with a 95% interval."""
+    tables = []
+    for confirmation in latest_confirmations(results.confirmations):
+        head = HeadToHead.of(confirmation)
+        if head is None:
+            continue
+        leader = max(head.figures, key=lambda f: f.fps)
+        table = Table(title=f"{confirmation.device}: head to head, {leader.windows} interleaved passes of "
+                            f"{confirmation.window_s:g} s windows")
+        for column in ("precision", "batch", "configuration", "FPS", "p90 ms", "vs the leader (95%)"):
+            table.add_column(column, justify="right" if column in ("FPS", "p90 ms") else "left")
+        for f in sorted(head.figures, key=lambda f: -f.fps):
+            c = f.contender.config
+            versus = "leader" if f is leader else head.ratio(f.contender, leader.contender).as_gain()
+            table.add_row(c.precision.value, str(c.batch), f.contender.label(), f"{f.fps:.1f}",
+                          f"{f.latency_ms(90):.3f}", versus)
+        tables.append(table)
+    return tables
+
+
+def latest_confirmations(confirmations: list[Confirmation]) -> list[Confirmation]:
+    """The most recent confirmation round of each device."""
+    return list({c.device: c for c in confirmations}.values())
+
+
 def saturation_lines(results: StoredResults) -> list[str]:
-    return [s.reason for s in saturation(results.points)]
+    return [s.reason for s in saturation(results.points, devices=results.devices)] + [
+        f"[red]not the best:[/red] {i.reason}" for i in inconsistencies(results.points)]
+
+
+def answer_lines(results: StoredResults) -> list[str]:
+    """What the results answer, in words: the recommendation with its gains and precision ratios."""
+    try:
+        rec = recommend(results.points, confirmations=results.confirmations)
+    except NothingMeetsBudget:
+        return []
+    word = "[bold green]answer:[/bold green]" if rec.confirmed else "[bold yellow]answer (not confirmed):[/bold yellow]"
+    return [f"{word} {rec.reason}"] + [f"  {line}" for line in rec.gain_lines()]
 
 
 def diagnostics_lines(results: StoredResults) -> list[str]:
@@ -91,8 +129,9 @@ def diagnostics_lines(results: StoredResults) -> list[str]:
 
 
 def recommendation_lines(rec: Recommendation, snippets: DeploySnippets) -> list[str]:
-    lines = [f"[bold green]deploy:[/bold green] {rec.winner.config.label()}", f"why: {rec.reason}"]
-    lines += [f"gain: {g.reason}" for g in rec.baselines]
+    confirmed = "" if rec.confirmed else " [yellow](not confirmed head to head)[/yellow]"
+    lines = [f"[bold green]deploy:[/bold green] {rec.winner.config.label()}{confirmed}", f"why: {rec.reason}"]
+    lines += [f"gain: {line}" for line in rec.gain_lines()]
     lines += [f"[yellow]note:[/yellow] {n}" for n in snippets.notes]
     lines += ["", "[bold]Python[/bold]", snippets.python, "[bold]benchmark_app[/bold]", snippets.benchmark_app, "",
               "[bold]benchmark_app -load_config file[/bold]", snippets.load_config]
@@ -151,3 +190,27 @@ def zoo_table(models: list[tuple[str, str, ov.Model]]) -> Table:
                            for p in model.inputs)
         table.add_row(name, description, inputs, f"{stats.parameters / 1e6:.2f} M", f"{stats.flops / 1e9:.2f}")
     return table
+
+
+def summary_lines(summary: SweepSummary) -> list[str]:
+    """What a sweep did, and what the same spaces would have cost as a fixed-time grid."""
+    early = []
+    if summary.outpaced:
+        early.append(f"{summary.outpaced} stopped early, outpaced by a better one")
+    if summary.decided:
+        early.append(f"{summary.decided} stopped once the search had its answer")
+    lines = [f"{summary.measured} points measured{' (' + '; '.join(early) + ')' if early else ''}, {summary.failed} "
+             f"failed, {summary.skipped} already stored"
+             f"{f', {summary.dropped} left out by smart search' if summary.dropped else ''}; {summary.compiles} "
+             f"compiles; results in {summary.out}"]
+    grid_s = summary.fixed_grid_s
+    if grid_s is not None:
+        per_point, points = summary.search_s / summary.measured, summary.grid_points
+        lines.append(f"the search took {summary.search_s:.0f} s for {summary.measured} of {points} points; a "
+                     f"fixed-time grid of all {points} at the same {per_point:.1f} s per point would take "
+                     f"{grid_s:.0f} s")
+    if summary.confirmed:
+        wall = summary.search_s + summary.confirm_s
+        lines.append(f"the confirmation round measured {summary.confirmed} configurations head to head in "
+                     f"{summary.confirm_s:.0f} s ({summary.confirm_s / wall:.0%} of the sweep's {wall:.0f} s)")
+    return lines

@@ -19,13 +19,16 @@ from ov_tuner.analyse.answers import (
     compare_precisions,
     fastest,
     grid_points,
+    inconsistencies,
     saturation,
 )
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
+from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import deploy_snippets, recommend
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.plots import WrittenFigures, write_figures
-from ov_tuner.present.render import COLDSTART_FIGURES, ran
+from ov_tuner.present.render import COLDSTART_FIGURES, latest_confirmations, ran
+from ov_tuner.schema import Precision
 from ov_tuner.store.results import StoredResults
 
 
@@ -78,7 +81,7 @@ def build_report(results: StoredResults, out_dir: Path) -> ReportFiles:
     if not grid_points(results.points):
         raise OvTunerError(f"{results.path} has no measured point to report on; run `ov-tuner sweep` first")
     out_dir.mkdir(parents=True, exist_ok=True)
-    figures = write_figures(results.points, results.environment, results.devices, out_dir, results.latest_profiles())
+    figures = write_figures(results, out_dir)
     sections = _sections(results, figures)
     title = f"ov-tuner report: {results.environment.model_name}"
     html_path, md_path = out_dir / "report.html", out_dir / "report.md"
@@ -106,29 +109,48 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
     sections.append(environment)
 
     answer = Section("What to deploy")
-    rec = recommend(points)
+    rec = recommend(points, confirmations=results.confirmations)
     snippets = deploy_snippets(rec.winner)
-    answer.blocks += [Paragraph(rec.reason), Bullets([g.reason for g in rec.baselines] + list(snippets.notes)),
+    word = "" if rec.confirmed else "Not confirmed head to head: "
+    answer.blocks += [Paragraph(word + rec.reason), Bullets(rec.gain_lines() + list(snippets.notes)),
                       Paragraph("Python:"), Code(snippets.python, "python"),
                       Paragraph("benchmark_app:"), Code(snippets.benchmark_app, "bash"),
                       Paragraph("benchmark_app -load_config file:"), Code(snippets.load_config, "json"),
                       Paragraph("Under a latency budget: `ov-tuner recommend RESULTS --max-latency MS`.")]
     sections.append(answer)
 
-    best = Section("Best configurations")
+    for confirmation in latest_confirmations(results.confirmations):
+        head = HeadToHead.of(confirmation)
+        if head is None:
+            continue
+        leader = max(head.figures, key=lambda f: f.fps)
+        sections.append(Section(f"Head to head: {confirmation.device}", [
+            Paragraph(f"The contenders measured again, interleaved: {leader.windows} passes of "
+                      f"{confirmation.window_s:g} s windows, alternating direction, so that the host's drift hits "
+                      "them alike. Ratios to the leader with 95% intervals (paired t over the passes)."),
+            Table(["precision", "batch", "configuration", "FPS", "p90 ms", "vs the leader (95%)"],
+                  [[f.contender.config.precision.value, str(f.contender.config.batch), f.contender.label(),
+                    _fmt(f.fps), _fmt(f.latency_ms(90)),
+                    "leader" if f is leader else head.ratio(f.contender, leader.contender).as_gain()]
+                   for f in sorted(head.figures, key=lambda f: -f.fps)])]))
+
+    best = Section("Best configurations, as the search measured them")
     rows = []
     for b in best_per_device_precision(points):
         p = b.point
         gains = "; ".join(f"{g.fps_gain:+.1%} vs {g.baseline.config.mode.value} hint"
                           for g in baseline_gains(p, points))
+        cpu = p.measurement.cpu_ms_per_request if p.measurement else None
         rows.append([b.device, b.precision.value, ran(p), str(p.config.batch), str(p.config.streams),
-                     str(p.config.nireq), _fmt(p.fps), _fmt(p.latency_ms(50)), _fmt(p.latency_ms(90)), gains or "-"])
+                     str(p.config.nireq), _fmt(p.fps), _fmt(p.latency_ms(50)), _fmt(p.latency_ms(90)),
+                     f"{cpu:.2f}" if cpu is not None else "-", gains or "-"])
     best.blocks.append(Table(["device", "precision", "ran", "batch", "streams", "nireq", "FPS", "median ms",
-                              "p90 ms", "vs OpenVINO hints"], rows))
+                              "p90 ms", "CPU ms/req", "vs OpenVINO hints"], rows))
     sections.append(best)
 
     sat = Section("Saturation: where more streams or requests stop paying")
-    sat.blocks.append(Bullets([s.reason for s in saturation(points)]))
+    sat.blocks.append(Bullets([s.reason for s in saturation(points, devices=results.devices)]
+                              + [f"Not the best: {i.reason}" for i in inconsistencies(points)]))
     sections.append(sat)
 
     hints = Section("OpenVINO's own choice: performance-hint baselines")
@@ -155,12 +177,13 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
         sections.append(Section("Throughput against latency: the Pareto front",
                                 [Image(figures.pareto, "Pareto front")]))
 
-    comparisons = compare_precisions(points)
+    comparisons = [c for numerator in (Precision.FP16, Precision.BF16)
+                   for c in compare_precisions(points, numerator, confirmations=results.confirmations)]
     if comparisons:
         precision = Section("FP16 against FP32")
         for c, path in zip(comparisons, figures.precision, strict=True):
             precision.blocks += [Paragraph(c.reason), Bullets(list(c.notes)) if c.notes else Paragraph(
-                "Both precisions executed as asked."), Image(path, path.stem)]
+                "Both precisions ran as asked."), Image(path, path.stem)]
         sections.append(precision)
 
     if figures.batch is not None:

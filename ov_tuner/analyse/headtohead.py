@@ -1,0 +1,113 @@
+"""Head to head: what a confirmation round says about its contenders, as ratios with 95% intervals.
+
+Within one pass every contender met the same host, so each pass pairs them. The ratio of two contenders is
+the geometric mean of their per-pass FPS ratios, and its interval is Student's t over the passes'
+log-ratios with passes - 1 degrees of freedom: the paired t interval (e.g. Montgomery, Design and
+Analysis of Experiments, 9th ed., section 2.5.1). A ratio whose interval holds 1.0 is "no measurable
+difference", never a speed-up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ov_tuner.schema import Confirmation, Contender, LatencyStats, t_quantile
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A / B of two contenders' FPS, with its interval (95% unless said), from `rounds` paired passes."""
+
+    value: float
+    low: float
+    high: float
+    rounds: int
+    confidence: float = 0.95
+
+    @property
+    def clear(self) -> bool:
+        """The interval excludes 1.0: a measurable difference."""
+        return self.low > 1 or self.high < 1
+
+    def reciprocal(self) -> Ratio:
+        """B / A, with the interval turned around."""
+        return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.rounds, self.confidence)
+
+    def as_gain(self) -> str:
+        """'+4.1% (95%: +2.0..+6.2%)'."""
+        return f"{self.value - 1:+.1%} ({self._interval()})"
+
+    def as_gain_inline(self) -> str:
+        """'+0.8%, 95%: -1.5..+3.1%', for inside a parenthesis."""
+        return f"{self.value - 1:+.1%}, {self._interval()}"
+
+    def _interval(self) -> str:
+        return f"{self.confidence * 100:g}%: {(self.low - 1) * 100:+.1f}..{(self.high - 1) * 100:+.1f}%"
+
+    def as_factor(self) -> str:
+        """'1.95x (95%: 1.90..2.00x)', or 'no measurable difference (1.02x, 95%: 0.97..1.07x)'."""
+        interval = f"{self.confidence * 100:g}%: {self.low:.2f}..{self.high:.2f}x"
+        if not self.clear:
+            return f"no measurable difference ({self.value:.2f}x, {interval})"
+        return f"{self.value:.2f}x ({interval})"
+
+    def as_json(self) -> dict[str, float]:
+        """The figures as numbers for JSON: ratio and its interval."""
+        return {"ratio": self.value, "low": self.low, "high": self.high, "confidence": self.confidence,
+                "rounds": self.rounds}
+
+
+@dataclass(frozen=True)
+class RoundFigures:
+    """One contender's figures over the complete passes of its round."""
+
+    contender: Contender
+    fps: float
+    latency: LatencyStats
+    windows: int
+
+    def latency_ms(self, percentile: int) -> float:
+        return {50: self.latency.median, 90: self.latency.p90, 99: self.latency.p99}[percentile]
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """A confirmation round read as ratios: per contender its figures, and any pair's ratio."""
+
+    confirmation: Confirmation
+    figures: tuple[RoundFigures, ...]
+    _fps: np.ndarray  # passes x contenders
+
+    @classmethod
+    def of(cls, confirmation: Confirmation) -> HeadToHead | None:
+        """None when fewer than two passes were completed: no interval can be had."""
+        rounds = confirmation.complete_rounds()
+        if len(rounds) < 2:
+            return None
+        index = {r: i for i, r in enumerate(rounds)}
+        fps = np.zeros((len(rounds), len(confirmation.contenders)))
+        latencies: list[list[np.ndarray]] = [[] for _ in confirmation.contenders]
+        for w in confirmation.windows:
+            if w.round in index:
+                fps[index[w.round], w.contender] = w.window.fps
+                latencies[w.contender].append(w.latencies_ms)
+        figures = tuple(RoundFigures(c, float(fps[:, i].mean()), LatencyStats.of(np.concatenate(latencies[i])),
+                                     len(rounds))
+                        for i, c in enumerate(confirmation.contenders))
+        return cls(confirmation, figures, fps)
+
+    def ratio(self, a: Contender, b: Contender, confidence: float = 0.95) -> Ratio:
+        """FPS of `a` over `b`, paired by pass, with an interval of `confidence` (0.95, or 0.999 for a stricter
+        call)."""
+        contenders = self.confirmation.contenders
+        logs = np.log(self._fps[:, contenders.index(a)] / self._fps[:, contenders.index(b)])
+        n = logs.size
+        mean = float(logs.mean())
+        half = t_quantile(n - 1, confidence) * float(logs.std(ddof=1)) / math.sqrt(n)
+        return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, confidence)
+
+    def figures_of(self, contender: Contender) -> RoundFigures:
+        return self.figures[self.confirmation.contenders.index(contender)]
