@@ -139,19 +139,28 @@ def _spread(values: list[float]) -> float:
 
 @dataclass(frozen=True)
 class ConfirmRule:
-    """How the confirmation round measures its contenders: `rounds` passes (alternating direction), each giving
-    every contender one window of `window_s` seconds.
+    """How the confirmation round measures its contenders: first `rounds` passes (alternating direction) over
+    all of them, each giving every contender one window of `window_s` seconds; then, while some explicit
+    configuration can be told neither apart from the leader nor tied with it, more passes over just those and
+    the leader, up to `max_rounds` in all and while the round has cost at most `budget_share` of the sweep.
 
     For a fixed cost, more and shorter windows give the narrower interval (Student's t falls with the passes),
     until each visit's fill and drain (RequestLoop.visit) outweigh the window.
     """
 
-    rounds: int = 8
+    rounds: int = 6
     window_s: float = 0.25
+    max_rounds: int = 20
+    budget_share: float = 0.2
 
     def __post_init__(self) -> None:
-        if self.rounds < 2 or self.window_s <= 0:
-            raise ValueError("a confirmation round needs at least 2 passes and windows above 0 s")
+        if self.rounds < 2 or self.window_s <= 0 or not 0 < self.budget_share < 1:
+            raise ValueError("a confirmation round needs at least 2 passes, windows above 0 s and a budget share "
+                             "between 0 and 1")
+
+    def budget_s(self, search_s: float) -> float:
+        """The most seconds the round may take after a search of `search_s` seconds: `budget_share` of both."""
+        return search_s * self.budget_share / (1 - self.budget_share)
 
 
 class Search(str, Enum):

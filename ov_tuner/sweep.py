@@ -331,8 +331,10 @@ class _SweepRun:
             self.runtime.reshape(model, config.batch, self.spec.shapes)
             return self.runtime.compile(model, config.compile_key, device, self.ir_paths[config.precision])
 
-        return run_confirmation(compile_config, contenders, self.store, device.name, rule, self.data, self.stop,
-                                self.spec.warmup_s)
+        search_s = sum(p.measurement.wall_s for p in self.stored.values()
+                       if p.measurement is not None and p.config.device == device.name)
+        return run_confirmation(compile_config, contenders, self.store, device.name, rule, rule.budget_s(search_s),
+                                self.data, self.stop, self.spec.warmup_s)
 
 
 @dataclass

@@ -31,6 +31,7 @@ from ov_tuner.schema import (
     StopRule,
     Window,
 )
+from ov_tuner.search.confirm import follow_up
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
@@ -49,7 +50,7 @@ def test_the_round_interleaves_stores_every_window_and_tells_ties_from_losers(de
                                                                               tmp_path: Path) -> None:
     one, latency_hint = grid(1, 1), PointConfig("CPU", Precision.FP32, 1, 0, 0, Mode.LATENCY)
     two, idle = grid(2, 2), grid(2, 1)
-    rule = ConfirmRule(rounds=6, window_s=0.15)
+    rule = ConfirmRule(rounds=6, window_s=0.15, max_rounds=6)
     with ResultStore(tmp_path / "r.db") as store:
         assert run_confirmation(compiler(default_model), [one, latency_hint, two, idle], store, "CPU", rule) == 4
     (confirmation,) = load_results_confirmations(tmp_path / "r.db")
@@ -156,7 +157,8 @@ def test_a_restricted_space_that_misses_the_hints_configuration_says_so(tiny_mod
     assert not found.in_space and f"the search space (streams 1; requests up to 1) missed {hint}" in found.reason
     rec = recommend(stored.points, confirmations=stored.confirmations)
     assert rec.confirmed and rec.winner.config.mode is Mode.THROUGHPUT
-    assert f"fp32 batch 1 THROUGHPUT hint ({hint}) is the best" in rec.reason
+    assert f"THROUGHPUT hint ({hint}) beats every explicit configuration the search measured: +" in rec.reason
+    assert "FPS over fp32 batch 1 1 x 1; deploy it, or widen the search" in rec.reason
     shown = CliRunner().invoke(app, ["show", str(out)]).stdout
     assert "not the best:" in shown and "missed" in shown
     payload = json.loads(CliRunner().invoke(app, ["recommend", str(out), "--json"]).stdout)
@@ -178,3 +180,40 @@ def test_the_sweep_stores_the_anchor_points(tiny_model: Path, tmp_path: Path) ->
     measured = {(p.config.streams, p.config.nireq) for p in stored.points if p.config.mode is Mode.GRID}
     assert (throughput.streams, throughput.nireq) in measured  # the hint's own choice, as an explicit point
     assert (top, top) in measured and (top, 2 * top) in measured  # the top of the stream range
+
+
+def test_follow_up_passes_measure_only_the_leader_and_what_is_still_open() -> None:
+    lead, edge, loser = grid(2, 4), grid(1, 1), grid(2, 1)
+    noisy = round_of({lead: [110, 95, 120, 100, 115, 98], edge: [100, 100, 100, 100, 100, 100],
+                      loser: [50, 51, 50, 49, 50, 50]}, {lead: 12.0, edge: 4.0, loser: 8.0})
+    assert follow_up(noisy) == [0, 1]  # the leader and the one not told apart; the clear loser is done
+    settled = round_of({lead: [104, 105, 103, 104, 105, 104], edge: [100, 101, 99, 100, 100, 100]},
+                       {lead: 12.0, edge: 6.0})
+    assert follow_up(settled) == []
+
+
+def test_a_hint_baseline_is_a_reference_unless_it_beats_every_explicit_configuration() -> None:
+    explicit, hint = grid(2, 2), PointConfig("CPU", Precision.FP32, 1, 0, 0, Mode.THROUGHPUT)
+    level = HeadToHead.of(round_of({explicit: [100, 101, 99, 100, 100, 101], hint: [101, 100, 100, 101, 99, 100]},
+                                   {explicit: 12.0, hint: 6.0}))
+    assert level is not None
+    answer = confirmed_answer(level)
+    assert answer is not None and answer.deploy.contender.config == explicit  # not the quicker-latency hint
+    assert [s.figures.contender.config for s in answer.gains] == [hint]
+    ahead = HeadToHead.of(round_of({explicit: [100, 101, 99, 100, 100, 101], hint: [150, 151, 149, 150, 152, 150]},
+                                   {explicit: 12.0, hint: 6.0}))
+    assert ahead is not None
+    answer = confirmed_answer(ahead)
+    assert answer is not None and answer.deploy.contender.config == hint
+
+
+def test_a_noisy_round_deploys_the_leader_and_names_what_it_could_not_tell_apart() -> None:
+    lead, edge = grid(2, 4), grid(1, 1)
+    head = HeadToHead.of(round_of({lead: [110, 95, 120, 100, 115, 98], edge: [100, 100, 100, 100, 100, 100]},
+                                  {lead: 12.0, edge: 4.0}))
+    assert head is not None
+    answer = confirmed_answer(head)
+    assert answer is not None and answer.deploy.contender.config == lead  # not the quicker edge it could not resolve
+    assert not answer.tied and [s.figures.contender.config for s in answer.unresolved] == [edge]
+    assert answer.reason.startswith("CPU: fp32 batch 1 2 x 4 ran the most FPS: deploy it; the round could not tell "
+                                    "1 more apart from fp32 batch 1 2 x 4 (fp32 batch 1 1 x 1: -")

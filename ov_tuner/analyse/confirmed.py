@@ -1,9 +1,18 @@
 """The answer a confirmation round gives: what leads, what is tied with it within noise, what to deploy, and
 every gain and precision ratio with its 95% interval.
 
-Among configurations tied with the leader (their ratio's interval holds 1.0), ov-tuner deploys the most
-exact precision (fp32, then fp16, then bf16: no measurable speed difference, so keep the accuracy), and of
-those the lowest latency at the percentile asked for.
+Two configurations are tied when the 95% interval of their FPS ratio holds 1.0 and lies within TIE_MARGIN of
+it: no difference is measurable and their equivalence is shown, as in a two one-sided test (Schuirmann,
+1987). One whose interval holds 1.0 but reaches further is "not told apart": the round was too noisy to
+say, and it does not compete for
+deployment, so that a noisy round cannot send the answer to the edge of what it could not resolve. Among
+the leader and the configurations tied with it, ov-tuner deploys the most exact precision (fp32, then
+fp16, then bf16: no speed to gain, so keep the accuracy), and of those the lowest latency at the
+percentile asked for.
+
+The hint baselines are references (the gains are over them), not candidates: a tuner deploys an explicit
+configuration, and one tied with a hint's choice is that choice spelled out. A hint baseline is deployed only
+when it beats every explicit contender beyond noise: the search's space then missed what the hint found.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from ov_tuner.analyse.headtohead import HeadToHead, Ratio, RoundFigures
 from ov_tuner.schema import Mode, Precision
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16)
+# How close to 1.0 either side an FPS ratio's interval must lie for two configurations to count as tied.
+TIE_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -47,7 +58,8 @@ class ConfirmedAnswer:
     device: str
     leader: RoundFigures
     deploy: RoundFigures
-    tied: tuple[Standing, ...]  # each other contender not clearly slower than the leader, against the deployed one
+    tied: tuple[Standing, ...]  # each other contender tied with the leader, against the deployed one
+    unresolved: tuple[Standing, ...]  # contenders not told apart from the leader, nor tied with it: against the leader
     runner_up: Standing | None  # the fastest contender clearly slower than the leader, against the leader
     gains: tuple[Standing, ...]  # the deployed configuration over each hint baseline of its precision and batch
     precision_ratios: tuple[PrecisionRatio, ...]
@@ -71,20 +83,43 @@ def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, perc
             and (max_latency_ms is None or f.latency_ms(percentile) <= max_latency_ms)]
     if not pool:
         return None
-    leader = max(pool, key=lambda f: f.fps)
-    others = [Standing(f, head.ratio(f.contender, leader.contender)) for f in pool if f is not leader]
-    tied_with_leader = [s for s in others if s.ratio.high >= 1]
+    candidates = _candidates(head, pool)
+    leader = max(candidates, key=lambda f: f.fps)
+    others = [Standing(f, head.ratio(f.contender, leader.contender)) for f in candidates if f is not leader]
+    tied_with_leader = [s for s in others if tied(s.ratio)]
+    unresolved = tuple(s for s in others if s.ratio.high >= 1 and s not in tied_with_leader)
     slower = sorted((s for s in others if s.ratio.high < 1), key=lambda s: -s.figures.fps)
+    if leader.contender.config.mode is not Mode.GRID:  # a hint beat every explicit configuration: name the best one
+        explicit = [f for f in pool if f.contender.config.mode is Mode.GRID]
+        if explicit:
+            best = max(explicit, key=lambda f: f.fps)
+            slower = [Standing(best, head.ratio(best.contender, leader.contender))]
     deploy = min([leader, *(s.figures for s in tied_with_leader)], key=lambda f: (
         EXACTNESS.index(f.contender.config.precision), f.latency_ms(percentile)))
-    tied = tuple(Standing(f, head.ratio(f.contender, deploy.contender))
-                 for f in [leader, *(s.figures for s in tied_with_leader)] if f is not deploy)
+    tied_ones = tuple(Standing(f, head.ratio(f.contender, deploy.contender))
+                      for f in [leader, *(s.figures for s in tied_with_leader)] if f is not deploy)
     gains = tuple(Standing(f, head.ratio(deploy.contender, f.contender)) for f in head.figures
                   if f is not deploy and f.contender.config.mode is not Mode.GRID
                   and f.contender.config.heatmap_key == deploy.contender.config.heatmap_key)
-    answer = ConfirmedAnswer(head.confirmation.device, leader, deploy, tied, slower[0] if slower else None, gains,
-                             precision_ratios(head), len(pool), "")
+    answer = ConfirmedAnswer(head.confirmation.device, leader, deploy, tied_ones, unresolved,
+                             slower[0] if slower else None, gains, precision_ratios(head), len(pool), "")
     return replace(answer, reason=_reason(answer, percentile))
+
+
+def tied(ratio: Ratio) -> bool:
+    """No measurable difference, and an interval within TIE_MARGIN of 1.0."""
+    return not ratio.clear and ratio.low >= 1 - TIE_MARGIN and ratio.high <= 1 + TIE_MARGIN
+
+
+def _candidates(head: HeadToHead, pool: list[RoundFigures]) -> list[RoundFigures]:
+    """The explicit configurations of the pool, or the hint baselines that beat them all beyond noise."""
+    explicit = [f for f in pool if f.contender.config.mode is Mode.GRID]
+    if not explicit:
+        return pool
+    best = max(explicit, key=lambda f: f.fps)
+    faster_hints = [f for f in pool if f.contender.config.mode is not Mode.GRID
+                    and head.ratio(f.contender, best.contender).low > 1]
+    return faster_hints or explicit
 
 
 def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:
@@ -120,13 +155,23 @@ def paired_cells(head: HeadToHead, batch: int, numerator: Precision,
 
 
 def _reason(answer: ConfirmedAnswer, percentile: int) -> str:
+    return f"{answer.device}: {_verdict(answer, percentile)}{_unresolved(answer)}"
+
+
+def _verdict(answer: ConfirmedAnswer, percentile: int) -> str:
     name = "median" if percentile == 50 else f"p{percentile}"
     deploy = label(answer.deploy)
     if not answer.tied:
+        if answer.unresolved:
+            return f"{deploy} ran the most FPS: deploy it"
         if answer.runner_up is None:
-            return f"{answer.device}: {deploy} is the only configuration confirmed head to head"
-        return (f"{answer.device}: {deploy} is the best: {answer.runner_up.ratio.reciprocal().as_gain()} FPS over "
-                f"{label(answer.runner_up.figures)}")
+            return f"{deploy} is the only configuration confirmed head to head"
+        if answer.deploy.contender.config.mode is not Mode.GRID:
+            return (f"{deploy} beats every explicit configuration the search measured: "
+                    f"{answer.runner_up.ratio.reciprocal().as_gain()} FPS over {label(answer.runner_up.figures)}; "
+                    "deploy it, or widen the search to its streams and requests")
+        return f"{deploy} is the best: {answer.runner_up.ratio.reciprocal().as_gain()} FPS over " \
+               f"{label(answer.runner_up.figures)}"
     if len(answer.tied) == 1:
         (other,) = answer.tied
         head = f"{deploy} and {label(other.figures)} are tied within noise ({other.ratio.as_gain_inline()})"
@@ -139,4 +184,13 @@ def _reason(answer: ConfirmedAnswer, percentile: int) -> str:
         why = f"the most exact precision{f', and of it the lowest {name} latency' if same else ''}"
     else:
         why = f"the one with the lowest {name} latency"
-    return f"{answer.device}: {head}: deploy {deploy}, {why}"
+    return f"{head}: deploy {deploy}, {why}"
+
+
+def _unresolved(answer: ConfirmedAnswer) -> str:
+    """The contenders the round could not tell apart from the leader, nor show tied with it."""
+    if not answer.unresolved:
+        return ""
+    each = "; ".join(f"{label(s.figures)}: {s.ratio.as_gain_inline()}" for s in answer.unresolved)
+    return (f"; the round could not tell {len(answer.unresolved)} more apart from {label(answer.leader)} ({each}): "
+            "more passes (--confirm-rounds) or a quieter host would")

@@ -75,27 +75,27 @@ class RoundFigures:
 
 @dataclass(frozen=True)
 class HeadToHead:
-    """A confirmation round read as ratios: per contender its figures, and any pair's ratio."""
+    """A confirmation round read as ratios: per contender its figures, and any pair's ratio over the passes that
+    measured both (a round's later passes may follow only the contenders it could not yet tell apart)."""
 
     confirmation: Confirmation
     figures: tuple[RoundFigures, ...]
-    _fps: np.ndarray  # passes x contenders
+    _fps: np.ndarray  # passes x contenders, NaN where a pass did not measure a contender
 
     @classmethod
     def of(cls, confirmation: Confirmation) -> HeadToHead | None:
-        """None when fewer than two passes were completed: no interval can be had."""
-        rounds = confirmation.complete_rounds()
-        if len(rounds) < 2:
+        """None until two passes measured every contender: no interval can be had before."""
+        if len(confirmation.complete_rounds()) < 2:
             return None
+        rounds = sorted({w.round for w in confirmation.windows})
         index = {r: i for i, r in enumerate(rounds)}
-        fps = np.zeros((len(rounds), len(confirmation.contenders)))
+        fps = np.full((len(rounds), len(confirmation.contenders)), np.nan)
         latencies: list[list[np.ndarray]] = [[] for _ in confirmation.contenders]
         for w in confirmation.windows:
-            if w.round in index:
-                fps[index[w.round], w.contender] = w.window.fps
-                latencies[w.contender].append(w.latencies_ms)
-        figures = tuple(RoundFigures(c, float(fps[:, i].mean()), LatencyStats.of(np.concatenate(latencies[i])),
-                                     len(rounds))
+            fps[index[w.round], w.contender] = w.window.fps
+            latencies[w.contender].append(w.latencies_ms)
+        figures = tuple(RoundFigures(c, float(np.nanmean(fps[:, i])), LatencyStats.of(np.concatenate(latencies[i])),
+                                     int(np.isfinite(fps[:, i]).sum()))
                         for i, c in enumerate(confirmation.contenders))
         return cls(confirmation, figures, fps)
 
@@ -103,7 +103,9 @@ class HeadToHead:
         """FPS of `a` over `b`, paired by pass, with an interval of `confidence` (0.95, or 0.999 for a stricter
         call)."""
         contenders = self.confirmation.contenders
-        logs = np.log(self._fps[:, contenders.index(a)] / self._fps[:, contenders.index(b)])
+        pair = self._fps[:, [contenders.index(a), contenders.index(b)]]
+        both = pair[np.isfinite(pair).all(axis=1)]
+        logs = np.log(both[:, 0] / both[:, 1])
         n = logs.size
         mean = float(logs.mean())
         half = t_quantile(n - 1, confidence) * float(logs.std(ddof=1)) / math.sqrt(n)

@@ -185,6 +185,8 @@ def recommendation_json(rec: Recommendation) -> dict[str, object]:
         "confirmed": rec.confirmed,
         "tied_with": [{**config(s.figures), "fps": s.figures.fps, "fps_ratio": s.ratio.as_json()}
                       for s in (answer.tied if answer else ())],
+        "not_told_apart": [{**config(s.figures), "fps": s.figures.fps, "fps_ratio_to_leader": s.ratio.as_json()}
+                           for s in (answer.unresolved if answer else ())],
         "gains": [{"over": config(s.figures), "fps_ratio": s.ratio.as_json(), "measurable": s.ratio.clear}
                   for s in (answer.gains if answer else ())]
                  + [{"over": {"mode": g.baseline.config.mode.value, "streams": g.baseline.streams,

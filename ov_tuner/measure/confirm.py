@@ -2,13 +2,15 @@
 
 Each contender keeps its compiled model and request queue alive for the whole round; passes alternate
 direction (A B C, then C B A, ...) so that a drift of the host hits every contender alike, and every window
-is stored as it completes. Which contenders: ov_tuner.search.confirm; how many passes and how long a
-window: ConfirmRule.
+is stored as it completes. After the first passes, further passes follow only the leader and what could not
+yet be told apart from it, within a time budget. Which contenders and which follow: ov_tuner.search.confirm;
+how many passes, how long a window and the budget: ConfirmRule.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 import openvino as ov
@@ -17,8 +19,8 @@ from ov_tuner.devices.runtime import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.model.inputs import InputData
-from ov_tuner.schema import CompileInfo, ConfirmRule, Contender, PointConfig
-from ov_tuner.search.confirm import pass_order
+from ov_tuner.schema import CompileInfo, Confirmation, ConfirmRule, Contender, PointConfig, RoundWindow
+from ov_tuner.search.confirm import follow_up, pass_order
 from ov_tuner.store.results import ResultStore
 
 # Every contender warms up at least this long before the first pass: a new set of requests can start slow.
@@ -29,10 +31,11 @@ Compile = Callable[[PointConfig], tuple[ov.CompiledModel, CompileInfo]]
 
 
 def run_confirmation(compile_config: Compile, configs: list[PointConfig], store: ResultStore, device: str,
-                     rule: ConfirmRule, data: InputData | None = None, stop: threading.Event | None = None,
-                     warmup_s: float = CONFIRM_WARMUP_S) -> int:
-    """Compile every configuration, then run `rule.rounds` passes of one window each, storing every window;
-    returns how many configurations took part (one that no longer compiles is left out)."""
+                     rule: ConfirmRule, budget_s: float = float("inf"), data: InputData | None = None,
+                     stop: threading.Event | None = None, warmup_s: float = CONFIRM_WARMUP_S) -> int:
+    """Compile every configuration, run `rule.rounds` passes over all of them, then follow-up passes over the
+    ones still open while `budget_s` lasts, storing every window; returns how many configurations took part
+    (one that no longer compiles is left out)."""
     compiled: list[ov.CompiledModel] = []
     loops: list[RequestLoop] = []
     contenders: list[Contender] = []
@@ -51,14 +54,24 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
         for loop in loops:
             loop.warm_up(max(warmup_s, CONFIRM_WARMUP_S))
         confirmation_id = store.begin_confirmation(device, contenders, rule.rounds, rule.window_s)
-        visit = 0
-        for round_index in range(rule.rounds):
-            for position in pass_order(len(loops), round_index):
+        windows: list[RoundWindow] = []
+        started = time.perf_counter()
+        everyone = positions = list(range(len(loops)))
+        for round_index in range(rule.max_rounds):
+            if round_index >= rule.rounds:  # a follow-up pass: only what is still open, and only within the budget
+                positions = follow_up(Confirmation(device, tuple(contenders), tuple(windows), rule.rounds,
+                                                   rule.window_s))
+                elapsed = time.perf_counter() - started
+                if not positions or elapsed + elapsed / len(windows) * len(positions) > budget_s:
+                    break
+            else:
+                positions = everyone
+            for position in pass_order(positions, round_index):
                 if stop is not None and stop.is_set():
                     return len(contenders)
                 window, latencies = loops[position].visit(rule.window_s)
-                store.add_round_window(confirmation_id, round_index, visit, position, window, latencies)
-                visit += 1
+                windows.append(RoundWindow(round_index, len(windows), position, window, latencies))
+                store.add_round_window(confirmation_id, windows[-1])
         return len(contenders)
     finally:
         for loop in loops:  # queues go before their compiled models

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ov_tuner.schema import Mode, PointConfig, PointResult
+from ov_tuner.analyse.confirmed import confirmed_answer
+from ov_tuner.analyse.headtohead import HeadToHead
+from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult
 from ov_tuner.search.policy import Cell, Evidence
 
 if TYPE_CHECKING:
@@ -27,10 +29,9 @@ def contenders(evidence: Evidence) -> list[Cell]:
     return evidence.contenders()[:MAX_CONTENDERS]
 
 
-def pass_order(count: int, round_index: int) -> list[int]:
-    """Positions of `count` contenders in one pass: forward in even rounds, reversed in odd ones."""
-    order = list(range(count))
-    return order if round_index % 2 == 0 else order[::-1]
+def pass_order(positions: list[int], round_index: int) -> list[int]:
+    """The contenders of one pass in the order they are measured: forward in even rounds, reversed in odd ones."""
+    return positions if round_index % 2 == 0 else positions[::-1]
 
 
 def space_evidence(points: Iterable[PointResult], planned: PlannedSpace) -> Evidence:
@@ -56,3 +57,14 @@ def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> 
         chosen += [planned.config(cell) for cell in contenders(evidence)]
         chosen += [p.config for p in points if p.ok and p.config.mode is not Mode.GRID and planned.owns(p.config)]
     return list(dict.fromkeys(chosen))
+
+
+def follow_up(confirmation: Confirmation) -> list[int]:
+    """Positions of the contenders a further pass should measure: the leader and the explicit configurations the
+    passes so far could neither tell apart from it nor show tied with it; empty when nothing is left open."""
+    head = HeadToHead.of(confirmation)
+    answer = confirmed_answer(head) if head is not None else None
+    if answer is None or not answer.unresolved:
+        return []
+    open_ones = [answer.leader.contender, *(s.figures.contender for s in answer.unresolved)]
+    return sorted(confirmation.contenders.index(c) for c in open_ones)

@@ -312,12 +312,11 @@ class ResultStore:
                      c.mode.value, c.input_mode.value, contender.streams, contender.nireq))
         return cursor.lastrowid
 
-    def add_round_window(self, confirmation_id: int, round_index: int, visit: int, position: int, window: Window,
-                         latencies_ms: np.ndarray) -> None:
+    def add_round_window(self, confirmation_id: int, w: RoundWindow) -> None:
         with self._db:
             self._db.execute("INSERT INTO confirm_windows VALUES (?,?,?,?,?,?)",
-                             (confirmation_id, round_index, visit, position, json.dumps(asdict(window)),
-                              np.asarray(latencies_ms, dtype=np.float32).tobytes()))
+                             (confirmation_id, w.round, w.visit, w.contender, json.dumps(asdict(w.window)),
+                              np.asarray(w.latencies_ms, dtype=np.float32).tobytes()))
 
     def confirmations(self) -> list[Confirmation]:
         """Every confirmation round, oldest first, with its stored windows."""
@@ -336,9 +335,9 @@ class ResultStore:
         return result
 
     def has_confirmation(self, configs: list[PointConfig]) -> bool:
-        """Whether a finished confirmation round already measured exactly these configurations."""
+        """Whether a confirmation round already measured exactly these configurations through its first passes."""
         wanted = set(configs)
-        return any({c.config for c in done.contenders} == wanted and len(done.complete_rounds()) == done.rounds
+        return any({c.config for c in done.contenders} == wanted and len(done.complete_rounds()) >= done.rounds
                    for done in self.confirmations())
 
     def compile_count(self) -> int:
