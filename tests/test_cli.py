@@ -9,7 +9,8 @@ import pytest
 from matplotlib.image import imread
 from typer.testing import CliRunner
 
-from ov_tuner.cli import EXIT_BAD_INPUT, app
+from ov_tuner.cli import app
+from ov_tuner.cli.app import EXIT_BAD_INPUT
 from ov_tuner.devices.runtime import Runtime
 
 runner = CliRunner()

@@ -1,0 +1,43 @@
+"""The Typer app and what its commands share: consoles, exit codes, option types, the one-line error boundary."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ov_tuner.errors import OvTunerError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
+                  help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
+# Piped or captured output is still read by people (logs, reports): give tables room there.
+out = Console(width=None if Console().is_terminal else 180)
+err = Console(stderr=True)
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Options that several commands share.
+ModelArgument = Annotated[Path, typer.Argument(help="OpenVINO IR (.xml), ONNX, or another model OpenVINO converts.")]
+OneDevice = Annotated[str, typer.Option(help="One device: CPU, GPU, ...")]
+OnePrecision = Annotated[str, typer.Option(help="fp32, fp16 or bf16.")]
+Count = Annotated[int, typer.Option(min=1)]
+ShapeOption = Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
+ResultsOut = Annotated[Path, typer.Option("--out", help="SQLite results file; stored with a sweep's results.")]
+
+
+def one_line_errors(command: F) -> F:
+    """Turn an OvTunerError into one line on stderr and a non-zero exit; let real bugs keep their traceback."""
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except OvTunerError as e:
+            err.print(f"[bold red]error:[/bold red] {e}", highlight=False, soft_wrap=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,71 @@
+"""Commands that explain a configuration: cold start and per-layer profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ov_tuner.cli.app import (
+    Count,
+    ModelArgument,
+    OneDevice,
+    OnePrecision,
+    ResultsOut,
+    ShapeOption,
+    app,
+    one_line_errors,
+    out,
+)
+from ov_tuner.measure.coldstart import ColdStartSpec, run_coldstart
+from ov_tuner.measure.profile import run_profile
+from ov_tuner.present.render import coldstart_table, profile_tables
+from ov_tuner.schema import PointConfig
+from ov_tuner.search.grid import parse_precisions, parse_shapes
+
+
+@app.command()
+@one_line_errors
+def coldstart(
+    model: ModelArgument,
+    device: OneDevice = "CPU",
+    precision: OnePrecision = "fp32",
+    batch: Count = 1,
+    streams: Count = 1,
+    repeats: Annotated[int, typer.Option(min=1, help="Fresh processes per figure.")] = 5,
+    shape: ShapeOption = None,
+    out_path: ResultsOut = Path("results.db"),
+) -> None:
+    """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
+    spec = ColdStartSpec(model, out_path, device.upper(), parse_precisions(precision)[0], batch, streams,
+                         parse_shapes(shape), repeats)
+    cold = run_coldstart(spec)
+    out.print(coldstart_table(cold))
+    out.print(cold.reason, highlight=False)
+
+
+@app.command()
+@one_line_errors
+def profile(
+    model: ModelArgument,
+    device: OneDevice = "CPU",
+    precision: OnePrecision = "fp32",
+    streams: Count = 1,
+    nireq: Count = 1,
+    batch: Count = 1,
+    time: Annotated[float, typer.Option(min=0.05, help="Seconds of inferences to profile.")] = 2.0,
+    top: Annotated[int, typer.Option(min=1, help="Layers in the table and the chart.")] = 15,
+    shape: ShapeOption = None,
+    out_path: ResultsOut = Path("results.db"),
+    plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
+) -> None:
+    """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
+    config = PointConfig(device.upper(), parse_precisions(precision)[0], batch, streams, nireq)
+    result = run_profile(model, config, time, out_path, parse_shapes(shape))
+    for table in profile_tables(result, top):
+        out.print(table)
+    if plot_dir is not None:
+        from ov_tuner.present.plots import save_profile_figure  # imports matplotlib
+
+        out.print(f"wrote {save_profile_figure(result, model.stem, plot_dir, top)}")

@@ -1,0 +1,55 @@
+"""What is here to tune: devices, the zoo of reference models, versions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ov_tuner import __version__
+from ov_tuner.cli.app import app, one_line_errors, out
+from ov_tuner.devices.runtime import Runtime
+from ov_tuner.model.architectures import ARCHITECTURES
+from ov_tuner.model.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
+from ov_tuner.present.render import devices_table, zoo_table
+
+
+@app.command()
+@one_line_errors
+def devices() -> None:
+    """List the OpenVINO devices present, with the properties that shape a sweep."""
+    runtime = Runtime()
+    out.print(devices_table([runtime.device_info(d) for d in runtime.available_devices()]))
+
+
+zoo_app = typer.Typer(help="Reference architectures built locally with deterministic weights.", no_args_is_help=True)
+app.add_typer(zoo_app, name="zoo")
+
+
+@zoo_app.command("list")
+@one_line_errors
+def zoo_list() -> None:
+    """Every zoo model with its inputs, parameters and FLOPs per batch-1 inference."""
+    out.print(zoo_table([(name, DESCRIPTIONS[name], zoo_model(name)) for name in ARCHITECTURES]))
+
+
+@zoo_app.command("build")
+@one_line_errors
+def zoo_build(
+    name: Annotated[str, typer.Argument(help="A name from `ov-tuner zoo list`.")],
+    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the IR (.xml and .bin).")]
+    = Path("models"),
+) -> None:
+    """Write a zoo model as an OpenVINO IR with an FP32 body and a dynamic batch."""
+    path, stats = build_zoo_model(name, out_dir)
+    out.print(f"wrote {path}: {stats.parameters / 1e6:.2f} M parameters, {stats.flops / 1e9:.2f} GFLOPs per "
+              "batch-1 inference")
+
+
+@app.command()
+def version() -> None:
+    """Print the ov-tuner and OpenVINO versions."""
+    import openvino as ov
+
+    out.print(f"ov-tuner {__version__}, OpenVINO {ov.get_version()}")

@@ -1,0 +1,105 @@
+"""Commands over a results file: show, plot, recommend, report. They only read it."""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ov_tuner.analyse.recommend import deploy_snippets, recommendation_json
+from ov_tuner.analyse.recommend import recommend as recommend_point
+from ov_tuner.cli.app import app, one_line_errors, out
+from ov_tuner.present.render import (
+    answer_lines,
+    best_table,
+    diagnostics_lines,
+    headtohead_tables,
+    points_table,
+    recommendation_lines,
+    saturation_lines,
+)
+from ov_tuner.search.grid import parse_precisions
+from ov_tuner.store.results import load_results
+
+
+@app.command()
+@one_line_errors
+def show(results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")]) -> None:
+    """Print every stored point, the best configuration per device and precision, and diagnostics."""
+    stored = load_results(results)
+    out.print(points_table(stored))
+    out.print(best_table(stored))
+    for table in headtohead_tables(stored):
+        out.print(table)
+    for line in answer_lines(stored) + saturation_lines(stored) + diagnostics_lines(stored):
+        out.print(line, highlight=False)
+
+
+@app.command()
+@one_line_errors
+def plot(
+    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
+    paired_only: Annotated[bool, typer.Option(help="Precision figures: leave out the cells measured apart, in the "
+                                              "search; keep those measured head to head.")] = False,
+) -> None:
+    """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures."""
+    from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
+
+    figures = write_figures(load_results(results), out_dir, paired_only)
+    for path in figures.all():
+        out.print(f"wrote {path}")
+
+
+class Percentile(str, Enum):
+    P50 = "50"
+    P90 = "90"
+    P99 = "99"
+
+
+@app.command()
+@one_line_errors
+def recommend(
+    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    max_latency: Annotated[float | None, typer.Option(min=0.0, help="Latency budget per request, in ms.")] = None,
+    percentile: Annotated[Percentile, typer.Option(help="Latency percentile the budget applies to.")]
+    = Percentile.P90,
+    device: Annotated[str | None, typer.Option(help="Only this device.")] = None,
+    precision: Annotated[str | None, typer.Option(help="Only this precision: fp32, fp16 or bf16.")] = None,
+    config_out: Annotated[Path | None, typer.Option(help="Also write the benchmark_app -load_config JSON here.")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead: the configuration, its "
+                                          "figures, whether it was confirmed, ties and gains with intervals.")]
+    = False,
+) -> None:
+    """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
+    stored = load_results(results)
+    chosen = parse_precisions(precision)[0] if precision else None
+    rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
+                          stored.confirmations)
+    if as_json:
+        print(json.dumps(recommendation_json(rec), indent=2))
+        return
+    snippets = deploy_snippets(rec.winner)
+    for line in recommendation_lines(rec, snippets):
+        out.print(line, highlight=False)
+    if config_out is not None:
+        config_out.write_text(snippets.load_config + "\n")
+        out.print(f"wrote {config_out}")
+
+
+@app.command()
+@one_line_errors
+def report(
+    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for report.html, report.md and figures.")]
+    = Path("report"),
+) -> None:
+    """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
+    from ov_tuner.present.report import build_report  # imports matplotlib
+
+    files = build_report(load_results(results), out_dir)
+    out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")

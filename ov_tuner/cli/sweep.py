@@ -1,0 +1,141 @@
+"""`ov-tuner sweep`: flags -> a SweepSpec -> run_sweep, with a progress bar and Ctrl-C that keeps what was measured."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from ov_tuner.cli.app import EXIT_INTERRUPTED, ModelArgument, ShapeOption, app, err, one_line_errors, out
+from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
+from ov_tuner.schema import ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
+from ov_tuner.search.grid import (
+    parse_counts,
+    parse_devices,
+    parse_layouts,
+    parse_precisions,
+    parse_shapes,
+    parse_stop_rule,
+)
+from ov_tuner.store.results import load_results
+from ov_tuner.sweep import run_sweep
+
+
+class ProgressBar:
+    """Shows the sweep's progress over points: current configuration, count and ETA."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._task = progress.add_task("planning", total=None)
+
+    def planned(self, to_measure: int, already_measured: int) -> None:
+        if already_measured:
+            self._progress.console.print(f"resuming: {already_measured} points already measured are kept")
+        self._progress.update(self._task, total=to_measure)
+
+    def note(self, text: str) -> None:
+        self._progress.console.print(text, highlight=False)
+
+    def starting(self, config: PointConfig) -> None:
+        self._progress.update(self._task, description=config.label())
+
+    def finished(self, point: PointResult) -> None:
+        if point.status is Status.FAILED:
+            self._progress.console.print(f"[red]failed[/red] {point.config.label()}: {point.error}", highlight=False)
+        self._progress.advance(self._task)
+
+    def dropped(self, count: int) -> None:
+        """Smart search left points out: the bar's total shrinks, so its ETA stays honest."""
+        total = self._progress.tasks[self._task].total or 0
+        self._progress.update(self._task, total=total - count)
+
+
+@contextmanager
+def stop_on_ctrl_c() -> Iterator[threading.Event]:
+    """First Ctrl-C: finish the current point, then stop. Second Ctrl-C: stop at once."""
+    stop = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        err.print("stopping after the current point (Ctrl-C again to stop now)")
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@app.command()
+@one_line_errors
+def sweep(
+    model: ModelArgument,
+    device: Annotated[str, typer.Option(help="Devices, comma-separated: CPU, GPU, ...")] = "CPU",
+    precision: Annotated[str, typer.Option(help="fp32, fp16 and/or bf16, comma-separated.")] = "fp32,fp16",
+    streams: Annotated[str, typer.Option(help="NUM_STREAMS values, e.g. 1,2,4, or auto.")] = "auto",
+    nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
+    batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
+    time: Annotated[str, typer.Option(help="Seconds measured per point, or auto: windows until the last three "
+                                      "agree within --tolerance (at most --max-time).")] = "auto",
+    window: Annotated[float, typer.Option(min=0.05, help="Seconds per measurement window.")] = 1.0,
+    tolerance: Annotated[float, typer.Option(min=0.0, help="With --time auto: how closely the last three "
+                                             "windows must agree on FPS and median latency (0.03 = 3%).")] = 0.03,
+    max_time: Annotated[float, typer.Option(min=0.1, help="With --time auto: most seconds per point.")] = 10.0,
+    search: Annotated[Search, typer.Option(help="grid: every point; smart: raise requests and streams only "
+                                           "while they pay.")] = Search.SMART,
+    input_mode: Annotated[InputMode, typer.Option(help="full: copy fresh input data into every request before "
+                                                  "each start, to see what host-side input costs.")]
+    = InputMode.INFERENCE_ONLY,
+    warmup: Annotated[float, typer.Option(min=0.0, help="Seconds of warm-up on each compiled model, after its "
+                                          "first inference and before its first point.")] = 0.1,
+    shape: ShapeOption = None,
+    out_path: Annotated[Path, typer.Option("--out", help="SQLite results file; rerunning resumes it.")]
+    = Path("results.db"),
+    baselines: Annotated[bool, typer.Option(help="Also measure OpenVINO's own LATENCY and THROUGHPUT hint choices.")]
+    = True,
+    confirm: Annotated[bool, typer.Option(help="After the search, measure the contenders again head to head, "
+                                          "interleaved, and state gains and ties with 95% intervals.")] = True,
+    confirm_rounds: Annotated[int, typer.Option(min=2, help="Interleaved passes of the confirmation round: more "
+                                                "narrow the intervals on a noisy host.")] = ConfirmRule().rounds,
+    layout: Annotated[str | None, typer.Option(help="Input layouts where the model has none: NCHW, or "
+                                               "name[NHWC],mask[NC]; the batch is the N axis.")] = None,
+    images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images to feed the image input "
+                                                "(read with OpenCV) instead of generated data.")] = None,
+) -> None:
+    """Measure streams x nireq x batch x precision points (all of them with --search grid), each stored as it
+    completes; rerunning resumes."""
+    spec = SweepSpec(
+        model=model, out=out_path, devices=parse_devices(device), precisions=parse_precisions(precision),
+        streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
+        batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
+        stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
+        shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
+        confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None,
+    )
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn())
+    try:
+        with stop_on_ctrl_c() as stop, Progress(*columns, console=err, transient=True) as progress:
+            summary = run_sweep(spec, ProgressBar(progress), stop)
+    except KeyboardInterrupt:
+        err.print(f"aborted: every completed point is kept in {out_path}; run the same command to resume")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    for line in summary_lines(summary):
+        out.print(line, highlight=False)
+    if summary.interrupted:
+        err.print(f"interrupted: measured points are kept in {out_path}; run the same command to resume")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    stored = load_results(out_path)
+    out.print(best_table(stored))
+    for table in headtohead_tables(stored):
+        out.print(table)
+    for line in answer_lines(stored):
+        out.print(line, highlight=False)
