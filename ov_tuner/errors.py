@@ -23,3 +23,11 @@ class DeviceError(OvTunerError):
 
 class IncompatibleResultsError(OvTunerError):
     """A results file holds measurements that must not be mixed with the new ones."""
+
+
+class OutputError(OvTunerError):
+    """A destination (results file, output file or folder) that cannot be written."""
+
+
+class ResultsWriteError(OvTunerError):
+    """Writing to the results file failed mid-run (disk full, file or folder made read-only)."""

@@ -44,7 +44,8 @@ from ov_tuner.schema import (
 from ov_tuner.search.confirm import plan_confirmation
 from ov_tuner.search.grid import PlannedSpace, plan
 from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch
-from ov_tuner.store.results import ResultStore, check_out_path
+from ov_tuner.store.destinations import results_file
+from ov_tuner.store.results import ResultStore
 
 HINT_MODES = (Mode.LATENCY, Mode.THROUGHPUT)
 # Compiled models kept alive at once within a space: a climb often steps back to the streams it just left.
@@ -101,6 +102,7 @@ class SweepSummary:
     confirm_s: float = 0.0
     grid_points: int = 0
     confirmed: int = 0
+    abandoned: int = 0
 
     @property
     def fixed_grid_s(self) -> float | None:
@@ -121,7 +123,7 @@ def run_sweep(
     progress = progress or _Silent()
     stop = stop or threading.Event()
     quiet_start = host.sample()  # what other processes do while the model is prepared: is the host busy?
-    check_out_path(spec.out)
+    results_file(spec.out)
     source = open_model_source(spec.model)
     devices = runtime.resolve_devices(spec.devices)
     images = load_images(spec.images) if spec.images else None
@@ -153,13 +155,20 @@ def run_sweep(
                 confirmed += run.confirm(models, [s for s in spaces if s.device is device], spec.confirm)
         return SweepSummary(spec.out, run.measured, run.failed, run.skipped, run.compiles, stop.is_set(),
                             run.dropped, run.endings[Ending.OUTPACED], run.endings[Ending.DECIDED], search_s,
-                            time.perf_counter() - started - search_s, run.grid_points, confirmed)
+                            time.perf_counter() - started - search_s, run.grid_points, confirmed, run.abandoned)
 
 
 def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:
     """The model with the user's layouts, and image preprocessing when real images go in."""
     set_layouts(model, spec.layouts)
     return add_image_preprocessing(model) if with_images else model
+
+
+def _failure_text(error: Exception) -> str:
+    """A failed point's stored error: its one line, then OpenVINO's whole message where it says more."""
+    if isinstance(error, PointFailure) and error.detail not in str(error):
+        return f"{error}\n{error.detail}"
+    return str(error)
 
 
 def policy_for(spec: SweepSpec) -> SearchPolicy:
@@ -184,11 +193,16 @@ class _SweepRun:
     compiles: int = 0
     dropped: int = 0
     grid_points: int = 0
+    abandoned: int = 0
     endings: dict[Ending, int] = field(default_factory=lambda: dict.fromkeys(Ending, 0))
+    tried: set[PointConfig] = field(default_factory=set)
+    compiled_ok: set[tuple[str, Precision]] = field(default_factory=set)
+    dead: dict[tuple[str, Precision], str] = field(default_factory=dict)
 
     def plan(self, spaces: list[PlannedSpace]) -> None:
         """Tell the front end the most there is to measure: every cell the policy may ask for, and baselines."""
         self.stored = {p.config: p for p in self.store.points() if p.ok}
+        self.compiled_ok = {(c.device, c.precision) for c in self.stored}
         smart = self.spec.search is Search.SMART
         upper = 0
         for s in spaces:
@@ -198,10 +212,10 @@ class _SweepRun:
             self.skipped += sum(c in self.stored for c in configs)
             upper += sum(c not in self.stored for c in configs)
         self.progress.planned(upper, self.skipped)
-        self._upper = upper
 
     def search(self, model: ov.Model, planned: PlannedSpace) -> None:
-        """The hint baselines, then what the policy proposes, until it is done or a stop is asked for."""
+        """The hint baselines, then what the policy proposes, until it is done, a stop is asked for, or the
+        space's precision turned out not to compile on its device."""
         policy = policy_for(self.spec)
         self.runtime.reshape(model, planned.batch, self.spec.shapes)
         hint = self._baselines(model, planned, policy)
@@ -212,7 +226,7 @@ class _SweepRun:
         failed: set[Cell] = set()
         compiled: _CompiledCache = _CompiledCache(self, model, planned)
         try:
-            while not self.stop.is_set():
+            while not self.stop.is_set() and not self._abandoned(planned):
                 evidence = Evidence(dict(points), frozenset(failed), baselines)
                 cell = policy.next_cell(space, evidence)
                 if cell is None:
@@ -226,9 +240,17 @@ class _SweepRun:
             compiled.clear()
         if not self.stop.is_set():
             cells = space.busy_cells() if self.spec.search is Search.SMART else space.cells()
-            left = sum(planned.config(c) not in self.stored for c in cells if c not in points and c not in failed)
-            self.dropped += left
+            configs = [planned.config(c) for c in cells if c not in points and c not in failed]
+            configs += [planned.baseline(m) for m in HINT_MODES if self.spec.baselines]
+            left = sum(c not in self.stored and c not in self.tried for c in configs)
+            if self._abandoned(planned):
+                self.abandoned += left
+            else:
+                self.dropped += left
             self.progress.dropped(left)
+
+    def _abandoned(self, planned: PlannedSpace) -> bool:
+        return (planned.device.name, planned.precision) in self.dead
 
     def _baselines(self, model: ov.Model, planned: PlannedSpace, policy: SearchPolicy) -> Cell | None:
         """Measure the LATENCY and THROUGHPUT hint baselines (unless stored or turned off) and return the streams x
@@ -239,6 +261,8 @@ class _SweepRun:
             stored = self.stored.get(config)
             if stored is not None:
                 info = stored.compile
+            elif self._abandoned(planned):
+                info = None
             elif self.spec.baselines and not self.stop.is_set():
                 info = self._compile_and_measure(model, planned, config, policy.baseline_verdict).compile
             elif mode is Mode.THROUGHPUT and self.spec.search is Search.SMART:
@@ -275,8 +299,8 @@ class _SweepRun:
             compiled, info = self.runtime.compile(model, config.compile_key, planned.device,
                                                   self.ir_paths[config.precision])
         except (PointFailure, OvTunerError) as e:
-            return self._finish(PointResult(config, Status.FAILED, error=str(e)), None)
-        self.compiles += 1
+            return self._failed(config, e)
+        self.compiled(config.compile_key)
         compile_id = self.store.add_compile(info)
         try:
             point = self._run(compiled, info, config, self.spec.warmup_s, verdict)
@@ -290,7 +314,7 @@ class _SweepRun:
         try:
             entry, fresh = compiled.get(config.compile_key)
         except (PointFailure, OvTunerError) as e:
-            return self._finish(PointResult(config, Status.FAILED, error=str(e)), None)
+            return self._failed(config, e)
         # A compiled model warms up once. A new request's first inference on a warm compiled model costs what a
         # steady one does (MobileNet-v2 6.7 vs 6.5 ms, ResNet-50 62.6 vs 63.1 ms on this project's Xeon).
         point = self._run(entry.compiled, entry.info, config, self.spec.warmup_s if fresh else 0.0, verdict)
@@ -303,11 +327,31 @@ class _SweepRun:
             m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s, config.input_mode, self.data,
                         verdict=verdict)
         except (RuntimeError, MemoryError) as e:
-            return PointResult(config, Status.FAILED, info, error=str(PointFailure("inference", e)))
+            return PointResult(config, Status.FAILED, info, error=_failure_text(PointFailure("inference", e)))
         return PointResult(config, Status.OK, info, m)
+
+    def compiled(self, key: CompileKey) -> None:
+        """A compile succeeded: its precision does compile on its device."""
+        self.compiles += 1
+        self.compiled_ok.add((key.device, key.precision))
+
+    def _failed(self, config: PointConfig, error: Exception) -> PointResult:
+        """Store a point whose compile failed. When it was the first compile of its precision on its device, say
+        once that the rest of that precision on that device is skipped: a precision the device has no kernels
+        for fails the same way at every point, and repeating OpenVINO's message helps no one."""
+        point = self._finish(PointResult(config, Status.FAILED, error=_failure_text(error)), None)
+        key = (config.device, config.precision)
+        first = key not in self.compiled_ok and key not in self.dead
+        if isinstance(error, PointFailure) and error.phase == "compile" and first:
+            self.dead[key] = str(error)
+            self.progress.note(f"{config.device} {config.precision.value}: its first compile failed ({error}); the "
+                               f"rest of {config.precision.value} on {config.device} is skipped: sweep without it "
+                               "(--precision) or fix the cause; --verbose shows OpenVINO's whole message")
+        return point
 
     def _finish(self, point: PointResult, compile_id: int | None) -> PointResult:
         self.store.add_point(point, compile_id)
+        self.tried.add(point.config)
         if point.ok:
             assert point.measurement is not None
             self.measured += 1
@@ -368,7 +412,7 @@ class _CompiledCache:
         except (PointFailure, OvTunerError) as e:
             self._failed[key] = e
             raise
-        run.compiles += 1
+        run.compiled(key)
         self._alive[key] = _Compiled(compiled, info, run.store.add_compile(info))
         return self._alive[key], True
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 
 from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointConfig, PointResult, Precision, Status, Window
@@ -44,3 +46,15 @@ def baseline(mode: Mode, streams: int, nireq: int, fps: float, **kwargs: object)
 
 def failed_point(streams: int, nireq: int, precision: Precision = Precision.FP32) -> PointResult:
     return PointResult(PointConfig("CPU", precision, 1, streams, nireq), Status.FAILED, error="compile: boom")
+
+
+def as_schema_v1(db: sqlite3.Connection) -> None:
+    """Turn a current results file into what schema v1 wrote: a settled flag instead of `ended`, and none of v3's
+    columns and tables."""
+    db.execute("ALTER TABLE points RENAME COLUMN ended TO settled")
+    db.execute("UPDATE points SET settled = (nireq = 1)")
+    for table, column in (("compiles", "weights_precision"), ("compiles", "read_back"), ("points", "process_cpu_s")):
+        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    for table in ("confirmations", "confirm_contenders", "confirm_windows"):
+        db.execute(f"DROP TABLE {table}")
+    db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")

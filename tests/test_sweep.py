@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import quick_spec
+from factories import as_schema_v1
 
 from ov_tuner.analyse.diagnostics import DiagnosticKind, diagnostics
 from ov_tuner.errors import IncompatibleResultsError
@@ -125,18 +126,6 @@ def test_a_file_from_another_model_is_refused_and_kept(tiny_model: Path, swept_d
     with pytest.raises(IncompatibleResultsError, match=r"model_sha256.*new --out file"):
         run_sweep(quick_spec(batch_one_only_model, out))
     assert len(load_results(out).points) == 16
-
-
-def as_schema_v1(db: sqlite3.Connection) -> None:
-    """Turn a current results file into what schema v1 wrote: a settled flag instead of `ended`, and none of v3's
-    columns and tables."""
-    db.execute("ALTER TABLE points RENAME COLUMN ended TO settled")
-    db.execute("UPDATE points SET settled = (nireq = 1)")
-    for table, column in (("compiles", "weights_precision"), ("compiles", "read_back"), ("points", "process_cpu_s")):
-        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-    for table in ("confirmations", "confirm_contenders", "confirm_windows"):
-        db.execute(f"DROP TABLE {table}")
-    db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
 
 
 def test_a_results_file_of_schema_v1_is_read_as_it_is_and_upgraded_when_written(swept_db: Path,

@@ -88,7 +88,7 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
     for p in points:
         label = p.config.label()
         if not p.ok:
-            found.append(Diagnostic(DiagnosticKind.FAILED, label, p.error or "no message"))
+            found.append(Diagnostic(DiagnosticKind.FAILED, label, (p.error or "no message").splitlines()[0]))
             continue
         c = p.compile
         if c is not None and c.key not in seen_compiles:

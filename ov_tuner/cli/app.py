@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -31,13 +32,32 @@ ShapeOption = Annotated[str | None, typer.Option(help="Input shapes for dynamic 
 ResultsOut = Annotated[Path, typer.Option("--out", help="SQLite results file; stored with a sweep's results.")]
 
 
+@dataclass
+class GlobalOptions:
+    """Options given before the command (`ov-tuner --verbose sweep ...`)."""
+
+    verbose: bool = False
+
+
+options = GlobalOptions()
+
+
+@app.callback()
+def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="With an error or a failed point, also print "
+                                               "OpenVINO's whole message, not only its first line.")] = False) -> None:
+    options.verbose = verbose
+
+
 def one_line_errors(command: F) -> F:
-    """Turn an OvTunerError into one line on stderr and a non-zero exit; let real bugs keep their traceback."""
+    """Turn an OvTunerError into one line on stderr and a non-zero exit; let real bugs keep their traceback.
+    With --verbose, the message of what caused it (often several lines from OpenVINO) follows."""
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except OvTunerError as e:
             err.print(f"[bold red]error:[/bold red] {e}", highlight=False, soft_wrap=True)
+            if options.verbose and e.__cause__ is not None:
+                err.print(str(e.__cause__).strip(), highlight=False, markup=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
     return wrapper  # type: ignore[return-value]

@@ -23,6 +23,7 @@ from ov_tuner.measure.profile import run_profile
 from ov_tuner.present.render import coldstart_table, profile_tables
 from ov_tuner.schema import PointConfig
 from ov_tuner.search.grid import parse_precisions, parse_shapes
+from ov_tuner.store.destinations import output_folder
 
 
 @app.command()
@@ -62,6 +63,8 @@ def profile(
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
     config = PointConfig(device.upper(), parse_precisions(precision)[0], batch, streams, nireq)
+    if plot_dir is not None:
+        output_folder(plot_dir, "--plot-dir")
     result = run_profile(model, config, time, out_path, parse_shapes(shape))
     for table in profile_tables(result, top):
         out.print(table)

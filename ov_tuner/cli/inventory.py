@@ -13,6 +13,7 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.model.architectures import ARCHITECTURES
 from ov_tuner.model.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
 from ov_tuner.present.render import devices_table, zoo_table
+from ov_tuner.store.destinations import output_folder
 
 
 @app.command()
@@ -42,7 +43,7 @@ def zoo_build(
     = Path("models"),
 ) -> None:
     """Write a zoo model as an OpenVINO IR with an FP32 body and a dynamic batch."""
-    path, stats = build_zoo_model(name, out_dir)
+    path, stats = build_zoo_model(name, output_folder(out_dir, "-o"))
     out.print(f"wrote {path}: {stats.parameters / 1e6:.2f} M parameters, {stats.flops / 1e9:.2f} GFLOPs per "
               "batch-1 inference")
 

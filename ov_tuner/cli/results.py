@@ -22,6 +22,7 @@ from ov_tuner.present.render import (
     saturation_lines,
 )
 from ov_tuner.search.grid import parse_precisions
+from ov_tuner.store.destinations import output_file, output_folder
 from ov_tuner.store.results import load_results
 
 
@@ -49,6 +50,7 @@ def plot(
     """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures."""
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
 
+    output_folder(out_dir, "-o")
     figures = write_figures(load_results(results), out_dir, paired_only)
     for path in figures.all():
         out.print(f"wrote {path}")
@@ -76,6 +78,8 @@ def recommend(
     = False,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
+    if config_out is not None:
+        output_file(config_out, "--config-out")
     stored = load_results(results)
     chosen = parse_precisions(precision)[0] if precision else None
     rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
@@ -101,5 +105,6 @@ def report(
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
     from ov_tuner.present.report import build_report  # imports matplotlib
 
+    output_folder(out_dir, "-o")
     files = build_report(load_results(results), out_dir)
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")

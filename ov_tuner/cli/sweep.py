@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ov_tuner.cli.app import EXIT_INTERRUPTED, ModelArgument, ShapeOption, app, err, one_line_errors, out
+from ov_tuner.cli.app import EXIT_INTERRUPTED, ModelArgument, ShapeOption, app, err, one_line_errors, options, out
 from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
 from ov_tuner.schema import ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.search.grid import (
@@ -40,14 +40,18 @@ class ProgressBar:
         self._progress.update(self._task, total=to_measure)
 
     def note(self, text: str) -> None:
-        self._progress.console.print(text, highlight=False)
+        self._progress.console.print(text, highlight=False, soft_wrap=True)
 
     def starting(self, config: PointConfig) -> None:
         self._progress.update(self._task, description=config.label())
 
     def finished(self, point: PointResult) -> None:
         if point.status is Status.FAILED:
-            self._progress.console.print(f"[red]failed[/red] {point.config.label()}: {point.error}", highlight=False)
+            first, *rest = (point.error or "no message").splitlines()
+            self._progress.console.print(f"[red]failed[/red] {point.config.label()}: {first}", highlight=False,
+                                         soft_wrap=True)
+            if options.verbose and rest:
+                self._progress.console.print("\n".join(rest), highlight=False, markup=False)
         self._progress.advance(self._task)
 
     def dropped(self, count: int) -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,20 +33,30 @@ READ_BACK_PROPERTIES = ("PERFORMANCE_HINT", "INFERENCE_NUM_THREADS", "ENABLE_CPU
                         "SCHEDULING_CORE_TYPE")
 
 
-def ov_error_text(error: Exception) -> str:
-    """OpenVINO's message without its source-file preamble, on one line."""
-    lines = [ln.strip() for ln in str(error).splitlines()]
-    kept = [ln for ln in lines if ln and not ln.startswith(("Exception from src", "Check '"))]
-    return " ".join(kept or lines)[:500]
+# The most of OpenVINO's first meaningful line a one-line message quotes.
+ERROR_LINE_CHARS = 300
+
+
+def ov_error_text(error: BaseException) -> str:
+    """The first line of OpenVINO's message that says what is wrong: its source-file preamble ("Exception from
+    src/...", "Check '...' failed at ...") skipped, cut at ERROR_LINE_CHARS. The whole message stays with the
+    exception for --verbose."""
+    lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()]
+    kept = [ln for ln in lines if not ln.startswith(("Exception from src", "Check '"))]
+    first = (kept or lines or [type(error).__name__])[0]
+    return first if len(first) <= ERROR_LINE_CHARS else first[:ERROR_LINE_CHARS - 3] + "..."
 
 
 class PointFailure(Exception):
     """A configuration that cannot run (compile error, out of memory, failed first inference).
 
-    Not an OvTunerError: the sweep stores it with the point and goes on with the next configuration.
+    Not an OvTunerError: the sweep stores it with the point and goes on with the next configuration. Its text
+    is one line ("compile: <OpenVINO's first meaningful line>"); `detail` keeps OpenVINO's whole message.
     """
 
     def __init__(self, phase: str, error: BaseException) -> None:
+        self.phase = phase
+        self.detail = str(error).strip() or repr(error)
         text = ov_error_text(error) if isinstance(error, RuntimeError) else repr(error)
         super().__init__(f"{phase}: {text}")
 
@@ -88,16 +100,43 @@ def open_model_source(path: Path) -> ModelSource:
     return ModelSource(path.resolve(), digest.hexdigest())
 
 
+@contextmanager
+def _native_output_kept() -> Iterator[Callable[[], str]]:
+    """While a model is read or converted, the process's own stdout and stderr (file descriptors 1 and 2) go
+    to a temporary file: OpenVINO's frontends log there below Python (TensorFlow's through absl: "Error
+    parsing text-format tensorflow.GraphDef", several lines for one bad file), and convert_model prints its
+    arguments when it fails. Yields what they wrote, for the error's detail."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with tempfile.TemporaryFile() as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield lambda: (sys.stdout.flush(), log.seek(0), log.read().decode(errors="replace").strip())[2]
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, kept in zip((1, 2), saved, strict=True):
+                os.dup2(kept, fd)
+                os.close(kept)
+
+
+def _with_log(error: Exception, log: str) -> Exception:
+    """The error OpenVINO raised, with what its frontends wrote to stderr meanwhile: the text --verbose prints."""
+    return RuntimeError(f"{error}\n{log}".strip()) if log else error
+
+
 def _convert(source: ModelSource) -> ov.Model:
     """Any format ov.convert_model reads, as an OpenVINO model."""
-    try:
-        return ov.convert_model(str(source.path))
-    except Exception as e:  # convert_model raises framework-specific errors as well as RuntimeError
-        first_line = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        raise ModelError(
-            f"{source.path} is not a model OpenVINO can read or convert ({first_line}); "
-            "give an OpenVINO IR, ONNX, TensorFlow, TFLite or PaddlePaddle model"
-        ) from e
+    with _native_output_kept() as logged:
+        try:
+            return ov.convert_model(str(source.path))
+        except Exception as e:  # convert_model raises framework-specific errors as well as RuntimeError
+            raise ModelError(
+                f"{source.path} is not a model OpenVINO can read or convert ({ov_error_text(e)}); "
+                "give an OpenVINO IR, ONNX, TensorFlow, TFLite or PaddlePaddle model"
+            ) from _with_log(e, logged())
 
 
 def cache_dir() -> Path:
@@ -122,6 +161,28 @@ def set_layouts(model: ov.Model, layouts: dict[str, str]) -> None:
             raise ModelError(f"--layout: {text} has {len(text.strip('[]'))} dimensions but input {name} has "
                              f"{rank.get_length()}; give one letter per dimension, e.g. NCHW")
         port.get_node().set_layout(layout)
+
+
+def _check_shapes(model: ov.Model, shapes: dict[str, list[int]]) -> None:
+    """Every --shape names an input the model has, with that input's number of dimensions."""
+    inputs = ", ".join(f"{p.get_any_name()}{_shape_text(p.get_partial_shape())}" for p in model.inputs)
+    for name, dims in shapes.items():
+        ports = [p for p in model.inputs if not name or name in p.get_names()]
+        if not ports:
+            raise ModelError(f"--shape: the model has no input named {name}; its inputs are {inputs}")
+        for port in ports:
+            rank = port.get_partial_shape().rank
+            if rank.is_static and rank.get_length() != len(dims):
+                example = ",".join(_example_dims(port.get_partial_shape(), batch_index(port), 1))
+                raise ModelError(f"--shape: {name or 'the shape'} [{','.join(map(str, dims))}] has {len(dims)} "
+                                 f"dimensions, but input {port.get_any_name()} has {rank.get_length()}; e.g. "
+                                 f"--shape {port.get_any_name()}[{example}]")
+
+
+def _example_dims(shape: ov.PartialShape, batch_axis: int | None, batch: int) -> list[str]:
+    """A static example of a shape: the batch on its axis, 224 for any other dynamic dimension."""
+    return [str(batch) if i == batch_axis else ("224" if d.is_dynamic else str(d.get_length()))
+            for i, d in enumerate(shape)]
 
 
 def batch_index(port: ov.Output) -> int | None:
@@ -194,13 +255,14 @@ class Runtime:
         return self._cached_ir(source, f"{source.name}_fp16", lambda: self._read(fp32), compress=True)
 
     def _read(self, path: Path) -> ov.Model:
-        try:
-            return self.core.read_model(path)
-        except RuntimeError as e:
-            raise ModelError(
-                f"{path} is not a model OpenVINO can read ({ov_error_text(e)}); "
-                "give an OpenVINO IR (.xml with its .bin) or an ONNX file"
-            ) from e
+        with _native_output_kept() as logged:
+            try:
+                return self.core.read_model(path)
+            except RuntimeError as e:
+                raise ModelError(
+                    f"{path} is not a model OpenVINO can read ({ov_error_text(e)}); "
+                    "give an OpenVINO IR (.xml with its .bin) or an ONNX file"
+                ) from _with_log(e, logged())
 
     @staticmethod
     def _cached_ir(source: ModelSource, stem: str, make: Callable[[], ov.Model], compress: bool) -> Path:
@@ -221,11 +283,12 @@ class Runtime:
     def reshape(model: ov.Model, batch: int, shapes: dict[str, list[int]]) -> None:
         """Make every input static: `shapes` (by input name, "" for all) first, then `batch` on each input's
         batch axis (from its layout: see set_layouts)."""
+        _check_shapes(model, shapes)
         new_shapes: dict[ov.Output, ov.PartialShape] = {}
         dynamic: list[str] = []
         for port in model.inputs:
             name = port.get_any_name()
-            given = shapes.get(name, shapes.get(""))
+            given = next((shapes[n] for n in port.get_names() if n in shapes), shapes.get(""))
             dims = list(ov.PartialShape(given) if given is not None else port.get_partial_shape())
             axis = batch_index(port)
             if axis is None and batch != 1:
@@ -237,18 +300,20 @@ class Runtime:
             shape = ov.PartialShape(dims)
             if shape.is_dynamic:
                 dynamic.append(f"{name}{_shape_text(shape)}")
+                if len(dynamic) == 1:
+                    example = f"{name}[{','.join(_example_dims(shape, axis, batch))}]"
+                    no_batch = "" if axis is not None else (
+                        f" (its layout {ov.layout_helpers.get_layout(port).to_string()} has no N, so no batch axis)")
             new_shapes[port] = shape
         if dynamic:
-            raise ModelError(
-                f"input {', '.join(dynamic)} has dynamic dimensions besides the batch; "
-                f"give them with --shape, e.g. --shape {dynamic[0].replace('?', '224')}"
-            )
+            raise ModelError(f"input {', '.join(dynamic)} has dynamic dimensions besides the batch{no_batch}; "
+                             f"give them with --shape, e.g. --shape {example}")
         try:
             model.reshape(new_shapes)
         except RuntimeError as e:
             raise ModelError(
                 f"model {model.friendly_name} cannot be reshaped to batch {batch} "
-                f"({ov_error_text(e)[:200]}); sweep --batch 1 or export the model with a dynamic batch"
+                f"({ov_error_text(e)}); sweep --batch 1 or export the model with a dynamic batch"
             ) from e
 
     # -- compiling -----------------------------------------------------------------------------

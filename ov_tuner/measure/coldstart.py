@@ -21,7 +21,8 @@ from ov_tuner.devices.runtime import Runtime, open_model_source
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule
-from ov_tuner.store.results import ResultStore, check_out_path
+from ov_tuner.store.destinations import results_file
+from ov_tuner.store.results import ResultStore
 
 # The steady median comes from this long a closed loop of one request, after this much warm-up.
 STEADY_S, STEADY_WARMUP_S = 0.5, 0.2
@@ -41,7 +42,7 @@ class ColdStartSpec:
 
 def run_coldstart(spec: ColdStartSpec) -> ColdStart:
     """Check the inputs in this process, take `spec.repeats` samples in fresh ones, store them in `spec.out`."""
-    check_out_path(spec.out)
+    results_file(spec.out)
     runtime = Runtime()
     source = open_model_source(spec.model)
     (device,) = runtime.resolve_devices((spec.device,))

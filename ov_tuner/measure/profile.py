@@ -15,14 +15,15 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.runtime import Runtime, open_model_source
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
-from ov_tuner.store.results import ResultStore, check_out_path
+from ov_tuner.store.destinations import results_file
+from ov_tuner.store.results import ResultStore
 
 
 def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path,
                 shapes: dict[str, list[int]] | None = None, warmup_s: float = 0.2) -> Profile:
     """Compile `config` with PERF_COUNT on, sum the layer counters of every inference for `seconds`, and store
     the profile in `out` beside the sweep's results."""
-    check_out_path(out)
+    results_file(out)
     runtime = Runtime()
     (device,) = runtime.resolve_devices((config.device,))
     source = open_model_source(model_path)

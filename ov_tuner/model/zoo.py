@@ -62,8 +62,6 @@ def zoo_model(name: str) -> ov.Model:
 def build_zoo_model(name: str, out_dir: Path) -> tuple[Path, ModelStats]:
     """Write zoo model `name` as an FP32 OpenVINO IR into `out_dir`; return its path and cost."""
     model = zoo_model(name)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise BadInputError(f"-o: {out_dir} is a file; give a folder for the model")
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name}.xml"
     ov.save_model(model, path, compress_to_fp16=False)

@@ -199,10 +199,12 @@ def summary_lines(summary: SweepSummary) -> list[str]:
         early.append(f"{summary.outpaced} stopped early, outpaced by a better one")
     if summary.decided:
         early.append(f"{summary.decided} stopped once the search had its answer")
+    abandoned = (f", {summary.abandoned} skipped after their precision's first compile failed"
+                 if summary.abandoned else "")
     lines = [f"{summary.measured} points measured{' (' + '; '.join(early) + ')' if early else ''}, {summary.failed} "
              f"failed, {summary.skipped} already stored"
-             f"{f', {summary.dropped} left out by smart search' if summary.dropped else ''}; {summary.compiles} "
-             f"compiles; results in {summary.out}"]
+             f"{f', {summary.dropped} left out by smart search' if summary.dropped else ''}{abandoned}; "
+             f"{summary.compiles} compiles; results in {summary.out}"]
     grid_s = summary.fixed_grid_s
     if grid_s is not None:
         per_point, points = summary.search_s / summary.measured, summary.grid_points

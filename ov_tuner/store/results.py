@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.errors import BadInputError, IncompatibleResultsError
+from ov_tuner.errors import BadInputError, IncompatibleResultsError, ResultsWriteError
 from ov_tuner.schema import (
     ColdStart,
     ColdStartSample,
@@ -37,6 +39,7 @@ from ov_tuner.schema import (
     Status,
     Window,
 )
+from ov_tuner.store.destinations import results_file
 
 SCHEMA_VERSION = 3
 
@@ -124,10 +127,11 @@ class ResultStore:
     by an older ov-tuner is upgraded in a copy in memory.
     """
 
-    def __init__(self, path: Path, create: bool = True) -> None:
+    def __init__(self, path: Path, create: bool = True, flag: str = "--out") -> None:
         self.path = path
+        self.last_point: str | None = None  # the label of the last point this store wrote, for a fault's message
         if create:
-            check_out_path(path)
+            results_file(path, flag)
         elif not path.is_file():
             raise BadInputError(f"results file {path} does not exist; run `ov-tuner sweep MODEL --out {path}` first")
         try:
@@ -146,6 +150,23 @@ class ResultStore:
 
     def close(self) -> None:
         self._db.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One committed transaction; a write the disk or the file system refuses becomes one line that says
+        why and what is kept. SQLite rolls the transaction back, so the file holds every earlier point whole."""
+        try:
+            with self._db:
+                yield
+        except sqlite3.OperationalError as e:
+            text = str(e)
+            cause = ("the disk is full" if "full" in text else
+                     "the file or its folder became read-only" if "readonly" in text or "unable to open" in text
+                     else f"SQLite said: {text}")
+            last = (f"the last point stored is {self.last_point}" if self.last_point
+                    else "no point of this run was stored")
+            raise ResultsWriteError(f"cannot write to {self.path}: {cause}; {last}, and everything stored before is "
+                                    "kept: fix it and run the same command to resume") from e
 
     def _read_only(self, path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -197,7 +218,7 @@ class ResultStore:
         """Record `env`, or refuse when the file already holds results from a different one."""
         stored = self.environment()
         if stored is None:
-            with self._db:
+            with self._writing():
                 self._db.execute("INSERT INTO meta VALUES ('environment', ?)", (json.dumps(asdict(env)),))
             return
         differing = stored.mismatches(env)
@@ -208,7 +229,7 @@ class ResultStore:
             )
 
     def record_device(self, device: DeviceInfo) -> None:
-        with self._db:
+        with self._writing():
             self._db.execute("INSERT OR REPLACE INTO devices VALUES (?, ?)", (device.name, json.dumps(asdict(device))))
 
     def devices(self) -> dict[str, DeviceInfo]:
@@ -224,7 +245,7 @@ class ResultStore:
 
     def add_compile(self, info: CompileInfo) -> int:
         k = info.key
-        with self._db:
+        with self._writing():
             cursor = self._db.execute(
                 "INSERT INTO compiles (device, precision, batch, streams, mode, requested, num_streams, "
                 "inference_precision, executed_precision, optimal_nireq, execution_devices, compile_ms, "
@@ -249,7 +270,7 @@ class ResultStore:
                       lat.count, m.fps_cv, *ci, m.ended.value, m.client_cpu_share,
                       json.dumps([asdict(w) for w in m.windows]), m.latencies_ms.astype(np.float32).tobytes(),
                       m.process_cpu_s)
-        with self._db:
+        with self._writing():
             self._db.execute(
                 "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, input_mode, status, "
                 "error, compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, "
@@ -259,6 +280,7 @@ class ResultStore:
                 (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, c.input_mode.value,
                  point.status.value, point.error, compile_id, *values, _now()),
             )
+        self.last_point = c.label()
 
     def measured_fps(self) -> dict[PointConfig, float]:
         """FPS of every successfully measured configuration: a resumed sweep skips them and smart search
@@ -269,7 +291,7 @@ class ResultStore:
 
     def add_coldstart(self, cold: ColdStart) -> None:
         k = cold.key
-        with self._db:
+        with self._writing():
             self._db.execute(
                 "INSERT INTO coldstarts (device, precision, batch, streams, samples, created_at) VALUES (?,?,?,?,?,?)",
                 (k.device, k.precision.value, k.batch, k.streams, json.dumps([asdict(x) for x in cold.samples]),
@@ -283,7 +305,7 @@ class ResultStore:
 
     def add_profile(self, profile: Profile) -> None:
         c = profile.config
-        with self._db:
+        with self._writing():
             self._db.execute(
                 "INSERT INTO profiles (device, precision, batch, streams, nireq, inferences, mean_request_ms, layers, "
                 "created_at) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -300,7 +322,7 @@ class ResultStore:
     # -- confirmation rounds --------------------------------------------------------------------
 
     def begin_confirmation(self, device: str, contenders: list[Contender], rounds: int, window_s: float) -> int:
-        with self._db:
+        with self._writing():
             cursor = self._db.execute("INSERT INTO confirmations (device, rounds, window_s, created_at) VALUES "
                                       "(?,?,?,?)", (device, rounds, window_s, _now()))
             assert cursor.lastrowid is not None
@@ -313,7 +335,7 @@ class ResultStore:
         return cursor.lastrowid
 
     def add_round_window(self, confirmation_id: int, w: RoundWindow) -> None:
-        with self._db:
+        with self._writing():
             self._db.execute("INSERT INTO confirm_windows VALUES (?,?,?,?,?,?)",
                              (confirmation_id, w.round, w.visit, w.contender, json.dumps(asdict(w.window)),
                               np.asarray(w.latencies_ms, dtype=np.float32).tobytes()))
@@ -387,14 +409,6 @@ def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointRe
             process_cpu_s=r["process_cpu_s"],
         )
     return PointResult(_config_from_row(r), Status(r["status"]), compile_info, measurement, r["error"])
-
-
-def check_out_path(path: Path) -> None:
-    """Fail before any work when the results file could not be written."""
-    if not path.parent.is_dir():
-        raise BadInputError(f"--out: folder {path.parent} does not exist; create it or pick another path")
-    if path.is_dir():
-        raise BadInputError(f"--out: {path} is a folder; give a file path such as {path / 'results.db'}")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,57 @@
+"""Where output goes, checked before any work starts: a sweep must never measure for ten minutes and then
+fail to write. Each check raises one OutputError line that names the path and what is wrong with it.
+
+Three kinds of destination: a results file (SQLite also writes a journal beside it, so its folder must be
+writable too), a single output file (a config, an export), and an output folder (figures, a report), which
+is created when missing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ov_tuner.errors import OutputError
+
+
+def results_file(path: Path, flag: str = "--out") -> None:
+    """A results file to create or add to: its folder exists and is writable, and the path is not a folder."""
+    _file(path, flag, f"a file path such as {path / 'results.db'}")
+
+
+def output_file(path: Path, flag: str) -> None:
+    """A single file to write: its folder exists and is writable, and the path is a writable file or nothing."""
+    _file(path, flag, f"a file path such as {path / 'out.json'}")
+
+
+def output_folder(path: Path, flag: str) -> Path:
+    """A folder to write files into, created (with its parents) when missing; returned for convenience."""
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{flag}: {path} is a file; give a folder (it is created when missing), e.g. "
+                          f"{path.with_suffix('')}-out")
+    if not path.exists():
+        existing = next(p for p in path.absolute().parents if p.exists())
+        if existing.is_dir() and not os.access(existing, os.W_OK | os.X_OK):
+            raise OutputError(f"{flag}: cannot create folder {path}: folder {existing} is read-only; make it "
+                              "writable or pick another folder")
+        try:
+            path.mkdir(parents=True)
+        except OSError as e:
+            raise OutputError(f"{flag}: cannot create folder {path}: {e.strerror}; pick another folder") from e
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise OutputError(f"{flag}: folder {path} is read-only; make it writable (chmod u+w {path}) or pick another")
+    return path
+
+
+def _file(path: Path, flag: str, example: str) -> None:
+    if path.is_dir():
+        raise OutputError(f"{flag}: {path} is a folder; give {example}")
+    folder = path.parent
+    if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise OutputError(f"{flag}: folder {folder} {what}; create it or pick another path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{flag}: folder {folder} is read-only, and {path.name} needs to be written there; "
+                          "make it writable or pick another path")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OutputError(f"{flag}: {path} is read-only; make it writable (chmod u+w {path}) or pick another path")
