@@ -1,0 +1,194 @@
+"""What the user asks for: precisions, modes, the configuration of a point, stopping rules, the sweep's spec."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from ov_tuner.schema.measurement import Ending, Verdict, Window
+
+
+class Precision(str, Enum):
+    """A precision the user asks for: which IR weights to compile and which inference hint to set."""
+
+    FP32 = "fp32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+
+    @property
+    def fp16_weights(self) -> bool:
+        """FP16 runs the FP16-compressed IR; the others run the FP32 IR."""
+        return self is Precision.FP16
+
+    @property
+    def hint(self) -> str:
+        """The INFERENCE_PRECISION_HINT value that means this precision."""
+        return {"fp32": "f32", "fp16": "f16", "bf16": "bf16"}[self.value]
+
+
+class InputMode(str, Enum):
+    """What each measured iteration includes: the inference alone, or copying fresh input data in first."""
+
+    INFERENCE_ONLY = "inference-only"
+    FULL = "full"
+
+
+class Mode(str, Enum):
+    """Who chooses streams and requests: ov-tuner's grid, or OpenVINO under a performance hint.
+
+    The hint modes are baselines: what a user gets without tuning. Their points have streams and
+    nireq 0 in the configuration; what OpenVINO chose is read back after compiling.
+    """
+
+    GRID = "grid"
+    LATENCY = "latency"
+    THROUGHPUT = "throughput"
+
+    @property
+    def performance_hint(self) -> str:
+        return self.value.upper()
+
+
+@dataclass(frozen=True, order=True)
+class CompileKey:
+    """Everything fixed when a model is compiled; infer requests are not part of it."""
+
+    device: str
+    precision: Precision
+    batch: int
+    streams: int
+    mode: Mode = Mode.GRID
+
+
+@dataclass(frozen=True, order=True)
+class PointConfig:
+    """One point of the sweep: a compiled configuration measured with `nireq` requests in flight."""
+
+    device: str
+    precision: Precision
+    batch: int
+    streams: int
+    nireq: int
+    mode: Mode = Mode.GRID
+    input_mode: InputMode = InputMode.INFERENCE_ONLY
+
+    @property
+    def compile_key(self) -> CompileKey:
+        return CompileKey(self.device, self.precision, self.batch, self.streams, self.mode)
+
+    @property
+    def heatmap_key(self) -> tuple[str, Precision, int]:
+        """The (device, precision, batch) whose streams x nireq points share one heatmap."""
+        return (self.device, self.precision, self.batch)
+
+    def label(self) -> str:
+        head = f"{self.device} {self.precision.value} batch {self.batch}"
+        if self.input_mode is InputMode.FULL:
+            head += " with input copies"
+        if self.mode is not Mode.GRID:
+            return f"{head} PERFORMANCE_HINT={self.mode.performance_hint}"
+        return f"{head} {self.streams} streams x {self.nireq} requests"
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When a measurement ends. Durations in seconds."""
+
+    window_s: float = 1.0
+    min_window_requests: int = 16
+    tolerance: float = 0.03
+    settle_windows: int = 3
+    max_s: float = 10.0
+    fixed_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.window_s <= 0 or self.max_s <= 0 or self.tolerance < 0 or self.settle_windows < 2:
+            raise ValueError("window_s and max_s must be > 0, tolerance >= 0, settle_windows >= 2")
+
+    def settled(self, windows: list[Window]) -> bool:
+        """The last `settle_windows` undisturbed windows agree: (max - min) / mean within `tolerance` on FPS and
+        median latency. Windows measured while the host was busy with other work are set aside."""
+        clean = [w for w in windows if not w.disturbed]
+        if len(clean) < self.settle_windows:
+            return False
+        last = clean[-self.settle_windows:]
+        return all(_spread([getattr(w, name) for w in last]) <= self.tolerance for name in ("fps", "median_ms"))
+
+    def ending(self, windows: list[Window], elapsed_s: float, verdict: Verdict | None = None) -> Ending | None:
+        """Why a stability-driven run ends after its latest window, or None to go on: the windows agree, the
+        caller's verdict (e.g. smart search: outpaced by a better point) ends it, or the time cap is reached.
+        The measurement engine and the search simulator both end their runs here."""
+        if self.settled(windows):
+            return Ending.SETTLED
+        decided = verdict(windows) if verdict is not None else None
+        if decided is not None:
+            return decided
+        return Ending.CAPPED if elapsed_s >= self.max_s else None
+
+
+def _spread(values: list[float]) -> float:
+    mean = sum(values) / len(values)
+    return (max(values) - min(values)) / mean if mean > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class ConfirmRule:
+    """How the confirmation round measures its contenders: first `rounds` passes (alternating direction) over
+    all of them, each giving every contender one window of `window_s` seconds; then, while some explicit
+    configuration can be told neither apart from the leader nor tied with it, more passes over just those and
+    the leader, up to `max_rounds` in all and while the round has cost at most `budget_share` of the sweep.
+
+    For a fixed cost, more and shorter windows give the narrower interval (Student's t falls with the passes),
+    until each visit's fill and drain (RequestLoop.visit) outweigh the window.
+    """
+
+    rounds: int = 6
+    window_s: float = 0.25
+    max_rounds: int = 20
+    budget_share: float = 0.2
+
+    def __post_init__(self) -> None:
+        if self.rounds < 2 or self.window_s <= 0 or not 0 < self.budget_share < 1:
+            raise ValueError("a confirmation round needs at least 2 passes, windows above 0 s and a budget share "
+                             "between 0 and 1")
+
+    def budget_s(self, search_s: float) -> float:
+        """The most seconds the round may take after a search of `search_s` seconds: `budget_share` of both."""
+        return search_s * self.budget_share / (1 - self.budget_share)
+
+
+class Search(str, Enum):
+    """How the sweep walks the grid: every point, or only the points that can still win."""
+
+    GRID = "grid"
+    SMART = "smart"
+
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What the user asked to sweep. `streams`/`nireq` of None mean "auto" (resolved per device)."""
+
+    model: Path
+    out: Path
+    devices: tuple[str, ...] = ("CPU",)
+    precisions: tuple[Precision, ...] = (Precision.FP32, Precision.FP16)
+    streams: tuple[int, ...] | None = None
+    nireq: tuple[int, ...] | None = None
+    batches: tuple[int, ...] = (1,)
+    stop: StopRule = field(default_factory=StopRule)
+    warmup_s: float = 0.1
+    input_mode: InputMode = InputMode.INFERENCE_ONLY
+    search: Search = Search.GRID
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+    layouts: dict[str, str] = field(default_factory=dict)
+    images: Path | None = None
+    baselines: bool = True
+    confirm: ConfirmRule | None = field(default_factory=ConfirmRule)
+
+    def __post_init__(self) -> None:
+        if self.warmup_s < 0:
+            raise ValueError("warmup_s must be >= 0")

@@ -1,0 +1,59 @@
+"""What a device says about itself, and what a compiled model reports it did."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ov_tuner.schema.config import CompileKey
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What a device says about itself before anything is compiled on it."""
+
+    name: str
+    full_name: str
+    streams_range: tuple[int, int] | None
+    optimal_nireq: int | None
+    capabilities: tuple[str, ...]
+    default_precision: str | None
+
+    @property
+    def supports_f16(self) -> bool:
+        return "FP16" in self.capabilities
+
+
+@dataclass(frozen=True)
+class CompileInfo:
+    """A compiled model: what was asked, what the device reports it did, and its cold-start costs.
+
+    `ir_path` is the model file compiled: the source, or the FP16-compressed IR made from it.
+    `executed_precision` is the precision the compute layers (convolutions, matmuls) of the compiled
+    graph do their arithmetic in, read from the runtime graph: the precision that really ran, which can
+    differ from the hint. `weights_precision` is the element type their weights are kept in: an
+    FP16-compressed IR on a CPU without native f16 runs f32 math on weights rounded to f16.
+    `read_back` holds the other properties that shape a run (PERFORMANCE_HINT, INFERENCE_NUM_THREADS,
+    ENABLE_CPU_PINNING, ...), as the compiled model reports them, where the device has them.
+    """
+
+    key: CompileKey
+    requested: dict[str, str]
+    num_streams: int
+    inference_precision: str
+    executed_precision: str
+    optimal_nireq: int
+    execution_devices: tuple[str, ...]
+    compile_ms: float
+    first_infer_ms: float
+    ir_path: str = ""
+    weights_precision: str = "unknown"
+    read_back: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ran(self) -> str:
+        """What ran, in the one wording every table, figure and report uses: 'f32', 'bf16', or
+        'f32 math, f16 weights' where the weights are kept in another precision than the arithmetic."""
+        math = self.executed_precision
+        if self.weights_precision in ("unknown", math) or math == "unknown":
+            return math
+        return f"{math} math, {self.weights_precision} weights"

@@ -1,0 +1,119 @@
+"""Stored results: points, confirmation rounds, and the environment they were measured in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from ov_tuner.schema.config import Mode, PointConfig
+from ov_tuner.schema.devices import CompileInfo
+from ov_tuner.schema.measurement import Measurement, Window
+
+
+class Status(str, Enum):
+    OK = "ok"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """A stored point: its configuration, the compiled model it ran on, and its measurement or error."""
+
+    config: PointConfig
+    status: Status
+    compile: CompileInfo | None = None
+    measurement: Measurement | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK and self.measurement is not None
+
+    @property
+    def streams(self) -> int:
+        """The streams that ran: read back from the compiled model where there is one."""
+        return self.compile.num_streams if self.compile else self.config.streams
+
+    @property
+    def nireq(self) -> int:
+        """The requests that were in flight: for a hint baseline, the device's optimal number."""
+        if self.config.nireq == 0 and self.compile is not None:
+            return self.compile.optimal_nireq
+        return self.config.nireq
+
+    @property
+    def fps(self) -> float:
+        assert self.measurement is not None, "only measured points have a throughput"
+        return self.measurement.fps
+
+    def latency_ms(self, percentile: int) -> float:
+        """Median (50), p90 or p99 latency in milliseconds."""
+        assert self.measurement is not None, "only measured points have a latency"
+        lat = self.measurement.latency
+        return {50: lat.median, 90: lat.p90, 99: lat.p99}[percentile]
+
+
+@dataclass(frozen=True)
+class RoundWindow:
+    """One window of a confirmation round: its pass (`round`), its place in the whole order of visits, and
+    which contender it measured, with that window's request latencies."""
+
+    round: int
+    visit: int
+    contender: int
+    window: Window
+    latencies_ms: np.ndarray
+
+
+@dataclass(frozen=True)
+class Contender:
+    """A configuration in a confirmation round, with the streams and requests it ran (read back)."""
+
+    config: PointConfig
+    streams: int
+    nireq: int
+
+    def label(self) -> str:
+        """'2 x 4', or 'THROUGHPUT hint (2 x 2)' for a hint baseline."""
+        own = f"{self.streams} x {self.nireq}"
+        return own if self.config.mode is Mode.GRID else f"{self.config.mode.performance_hint} hint ({own})"
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The contenders of one device measured interleaved, pass after pass, each compiled model kept alive."""
+
+    device: str
+    contenders: tuple[Contender, ...]
+    windows: tuple[RoundWindow, ...]
+    rounds: int
+    window_s: float
+
+    def complete_rounds(self) -> list[int]:
+        """Passes in which every contender was measured (an interrupted round leaves the last one short)."""
+        seen: dict[int, set[int]] = {}
+        for w in self.windows:
+            seen.setdefault(w.round, set()).add(w.contender)
+        return sorted(r for r, members in seen.items() if len(members) == len(self.contenders))
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Where and on what the results were measured; results from different environments never mix."""
+
+    ov_version: str
+    ov_tuner_version: str
+    host: str
+    cpu_model: str
+    cores: int
+    python: str
+    model_path: str
+    model_sha256: str
+    model_name: str
+
+    def mismatches(self, other: Environment) -> list[str]:
+        """The fields that make `other`'s results not comparable with these."""
+        keys = ("ov_version", "host", "cpu_model", "model_sha256")
+        return [k for k in keys if getattr(self, k) != getattr(other, k)]
