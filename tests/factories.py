@@ -48,13 +48,20 @@ def failed_point(streams: int, nireq: int, precision: Precision = Precision.FP32
     return PointResult(PointConfig("CPU", precision, 1, streams, nireq), Status.FAILED, error="compile: boom")
 
 
+V1_POINT_COLUMNS = ("id, device, precision, batch, streams, nireq, mode, input_mode, status, error, compile_id, "
+                    "requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, lat_min_ms, lat_max_ms, "
+                    "lat_count, fps_cv, fps_ci95_low, fps_ci95_high, client_cpu_share, windows, latencies_ms, "
+                    "created_at")
+
+
 def as_schema_v1(db: sqlite3.Connection) -> None:
-    """Turn a current results file into what schema v1 wrote: a settled flag instead of `ended`, and none of v3's
-    columns and tables."""
-    db.execute("ALTER TABLE points RENAME COLUMN ended TO settled")
-    db.execute("UPDATE points SET settled = (nireq = 1)")
-    for table, column in (("compiles", "weights_precision"), ("compiles", "read_back"), ("points", "process_cpu_s")):
-        db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    """Turn a current results file into what schema v1 wrote: a settled flag instead of `ended`, and none of the
+    later columns and tables."""
+    db.execute(f"CREATE TABLE points_v1 AS SELECT {V1_POINT_COLUMNS}, (nireq = 1) AS settled FROM points")
+    db.execute("DROP TABLE points")
+    db.execute("ALTER TABLE points_v1 RENAME TO points")
+    for column in ("weights_precision", "read_back", "settings", "from_cache"):
+        db.execute(f"ALTER TABLE compiles DROP COLUMN {column}")
     for table in ("confirmations", "confirm_contenders", "confirm_windows"):
         db.execute(f"DROP TABLE {table}")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")

@@ -9,7 +9,8 @@ import numpy as np
 import openvino as ov
 import pytest
 
-from ov_tuner.devices.runtime import Runtime, fill_inputs, open_model_source, precision_hint
+from ov_tuner.devices.decisions import precision_hint
+from ov_tuner.devices.runtime import Runtime, fill_inputs, open_model_source
 from ov_tuner.errors import DeviceError, ModelError
 from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Mode, Precision
 

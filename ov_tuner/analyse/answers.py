@@ -22,13 +22,14 @@ SATURATION_TOLERANCE = 0.05
 
 
 def grid_points(points: Iterable[PointResult]) -> list[PointResult]:
-    """Measured points of the streams x nireq grid (not the hint baselines)."""
-    return [p for p in points if p.ok and p.config.mode is Mode.GRID]
+    """Measured points of the configurations the tuner chose: streams x requests, or on a virtual device a hint
+    with a request count (not the hint baselines)."""
+    return [p for p in points if p.ok and p.config.explicit]
 
 
 def baseline_points(points: Iterable[PointResult]) -> list[PointResult]:
     """Measured points where OpenVINO chose streams and requests under a performance hint."""
-    return [p for p in points if p.ok and p.config.mode is not Mode.GRID]
+    return [p for p in points if p.ok and not p.config.explicit]
 
 
 def _size(p: PointResult) -> tuple[int, int, int]:
@@ -42,10 +43,13 @@ def fastest(points: Iterable[PointResult]) -> PointResult | None:
 
 
 def short_label(p: PointResult) -> str:
-    """'2x4' for a grid point, 'THROUGHPUT hint (2x2)' for a baseline."""
+    """'2x4' for a grid point, 'THROUGHPUT hint (2x2)' for a baseline, 'CUMULATIVE_THROUGHPUT x16' for a virtual
+    device's point."""
     if p.config.mode is Mode.GRID:
         return f"{p.config.streams}x{p.config.nireq}"
-    return f"{p.config.mode.performance_hint} hint ({p.streams}x{p.nireq})"
+    if p.config.explicit:
+        return f"{p.config.mode.hint_name} x{p.config.nireq}"
+    return f"{p.config.mode.hint_name} hint ({p.streams}x{p.nireq})"
 
 
 @dataclass(frozen=True)
@@ -62,10 +66,11 @@ class Best:
 
 
 def best_per_device_precision(points: list[PointResult]) -> list[Best]:
-    """For each (device, precision), the grid point with the most FPS (ties: the smaller configuration)."""
+    """For each (device with its --set properties, precision), the grid point with the most FPS (ties: the smaller
+    configuration)."""
     groups: dict[tuple[str, Precision], list[PointResult]] = {}
     for p in grid_points(points):
-        groups.setdefault((p.config.device, p.config.precision), []).append(p)
+        groups.setdefault((p.config.scope, p.config.precision), []).append(p)
     result = []
     for (device, precision), members in sorted(groups.items()):
         winner = fastest(members)
@@ -291,7 +296,7 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
     result = []
     keys = {(d, b) for d, pr, b in heatmap_groups(points) if pr is numerator}
     keys &= {(d, b) for d, pr, b in heatmap_groups(points) if pr is denominator}
-    heads = {c.device: h for c in confirmations if (h := HeadToHead.of(c)) is not None}
+    head = HeadToHead.of(confirmations[-1]) if confirmations else None
     for device, batch in sorted(keys):
         grids = {}
         for metric in (Metric.FPS, Metric.LATENCY_P90):
@@ -304,9 +309,9 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
         ratio = best_top.fps / best_bottom.fps
         notes = [f"{device} {precision.value} ran {', '.join(sorted(ran))}" for precision in (numerator, denominator)
                  if (ran := ran_in(points, device, precision, batch)) != {precision.hint}]
-        head = heads.get(device)
-        confirmed = next((r.ratio for r in precision_ratios(head) if (r.batch, r.numerator.contender.config.precision,
-                          r.denominator.contender.config.precision) == (batch, numerator, denominator)),
+        confirmed = next((r.ratio for r in precision_ratios(head)
+                          if (r.numerator.contender.config.scope, r.batch, r.numerator.contender.config.precision,
+                              r.denominator.contender.config.precision) == (device, batch, numerator, denominator)),
                          None) if head else None
         if confirmed is not None:
             reason = (f"{device} batch {batch}: {numerator.value}/{denominator.value}, best against best head to head: "
@@ -316,7 +321,7 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
                       f"({short_label(best_top)}) vs best {denominator.value} {best_bottom.fps:.0f} FPS "
                       f"({short_label(best_bottom)}): "
                       f"{ratio:.2f}x, measured one after the other (not confirmed head to head)")
-        paired = paired_cells(head, batch, numerator, denominator) if head else {}
+        paired = paired_cells(head, device, batch, numerator, denominator) if head else {}
         result.append(PrecisionComparison(device, batch, numerator, denominator, grids[Metric.FPS],
                                           grids[Metric.LATENCY_P90], ratio, tuple(notes), reason, confirmed, paired))
     return result

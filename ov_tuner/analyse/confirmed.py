@@ -47,8 +47,8 @@ class PrecisionRatio:
     @property
     def reason(self) -> str:
         n, d = self.numerator.contender, self.denominator.contender
-        return (f"{n.config.precision.value}/{d.config.precision.value} at batch {self.batch}, best against best "
-                f"head to head ({n.label()} vs {d.label()}): {self.ratio.as_factor()}")
+        return (f"{n.config.scope} {n.config.precision.value}/{d.config.precision.value} at batch {self.batch}, best "
+                f"against best head to head ({n.label()} vs {d.label()}): {self.ratio.as_factor()}")
 
 
 @dataclass(frozen=True)
@@ -67,19 +67,21 @@ class ConfirmedAnswer:
     reason: str
 
 
-def label(figures: RoundFigures, with_precision: bool = True) -> str:
-    """'fp32 batch 1 2 x 4', or 'fp32 batch 1 THROUGHPUT hint (2 x 2)'."""
-    c = figures.contender
-    head = f"{c.config.precision.value} batch {c.config.batch} " if with_precision else ""
-    return head + c.label()
+def label(figures: RoundFigures, home: str | None = None) -> str:
+    """'fp32 batch 1 2 x 4', or 'fp32 batch 1 THROUGHPUT hint (2 x 2)'; prefixed with its device (and --set
+    properties) where that is not `home`."""
+    c = figures.contender.config
+    where = f"{c.scope} " if home is not None and c.scope != home else ""
+    return f"{where}{c.precision.value} batch {c.batch} {figures.contender.label()}"
 
 
 def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, percentile: int = 90,
-                     precision: Precision | None = None) -> ConfirmedAnswer | None:
-    """The answer among the round's contenders of `precision` (any, when None) within the latency budget;
-    None when no contender is within it."""
+                     precision: Precision | None = None, device: str | None = None) -> ConfirmedAnswer | None:
+    """The answer among the round's contenders of `precision` and `device` (any, when None) within the latency
+    budget; None when no contender is within it."""
     pool = [f for f in head.figures
             if (precision is None or f.contender.config.precision is precision)
+            and (device is None or f.contender.config.device == device)
             and (max_latency_ms is None or f.latency_ms(percentile) <= max_latency_ms)]
     if not pool:
         return None
@@ -89,8 +91,8 @@ def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, perc
     tied_with_leader = [s for s in others if tied(s.ratio)]
     unresolved = tuple(s for s in others if s.ratio.high >= 1 and s not in tied_with_leader)
     slower = sorted((s for s in others if s.ratio.high < 1), key=lambda s: -s.figures.fps)
-    if leader.contender.config.mode is not Mode.GRID:  # a hint beat every explicit configuration: name the best one
-        explicit = [f for f in pool if f.contender.config.mode is Mode.GRID]
+    if not leader.contender.config.explicit:  # a hint beat every explicit configuration: name the best one
+        explicit = [f for f in pool if f.contender.config.explicit]
         if explicit:
             best = max(explicit, key=lambda f: f.fps)
             slower = [Standing(best, head.ratio(best.contender, leader.contender))]
@@ -99,9 +101,9 @@ def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, perc
     tied_ones = tuple(Standing(f, head.ratio(f.contender, deploy.contender))
                       for f in [leader, *(s.figures for s in tied_with_leader)] if f is not deploy)
     gains = tuple(Standing(f, head.ratio(deploy.contender, f.contender)) for f in head.figures
-                  if f is not deploy and f.contender.config.mode is not Mode.GRID
+                  if f is not deploy and not f.contender.config.explicit
                   and f.contender.config.heatmap_key == deploy.contender.config.heatmap_key)
-    answer = ConfirmedAnswer(head.confirmation.device, leader, deploy, tied_ones, unresolved,
+    answer = ConfirmedAnswer(deploy.contender.config.scope, leader, deploy, tied_ones, unresolved,
                              slower[0] if slower else None, gains, precision_ratios(head), len(pool), "")
     return replace(answer, reason=_reason(answer, percentile))
 
@@ -113,24 +115,25 @@ def tied(ratio: Ratio) -> bool:
 
 def _candidates(head: HeadToHead, pool: list[RoundFigures]) -> list[RoundFigures]:
     """The explicit configurations of the pool, or the hint baselines that beat them all beyond noise."""
-    explicit = [f for f in pool if f.contender.config.mode is Mode.GRID]
+    explicit = [f for f in pool if f.contender.config.explicit]
     if not explicit:
         return pool
     best = max(explicit, key=lambda f: f.fps)
-    faster_hints = [f for f in pool if f.contender.config.mode is not Mode.GRID
+    faster_hints = [f for f in pool if not f.contender.config.explicit
                     and head.ratio(f.contender, best.contender).low > 1]
     return faster_hints or explicit
 
 
 def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:
-    """Per batch, the best grid contender of each precision over the best fp32 one."""
+    """Per device (with its --set properties) and batch, the best grid contender of each precision over the best
+    fp32 one."""
     ratios = []
     grid = [f for f in head.figures if f.contender.config.mode is Mode.GRID]
-    for batch in sorted({f.contender.config.batch for f in grid}):
+    for scope, batch in sorted({(f.contender.config.scope, f.contender.config.batch) for f in grid}):
         best: dict[Precision, RoundFigures] = {}
         for f in grid:
             c = f.contender.config
-            if c.batch == batch and (c.precision not in best or f.fps > best[c.precision].fps):
+            if (c.scope, c.batch) == (scope, batch) and (c.precision not in best or f.fps > best[c.precision].fps):
                 best[c.precision] = f
         if Precision.FP32 not in best:
             continue
@@ -141,13 +144,13 @@ def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:
     return tuple(ratios)
 
 
-def paired_cells(head: HeadToHead, batch: int, numerator: Precision,
+def paired_cells(head: HeadToHead, scope: str, batch: int, numerator: Precision,
                  denominator: Precision) -> dict[tuple[int, int], Ratio]:
     """The streams x requests cells whose configuration was a contender in both precisions, with their ratio."""
     by_key: dict[tuple[Precision, int, int, object], RoundFigures] = {}
     for f in head.figures:
         c = f.contender.config
-        if c.mode is Mode.GRID and c.batch == batch:
+        if c.mode is Mode.GRID and c.batch == batch and c.scope == scope:
             by_key[(c.precision, c.streams, c.nireq, c.input_mode)] = f
     return {(streams, nireq): head.ratio(f.contender, by_key[(denominator, streams, nireq, mode)].contender)
             for (precision, streams, nireq, mode), f in by_key.items()
@@ -160,23 +163,26 @@ def _reason(answer: ConfirmedAnswer, percentile: int) -> str:
 
 def _verdict(answer: ConfirmedAnswer, percentile: int) -> str:
     name = "median" if percentile == 50 else f"p{percentile}"
-    deploy = label(answer.deploy)
+
+    def named(figures: RoundFigures) -> str:
+        return label(figures, answer.device)
+
+    deploy = named(answer.deploy)
     if not answer.tied:
         if answer.unresolved:
             return f"{deploy} ran the most FPS: deploy it"
         if answer.runner_up is None:
             return f"{deploy} is the only configuration confirmed head to head"
-        if answer.deploy.contender.config.mode is not Mode.GRID:
-            return (f"{deploy} beats every explicit configuration the search measured: "
-                    f"{answer.runner_up.ratio.reciprocal().as_gain()} FPS over {label(answer.runner_up.figures)}; "
-                    "deploy it, or widen the search to its streams and requests")
-        return f"{deploy} is the best: {answer.runner_up.ratio.reciprocal().as_gain()} FPS over " \
-               f"{label(answer.runner_up.figures)}"
+        gain = f"{answer.runner_up.ratio.reciprocal().as_gain()} FPS over {named(answer.runner_up.figures)}"
+        if not answer.deploy.contender.config.explicit:
+            return (f"{deploy} beats every explicit configuration the search measured: {gain}; deploy it, or widen "
+                    "the search to its streams and requests")
+        return f"{deploy} is the best: {gain}"
     if len(answer.tied) == 1:
         (other,) = answer.tied
-        head = f"{deploy} and {label(other.figures)} are tied within noise ({other.ratio.as_gain_inline()})"
+        head = f"{deploy} and {named(other.figures)} are tied within noise ({other.ratio.as_gain_inline()})"
     else:
-        each = "; ".join(f"{label(s.figures)}: {s.ratio.as_gain_inline()}" for s in answer.tied)
+        each = "; ".join(f"{named(s.figures)}: {s.ratio.as_gain_inline()}" for s in answer.tied)
         head = f"{len(answer.tied) + 1} configurations are tied within noise (against {deploy}: {each})"
     mine = answer.deploy.contender.config.precision
     if any(EXACTNESS.index(s.figures.contender.config.precision) > EXACTNESS.index(mine) for s in answer.tied):
@@ -191,6 +197,6 @@ def _unresolved(answer: ConfirmedAnswer) -> str:
     """The contenders the round could not tell apart from the leader, nor show tied with it."""
     if not answer.unresolved:
         return ""
-    each = "; ".join(f"{label(s.figures)}: {s.ratio.as_gain_inline()}" for s in answer.unresolved)
-    return (f"; the round could not tell {len(answer.unresolved)} more apart from {label(answer.leader)} ({each}): "
-            "more passes (--confirm-rounds) or a quieter host would")
+    each = "; ".join(f"{label(s.figures, answer.device)}: {s.ratio.as_gain_inline()}" for s in answer.unresolved)
+    return (f"; the round could not tell {len(answer.unresolved)} more apart from "
+            f"{label(answer.leader, answer.device)} ({each}): more passes (--confirm-rounds) or a quieter host would")

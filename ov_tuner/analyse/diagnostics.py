@@ -11,6 +11,7 @@ from enum import Enum
 from itertools import pairwise
 from statistics import median
 
+from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointResult, Precision
 
 # A point whose window-to-window throughput varies more than this (coefficient of variation) is noisy.
@@ -31,6 +32,7 @@ class DiagnosticKind(str, Enum):
     CLIENT_BOUND = "client-bound"
     DISTURBED = "measured on a busy host"
     HINT_SETTINGS = "hint sets more than streams"
+    AUTO_BATCHED = "auto-batched"
 
 
 _HINTS = {
@@ -44,6 +46,8 @@ _HINTS = {
     DiagnosticKind.DISTURBED: "those windows are set aside where others are clean; rerun it on a quieter host",
     DiagnosticKind.HINT_SETTINGS: "the two differ in these properties as well as in who chose the streams, which can "
                                   "explain an FPS difference between them",
+    DiagnosticKind.AUTO_BATCHED: "OpenVINO batched requests itself: its figures are not those of the streams and "
+                                 "requests it names; sweep with --set ALLOW_AUTO_BATCHING=NO",
 }
 
 
@@ -99,6 +103,9 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
                 seen_compiles.add(said)
                 found.append(Diagnostic(DiagnosticKind.PRECISION, f"{p.config.device} {p.config.precision.value}",
                                         detail))
+            if c.key.mode is Mode.GRID and auto_batched(c.read_back):
+                found.append(Diagnostic(DiagnosticKind.AUTO_BATCHED, label, "an explicit configuration read back "
+                                        f"AUTO_BATCH_TIMEOUT {c.read_back['AUTO_BATCH_TIMEOUT']} ms"))
             if c.key.mode is Mode.GRID and c.num_streams != c.key.streams:
                 found.append(Diagnostic(DiagnosticKind.STREAMS, label,
                                         f"asked {c.key.streams} streams, device runs {c.num_streams}"))
@@ -148,7 +155,7 @@ def _hint_settings(points: list[PointResult]) -> list[Diagnostic]:
     grid = {(p.config.heatmap_key, p.config.input_mode, p.streams, p.nireq): p for p in points
             if p.ok and p.config.mode is Mode.GRID and p.compile is not None}
     for base in points:
-        if not base.ok or base.config.mode is Mode.GRID or base.compile is None:
+        if not base.ok or base.config.explicit or base.compile is None:
             continue
         twin = grid.get((base.config.heatmap_key, base.config.input_mode, base.streams, base.nireq))
         if twin is None or twin.compile is None:

@@ -102,18 +102,12 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
 
 def _confirmed(points: list[PointResult], max_latency_ms: float | None, percentile: int, device: str | None,
                precision: Precision | None, confirmations: Sequence[Confirmation]) -> Recommendation | None:
-    """The recommendation from the latest confirmation round of each device in scope (the device whose answer
-    runs the most FPS, when several), or None where no round covers a candidate within the budget."""
-    latest = {c.device: c for c in confirmations if device is None or c.device == device}
-    answers = []
-    for confirmation in latest.values():
-        head = HeadToHead.of(confirmation)
-        answer = confirmed_answer(head, max_latency_ms, percentile, precision) if head is not None else None
-        if answer is not None:
-            answers.append(answer)
-    if not answers:
+    """The recommendation from the latest confirmation round (every device of a sweep meets in one), or None where
+    no round covers a candidate within the budget."""
+    head = HeadToHead.of(confirmations[-1]) if confirmations else None
+    answer = confirmed_answer(head, max_latency_ms, percentile, precision, device) if head is not None else None
+    if answer is None:
         return None
-    answer = max(answers, key=lambda a: a.deploy.fps)
     stored = {p.config: p for p in points if p.ok}
     winner = stored.get(answer.deploy.contender.config)
     if winner is None:

@@ -16,10 +16,12 @@ from ov_tuner.cli.app import EXIT_INTERRUPTED, ModelArgument, ShapeOption, app, 
 from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
 from ov_tuner.schema import ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.search.grid import (
+    cache_choice,
     parse_counts,
     parse_devices,
     parse_layouts,
     parse_precisions,
+    parse_settings,
     parse_shapes,
     parse_stop_rule,
 )
@@ -109,6 +111,12 @@ def sweep(
                                           "interleaved, and state gains and ties with 95% intervals.")] = True,
     confirm_rounds: Annotated[int, typer.Option(min=2, help="Interleaved passes of the confirmation round: more "
                                                 "narrow the intervals on a noisy host.")] = ConfirmRule().rounds,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="A compile property as a sweep axis, e.g. "
+                                                   "GPU_QUEUE_THROTTLE=LOW,HIGH or INFERENCE_NUM_THREADS=1,2 "
+                                                   "(one value: set for every point); repeatable.")] = None,
+    cache_dir: Annotated[str, typer.Option(help="CACHE_DIR for compiles: auto (beside --out, on GPUs and virtual "
+                                           "devices, where compiling is slow), none, or a folder (every device)."
+                                           )] = "auto",
     layout: Annotated[str | None, typer.Option(help="Input layouts where the model has none: NCHW, or "
                                                "name[NHWC],mask[NC]; the batch is the N axis.")] = None,
     images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images to feed the image input "
@@ -116,13 +124,15 @@ def sweep(
 ) -> None:
     """Measure streams x nireq x batch x precision points (all of them with --search grid), each stored as it
     completes; rerunning resumes."""
+    cache = cache_choice(cache_dir, out_path)
     spec = SweepSpec(
         model=model, out=out_path, devices=parse_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
         stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
-        confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None,
+        confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None, settings=parse_settings(set_ or []),
+        cache_dir=cache[0], cache_everywhere=cache[1],
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn())

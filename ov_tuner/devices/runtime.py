@@ -20,8 +20,10 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
-from ov_tuner.errors import DeviceError, ModelError
-from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Mode, Precision
+from ov_tuner.devices import decisions
+from ov_tuner.devices.decisions import type_name
+from ov_tuner.errors import BadInputError, DeviceError, ModelError
+from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
 
 # Layer types whose runtime precision tells which precision the model really executed in.
 COMPUTE_LAYER_TYPES = frozenset(
@@ -30,7 +32,10 @@ COMPUTE_LAYER_TYPES = frozenset(
 # Read back after every compile besides streams, precision and requests: they shape a run, and a hint
 # baseline can differ from an explicit configuration of the same streams x requests in them.
 READ_BACK_PROPERTIES = ("PERFORMANCE_HINT", "INFERENCE_NUM_THREADS", "ENABLE_CPU_PINNING", "ENABLE_HYPER_THREADING",
-                        "SCHEDULING_CORE_TYPE")
+                        "SCHEDULING_CORE_TYPE", "ALLOW_AUTO_BATCHING", "AUTO_BATCH_TIMEOUT", "GPU_QUEUE_THROTTLE",
+                        "GPU_QUEUE_PRIORITY", "GPU_HOST_TASK_PRIORITY", "MULTI_DEVICE_PRIORITIES", "SCHEDULE_POLICY")
+# Read back from each member of a virtual device.
+MEMBER_READ_BACK = ("NUM_STREAMS", "INFERENCE_PRECISION_HINT", "PERFORMANCE_HINT", "OPTIMAL_NUMBER_OF_INFER_REQUESTS")
 
 
 # The most of OpenVINO's first meaningful line a one-line message quotes.
@@ -213,29 +218,51 @@ class Runtime:
             return None
 
     def device_info(self, device: str) -> DeviceInfo:
-        streams = self._property(device, "RANGE_FOR_STREAMS")
-        optimal = self._property(device, "OPTIMAL_NUMBER_OF_INFER_REQUESTS")
-        precision = self._property(device, "INFERENCE_PRECISION_HINT")
-        capabilities = self._property(device, "OPTIMIZATION_CAPABILITIES")
-        return DeviceInfo(
-            name=device,
-            full_name=str(self._property(device, "FULL_DEVICE_NAME") or device),
-            streams_range=(int(streams[0]), int(streams[1])) if isinstance(streams, tuple) else None,
-            optimal_nireq=int(optimal) if isinstance(optimal, int) else None,
-            capabilities=tuple(str(c) for c in capabilities) if isinstance(capabilities, list | tuple) else (),
-            default_precision=_type_name(precision) if precision is not None else None,
-        )
+        """What a real device reports about itself (see ov_tuner.devices.decisions.device_info)."""
+        names = ("FULL_DEVICE_NAME", "RANGE_FOR_STREAMS", "OPTIMAL_NUMBER_OF_INFER_REQUESTS",
+                 "INFERENCE_PRECISION_HINT", "OPTIMIZATION_CAPABILITIES", "DEVICE_TYPE")
+        return decisions.device_info(device, {n: v for n in names if (v := self._property(device, n)) is not None})
 
     def resolve_devices(self, requested: tuple[str, ...]) -> list[DeviceInfo]:
-        """DeviceInfo for each requested device, or one error naming what is present instead."""
+        """DeviceInfo for each requested device, or one error naming what is present instead. A virtual device
+        (AUTO:GPU,CPU, MULTI:..., HETERO:..., BATCH:GPU(4)) needs each of its members present; plain AUTO and
+        MULTI run over every device present."""
         present = self.available_devices()
-        missing = [d for d in requested if d not in present and not any(p.startswith(d + ".") for p in present)]
-        if missing:
-            raise DeviceError(
-                f"device {', '.join(missing)} is not present on this machine; present: {', '.join(present)}. "
-                "Pick one of those with --device (`ov-tuner devices` lists them)"
-            )
-        return [self.device_info(d) for d in requested]
+        infos = []
+        for name in requested:
+            head = name.split(":")[0]
+            members = decisions.virtual_members(name) or (tuple(present) if head in decisions.VIRTUAL_PREFIXES else ())
+            missing = [m for m in (members or (name,)) if not _present(m, present)]
+            if missing:
+                within = f" (in {name})" if members else ""
+                raise DeviceError(
+                    f"device {', '.join(missing)}{within} is not present on this machine; present: "
+                    f"{', '.join(present)}. Pick one of those with --device (`ov-tuner devices` lists them)"
+                )
+            infos.append(decisions.virtual_info(name, [self.device_info(m) for m in members]) if members
+                         else self.device_info(name))
+        return infos
+
+    def check_settings(self, devices: list[DeviceInfo], axes: dict[str, tuple[str, ...]]) -> None:
+        """Every --set key is a property each real device lets one set, and each value one it accepts: the device
+        itself judges (each value is set, then the default put back). Raises one line naming what is valid."""
+        for device in (d for d in devices if not d.members):
+            supported = self._property(device.name, "SUPPORTED_PROPERTIES")
+            settable = sorted(k for k, mode in supported.items() if str(mode) == "RW") if isinstance(
+                supported, dict) else []
+            for key, values in axes.items():
+                if key not in settable:
+                    raise BadInputError(f"--set {key}: {device.name} has no property {key} one can set; it has "
+                                        f"{', '.join(settable)}")
+                default = self.core.get_property(device.name, key)
+                for value in values:
+                    try:
+                        self.core.set_property(device.name, {key: value})
+                    except RuntimeError as e:
+                        raise BadInputError(f"--set {key}={value}: {device.name} refuses it ({ov_error_text(e)}); "
+                                            "give a value it takes") from e
+                    finally:
+                        self.core.set_property(device.name, {key: default})
 
     # -- models --------------------------------------------------------------------------------
 
@@ -322,14 +349,11 @@ class Runtime:
                 extra: dict[str, str] | None = None) -> tuple[ov.CompiledModel, CompileInfo]:
         """Compile for one configuration, read back what the device chose, and time the first inference.
 
-        `extra` properties (CACHE_DIR, PERF_COUNT) are passed on but not recorded as part of the
-        configuration. Raises PointFailure when this configuration cannot run.
+        What is asked comes from decisions.compile_properties. `extra` properties (CACHE_DIR, PERF_COUNT) are
+        passed on but not recorded as part of the configuration. Raises PointFailure when this configuration
+        cannot run.
         """
-        requested = {"INFERENCE_PRECISION_HINT": precision_hint(key.precision, device)}
-        if key.mode is Mode.GRID:
-            requested["NUM_STREAMS"] = str(key.streams)
-        else:
-            requested["PERFORMANCE_HINT"] = key.mode.performance_hint
+        requested = decisions.compile_properties(key, device)
         try:
             start = time.perf_counter_ns()
             compiled = self.core.compile_model(model, key.device, {**requested, **(extra or {})})
@@ -346,23 +370,8 @@ class Runtime:
         except (RuntimeError, MemoryError) as e:
             del compiled
             raise PointFailure("first inference", e) from e
-
-        math, weights = executed_precision(compiled)
-        info = CompileInfo(
-            key=key,
-            requested=requested,
-            num_streams=int(compiled.get_property("NUM_STREAMS")),
-            inference_precision=_type_name(compiled.get_property("INFERENCE_PRECISION_HINT")),
-            executed_precision=math,
-            optimal_nireq=int(compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")),
-            execution_devices=tuple(compiled.get_property("EXECUTION_DEVICES")),
-            compile_ms=compile_ms,
-            first_infer_ms=first_infer_ms,
-            ir_path=str(ir_path or ""),
-            weights_precision=weights,
-            read_back=read_back(compiled),
-        )
-        return compiled, info
+        return compiled, compile_info(compiled, key, requested, compile_ms, first_infer_ms, ir_path,
+                                      cached="CACHE_DIR" in (extra or {}))
 
     def compile_alone(self, source: ModelSource, key: CompileKey, device: DeviceInfo,
                       shapes: dict[str, list[int]] | None = None,
@@ -374,18 +383,9 @@ class Runtime:
         return self.compile(model, key, device, self.ir_path(source, key.precision), extra)
 
 
-def precision_hint(precision: Precision, device: DeviceInfo) -> str:
-    """The hint to request: f16 only where the device lists FP16, else the FP16 weights run at f32."""
-    if precision is Precision.FP16 and not device.supports_f16:
-        return "f32"
-    return precision.hint
-
-
-def _type_name(value: object) -> str:
-    """'f32' for ov.Type.f32 (and for strings OpenVINO already gives as names)."""
-    if isinstance(value, ov.Type):
-        return value.get_type_name()
-    return str(value)
+def _present(device: str, present: list[str]) -> bool:
+    """GPU is present when GPU.0 is."""
+    return device in present or any(p.startswith(device + ".") for p in present)
 
 
 def executed_precision(compiled: ov.CompiledModel) -> tuple[str, str]:
@@ -397,7 +397,11 @@ def executed_precision(compiled: ov.CompiledModel) -> tuple[str, str]:
     """
     math: Counter[str] = Counter()
     weights: Counter[str] = Counter()
-    for op in compiled.get_runtime_model().get_ordered_ops():
+    try:
+        ops = compiled.get_runtime_model().get_ordered_ops()
+    except RuntimeError:  # a virtual device whose member keeps its graph to itself
+        return "unknown", "unknown"
+    for op in ops:
         info = op.get_rt_info()
         if "layerType" not in info or info["layerType"].astype(str) not in COMPUTE_LAYER_TYPES:
             continue
@@ -410,10 +414,62 @@ def executed_precision(compiled: ov.CompiledModel) -> tuple[str, str]:
     return (math.most_common(1)[0][0] if math else "unknown", weights.most_common(1)[0][0] if weights else "unknown")
 
 
-def read_back(compiled: ov.CompiledModel) -> dict[str, str]:
-    """The compiled model's READ_BACK_PROPERTIES that its device has, as text."""
+def compile_info(compiled: ov.CompiledModel, key: CompileKey, requested: dict[str, str], compile_ms: float,
+                 first_infer_ms: float, ir_path: Path | None, cached: bool) -> CompileInfo:
+    """What a compiled model reports it does. A virtual device has no streams or precision of its own: those come
+    from its members (DEVICE_PROPERTIES), whose properties are also kept as 'CPU:NUM_STREAMS' and so on."""
+    members = _members(compiled)
+    streams = _get(compiled, "NUM_STREAMS")
+    precision = _get(compiled, "INFERENCE_PRECISION_HINT")
+    if streams is None:
+        streams = sum(int(str(p.get("NUM_STREAMS", 0))) for p in members.values())
+    if precision is None:
+        precision = next((p["INFERENCE_PRECISION_HINT"] for p in members.values() if "INFERENCE_PRECISION_HINT" in p),
+                         "unknown")
+    math, weights = executed_precision(compiled)
+    loaded = _get(compiled, "LOADED_FROM_CACHE")
+    return CompileInfo(
+        key=key,
+        requested=requested,
+        num_streams=int(str(streams)),
+        inference_precision=type_name(precision),
+        executed_precision=math,
+        optimal_nireq=int(compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")),
+        execution_devices=tuple(compiled.get_property("EXECUTION_DEVICES")),
+        compile_ms=compile_ms,
+        first_infer_ms=first_infer_ms,
+        ir_path=str(ir_path or ""),
+        weights_precision=weights,
+        read_back=read_back(compiled, [k for k, _ in key.settings], members),
+        from_cache=bool(loaded) if cached and loaded is not None else None,
+    )
+
+
+def read_back(compiled: ov.CompiledModel, also: list[str] | None = None,
+              members: dict[str, dict[str, object]] | None = None) -> dict[str, str]:
+    """The compiled model's READ_BACK_PROPERTIES (and the `also` ones, e.g. what --set asked for) that it has, as
+    text; for a virtual device, also its members' MEMBER_READ_BACK as 'CPU:NUM_STREAMS'."""
     supported = compiled.get_property("SUPPORTED_PROPERTIES")
-    return {name: property_text(compiled.get_property(name)) for name in READ_BACK_PROPERTIES if name in supported}
+    found = {name: property_text(compiled.get_property(name))
+             for name in dict.fromkeys([*READ_BACK_PROPERTIES, *(also or [])]) if name in supported}
+    for device, properties in (members or {}).items():
+        found.update({f"{device}:{name}": property_text(properties[name]) for name in MEMBER_READ_BACK
+                      if name in properties})
+    return found
+
+
+def _get(compiled: ov.CompiledModel, name: str) -> object | None:
+    try:
+        return compiled.get_property(name)
+    except RuntimeError:
+        return None
+
+
+def _members(compiled: ov.CompiledModel) -> dict[str, dict[str, object]]:
+    """A virtual device's members and their properties (DEVICE_PROPERTIES); {} for a real device."""
+    supported = compiled.get_property("SUPPORTED_PROPERTIES")
+    found = compiled.get_property("DEVICE_PROPERTIES") if "DEVICE_PROPERTIES" in supported else None
+    return dict(found) if isinstance(found, dict) else {}
 
 
 def property_text(value: object) -> str:

@@ -30,7 +30,7 @@ from ov_tuner.analyse.answers import (
     saturation,
     short_label,
 )
-from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision, Profile
+from ov_tuner.schema import DeviceInfo, Environment, PointResult, Precision, Profile
 from ov_tuner.store.results import StoredResults
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
@@ -159,8 +159,8 @@ def pareto_figure(points: list[PointResult], env: Environment, percentile: int =
     palette = colormaps["tab10"]
     for i, (device, precision, batch) in enumerate(series):
         members = [p for p in measured if p.config.heatmap_key == (device, precision, batch)]
-        grid = [p for p in members if p.config.mode is Mode.GRID]
-        hints = [p for p in members if p.config.mode is not Mode.GRID]
+        grid = [p for p in members if p.config.explicit]
+        hints = [p for p in members if not p.config.explicit]
         colour = palette(i % 10)
         ax.scatter([p.latency_ms(percentile) for p in grid], [p.fps for p in grid], color=colour, s=36, alpha=0.7,
                    label=f"{device} {precision.value} batch {batch}")
@@ -186,6 +186,31 @@ def pareto_figure(points: list[PointResult], env: Environment, percentile: int =
                        label="OpenVINO performance-hint baseline")]
     ax.legend(handles=handles, fontsize=8, loc="lower right")
     ax.set_title(f"{env.model_name}: throughput vs {name} latency (up and left is better)")
+    return fig
+
+
+def virtual_figure(points: list[PointResult], device: DeviceInfo, env: Environment) -> Figure:
+    """A virtual device's FPS against requests in flight, one line per hint and precision, with the best of each of
+    its members alone as a dashed line."""
+    fig = Figure(figsize=(10, 5.5), layout="constrained")
+    ax = fig.subplots()
+    measured = [p for p in grid_points(points) if p.config.device == device.name]
+    for mode, precision in sorted({(p.config.mode.value, p.config.precision.value) for p in measured}):
+        line = sorted((p for p in measured if (p.config.mode.value, p.config.precision.value) == (mode, precision)),
+                      key=lambda p: p.config.nireq)
+        ax.plot([p.config.nireq for p in line], [p.fps for p in line], marker="o", label=f"{mode} {precision}")
+    for member in device.members:
+        alone = fastest(p for p in grid_points(points) if p.config.device == member and not p.config.settings)
+        if alone is not None:
+            ax.axhline(alone.fps, linestyle="--", color="grey")
+            ax.annotate(f"{member} alone, tuned ({short_label(alone)}): {alone.fps:.0f} FPS", (0.01, alone.fps),
+                        xycoords=("axes fraction", "data"), fontsize=8, va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("infer requests in flight (nireq)")
+    ax.set_ylabel("throughput (FPS)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{env.model_name} on {device.name}: each hint against its members tuned alone")
     return fig
 
 
@@ -242,10 +267,11 @@ class WrittenFigures:
     pareto: Path | None = None
     batch: Path | None = None
     profiles: list[Path] = field(default_factory=list)
+    virtual: list[Path] = field(default_factory=list)
 
     def all(self) -> list[Path]:
         return [*self.heatmaps, *self.precision, *[p for p in (self.pareto, self.batch) if p is not None],
-                *self.profiles]
+                *self.virtual, *self.profiles]
 
 
 def _safe(name: str) -> str:
@@ -276,5 +302,7 @@ def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = Fal
     series = batch_series(points)
     if any(len(s.batches) > 1 for s in series) or len(series) > 1:
         written.batch = save(batch_figure(series, env), "batch")
+    for info in (d for d in devices.values() if d.members and any(p.config.device == d.name for p in points)):
+        written.virtual.append(save(virtual_figure(points, info, env), f"virtual_{_safe(info.name)}"))
     written.profiles = [save_profile_figure(p, env.model_name, out_dir) for p in results.latest_profiles()]
     return written

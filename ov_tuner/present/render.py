@@ -9,6 +9,8 @@ from ov_tuner.analyse.answers import baseline_gains, best_per_device_precision, 
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import DeploySnippets, NothingMeetsBudget, Recommendation, recommend
+from ov_tuner.analyse.virtual import virtual_comparisons
+from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.model.zoo import model_stats
 from ov_tuner.schema import ColdStart, Confirmation, DeviceInfo, Ending, Mode, PointResult, Profile
 from ov_tuner.store.results import StoredResults
@@ -34,7 +36,10 @@ def ran(p: PointResult) -> str:
 def _streams(p: PointResult) -> str:
     """Streams asked and, where the device chose or changed them, what ran."""
     if p.config.mode is not Mode.GRID:
-        return f"{p.config.mode.performance_hint.lower()}: {p.streams}" if p.compile else p.config.mode.value
+        if p.compile is None:
+            return p.config.mode.value
+        batched = " (auto-batched)" if auto_batched(p.compile.read_back) else ""
+        return f"{p.config.mode.hint_name.lower()}: {p.streams}{batched}"
     return str(p.config.streams) if p.streams == p.config.streams else f"{p.config.streams}->{p.streams}"
 
 
@@ -75,7 +80,7 @@ def best_table(results: StoredResults) -> Table:
                           for g in baseline_gains(p, results.points)) or "-"
         if id(p) in faster_hints:
             gains += f" [red](the {faster_hints[id(p)].baseline.config.mode.value} hint is faster beyond noise)[/red]"
-        table.add_row(best.device, best.precision.value, ran(p), str(p.config.batch), str(p.config.streams),
+        table.add_row(p.config.scope, best.precision.value, ran(p), str(p.config.batch), _streams(p),
                       str(p.config.nireq), f"[bold]{best.fps:.1f}[/bold]", f"{p.latency_ms(50):.3f}",
                       f"{p.latency_ms(90):.3f}", gains)
     return table
@@ -90,22 +95,22 @@ def headtohead_tables(results: StoredResults) -> list[Table]:
         if head is None:
             continue
         leader = max(head.figures, key=lambda f: f.fps)
-        table = Table(title=f"{confirmation.device}: head to head, {leader.windows} interleaved passes of "
-                            f"{confirmation.window_s:g} s windows")
-        for column in ("precision", "batch", "configuration", "FPS", "p90 ms", "vs the leader (95%)"):
+        table = Table(title=f"Head to head: the leader and every contender over {leader.windows} interleaved passes "
+                            f"of {confirmation.window_s:g} s windows")
+        for column in ("device", "precision", "batch", "configuration", "FPS", "p90 ms", "vs the leader (95%)"):
             table.add_column(column, justify="right" if column in ("FPS", "p90 ms") else "left")
         for f in sorted(head.figures, key=lambda f: -f.fps):
             c = f.contender.config
             versus = "leader" if f is leader else head.ratio(f.contender, leader.contender).as_gain()
-            table.add_row(c.precision.value, str(c.batch), f.contender.label(), f"{f.fps:.1f}",
+            table.add_row(c.scope, c.precision.value, str(c.batch), f.contender.label(), f"{f.fps:.1f}",
                           f"{f.latency_ms(90):.3f}", versus)
         tables.append(table)
     return tables
 
 
 def latest_confirmations(confirmations: list[Confirmation]) -> list[Confirmation]:
-    """The most recent confirmation round of each device."""
-    return list({c.device: c for c in confirmations}.values())
+    """The most recent confirmation round: every device of a sweep meets in one."""
+    return confirmations[-1:]
 
 
 def saturation_lines(results: StoredResults) -> list[str]:
@@ -120,7 +125,9 @@ def answer_lines(results: StoredResults) -> list[str]:
     except NothingMeetsBudget:
         return []
     word = "[bold green]answer:[/bold green]" if rec.confirmed else "[bold yellow]answer (not confirmed):[/bold yellow]"
-    return [f"{word} {rec.reason}"] + [f"  {line}" for line in rec.gain_lines()]
+    virtual = [f"virtual device: {v.reason}" for v in virtual_comparisons(results.points, results.devices,
+                                                                          results.confirmations)]
+    return [f"{word} {rec.reason}"] + [f"  {line}" for line in rec.gain_lines()] + virtual
 
 
 def diagnostics_lines(results: StoredResults) -> list[str]:

@@ -25,6 +25,8 @@ from ov_tuner.analyse.answers import (
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import deploy_snippets, recommend
+from ov_tuner.analyse.virtual import virtual_comparisons
+from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.plots import WrittenFigures, write_figures
 from ov_tuner.present.render import COLDSTART_FIGURES, latest_confirmations, ran
@@ -124,12 +126,13 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
         if head is None:
             continue
         leader = max(head.figures, key=lambda f: f.fps)
-        sections.append(Section(f"Head to head: {confirmation.device}", [
+        sections.append(Section("Head to head", [
             Paragraph(f"The contenders measured again, interleaved: {leader.windows} passes of "
                       f"{confirmation.window_s:g} s windows, alternating direction, so that the host's drift hits "
                       "them alike. Ratios to the leader with 95% intervals (paired t over the passes)."),
-            Table(["precision", "batch", "configuration", "FPS", "p90 ms", "vs the leader (95%)"],
-                  [[f.contender.config.precision.value, str(f.contender.config.batch), f.contender.label(),
+            Table(["device", "precision", "batch", "configuration", "FPS", "p90 ms", "vs the leader (95%)"],
+                  [[f.contender.config.scope, f.contender.config.precision.value, str(f.contender.config.batch),
+                    f.contender.label(),
                     _fmt(f.fps), _fmt(f.latency_ms(90)),
                     "leader" if f is leader else head.ratio(f.contender, leader.contender).as_gain()]
                    for f in sorted(head.figures, key=lambda f: -f.fps)])]))
@@ -160,11 +163,12 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
         for base in baselines:
             tuned = fastest(p for p in grid_points(points) if p.config.heatmap_key == base.config.heatmap_key)
             gain = f"{tuned.fps / base.fps - 1:+.1%} ({tuned.config.streams}x{tuned.config.nireq})" if tuned else "-"
-            hint_rows.append([base.config.device, base.config.precision.value, str(base.config.batch),
-                              base.config.mode.performance_hint, str(base.streams), str(base.nireq), _fmt(base.fps),
+            batched = "yes" if base.compile is not None and auto_batched(base.compile.read_back) else "no"
+            hint_rows.append([base.config.scope, base.config.precision.value, str(base.config.batch),
+                              base.config.mode.hint_name, str(base.streams), str(base.nireq), batched, _fmt(base.fps),
                               _fmt(base.latency_ms(90)), gain])
         hints.blocks.append(Table(["device", "precision", "batch", "hint", "streams chosen", "nireq (optimal)",
-                                   "FPS", "p90 ms", "best tuned gain"], hint_rows))
+                                   "auto-batched", "FPS", "p90 ms", "best tuned gain (measured apart)"], hint_rows))
     else:
         hints.blocks.append(Paragraph("No baselines were measured (the sweep ran with --no-baselines)."))
     sections.append(hints)
@@ -188,6 +192,11 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
 
     if figures.batch is not None:
         sections.append(Section("Batch size and devices", [Image(figures.batch, "FPS and latency against batch")]))
+
+    virtual = virtual_comparisons(points, results.devices, results.confirmations)
+    if virtual:
+        sections.append(Section("OpenVINO's virtual devices against their members tuned alone", [
+            Bullets([v.reason for v in virtual]), *(Image(path, path.stem) for path in figures.virtual)]))
 
     if results.coldstarts:
         cold_section = Section("Cold start: why the first inference is slow")

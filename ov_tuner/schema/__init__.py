@@ -12,8 +12,10 @@ from ov_tuner.schema.config import (
     PointConfig,
     Precision,
     Search,
+    Settings,
     StopRule,
     SweepSpec,
+    settings_text,
 )
 from ov_tuner.schema.devices import CompileInfo, DeviceInfo
 from ov_tuner.schema.measurement import (
@@ -56,6 +58,7 @@ __all__ = [
     "Profile",
     "RoundWindow",
     "Search",
+    "Settings",
     "Status",
     "StopRule",
     "SweepSpec",
@@ -63,6 +66,7 @@ __all__ = [
     "Verdict",
     "Window",
     "counted",
+    "settings_text",
     "t975",
     "t_quantile",
 ]

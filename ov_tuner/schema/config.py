@@ -37,17 +37,35 @@ class InputMode(str, Enum):
 class Mode(str, Enum):
     """Who chooses streams and requests: ov-tuner's grid, or OpenVINO under a performance hint.
 
-    The hint modes are baselines: what a user gets without tuning. Their points have streams and
-    nireq 0 in the configuration; what OpenVINO chose is read back after compiling.
+    On a real device the hint modes are baselines: what a user gets without tuning. Their points have
+    streams and nireq 0 in the configuration; what OpenVINO chose is read back after compiling. A virtual
+    device (AUTO, MULTI, HETERO, BATCH) takes a hint rather than a stream count: its points are a hint with
+    an explicit request count (nireq > 0).
     """
 
     GRID = "grid"
     LATENCY = "latency"
     THROUGHPUT = "throughput"
+    THROUGHPUT_UNBATCHED = "throughput_unbatched"  # THROUGHPUT with ALLOW_AUTO_BATCHING=NO, beside an auto-batched one
+    CUMULATIVE_THROUGHPUT = "cumulative_throughput"
 
     @property
     def performance_hint(self) -> str:
-        return self.value.upper()
+        return "THROUGHPUT" if self is Mode.THROUGHPUT_UNBATCHED else self.value.upper()
+
+    @property
+    def hint_name(self) -> str:
+        """'THROUGHPUT', or 'THROUGHPUT without auto-batching'."""
+        return "THROUGHPUT without auto-batching" if self is Mode.THROUGHPUT_UNBATCHED else self.performance_hint
+
+
+# Compile properties set with --set, as sorted (KEY, VALUE) pairs: part of a configuration like its streams.
+Settings = tuple[tuple[str, str], ...]
+
+
+def settings_text(settings: Settings) -> str:
+    """'INFERENCE_NUM_THREADS=1 ENABLE_CPU_PINNING=NO', or '' for none."""
+    return " ".join(f"{k}={v}" for k, v in settings)
 
 
 @dataclass(frozen=True, order=True)
@@ -59,6 +77,7 @@ class CompileKey:
     batch: int
     streams: int
     mode: Mode = Mode.GRID
+    settings: Settings = ()
 
 
 @dataclass(frozen=True, order=True)
@@ -72,22 +91,38 @@ class PointConfig:
     nireq: int
     mode: Mode = Mode.GRID
     input_mode: InputMode = InputMode.INFERENCE_ONLY
+    settings: Settings = ()
 
     @property
     def compile_key(self) -> CompileKey:
-        return CompileKey(self.device, self.precision, self.batch, self.streams, self.mode)
+        return CompileKey(self.device, self.precision, self.batch, self.streams, self.mode, self.settings)
+
+    @property
+    def scope(self) -> str:
+        """The device and its --set properties: 'CPU', or 'CPU INFERENCE_NUM_THREADS=1'."""
+        return f"{self.device} {settings_text(self.settings)}".strip()
 
     @property
     def heatmap_key(self) -> tuple[str, Precision, int]:
-        """The (device, precision, batch) whose streams x nireq points share one heatmap."""
-        return (self.device, self.precision, self.batch)
+        """The (scope, precision, batch) whose streams x nireq points share one heatmap."""
+        return (self.scope, self.precision, self.batch)
+
+    @property
+    def explicit(self) -> bool:
+        """A configuration the tuner chose: streams and requests, or (on a virtual device) a hint with a request
+        count. The others are hint baselines, where OpenVINO chose both."""
+        return self.mode is Mode.GRID or self.nireq > 0
 
     def label(self) -> str:
-        head = f"{self.device} {self.precision.value} batch {self.batch}"
+        head = f"{self.scope} {self.precision.value} batch {self.batch}"
         if self.input_mode is InputMode.FULL:
             head += " with input copies"
         if self.mode is not Mode.GRID:
-            return f"{head} PERFORMANCE_HINT={self.mode.performance_hint}"
+            requests = f" x {self.nireq} requests" if self.nireq else ""
+            hint = f"PERFORMANCE_HINT={self.mode.performance_hint}"
+            if self.mode is Mode.THROUGHPUT_UNBATCHED:
+                hint += " ALLOW_AUTO_BATCHING=NO"
+            return f"{head} {hint}{requests}"
         return f"{head} {self.streams} streams x {self.nireq} requests"
 
 
@@ -188,6 +223,9 @@ class SweepSpec:
     images: Path | None = None
     baselines: bool = True
     confirm: ConfirmRule | None = field(default_factory=ConfirmRule)
+    settings: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    cache_dir: Path | None = None  # CACHE_DIR for compiles where a cache pays (GPU, virtual devices) ...
+    cache_everywhere: bool = False  # ... or for every device, when the user named the folder
 
     def __post_init__(self) -> None:
         if self.warmup_s < 0:

@@ -9,7 +9,11 @@ from ov_tuner.schema.config import CompileKey
 
 @dataclass(frozen=True)
 class DeviceInfo:
-    """What a device says about itself before anything is compiled on it."""
+    """What a device says about itself before anything is compiled on it.
+
+    A virtual device (AUTO:GPU,CPU, MULTI:..., HETERO:..., BATCH:GPU(4)) names its `members`, has no stream
+    range of its own, and carries its members' capabilities and request bounds together.
+    """
 
     name: str
     full_name: str
@@ -17,6 +21,9 @@ class DeviceInfo:
     optimal_nireq: int | None
     capabilities: tuple[str, ...]
     default_precision: str | None
+    device_type: str | None = None  # integrated or discrete, where the device says
+    members: tuple[str, ...] = ()
+    member_bound: int = 0  # a virtual device's members' request bounds, summed
 
     @property
     def supports_f16(self) -> bool:
@@ -48,6 +55,7 @@ class CompileInfo:
     ir_path: str = ""
     weights_precision: str = "unknown"
     read_back: dict[str, str] = field(default_factory=dict)
+    from_cache: bool | None = None  # loaded from CACHE_DIR rather than compiled; None where not cached
 
     @property
     def ran(self) -> str:

@@ -76,9 +76,14 @@ class Contender:
     nireq: int
 
     def label(self) -> str:
-        """'2 x 4', or 'THROUGHPUT hint (2 x 2)' for a hint baseline."""
+        """'2 x 4'; 'THROUGHPUT hint (2 x 2)' for a hint baseline; 'CUMULATIVE_THROUGHPUT, 16 requests' for a
+        virtual device's point."""
         own = f"{self.streams} x {self.nireq}"
-        return own if self.config.mode is Mode.GRID else f"{self.config.mode.performance_hint} hint ({own})"
+        if self.config.mode is Mode.GRID:
+            return own
+        if self.config.explicit:
+            return f"{self.config.mode.hint_name}, {self.nireq} requests"
+        return f"{self.config.mode.hint_name} hint ({own})"
 
 
 @dataclass(frozen=True)

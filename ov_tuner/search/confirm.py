@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from ov_tuner.analyse.confirmed import confirmed_answer
 from ov_tuner.analyse.headtohead import HeadToHead
-from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult
+from ov_tuner.schema import Confirmation, PointConfig, PointResult
+from ov_tuner.search.evidence import Estimate, clearly_worse
 from ov_tuner.search.policy import Cell, Evidence
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def space_evidence(points: Iterable[PointResult], planned: PlannedSpace) -> Evid
     for p in points:
         if not (p.ok and planned.owns(p.config)) or p.measurement is None:
             continue
-        if p.config.mode is Mode.GRID:
+        if p.config.explicit:
             grid[Cell(p.config.streams, p.config.nireq)] = p.measurement.windows
         else:
             baselines.append((Cell(p.streams, p.nireq), p.measurement.windows))
@@ -49,14 +50,25 @@ def space_evidence(points: Iterable[PointResult], planned: PlannedSpace) -> Evid
 
 
 def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> list[PointConfig]:
-    """The configurations of one device to confirm head to head: per space, its contenders (the best first)
-    and its stored hint baselines."""
+    """The configurations to confirm head to head: per device (with its --set properties), precision and batch,
+    the best and at most MAX_CONTENDERS in all that are not clearly worse than it (a virtual device's hints
+    compete with one another here), and the stored hint baselines."""
     chosen: list[PointConfig] = []
     for planned in spaces:
         evidence = space_evidence(points, planned)
         chosen += [planned.config(cell) for cell in contenders(evidence)]
-        chosen += [p.config for p in points if p.ok and p.config.mode is not Mode.GRID and planned.owns(p.config)]
-    return list(dict.fromkeys(chosen))
+    groups: dict[tuple, list[PointConfig]] = {}
+    for config in dict.fromkeys(chosen):
+        groups.setdefault((config.scope, config.precision, config.batch, config.input_mode), []).append(config)
+    windows = {p.config: p.measurement.windows for p in points if p.ok and p.measurement is not None}
+    kept: list[PointConfig] = []
+    for members in groups.values():
+        estimates = {c: Estimate.of(windows[c]) for c in members}
+        best = max(estimates.values(), key=lambda e: e.fps)
+        alive = sorted((c for c in members if not clearly_worse(estimates[c], best)), key=lambda c: -estimates[c].fps)
+        kept += alive[:MAX_CONTENDERS]
+    baselines = [p.config for p in points if p.ok and not p.config.explicit and any(s.owns(p.config) for s in spaces)]
+    return list(dict.fromkeys(kept + baselines))
 
 
 def follow_up(confirmation: Confirmation) -> list[int]:

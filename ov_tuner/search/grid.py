@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from itertools import product
+from pathlib import Path
 
+from ov_tuner.devices.decisions import auto_nireq, auto_streams, virtual_hints
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import AUTO, DeviceInfo, InputMode, Mode, PointConfig, Precision, StopRule, SweepSpec
+from ov_tuner.schema import AUTO, DeviceInfo, InputMode, Mode, PointConfig, Precision, Settings, StopRule, SweepSpec
 from ov_tuner.search.policy import Cell, Space
 
 
@@ -98,32 +101,10 @@ def parse_stop_rule(time: str, window_s: float, tolerance: float, max_s: float) 
     return StopRule(window_s=min(window_s, seconds / 5), fixed_s=seconds)
 
 
-def powers_of_two_up_to(limit: int) -> tuple[int, ...]:
-    """1, 2, 4, ... below `limit`, and `limit` itself."""
-    values = [1]
-    while values[-1] * 2 < limit:
-        values.append(values[-1] * 2)
-    if values[-1] != limit:
-        values.append(limit)
-    return tuple(values)
-
-
-def auto_streams(device: DeviceInfo) -> tuple[int, ...]:
-    """1, 2, 4, ... up to the device's RANGE_FOR_STREAMS maximum (1 when the device does not say)."""
-    return powers_of_two_up_to(device.streams_range[1] if device.streams_range else 1)
-
-
-def auto_nireq(streams: tuple[int, ...], device: DeviceInfo) -> tuple[int, ...]:
-    """1, 2, 4, ... up to twice the most streams swept, and at least the device's optimal request count.
-
-    Two requests per stream let a stream start its next inference while the host collects the last one.
-    """
-    return powers_of_two_up_to(max(2 * max(streams), device.optimal_nireq or 1))
-
-
 @dataclass(frozen=True)
 class PlannedSpace:
-    """One search space of a sweep: a device, precision, batch and input mode over streams x requests.
+    """One search space of a sweep: a device, precision, batch, input mode and --set properties over streams x
+    requests; on a virtual device, one performance hint (`mode`) over requests, with streams 0.
 
     `auto`: streams and requests were asked as 'auto', so the THROUGHPUT hint's own streams and request
     count join the space once they are known (see `with_hint`).
@@ -135,18 +116,23 @@ class PlannedSpace:
     input_mode: InputMode
     space: Space
     auto: bool = True
+    mode: Mode = Mode.GRID
+    settings: Settings = ()
 
     def config(self, cell: Cell) -> PointConfig:
-        return PointConfig(self.device.name, self.precision, self.batch, cell.streams, cell.nireq, Mode.GRID,
-                           self.input_mode)
+        return PointConfig(self.device.name, self.precision, self.batch, cell.streams, cell.nireq, self.mode,
+                           self.input_mode, self.settings)
 
     def baseline(self, mode: Mode) -> PointConfig:
         """A hint baseline of this space: streams and requests 0, OpenVINO chooses them."""
-        return PointConfig(self.device.name, self.precision, self.batch, 0, 0, mode, self.input_mode)
+        return PointConfig(self.device.name, self.precision, self.batch, 0, 0, mode, self.input_mode, self.settings)
 
     def owns(self, config: PointConfig) -> bool:
-        return (config.device, config.precision, config.batch, config.input_mode) == (
-            self.device.name, self.precision, self.batch, self.input_mode)
+        """Whether `config` is a point of this space or one of its baselines."""
+        mine = (self.device.name, self.precision, self.batch, self.input_mode, self.settings)
+        if (config.device, config.precision, config.batch, config.input_mode, config.settings) != mine:
+            return False
+        return config.mode is self.mode or (self.mode is Mode.GRID and not config.explicit)
 
     def with_hint(self, hint: Cell | None) -> Space:
         """The space with the THROUGHPUT hint's choice known; its values join an 'auto' space."""
@@ -158,16 +144,57 @@ class PlannedSpace:
 
 
 def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
-    """The sweep's spaces in order: device, precision, batch. Streams 'auto' run 1, 2, 4, ... to the device's
-    maximum; requests 'auto' 1, 2, 4, ... to twice the most streams (and the device's optimal count)."""
+    """The sweep's spaces in order: device, --set combination, precision, batch (and hint, on a virtual device).
+    Streams 'auto' run 1, 2, 4, ... to the device's maximum; requests 'auto' double up to the device's request
+    bound (ov_tuner.devices.decisions)."""
     spaces = []
     for device in devices:
-        streams = spec.streams or auto_streams(device)
+        virtual = bool(device.members)
+        streams = (0,) if virtual else spec.streams or auto_streams(device)
         nireqs = spec.nireq or auto_nireq(streams, device)
         top = device.streams_range[1] if device.streams_range else None
         auto = spec.streams is None and spec.nireq is None
-        for precision in spec.precisions:
-            for batch in spec.batches:
-                spaces.append(PlannedSpace(device, precision, batch, spec.input_mode, Space(streams, nireqs, top),
-                                           auto))
+        modes = virtual_hints(device.name) if virtual else (Mode.GRID,)
+        for settings in settings_combinations(spec.settings):
+            for precision in spec.precisions:
+                for batch in spec.batches:
+                    spaces += [PlannedSpace(device, precision, batch, spec.input_mode, Space(streams, nireqs, top),
+                                            auto, mode, settings) for mode in modes]
     return spaces
+
+
+def settings_combinations(axes: dict[str, tuple[str, ...]]) -> list[Settings]:
+    """Every combination of the --set values, each as sorted (KEY, VALUE) pairs; [()] when nothing is set."""
+    keys = sorted(axes)
+    return [tuple(zip(keys, values, strict=True)) for values in product(*(axes[k] for k in keys))]
+
+
+def parse_settings(texts: list[str]) -> dict[str, tuple[str, ...]]:
+    """['KEY=V1,V2', 'OTHER=V'] -> {'KEY': ('V1', 'V2'), 'OTHER': ('V',)}; checked against a device later."""
+    axes: dict[str, tuple[str, ...]] = {}
+    for text in texts:
+        name, sep, values = text.partition("=")
+        key = name.strip().upper()
+        parts = tuple(dict.fromkeys(v.strip() for v in values.split(",") if v.strip()))
+        if not sep or not key or not parts:
+            raise BadInputError(f"--set: cannot read '{text}'; use KEY=VALUE or KEY=V1,V2, e.g. --set "
+                                "INFERENCE_NUM_THREADS=1,2")
+        if key in OWN_AXES:
+            raise BadInputError(f"--set: {key} is ov-tuner's own axis; use {OWN_AXES[key]}")
+        axes[key] = parts
+    return axes
+
+
+# Properties ov-tuner sets itself from its own flags: --set must not fight them.
+OWN_AXES = {"NUM_STREAMS": "--streams", "INFERENCE_PRECISION_HINT": "--precision", "PERFORMANCE_HINT": "--baselines"}
+
+
+def cache_choice(text: str, out: Path) -> tuple[Path | None, bool]:
+    """--cache-dir: 'auto' -> a cache beside the results file, used where compiling is slow; 'none' -> no cache;
+    a folder -> that cache, used for every device. As SweepSpec's cache_dir and cache_everywhere."""
+    choice = text.strip()
+    if choice.lower() == "none":
+        return None, False
+    if choice.lower() == AUTO:
+        return out.with_name(out.name + ".cache"), False
+    return Path(choice), True

@@ -151,10 +151,14 @@ class SmartSearch:
 
     def anchors(self, space: Space) -> list[Cell]:
         """The THROUGHPUT hint's streams x requests and the top of the stream range at 1x and 2x requests,
-        where the space holds them."""
+        where the space holds them. A virtual device's space (streams 0: its hint chooses them) is anchored at
+        the request count its hint calls optimal and at the most requests."""
         top = max(space.streams)
         cells = [space.hint] if space.hint is not None else []
-        cells += [Cell(top, _at_least(space.nireqs, top)), Cell(top, _at_least(space.nireqs, 2 * top))]
+        if top == 0:
+            cells.append(Cell(0, max(space.nireqs)))
+        else:
+            cells += [Cell(top, _at_least(space.nireqs, top)), Cell(top, _at_least(space.nireqs, 2 * top))]
         busy = set(space.busy_cells())
         return [c for c in dict.fromkeys(cells) if c in busy]
 

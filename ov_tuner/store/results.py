@@ -36,6 +36,7 @@ from ov_tuner.schema import (
     Precision,
     Profile,
     RoundWindow,
+    Settings,
     Status,
     Window,
 )
@@ -44,20 +45,44 @@ from ov_tuner.store.destinations import results_file
 SCHEMA_VERSION = 3
 
 # What brings a file of schema version N up to N + 1, run in place when the file is opened.
+_POINT_COLUMNS = """
+    id INTEGER PRIMARY KEY,
+    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
+    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '[]',
+    status TEXT NOT NULL, error TEXT,
+    compile_id INTEGER REFERENCES compiles(id),
+    requests INTEGER, frames INTEGER, wall_s REAL, fps REAL,
+    lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
+    fps_cv REAL, fps_ci95_low REAL, fps_ci95_high REAL, ended TEXT, client_cpu_share REAL,
+    windows TEXT, latencies_ms BLOB,
+    created_at TEXT NOT NULL, process_cpu_s REAL,
+    UNIQUE (device, precision, batch, streams, nireq, mode, input_mode, settings)
+"""
+_V2_POINT_COLUMNS = ("id, device, precision, batch, streams, nireq, mode, input_mode, status, error, compile_id, "
+                     "requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, lat_min_ms, lat_max_ms, "
+                     "lat_count, fps_cv, fps_ci95_low, fps_ci95_high, ended, client_cpu_share, windows, latencies_ms, "
+                     "created_at")
+
 _UPGRADES = {
     1: (  # v2 says why each measurement ended instead of only whether it settled
         "ALTER TABLE points ADD COLUMN ended TEXT",
         "UPDATE points SET ended = CASE settled WHEN 1 THEN 'settled' WHEN 0 THEN 'capped' ELSE 'fixed' END "
         "WHERE status = 'ok'",
     ),
-    2: (  # v3 keeps weights' precision and read-back properties per compile, and each point's process CPU time
+    2: (  # v3: weights' precision, read-back properties, --set properties and cache use per compile; a point's
+        # process CPU time and --set properties, which join its identity (so the points table is rebuilt)
         "ALTER TABLE compiles ADD COLUMN weights_precision TEXT NOT NULL DEFAULT 'unknown'",
         "ALTER TABLE compiles ADD COLUMN read_back TEXT NOT NULL DEFAULT '{}'",
-        "ALTER TABLE points ADD COLUMN process_cpu_s REAL",
+        "ALTER TABLE compiles ADD COLUMN settings TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE compiles ADD COLUMN from_cache INTEGER",
+        "ALTER TABLE points RENAME TO points_v2",
+        f"CREATE TABLE points ({_POINT_COLUMNS})",
+        f"INSERT INTO points ({_V2_POINT_COLUMNS}) SELECT {_V2_POINT_COLUMNS} FROM points_v2",
+        "DROP TABLE points_v2",
     ),
 }
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, info TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS compiles (
@@ -67,7 +92,8 @@ CREATE TABLE IF NOT EXISTS compiles (
     num_streams INTEGER NOT NULL, inference_precision TEXT NOT NULL, executed_precision TEXT NOT NULL,
     optimal_nireq INTEGER NOT NULL, execution_devices TEXT NOT NULL,
     compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL, ir_path TEXT NOT NULL,
-    created_at TEXT NOT NULL, weights_precision TEXT NOT NULL DEFAULT 'unknown', read_back TEXT NOT NULL DEFAULT '{}'
+    created_at TEXT NOT NULL, weights_precision TEXT NOT NULL DEFAULT 'unknown', read_back TEXT NOT NULL DEFAULT '{{}}',
+    settings TEXT NOT NULL DEFAULT '[]', from_cache INTEGER
 );
 CREATE TABLE IF NOT EXISTS coldstarts (
     id INTEGER PRIMARY KEY,
@@ -80,19 +106,7 @@ CREATE TABLE IF NOT EXISTS profiles (
     nireq INTEGER NOT NULL, inferences INTEGER NOT NULL, mean_request_ms REAL NOT NULL,
     layers TEXT NOT NULL, created_at TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS points (
-    id INTEGER PRIMARY KEY,
-    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL,
-    status TEXT NOT NULL, error TEXT,
-    compile_id INTEGER REFERENCES compiles(id),
-    requests INTEGER, frames INTEGER, wall_s REAL, fps REAL,
-    lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
-    fps_cv REAL, fps_ci95_low REAL, fps_ci95_high REAL, ended TEXT, client_cpu_share REAL,
-    windows TEXT, latencies_ms BLOB,
-    created_at TEXT NOT NULL, process_cpu_s REAL,
-    UNIQUE (device, precision, batch, streams, nireq, mode, input_mode)
-);
+CREATE TABLE IF NOT EXISTS points ({_POINT_COLUMNS});
 CREATE TABLE IF NOT EXISTS confirmations (
     id INTEGER PRIMARY KEY, device TEXT NOT NULL, rounds INTEGER NOT NULL, window_s REAL NOT NULL,
     created_at TEXT NOT NULL
@@ -100,7 +114,7 @@ CREATE TABLE IF NOT EXISTS confirmations (
 CREATE TABLE IF NOT EXISTS confirm_contenders (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), position INTEGER NOT NULL,
     device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL,
+    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '[]',
     ran_streams INTEGER NOT NULL, ran_nireq INTEGER NOT NULL,
     PRIMARY KEY (confirmation_id, position)
 );
@@ -238,6 +252,7 @@ class ResultStore:
             info = json.loads(row[0])
             info["streams_range"] = tuple(info["streams_range"]) if info["streams_range"] else None
             info["capabilities"] = tuple(info["capabilities"])
+            info["members"] = tuple(info.get("members", ()))
             result[info["name"]] = DeviceInfo(**info)
         return result
 
@@ -249,13 +264,13 @@ class ResultStore:
             cursor = self._db.execute(
                 "INSERT INTO compiles (device, precision, batch, streams, mode, requested, num_streams, "
                 "inference_precision, executed_precision, optimal_nireq, execution_devices, compile_ms, "
-                "first_infer_ms, ir_path, created_at, weights_precision, read_back) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "first_infer_ms, ir_path, created_at, weights_precision, read_back, settings, from_cache) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (k.device, k.precision.value, k.batch, k.streams, k.mode.value, json.dumps(info.requested),
                  info.num_streams,
                  info.inference_precision, info.executed_precision, info.optimal_nireq,
                  json.dumps(list(info.execution_devices)), info.compile_ms, info.first_infer_ms, info.ir_path, _now(),
-                 info.weights_precision, json.dumps(info.read_back)),
+                 info.weights_precision, json.dumps(info.read_back), json.dumps(k.settings), info.from_cache),
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -272,22 +287,15 @@ class ResultStore:
                       m.process_cpu_s)
         with self._writing():
             self._db.execute(
-                "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, input_mode, status, "
-                "error, compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, "
+                "INSERT OR REPLACE INTO points (device, precision, batch, streams, nireq, mode, input_mode, settings, "
+                "status, error, compile_id, requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, "
                 "lat_min_ms, lat_max_ms, lat_count, fps_cv, fps_ci95_low, fps_ci95_high, ended, client_cpu_share, "
                 "windows, latencies_ms, process_cpu_s, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, c.input_mode.value,
-                 point.status.value, point.error, compile_id, *values, _now()),
+                 json.dumps(c.settings), point.status.value, point.error, compile_id, *values, _now()),
             )
         self.last_point = c.label()
-
-    def measured_fps(self) -> dict[PointConfig, float]:
-        """FPS of every successfully measured configuration: a resumed sweep skips them and smart search
-        decides with them."""
-        rows = self._db.execute("SELECT device, precision, batch, streams, nireq, mode, input_mode, fps FROM points "
-                                "WHERE status='ok'")
-        return {_config_from_row(r): r["fps"] for r in rows}
 
     def add_coldstart(self, cold: ColdStart) -> None:
         k = cold.key
@@ -329,9 +337,10 @@ class ResultStore:
             for position, contender in enumerate(contenders):
                 c = contender.config
                 self._db.execute(
-                    "INSERT INTO confirm_contenders VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO confirm_contenders (confirmation_id, position, device, precision, batch, streams, "
+                    "nireq, mode, input_mode, settings, ran_streams, ran_nireq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (cursor.lastrowid, position, c.device, c.precision.value, c.batch, c.streams, c.nireq,
-                     c.mode.value, c.input_mode.value, contender.streams, contender.nireq))
+                     c.mode.value, c.input_mode.value, json.dumps(c.settings), contender.streams, contender.nireq))
         return cursor.lastrowid
 
     def add_round_window(self, confirmation_id: int, w: RoundWindow) -> None:
@@ -375,7 +384,8 @@ class ResultStore:
 
 def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
     return CompileInfo(
-        key=CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"], Mode(r["mode"])),
+        key=CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"], Mode(r["mode"]),
+                       _settings(r["settings"])),
         requested=json.loads(r["requested"]),
         num_streams=r["num_streams"],
         inference_precision=r["inference_precision"],
@@ -387,12 +397,17 @@ def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
         ir_path=r["ir_path"],
         weights_precision=r["weights_precision"],
         read_back=json.loads(r["read_back"]),
+        from_cache=None if r["from_cache"] is None else bool(r["from_cache"]),
     )
 
 
 def _config_from_row(r: sqlite3.Row) -> PointConfig:
     return PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"], Mode(r["mode"]),
-                       InputMode(r["input_mode"]))
+                       InputMode(r["input_mode"]), _settings(r["settings"]))
+
+
+def _settings(text: str) -> Settings:
+    return tuple((str(k), str(v)) for k, v in json.loads(text))
 
 
 def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointResult:

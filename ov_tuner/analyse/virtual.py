@@ -1,0 +1,67 @@
+"""OpenVINO's virtual devices against the tuned real devices they run on: does AUTO:GPU,CPU under
+CUMULATIVE_THROUGHPUT (or MULTI, HETERO, BATCH) beat the best each member manages alone? Pure.
+
+The gain depends on the box (CPU and GPU share power and memory bandwidth), so it is measured, never assumed:
+head to head where the confirmation round measured both, else from the search's separate measurements,
+and said so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ov_tuner.analyse.answers import fastest, grid_points, short_label
+from ov_tuner.analyse.headtohead import HeadToHead, Ratio
+from ov_tuner.schema import Confirmation, DeviceInfo, PointResult, Precision
+
+
+@dataclass(frozen=True)
+class VirtualComparison:
+    """A virtual device's best point against the best of one of its members, at one precision and batch."""
+
+    virtual: PointResult
+    member: PointResult
+    ratio: Ratio | None  # head to head, where the confirmation round measured both
+    reason: str
+
+
+def virtual_comparisons(points: list[PointResult], devices: Mapping[str, DeviceInfo],
+                        confirmations: Sequence[Confirmation] = ()) -> list[VirtualComparison]:
+    """For every virtual device, precision and batch: its best point against each member's best."""
+    head = HeadToHead.of(confirmations[-1]) if confirmations else None
+    contenders = {c.config: c for c in head.confirmation.contenders} if head else {}
+    found = []
+    measured = grid_points(points)
+    for device in (d for d in devices.values() if d.members):
+        for precision, batch in sorted({(p.config.precision, p.config.batch) for p in measured
+                                        if p.config.device == device.name}):
+            best = _best(measured, device.name, precision, batch)
+            assert best is not None
+            for member in device.members:
+                alone = _best(measured, member, precision, batch)
+                if alone is None:
+                    continue
+                if head is not None and best.config in contenders and alone.config in contenders:
+                    pair = (head.figures_of(contenders[best.config]), head.figures_of(contenders[alone.config]))
+                    ratio = head.ratio(pair[0].contender, pair[1].contender)
+                    fps = (pair[0].fps, pair[1].fps)
+                else:
+                    ratio, fps = None, (best.fps, alone.fps)
+                found.append(VirtualComparison(best, alone, ratio, _reason(best, alone, fps, ratio)))
+    return found
+
+
+def _best(points: list[PointResult], device: str, precision: Precision, batch: int) -> PointResult | None:
+    return fastest(p for p in points if (p.config.device, p.config.precision, p.config.batch, p.config.settings)
+                   == (device, precision, batch, ()))
+
+
+def _reason(virtual: PointResult, alone: PointResult, fps: tuple[float, float], ratio: Ratio | None) -> str:
+    """'AUTO:GPU,CPU fp32 batch 1 CUMULATIVE_THROUGHPUT x16: 2270 FPS vs tuned GPU alone (2x4): 1200 FPS; ...'"""
+    head = (f"{virtual.config.device} {virtual.config.precision.value} batch {virtual.config.batch} "
+            f"{short_label(virtual)}: {fps[0]:.0f} FPS vs tuned {alone.config.device} alone "
+            f"({short_label(alone)}): {fps[1]:.0f} FPS")
+    if ratio is not None:
+        return f"{head}, head to head: {ratio.as_factor()}"
+    return f"{head}: {fps[0] / fps[1]:.2f}x, measured apart (not confirmed head to head)"

@@ -1,0 +1,6 @@
+"""The sweep: model -> compile -> measure -> store, driven by the search policy, point after point."""
+
+from ov_tuner.sweep.progress import SweepProgress
+from ov_tuner.sweep.run import SweepSummary, run_sweep
+
+__all__ = ["SweepProgress", "SweepSummary", "run_sweep"]

@@ -1,0 +1,118 @@
+"""The sweep from a spec to a summary: check everything that can be checked before measuring (model, devices,
+shapes, output path), so bad input costs nothing; prepare the models; let the driver (ov_tuner.sweep.driver)
+search every space and confirm the contenders; say what was done.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import openvino as ov
+
+from ov_tuner.devices.environment import environment
+from ov_tuner.devices.runtime import PointFailure, Runtime, open_model_source, set_layouts
+from ov_tuner.measure import host
+from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
+from ov_tuner.schema import (
+    FOREIGN_CPU_LIMIT,
+    Ending,
+    SweepSpec,
+)
+from ov_tuner.search.grid import plan
+from ov_tuner.store.destinations import results_file
+from ov_tuner.store.results import ResultStore
+from ov_tuner.sweep.compiler import Compiler
+from ov_tuner.sweep.driver import Driver
+from ov_tuner.sweep.progress import Silent, SweepProgress
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    """What a sweep did: points measured (some stopped early by smart search), failed, already stored
+    (skipped), and left out by smart search; how long the search and the confirmation round took, and how
+    many points a full grid of the same spaces holds."""
+
+    out: Path
+    measured: int
+    failed: int
+    skipped: int
+    compiles: int
+    interrupted: bool
+    dropped: int = 0
+    outpaced: int = 0
+    decided: int = 0
+    search_s: float = 0.0
+    confirm_s: float = 0.0
+    grid_points: int = 0
+    confirmed: int = 0
+    abandoned: int = 0
+
+    @property
+    def fixed_grid_s(self) -> float | None:
+        """What a fixed-time grid of every point would take at this sweep's mean time per measured point."""
+        if not self.measured:
+            return None
+        return self.grid_points * self.search_s / self.measured
+
+
+def run_sweep(
+    spec: SweepSpec,
+    progress: SweepProgress | None = None,
+    stop: threading.Event | None = None,
+    runtime: Runtime | None = None,
+) -> SweepSummary:
+    """Measure what the search asks for in every space of `spec` not yet in `spec.out`; return what was done."""
+    runtime = runtime or Runtime()
+    progress = progress or Silent()
+    stop = stop or threading.Event()
+    quiet_start = host.sample()  # what other processes do while the model is prepared: is the host busy?
+    results_file(spec.out)
+    source = open_model_source(spec.model)
+    devices = runtime.resolve_devices(spec.devices)
+    runtime.check_settings(devices, spec.settings)
+    images = load_images(spec.images) if spec.images else None
+    models = {p: _prepared(runtime.read_model(source, p), spec, images is not None) for p in spec.precisions}
+    for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
+        runtime.reshape(models[spec.precisions[0]], batch, spec.shapes)
+
+    with ResultStore(spec.out) as store:
+        store.claim(environment(source))
+        for device in devices:
+            store.record_device(device)
+        busy = host.foreign_load_since(quiet_start)
+        if busy is not None and busy > FOREIGN_CPU_LIMIT:
+            progress.note(f"the host is already busy: other processes used {busy:.0%} of the CPUs while the model was "
+                          "prepared; windows measured while that lasts are flagged and set aside")
+        compiler = Compiler(runtime, models, {p: runtime.ir_path(source, p) for p in spec.precisions}, spec.shapes,
+                            spec.cache_dir, spec.cache_everywhere)
+        run = Driver(compiler, store, spec, progress, stop, InputData(images))
+        spaces = plan(spec, devices)
+        run.plan(spaces)
+        started = time.perf_counter()
+        for planned in spaces:
+            if stop.is_set():
+                break
+            run.search(planned)
+        search_s = time.perf_counter() - started
+        confirmed = run.confirm(spaces, spec.confirm) if spec.confirm is not None and not stop.is_set() else 0
+        return SweepSummary(spec.out, run.measured, run.failed, run.skipped, run.compiles, stop.is_set(),
+                            run.dropped, run.endings[Ending.OUTPACED], run.endings[Ending.DECIDED], search_s,
+                            time.perf_counter() - started - search_s, run.grid_points, confirmed, run.abandoned)
+
+
+def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:
+    """The model with the user's layouts, and image preprocessing when real images go in."""
+    set_layouts(model, spec.layouts)
+    return add_image_preprocessing(model) if with_images else model
+
+
+def _failure_text(error: Exception) -> str:
+    """A failed point's stored error: its one line, then OpenVINO's whole message where it says more."""
+    if isinstance(error, PointFailure) and error.detail not in str(error):
+        return f"{error}\n{error.detail}"
+    return str(error)
+
+
