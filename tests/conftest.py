@@ -75,11 +75,11 @@ def failing_inference_model(models_dir: Path) -> Path:
 
 
 def quick_spec(model: Path, out: Path, **overrides: object) -> SweepSpec:
-    """A sweep short enough for tests: 0.15 s per point in 0.05 s windows, after 0.05 s of warm-up, no baselines
-    and no confirmation round unless asked for."""
+    """A sweep short enough for tests: 0.15 s per point in 0.05 s windows, after 0.05 s of warm-up, no baselines,
+    no confirmation round and no output comparison unless asked for."""
     settings: dict[str, object] = dict(
         model=model, out=out, precisions=(Precision.FP32,), streams=(1, 2), nireq=(1, 2),
-        stop=StopRule(window_s=0.05, fixed_s=0.15), warmup_s=0.05, baselines=False, confirm=None,
+        stop=StopRule(window_s=0.05, fixed_s=0.15), warmup_s=0.05, baselines=False, confirm=None, accuracy_inputs=None,
     )
     settings.update(overrides)
     return SweepSpec(**settings)  # type: ignore[arg-type]

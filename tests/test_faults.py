@@ -222,11 +222,10 @@ def test_a_disk_that_fills_mid_sweep_stops_it_with_one_line_and_keeps_every_poin
         args = ["sweep", str(tiny_model), *LONG, "--out", str(db)]
         proc = sweep_until(args, db, 1)
         filler = disk / "filler"
-        with filler.open("wb") as f:  # take every byte left
+        with filler.open("wb", buffering=0) as f:  # take every byte left (unbuffered: nothing left to flush)
             try:
                 while True:
                     f.write(b"\0" * 65536)
-                    f.flush()
             except OSError:
                 pass
         _, stderr = proc.communicate(timeout=120)

@@ -284,6 +284,12 @@ def ran_in(points: list[PointResult], device: str, precision: Precision, batch: 
             if p.compile is not None and p.config.heatmap_key == (device, precision, batch)}
 
 
+def ran_by_scope(points: list[PointResult]) -> dict[tuple[str, Precision, int], str]:
+    """What ran for each (device, precision, batch), in CompileInfo.ran's words."""
+    keys = {(p.config.device, p.config.precision, p.config.batch) for p in points if p.compile is not None}
+    return {k: ", ".join(sorted(ran_in(points, *k))) for k in keys}
+
+
 def compare_precisions(points: list[PointResult], numerator: Precision = Precision.FP16,
                        denominator: Precision = Precision.FP32,
                        confirmations: Sequence[Confirmation] = ()) -> list[PrecisionComparison]:
@@ -325,6 +331,19 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
         result.append(PrecisionComparison(device, batch, numerator, denominator, grids[Metric.FPS],
                                           grids[Metric.LATENCY_P90], ratio, tuple(notes), reason, confirmed, paired))
     return result
+
+
+def precision_speeds(points: list[PointResult], confirmations: Sequence[Confirmation] = (),
+                     ) -> dict[tuple[str, Precision, int], str]:
+    """Per (device, precision, batch), its best FPS against fp32's in words: head to head where a confirmation
+    round measured both, else from the search's separate measurements, and said so."""
+    speeds = {}
+    for numerator in (Precision.FP16, Precision.BF16):
+        for c in compare_precisions(points, numerator, confirmations=confirmations):
+            speeds[(c.device, numerator, c.batch)] = (
+                f"{c.confirmed.as_factor()} FPS of fp32, head to head" if c.confirmed is not None
+                else f"{c.best_fps_ratio:.2f}x FPS of fp32, measured apart")
+    return speeds
 
 
 def _ratio_grid(top: HeatmapGrid, bottom: HeatmapGrid) -> HeatmapGrid:

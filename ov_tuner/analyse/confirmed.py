@@ -17,10 +17,11 @@ when it beats every explicit contender beyond noise: the search's space then mis
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from ov_tuner.analyse.headtohead import HeadToHead, Ratio, RoundFigures
-from ov_tuner.schema import Mode, Precision
+from ov_tuner.schema import Mode, PointConfig, Precision
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16)
 # How close to 1.0 either side an FPS ratio's interval must lie for two configurations to count as tied.
@@ -76,11 +77,13 @@ def label(figures: RoundFigures, home: str | None = None) -> str:
 
 
 def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, percentile: int = 90,
-                     precision: Precision | None = None, device: str | None = None) -> ConfirmedAnswer | None:
+                     precision: Precision | None = None, device: str | None = None,
+                     allowed: Collection[PointConfig] | None = None) -> ConfirmedAnswer | None:
     """The answer among the round's contenders of `precision` and `device` (any, when None) within the latency
-    budget; None when no contender is within it."""
+    budget, and among `allowed` configurations where given; None when no contender is left."""
     pool = [f for f in head.figures
-            if (precision is None or f.contender.config.precision is precision)
+            if (allowed is None or f.contender.config in allowed)
+            and (precision is None or f.contender.config.precision is precision)
             and (device is None or f.contender.config.device == device)
             and (max_latency_ms is None or f.latency_ms(percentile) <= max_latency_ms)]
     if not pool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from ov_tuner.analyse.answers import BaselineGain, baseline_gains, fastest, grid_points
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
@@ -42,6 +42,7 @@ class Recommendation:
     baselines: tuple[BaselineGain, ...]
     reason: str
     answer: ConfirmedAnswer | None = None
+    excluded: tuple[str, ...] = ()  # precisions left out for losing too much output accuracy, each with why
 
     @property
     def confirmed(self) -> bool:
@@ -62,11 +63,15 @@ class Recommendation:
 
 def recommend(points: list[PointResult], max_latency_ms: float | None = None, percentile: int = 90,
               device: str | None = None, precision: Precision | None = None,
-              confirmations: Sequence[Confirmation] = ()) -> Recommendation:
+              confirmations: Sequence[Confirmation] = (),
+              excluded: Mapping[tuple[str, Precision, int], str] | None = None) -> Recommendation:
     """Most FPS within `max_latency_ms` at `percentile` (any latency, when None): from the latest confirmation
-    round of the device where there is one, else from the grid points' own measurements."""
+    round where there is one, else from the grid points' own measurements. `excluded` (device, precision, batch)
+    combinations, which lose too much output accuracy, are left out; the recommendation says which and why."""
     if percentile not in PERCENTILES:
         raise ValueError(f"percentile must be one of {PERCENTILES}")
+    excluded = excluded or {}
+    points = [p for p in points if (p.config.device, p.config.precision, p.config.batch) not in excluded]
     pool = [p for p in grid_points(points)
             if (device is None or p.config.device == device) and (precision is None or p.config.precision is precision)]
     if not pool:
@@ -75,7 +80,7 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
                                  "against `ov-tuner show`")
     confirmed = _confirmed(points, max_latency_ms, percentile, device, precision, confirmations)
     if confirmed is not None:
-        return confirmed
+        return replace(confirmed, excluded=tuple(excluded.values()))
     name = _percentile_name(percentile)
     within = [p for p in pool if max_latency_ms is None or p.latency_ms(percentile) <= max_latency_ms]
     if not within:
@@ -97,15 +102,17 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
                    f"({runner_up.fps / winner.fps - 1:+.1%}) at {runner_up.latency_ms(percentile):.2f} ms {name}")
     reason += " (measured one after another, not confirmed head to head)"
     return Recommendation(winner, winner.fps, winner.measurement.latency, runner_up, max_latency_ms, percentile,
-                          len(within), tuple(baseline_gains(winner, points)), reason)
+                          len(within), tuple(baseline_gains(winner, points)), reason, None, tuple(excluded.values()))
 
 
 def _confirmed(points: list[PointResult], max_latency_ms: float | None, percentile: int, device: str | None,
                precision: Precision | None, confirmations: Sequence[Confirmation]) -> Recommendation | None:
+    allowed = {p.config for p in points}
     """The recommendation from the latest confirmation round (every device of a sweep meets in one), or None where
     no round covers a candidate within the budget."""
     head = HeadToHead.of(confirmations[-1]) if confirmations else None
-    answer = confirmed_answer(head, max_latency_ms, percentile, precision, device) if head is not None else None
+    answer = confirmed_answer(head, max_latency_ms, percentile, precision, device, allowed) if head is not None \
+        else None
     if answer is None:
         return None
     stored = {p.config: p for p in points if p.ok}
@@ -191,4 +198,5 @@ def recommendation_json(rec: Recommendation) -> dict[str, object]:
                               "fps_ratio": r.ratio.as_json(), "measurable": r.ratio.clear}
                              for r in (answer.precision_ratios if answer else ())],
         "budget_ms": rec.budget_ms, "percentile": rec.percentile, "reason": rec.reason,
+        "excluded_for_accuracy": list(rec.excluded),
     }

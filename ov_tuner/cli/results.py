@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from ov_tuner.analyse.accuracy import AccuracyLimit, excluded
 from ov_tuner.analyse.recommend import deploy_snippets, recommendation_json
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.cli.app import app, one_line_errors, out
@@ -76,14 +77,18 @@ def recommend(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead: the configuration, its "
                                           "figures, whether it was confirmed, ties and gains with intervals.")]
     = False,
+    max_accuracy_loss: Annotated[str | None, typer.Option(help="Leave out precisions whose outputs lose more than "
+                                                          "this against FP32: cosine=0.001 (1 - cosine similarity) "
+                                                          "and/or top1=1% (top-1 disagreement).")] = None,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     if config_out is not None:
         output_file(config_out, "--config-out")
     stored = load_results(results)
     chosen = parse_precisions(precision)[0] if precision else None
+    limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
     rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
-                          stored.confirmations)
+                          stored.confirmations, excluded(stored.accuracies, limit) if limit else None)
     if as_json:
         print(json.dumps(recommendation_json(rec), indent=2))
         return

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ov_tuner.cli.app import EXIT_INTERRUPTED, ModelArgument, ShapeOption, app, err, one_line_errors, options, out
 from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
-from ov_tuner.schema import ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
+from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.search.grid import (
     cache_choice,
     parse_counts,
@@ -114,6 +114,10 @@ def sweep(
     set_: Annotated[list[str] | None, typer.Option("--set", help="A compile property as a sweep axis, e.g. "
                                                    "GPU_QUEUE_THROTTLE=LOW,HIGH or INFERENCE_NUM_THREADS=1,2 "
                                                    "(one value: set for every point); repeatable.")] = None,
+    accuracy: Annotated[bool, typer.Option(help="Compare every precision's outputs with the FP32 reference (CPU, f32) "
+                                           "on fixed inputs, outside the timed loops.")] = True,
+    accuracy_inputs: Annotated[int, typer.Option(min=1, help="Inputs the output comparison runs (with --images: "
+                                                 "every image).")] = ACCURACY_INPUTS,
     cache_dir: Annotated[str, typer.Option(help="CACHE_DIR for compiles: auto (beside --out, on GPUs and virtual "
                                            "devices, where compiling is slow), none, or a folder (every device)."
                                            )] = "auto",
@@ -132,7 +136,7 @@ def sweep(
         stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
         confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None, settings=parse_settings(set_ or []),
-        cache_dir=cache[0], cache_everywhere=cache[1],
+        cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
     )
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn())

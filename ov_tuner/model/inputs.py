@@ -69,9 +69,9 @@ class InputData:
 
     images: list[np.ndarray] | None = None
 
-    def fill(self, request: ov.InferRequest, index: int) -> None:
-        """Write request `index`'s own data into its tensors, before any clock starts."""
-        fill_inputs(request)
+    def fill(self, request: ov.InferRequest, index: int, seed: int = 0) -> None:
+        """Write request `index`'s own data into its tensors, before any clock starts (generated with `seed`)."""
+        fill_inputs(request, seed)
         if self.images is not None:
             name, batch = self._image_batch(request, index)
             request.get_tensor(name).data[...] = batch
@@ -93,3 +93,7 @@ class InputData:
         batch, height, width, _ = port.get_shape()  # NHWC after add_image_preprocessing
         picks = [self.images[(index * batch + j) % len(self.images)] for j in range(batch)]
         return port.get_any_name(), np.stack([cv2.resize(image, (width, height)) for image in picks])
+
+    def count(self, default: int) -> int:
+        """How many inputs an accuracy comparison takes: every image given, else `default` generated ones."""
+        return len(self.images) if self.images is not None else default

@@ -30,7 +30,7 @@ from ov_tuner.analyse.answers import (
     saturation,
     short_label,
 )
-from ov_tuner.schema import DeviceInfo, Environment, PointResult, Precision, Profile
+from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision, Profile
 from ov_tuner.store.results import StoredResults
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
@@ -111,7 +111,7 @@ def heatmap_figure(points: list[PointResult], device: str, precision: Precision,
 
 
 def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo],
-                     paired_only: bool = False) -> Figure:
+                     paired_only: bool = False, accuracy: Accuracy | None = None) -> Figure:
     """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white.
 
     Cells compare points measured apart, in the search; those are hatched, and `paired_only` leaves them out.
@@ -142,6 +142,8 @@ def precision_figure(comparison: PrecisionComparison, env: Environment, devices:
                 ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, hatch="//", edgecolor="#888888",
                                        linewidth=0))
     notes = "; ".join(c.notes) if c.notes else "both ran the precision asked for"
+    if accuracy is not None:
+        notes += f"\n{c.numerator.value} outputs against fp32: {accuracy.summary()}"
     best = (f"best-to-best head to head {c.confirmed.as_factor()}" if c.confirmed is not None
             else f"best-to-best {c.best_fps_ratio:.2f}x, measured apart")
     fig.suptitle(f"{env.model_name} on {_device_name(c.device, devices)}, batch {c.batch}: "
@@ -294,7 +296,9 @@ def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = Fal
         written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
     for numerator in (Precision.FP16, Precision.BF16):
         for comparison in compare_precisions(points, numerator, confirmations=results.confirmations):
-            fig = precision_figure(comparison, env, devices, paired_only)
+            accuracy = next((a for a in results.accuracies if (a.device, a.precision, a.batch)
+                             == (comparison.device, numerator, comparison.batch)), None)
+            fig = precision_figure(comparison, env, devices, paired_only, accuracy)
             name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
             written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))
     if fastest(grid_points(points)) is not None:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import openvino as ov
 from rich.table import Table
 
-from ov_tuner.analyse.answers import baseline_gains, best_per_device_precision, inconsistencies, saturation
+from ov_tuner.analyse.accuracy import precision_costs
+from ov_tuner.analyse.answers import (
+    baseline_gains,
+    best_per_device_precision,
+    inconsistencies,
+    precision_speeds,
+    ran_by_scope,
+    saturation,
+)
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import DeploySnippets, NothingMeetsBudget, Recommendation, recommend
@@ -127,7 +135,10 @@ def answer_lines(results: StoredResults) -> list[str]:
     word = "[bold green]answer:[/bold green]" if rec.confirmed else "[bold yellow]answer (not confirmed):[/bold yellow]"
     virtual = [f"virtual device: {v.reason}" for v in virtual_comparisons(results.points, results.devices,
                                                                           results.confirmations)]
-    return [f"{word} {rec.reason}"] + [f"  {line}" for line in rec.gain_lines()] + virtual
+    costs = precision_costs(results.accuracies, precision_speeds(results.points, results.confirmations),
+                            ran_by_scope(results.points))
+    return ([f"{word} {rec.reason}"] + [f"  {line}" for line in rec.gain_lines()] + virtual
+            + [f"precision: {line}" for line in costs])
 
 
 def diagnostics_lines(results: StoredResults) -> list[str]:
@@ -138,6 +149,7 @@ def diagnostics_lines(results: StoredResults) -> list[str]:
 def recommendation_lines(rec: Recommendation, snippets: DeploySnippets) -> list[str]:
     confirmed = "" if rec.confirmed else " [yellow](not confirmed head to head)[/yellow]"
     lines = [f"[bold green]deploy:[/bold green] {rec.winner.config.label()}{confirmed}", f"why: {rec.reason}"]
+    lines += [f"[yellow]{why}[/yellow]" for why in rec.excluded]
     lines += [f"gain: {line}" for line in rec.gain_lines()]
     lines += [f"[yellow]note:[/yellow] {n}" for n in snippets.notes]
     lines += ["", "[bold]Python[/bold]", snippets.python, "[bold]benchmark_app[/bold]", snippets.benchmark_app, "",

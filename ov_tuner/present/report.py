@@ -20,6 +20,7 @@ from ov_tuner.analyse.answers import (
     fastest,
     grid_points,
     inconsistencies,
+    precision_speeds,
     saturation,
 )
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
@@ -189,6 +190,22 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
             precision.blocks += [Paragraph(c.reason), Bullets(list(c.notes)) if c.notes else Paragraph(
                 "Both precisions ran as asked."), Image(path, path.stem)]
         sections.append(precision)
+
+    if results.accuracies:
+        speeds = precision_speeds(points, results.confirmations)
+        rows = []
+        for a in results.accuracies:
+            pace = speeds.get((a.device, a.precision, a.batch), "reference" if a.precision is Precision.FP32 else "-")
+            rows.append([a.device, a.precision.value, str(a.batch), pace,
+                         f"{a.cosine:.5f}" if a.cosine is not None else "-",
+                         f"{a.top1:.1%}" if a.top1 is not None else "-",
+                         f"{max((o.max_abs for o in a.outputs), default=0):.3g}", str(a.inputs), a.error or ""])
+        sections.append(Section("What each precision costs: speed and output accuracy", [
+            Paragraph("Every precision's outputs against the FP32 reference (CPU, INFERENCE_PRECISION_HINT=f32) on "
+                      "the same fixed inputs, the least cosine similarity and top-1 agreement over the outputs "
+                      "beside its speed against fp32."),
+            Table(["device", "precision", "batch", "speed", "cosine", "top-1 agreement", "max abs error", "inputs",
+                   "not compared because"], rows)]))
 
     if figures.batch is not None:
         sections.append(Section("Batch size and devices", [Image(figures.batch, "FPS and latency against batch")]))

@@ -4,6 +4,7 @@ Frozen dataclasses and enums, grouped by what they describe; every name is impor
 """
 
 from ov_tuner.schema.config import (
+    ACCURACY_INPUTS,
     AUTO,
     CompileKey,
     ConfirmRule,
@@ -30,13 +31,23 @@ from ov_tuner.schema.measurement import (
     t975,
     t_quantile,
 )
-from ov_tuner.schema.records import ColdStart, ColdStartSample, LayerTime, Profile, TypeTime
+from ov_tuner.schema.records import (
+    Accuracy,
+    ColdStart,
+    ColdStartSample,
+    LayerTime,
+    OutputAccuracy,
+    Profile,
+    TypeTime,
+)
 from ov_tuner.schema.results import Confirmation, Contender, Environment, PointResult, RoundWindow, Status
 
 __all__ = [
+    "ACCURACY_INPUTS",
     "AUTO",
     "FOREIGN_CPU_LIMIT",
     "STEAL_LIMIT",
+    "Accuracy",
     "ColdStart",
     "ColdStartSample",
     "CompileInfo",
@@ -52,6 +63,7 @@ __all__ = [
     "LayerTime",
     "Measurement",
     "Mode",
+    "OutputAccuracy",
     "PointConfig",
     "PointResult",
     "Precision",

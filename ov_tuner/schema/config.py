@@ -201,6 +201,8 @@ class Search(str, Enum):
 
 
 AUTO = "auto"
+# How many generated inputs an output-accuracy comparison runs by default (with --images: every image given).
+ACCURACY_INPUTS = 32
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,7 @@ class SweepSpec:
     settings: dict[str, tuple[str, ...]] = field(default_factory=dict)
     cache_dir: Path | None = None  # CACHE_DIR for compiles where a cache pays (GPU, virtual devices) ...
     cache_everywhere: bool = False  # ... or for every device, when the user named the folder
+    accuracy_inputs: int | None = ACCURACY_INPUTS  # outputs against the FP32 reference on this many inputs (None: off)
 
     def __post_init__(self) -> None:
         if self.warmup_s < 0:

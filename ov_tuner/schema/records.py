@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-from ov_tuner.schema.config import CompileKey, PointConfig
+from ov_tuner.schema.config import CompileKey, PointConfig, Precision
 
 
 @dataclass(frozen=True)
@@ -103,3 +103,76 @@ class Profile:
             rows.append(TypeTime(layer_type, ms, ms / total, running / total, calls, ms / calls,
                                  tuple(sorted({m.exec_type for m in members}))))
         return rows
+
+
+# -- output accuracy ------------------------------------------------------------------------------------------
+
+
+def cosine_text(cosine: float) -> str:
+    """'1 (exact)', '1 - 1.2e-09' near 1, else '0.999312': so that a tiny loss never reads as none."""
+    if cosine == 1.0:
+        return "1 (exact)"
+    return f"1 - {1 - cosine:.1e}" if cosine > 0.99999 else f"{cosine:.6f}"
+
+
+@dataclass(frozen=True)
+class OutputAccuracy:
+    """One output against the FP32 reference over every input (see ov_tuner.analyse.accuracy)."""
+
+    name: str
+    exact_kind: bool  # integer or boolean: compared for equality
+    max_abs: float
+    mean_abs: float
+    max_rel: float | None
+    cosine: float | None  # the least over the inputs
+    top1: float | None  # share of rows whose top class agrees
+    top5: float | None  # share of rows whose reference top class is among the top 5
+    equal_share: float  # share of values exactly equal
+
+    def summary(self) -> str:
+        """'cosine 0.99931, top-1 agreement 98.4%, max abs error 0.0012', or 'equal 100.0%'."""
+        if self.exact_kind:
+            return f"equal {self.equal_share:.1%}"
+        parts = [f"cosine {cosine_text(self.cosine)}"] if self.cosine is not None else []
+        if self.top1 is not None:
+            parts.append(f"top-1 agreement {self.top1:.1%}")
+        parts.append(f"max abs error {self.max_abs:.3g}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """A device, precision and batch's outputs against the FP32 reference (CPU, f32 hint) on `inputs` fixed inputs;
+    `error` says why there are no figures (a non-deterministic model, a failed comparison)."""
+
+    device: str
+    precision: Precision
+    batch: int
+    inputs: int
+    outputs: tuple[OutputAccuracy, ...]
+    error: str | None = None
+
+    @property
+    def cosine(self) -> float | None:
+        values = [o.cosine for o in self.outputs if o.cosine is not None]
+        return min(values) if values else None
+
+    @property
+    def top1(self) -> float | None:
+        values = [o.top1 for o in self.outputs if o.top1 is not None]
+        return min(values) if values else None
+
+    def summary(self) -> str:
+        """'cosine 0.99931, top-1 agreement 98.4% on 32 inputs' (the least over the outputs)."""
+        if self.error:
+            return f"not compared: {self.error}"
+        parts = [f"cosine {cosine_text(self.cosine)}"] if self.cosine is not None else []
+        if self.top1 is not None:
+            parts.append(f"top-1 agreement {self.top1:.1%}")
+        worst = max((o.max_abs for o in self.outputs if not o.exact_kind), default=None)
+        if worst is not None:
+            parts.append(f"max abs error {worst:.3g}")
+        exact = [o for o in self.outputs if o.exact_kind]
+        if exact:
+            parts.append(f"integer outputs equal {min(o.equal_share for o in exact):.1%}")
+        return f"{', '.join(parts) or 'no outputs'} on {self.inputs} inputs"

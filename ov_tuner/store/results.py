@@ -18,6 +18,7 @@ import numpy as np
 
 from ov_tuner.errors import BadInputError, IncompatibleResultsError, ResultsWriteError
 from ov_tuner.schema import (
+    Accuracy,
     ColdStart,
     ColdStartSample,
     CompileInfo,
@@ -31,6 +32,7 @@ from ov_tuner.schema import (
     LayerTime,
     Measurement,
     Mode,
+    OutputAccuracy,
     PointConfig,
     PointResult,
     Precision,
@@ -117,6 +119,15 @@ CREATE TABLE IF NOT EXISTS confirm_contenders (
     nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '[]',
     ran_streams INTEGER NOT NULL, ran_nireq INTEGER NOT NULL,
     PRIMARY KEY (confirmation_id, position)
+);
+CREATE TABLE IF NOT EXISTS accuracy_references (
+    batch INTEGER NOT NULL, inputs INTEGER NOT NULL, deterministic INTEGER NOT NULL, outputs BLOB NOT NULL,
+    created_at TEXT NOT NULL, PRIMARY KEY (batch, inputs)
+);
+CREATE TABLE IF NOT EXISTS accuracy (
+    id INTEGER PRIMARY KEY, device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL,
+    inputs INTEGER NOT NULL, outputs TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
+    UNIQUE (device, precision, batch)
 );
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,
@@ -371,6 +382,32 @@ class ResultStore:
         return any({c.config for c in done.contenders} == wanted and len(done.complete_rounds()) >= done.rounds
                    for done in self.confirmations())
 
+    # -- output accuracy ------------------------------------------------------------------------------------
+
+    def reference(self, batch: int, inputs: int) -> tuple[bool, bytes] | None:
+        """The stored FP32 reference outputs for a batch and input count: (deterministic, compressed arrays)."""
+        row = self._db.execute("SELECT deterministic, outputs FROM accuracy_references WHERE batch = ? AND inputs = ?",
+                               (batch, inputs)).fetchone()
+        return (bool(row[0]), bytes(row[1])) if row else None
+
+    def add_reference(self, batch: int, inputs: int, deterministic: bool, outputs: bytes) -> None:
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO accuracy_references VALUES (?,?,?,?,?)",
+                             (batch, inputs, int(deterministic), outputs, _now()))
+
+    def add_accuracy(self, accuracy: Accuracy) -> None:
+        with self._writing():
+            self._db.execute(
+                "INSERT OR REPLACE INTO accuracy (device, precision, batch, inputs, outputs, error, created_at) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (accuracy.device, accuracy.precision.value, accuracy.batch, accuracy.inputs,
+                 json.dumps([asdict(o) for o in accuracy.outputs]), accuracy.error, _now()))
+
+    def accuracies(self) -> list[Accuracy]:
+        return [Accuracy(r["device"], Precision(r["precision"]), r["batch"], r["inputs"],
+                         tuple(OutputAccuracy(**o) for o in json.loads(r["outputs"])), r["error"])
+                for r in self._db.execute("SELECT * FROM accuracy ORDER BY device, precision, batch")]
+
     def compile_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM compiles").fetchone()[0])
 
@@ -437,6 +474,7 @@ class StoredResults:
     coldstarts: list[ColdStart] = field(default_factory=list)
     profiles: list[Profile] = field(default_factory=list)
     confirmations: list[Confirmation] = field(default_factory=list)
+    accuracies: list[Accuracy] = field(default_factory=list)
 
     def latest_profiles(self) -> list[Profile]:
         """The most recent profile of each configuration."""
@@ -450,4 +488,4 @@ def load_results(path: Path) -> StoredResults:
         if env is None:
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
         return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles(),
-                             store.confirmations())
+                             store.confirmations(), store.accuracies())

@@ -17,10 +17,12 @@ import openvino as ov
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.devices.runtime import PointFailure
 from ov_tuner.errors import OvTunerError
+from ov_tuner.measure.accuracy import Reference, measure_accuracy, reference
 from ov_tuner.measure.confirm import run_confirmation
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.inputs import InputData
 from ov_tuner.schema import (
+    Accuracy,
     CompileInfo,
     CompileKey,
     ConfirmRule,
@@ -250,6 +252,46 @@ class Driver:
             self.failed += 1
         self.progress.finished(point)
         return point
+
+    # -- output accuracy ------------------------------------------------------------------------------------
+
+    def accuracy(self, spaces: list[PlannedSpace], inputs: int) -> None:
+        """Each device, precision and batch's outputs against the FP32 reference, once, outside every timed loop:
+        stored, and never a reason to stop the sweep."""
+        done = {(a.device, a.precision, a.batch) for a in self.store.accuracies()}
+        references: dict[int, Reference] = {}
+        for planned in spaces:
+            key = (planned.device.name, planned.precision, planned.batch)
+            if key in done or self._abandoned(planned) or self.stop.is_set():
+                continue
+            done.add(key)
+            if planned.batch not in references:
+                self.progress.note(f"comparing outputs with the FP32 reference (CPU, f32) on "
+                                   f"{self.data.count(inputs)} inputs at batch {planned.batch}")
+                references[planned.batch] = self._reference(planned.batch, self.data.count(inputs))
+            config = planned.config(Cell(1, 1)) if planned.mode is Mode.GRID else planned.baseline(planned.mode)
+            try:
+                compiled, _ = self.compiler.compile(config, planned.device)
+            except (PointFailure, OvTunerError) as e:
+                self.store.add_accuracy(Accuracy(*key, 0, (), f"no compile: {e}"))
+                continue
+            accuracy = measure_accuracy(compiled, config, references[planned.batch],
+                                        self.compiler.models[Precision.FP32], self.data)
+            del compiled
+            self.store.add_accuracy(accuracy)
+            if accuracy.error:
+                self.progress.note(f"{config.device} {config.precision.value}: outputs {accuracy.summary()}")
+
+    def _reference(self, batch: int, inputs: int) -> Reference:
+        stored = self.store.reference(batch, inputs)
+        if stored is not None:
+            return Reference.from_bytes(batch, inputs, *stored)
+        cpu = self.compiler.runtime.device_info("CPU")
+        compiled, _ = self.compiler.compile(PointConfig("CPU", Precision.FP32, batch, 1, 1), cpu)
+        ref = reference(compiled, self.data, batch, inputs)
+        del compiled
+        self.store.add_reference(batch, inputs, ref.deterministic, ref.to_bytes())
+        return ref
 
     # -- the confirmation round ------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_image
 from ov_tuner.schema import (
     FOREIGN_CPU_LIMIT,
     Ending,
+    Precision,
     SweepSpec,
 )
 from ov_tuner.search.grid import plan
@@ -74,7 +75,8 @@ def run_sweep(
     devices = runtime.resolve_devices(spec.devices)
     runtime.check_settings(devices, spec.settings)
     images = load_images(spec.images) if spec.images else None
-    models = {p: _prepared(runtime.read_model(source, p), spec, images is not None) for p in spec.precisions}
+    wanted = dict.fromkeys([*spec.precisions, *([Precision.FP32] if spec.accuracy_inputs else [])])
+    models = {p: _prepared(runtime.read_model(source, p), spec, images is not None) for p in wanted}
     for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
         runtime.reshape(models[spec.precisions[0]], batch, spec.shapes)
 
@@ -86,7 +88,7 @@ def run_sweep(
         if busy is not None and busy > FOREIGN_CPU_LIMIT:
             progress.note(f"the host is already busy: other processes used {busy:.0%} of the CPUs while the model was "
                           "prepared; windows measured while that lasts are flagged and set aside")
-        compiler = Compiler(runtime, models, {p: runtime.ir_path(source, p) for p in spec.precisions}, spec.shapes,
+        compiler = Compiler(runtime, models, {p: runtime.ir_path(source, p) for p in models}, spec.shapes,
                             spec.cache_dir, spec.cache_everywhere)
         run = Driver(compiler, store, spec, progress, stop, InputData(images))
         spaces = plan(spec, devices)
@@ -97,10 +99,13 @@ def run_sweep(
                 break
             run.search(planned)
         search_s = time.perf_counter() - started
+        if spec.accuracy_inputs and not stop.is_set():
+            run.accuracy(spaces, spec.accuracy_inputs)
+        started_confirm = time.perf_counter()
         confirmed = run.confirm(spaces, spec.confirm) if spec.confirm is not None and not stop.is_set() else 0
         return SweepSummary(spec.out, run.measured, run.failed, run.skipped, run.compiles, stop.is_set(),
                             run.dropped, run.endings[Ending.OUTPACED], run.endings[Ending.DECIDED], search_s,
-                            time.perf_counter() - started - search_s, run.grid_points, confirmed, run.abandoned)
+                            time.perf_counter() - started_confirm, run.grid_points, confirmed, run.abandoned)
 
 
 def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:

@@ -1,0 +1,125 @@
+"""What a precision costs in output quality: each output against the FP32 reference, as numbers. Pure numpy.
+
+Per output: the largest and the mean absolute error, the largest relative error (where the reference is not
+near zero: below NEAR_ZERO of the output's largest magnitude a relative error means nothing), the cosine
+similarity of each input's output to the reference's (the least over the inputs), and, where the output holds
+class scores, how often the top-1 class (and the reference's top-1 among the top 5) agree. Integer and boolean
+outputs compare exactly: the share of equal values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ov_tuner.errors import BadInputError
+from ov_tuner.schema import Accuracy, OutputAccuracy, Precision
+from ov_tuner.schema.records import cosine_text
+
+# A reference value below this fraction of the output's largest magnitude is "near zero": left out of the
+# relative error, which would otherwise measure rounding noise divided by almost nothing.
+NEAR_ZERO = 1e-3
+# Outputs whose producer is one of these, or whose name says so, hold class scores along their last axis.
+CLASS_SCORE_OPS = frozenset({"Softmax", "LogSoftmax", "Sigmoid"})
+CLASS_SCORE_NAME = re.compile(r"score|logit|prob|class|label", re.IGNORECASE)
+
+
+def looks_like_class_scores(shape: tuple[int, ...], element_type: str, producer: str, name: str) -> bool:
+    """A float output of rank 2 or more whose last axis holds classes: made by a softmax or sigmoid, or named so."""
+    floating = element_type.startswith(("f", "bf"))
+    return (floating and len(shape) >= 2 and shape[-1] > 1
+            and (producer in CLASS_SCORE_OPS or bool(CLASS_SCORE_NAME.search(name))))
+
+
+def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_scores: bool) -> OutputAccuracy:
+    """One output over N inputs (axis 0 of both arrays) against the reference."""
+    if reference.shape != actual.shape:
+        raise ValueError(f"output {name}: shape {actual.shape} against the reference's {reference.shape}")
+    equal = float(np.mean(reference == actual)) if reference.size else 1.0
+    if not np.issubdtype(reference.dtype, np.floating):
+        return OutputAccuracy(name, True, 0.0, 0.0, None, None, None, None, equal)
+    ref, act = reference.astype(np.float64), actual.astype(np.float64)
+    error = np.abs(act - ref)
+    scale = float(np.abs(ref).max()) if ref.size else 0.0
+    solid = np.abs(ref) > NEAR_ZERO * scale
+    max_rel = float((error[solid] / np.abs(ref[solid])).max()) if solid.any() else None
+    flat_ref, flat_act = ref.reshape(len(ref), -1), act.reshape(len(act), -1)
+    norms = np.linalg.norm(flat_ref, axis=1) * np.linalg.norm(flat_act, axis=1)
+    cosines = np.where(norms > 0, np.sum(flat_ref * flat_act, axis=1) / np.where(norms > 0, norms, 1), 1.0)
+    cosines = np.where(np.all(flat_ref == flat_act, axis=1), 1.0, np.minimum(cosines, 1.0))  # exact where equal
+    top1 = top5 = None
+    if class_scores:
+        rows_ref, rows_act = ref.reshape(-1, ref.shape[-1]), act.reshape(-1, act.shape[-1])
+        best = rows_ref.argmax(axis=1)
+        top1 = float(np.mean(best == rows_act.argmax(axis=1)))
+        if ref.shape[-1] >= 5:
+            five = np.argpartition(-rows_act, 4, axis=1)[:, :5]
+            top5 = float(np.mean(np.any(five == best[:, None], axis=1)))
+    return OutputAccuracy(name, False, float(error.max()) if error.size else 0.0,
+                          float(error.mean()) if error.size else 0.0, max_rel, float(np.min(cosines)), top1, top5,
+                          equal)
+
+
+@dataclass(frozen=True)
+class AccuracyLimit:
+    """The most output quality a deployment may give up: the least cosine similarity and top-1 agreement."""
+
+    min_cosine: float | None = None
+    min_top1: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> AccuracyLimit:
+        """'cosine=0.001' (1 - cosine at most 0.001), 'top1=1%' (top-1 agreement at least 99%), or both."""
+        limits: dict[str, float] = {}
+        for part in (p.strip() for p in text.split(",") if p.strip()):
+            name, _, value = part.partition("=")
+            try:
+                loss = float(value.strip().rstrip("%")) / (100 if value.strip().endswith("%") else 1)
+            except ValueError:
+                loss = -1.0
+            if name.strip().lower() not in ("cosine", "top1") or not 0 <= loss <= 1:
+                raise BadInputError(f"--max-accuracy-loss: cannot read '{part}'; use cosine=0.001 (1 - cosine "
+                                    "similarity) and/or top1=1% (top-1 disagreement)")
+            limits[name.strip().lower()] = 1 - loss
+        return cls(limits.get("cosine"), limits.get("top1"))
+
+    def breach(self, accuracy: Accuracy) -> str | None:
+        """Why `accuracy` loses too much, or None."""
+        if accuracy.error:
+            return None
+        if self.min_cosine is not None and accuracy.cosine is not None and accuracy.cosine < self.min_cosine:
+            return f"cosine {cosine_text(accuracy.cosine)} < {cosine_text(self.min_cosine)}"
+        if self.min_top1 is not None and accuracy.top1 is not None and accuracy.top1 < self.min_top1:
+            return f"top-1 agreement {accuracy.top1:.1%} < {self.min_top1:.1%}"
+        return None
+
+
+def excluded(accuracies: list[Accuracy], limit: AccuracyLimit) -> dict[tuple[str, Precision, int], str]:
+    """The (device, precision, batch) combinations whose outputs lose more than `limit`, each with why."""
+    found = {}
+    for accuracy in accuracies:
+        why = limit.breach(accuracy)
+        if why is not None:
+            found[(accuracy.device, accuracy.precision, accuracy.batch)] = (
+                f"{accuracy.device} {accuracy.precision.value} batch {accuracy.batch} excluded: {why} on "
+                f"{accuracy.inputs} inputs")
+    return found
+
+
+def precision_costs(accuracies: list[Accuracy], speed: Mapping[tuple[str, Precision, int], str],
+                    ran: Mapping[tuple[str, Precision, int], str]) -> list[str]:
+    """One line per device, precision and batch: what ran, its speed against fp32 beside what its outputs lose,
+    e.g. 'CPU bf16 batch 1 (ran bf16): 1.95x (95%: 1.90..2.00x) FPS of fp32, head to head; outputs: cosine
+    0.999312, top-1 agreement 98.4% on 32 inputs'."""
+    lines = []
+    for a in accuracies:
+        key = (a.device, a.precision, a.batch)
+        pace = speed.get(key)
+        head = f"{a.device} {a.precision.value} batch {a.batch}" + (f" (ran {ran[key]})" if key in ran else "")
+        if a.precision is Precision.FP32:
+            pace = "the reference precision" if a.device == "CPU" else pace or "fp32"
+        lines.append(f"{head}: {pace or 'speed not compared'}; outputs: {a.summary()}")
+    return lines
