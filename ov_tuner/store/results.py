@@ -43,102 +43,7 @@ from ov_tuner.schema import (
     Window,
 )
 from ov_tuner.store.destinations import results_file
-
-SCHEMA_VERSION = 3
-
-# What brings a file of schema version N up to N + 1, run in place when the file is opened.
-_POINT_COLUMNS = """
-    id INTEGER PRIMARY KEY,
-    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '[]',
-    status TEXT NOT NULL, error TEXT,
-    compile_id INTEGER REFERENCES compiles(id),
-    requests INTEGER, frames INTEGER, wall_s REAL, fps REAL,
-    lat_median_ms REAL, lat_p90_ms REAL, lat_p99_ms REAL, lat_min_ms REAL, lat_max_ms REAL, lat_count INTEGER,
-    fps_cv REAL, fps_ci95_low REAL, fps_ci95_high REAL, ended TEXT, client_cpu_share REAL,
-    windows TEXT, latencies_ms BLOB,
-    created_at TEXT NOT NULL, process_cpu_s REAL,
-    UNIQUE (device, precision, batch, streams, nireq, mode, input_mode, settings)
-"""
-_V2_POINT_COLUMNS = ("id, device, precision, batch, streams, nireq, mode, input_mode, status, error, compile_id, "
-                     "requests, frames, wall_s, fps, lat_median_ms, lat_p90_ms, lat_p99_ms, lat_min_ms, lat_max_ms, "
-                     "lat_count, fps_cv, fps_ci95_low, fps_ci95_high, ended, client_cpu_share, windows, latencies_ms, "
-                     "created_at")
-
-_UPGRADES = {
-    1: (  # v2 says why each measurement ended instead of only whether it settled
-        "ALTER TABLE points ADD COLUMN ended TEXT",
-        "UPDATE points SET ended = CASE settled WHEN 1 THEN 'settled' WHEN 0 THEN 'capped' ELSE 'fixed' END "
-        "WHERE status = 'ok'",
-    ),
-    2: (  # v3: weights' precision, read-back properties, --set properties and cache use per compile; a point's
-        # process CPU time and --set properties, which join its identity (so the points table is rebuilt)
-        "ALTER TABLE compiles ADD COLUMN weights_precision TEXT NOT NULL DEFAULT 'unknown'",
-        "ALTER TABLE compiles ADD COLUMN read_back TEXT NOT NULL DEFAULT '{}'",
-        "ALTER TABLE compiles ADD COLUMN settings TEXT NOT NULL DEFAULT '[]'",
-        "ALTER TABLE compiles ADD COLUMN from_cache INTEGER",
-        "ALTER TABLE points RENAME TO points_v2",
-        f"CREATE TABLE points ({_POINT_COLUMNS})",
-        f"INSERT INTO points ({_V2_POINT_COLUMNS}) SELECT {_V2_POINT_COLUMNS} FROM points_v2",
-        "DROP TABLE points_v2",
-    ),
-}
-
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, info TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS compiles (
-    id INTEGER PRIMARY KEY,
-    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    mode TEXT NOT NULL, requested TEXT NOT NULL,
-    num_streams INTEGER NOT NULL, inference_precision TEXT NOT NULL, executed_precision TEXT NOT NULL,
-    optimal_nireq INTEGER NOT NULL, execution_devices TEXT NOT NULL,
-    compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL, ir_path TEXT NOT NULL,
-    created_at TEXT NOT NULL, weights_precision TEXT NOT NULL DEFAULT 'unknown', read_back TEXT NOT NULL DEFAULT '{{}}',
-    settings TEXT NOT NULL DEFAULT '[]', from_cache INTEGER
-);
-CREATE TABLE IF NOT EXISTS coldstarts (
-    id INTEGER PRIMARY KEY,
-    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    samples TEXT NOT NULL, created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS profiles (
-    id INTEGER PRIMARY KEY,
-    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    nireq INTEGER NOT NULL, inferences INTEGER NOT NULL, mean_request_ms REAL NOT NULL,
-    layers TEXT NOT NULL, created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS points ({_POINT_COLUMNS});
-CREATE TABLE IF NOT EXISTS confirmations (
-    id INTEGER PRIMARY KEY, device TEXT NOT NULL, rounds INTEGER NOT NULL, window_s REAL NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS confirm_contenders (
-    confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), position INTEGER NOT NULL,
-    device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
-    nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '[]',
-    ran_streams INTEGER NOT NULL, ran_nireq INTEGER NOT NULL,
-    PRIMARY KEY (confirmation_id, position)
-);
-CREATE TABLE IF NOT EXISTS accuracy_references (
-    batch INTEGER NOT NULL, inputs INTEGER NOT NULL, deterministic INTEGER NOT NULL, outputs BLOB NOT NULL,
-    created_at TEXT NOT NULL, PRIMARY KEY (batch, inputs)
-);
-CREATE TABLE IF NOT EXISTS accuracy (
-    id INTEGER PRIMARY KEY, device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL,
-    inputs INTEGER NOT NULL, outputs TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
-    UNIQUE (device, precision, batch)
-);
-CREATE TABLE IF NOT EXISTS confirm_windows (
-    confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,
-    position INTEGER NOT NULL, window TEXT NOT NULL, latencies_ms BLOB NOT NULL,
-    PRIMARY KEY (confirmation_id, visit)
-);
-"""
-
-
-def _tables(db: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+from ov_tuner.store.tables import SCHEMA, SCHEMA_VERSION, UPGRADES, table_names
 
 
 def _now() -> str:
@@ -195,7 +100,7 @@ class ResultStore:
 
     def _read_only(self, path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        tables = _tables(db)
+        tables = table_names(db)
         if not tables:
             db.close()
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
@@ -220,7 +125,7 @@ class ResultStore:
     def _migrate(self, db: sqlite3.Connection) -> None:
         """Create the tables of a new file, or bring an older one up to SCHEMA_VERSION; a current file is left
         byte for byte as it was."""
-        tables = _tables(db)
+        tables = table_names(db)
         if tables and "meta" not in tables:
             raise sqlite3.DatabaseError("it has tables of another program")
         version = self._version(db) if tables else None
@@ -228,9 +133,9 @@ class ResultStore:
             return
         with db:
             for step in range(version or SCHEMA_VERSION, SCHEMA_VERSION):
-                for statement in _UPGRADES[step]:
+                for statement in UPGRADES[step]:
                     db.execute(statement)
-            db.executescript(_SCHEMA)
+            db.executescript(SCHEMA)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     # -- environment ---------------------------------------------------------------------------
