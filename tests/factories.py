@@ -1,8 +1,14 @@
-"""Stored points with known figures, for testing the pure analysis functions."""
+"""Stored points with known figures, for testing the pure analysis functions; and a command started in a fresh
+process, watched through its results file."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 
@@ -65,3 +71,23 @@ def as_schema_v1(db: sqlite3.Connection) -> None:
     for table in ("confirmations", "confirm_contenders", "confirm_windows"):
         db.execute(f"DROP TABLE {table}")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+
+
+def count_rows(db: Path, table: str = "points") -> int:
+    """Rows of `table` committed so far (0 before the file or the table exists), read without writing."""
+    try:
+        with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as conn:
+            return int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def start_until(args: list[str], db: Path, rows: int, table: str = "points", prefix: list[str] | None = None,
+                ) -> subprocess.Popen[str]:
+    """Start `ov-tuner ARGS` in a fresh process and return once `db` holds `rows` rows of `table` (it goes on)."""
+    proc = subprocess.Popen([*(prefix or []), sys.executable, "-m", "ov_tuner", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "250"})
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and count_rows(db, table) < rows:
+        time.sleep(0.02)
+    return proc

@@ -22,7 +22,7 @@ import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
 import pytest
-from factories import as_schema_v1
+from factories import as_schema_v1, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -114,11 +114,22 @@ def writers(model: Path, db: Path) -> dict[str, tuple[list[str], str]]:
         "profile --plot-dir": (["profile", str(model), "--time", "0.1", "--out", str(db.parent / "p.db"),
                                 "--plot-dir"], "folder"),
         "zoo build -o": (["zoo", "build", "tiny_conv", "-o"], "folder"),
+        "export -o": (["export", str(db), "-o"], "file"),
+        "compare -o": (["compare", str(db), str(db), "-o"], "folder"),
+        "capacity --out": (["capacity", str(model), *ONE_CAMERA, "--out"], "file"),
+        "capacity --plot-dir": (["capacity", str(model), *ONE_CAMERA, "--out", str(db.parent / "c.db"),
+                                 "--plot-dir"], "folder"),
+        "soak --out": (["soak", str(model), "--streams", "1", "--nireq", "1", "--minutes", "0.01", "--window", "0.2",
+                        "--out"], "file"),
     }
 
 
+ONE_CAMERA = ("--streams", "1", "--nireq", "1", "--cameras", "1", "--seconds", "0.5")
+
+
 @pytest.mark.parametrize("command", ["sweep --out", "coldstart --out", "profile --out", "recommend --config-out",
-                                     "plot -o", "report -o", "profile --plot-dir", "zoo build -o"])
+                                     "plot -o", "report -o", "profile --plot-dir", "zoo build -o", "export -o",
+                                     "compare -o", "capacity --out", "capacity --plot-dir", "soak --out"])
 def test_every_writer_checks_its_destination_first(command: str, tiny_model: Path, stored: Path,
                                                    tmp_path: Path) -> None:
     args, kind = writers(tiny_model, stored)[command]
@@ -139,7 +150,8 @@ def test_every_writer_checks_its_destination_first(command: str, tiny_model: Pat
 
 
 @pytest.mark.parametrize("command", ["sweep --out", "coldstart --out", "recommend --config-out", "plot -o",
-                                     "report -o", "profile --plot-dir", "zoo build -o"])
+                                     "report -o", "profile --plot-dir", "zoo build -o", "export -o", "compare -o",
+                                     "capacity --out", "soak --out"])
 def test_read_only_destinations_are_refused_before_any_work(command: str, tiny_model: Path, stored: Path,
                                                             read_only_dir: Path) -> None:
     prefix = unprivileged()
@@ -174,7 +186,7 @@ def test_read_only_commands_never_change_a_results_file(stored: Path, tmp_path: 
     for results in (stored, empty, old):
         before = digest(results)
         for args in (["show"], ["plot", "-o", str(tmp_path / "plots")], ["report", "-o", str(tmp_path / "report")],
-                     ["recommend"], ["recommend", "--json"]):
+                     ["recommend"], ["recommend", "--json"], ["export"], ["export", "--format", "json"]):
             done = in_process(args[0], str(results), *args[1:])
             if results is empty:
                 assert_one_line(done, "holds no sweep yet")
@@ -184,25 +196,6 @@ def test_read_only_commands_never_change_a_results_file(stored: Path, tmp_path: 
 
 
 # -- faults mid-run --------------------------------------------------------------------------------------------
-
-
-def sweep_until(args: list[str], db: Path, stored_points: int, prefix: list[str] | None = None,
-                ) -> subprocess.Popen[str]:
-    """Start a sweep and return once it has stored `stored_points` points (it goes on running)."""
-    proc = subprocess.Popen([*(prefix or []), sys.executable, "-m", "ov_tuner", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "250"})
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and count(db) < stored_points:
-        time.sleep(0.02)
-    return proc
-
-
-def count(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM points").fetchone()[0])
-    except sqlite3.Error:
-        return 0
 
 
 LONG = ("--precision", "fp32", "--streams", "1,2", "--nireq", "1,2,4,8", "--time", "0.6", "--warmup", "0.02",
@@ -220,7 +213,7 @@ def test_a_disk_that_fills_mid_sweep_stops_it_with_one_line_and_keeps_every_poin
     try:
         db = disk / "r.db"
         args = ["sweep", str(tiny_model), *LONG, "--out", str(db)]
-        proc = sweep_until(args, db, 1)
+        proc = start_until(args, db, 1)
         filler = disk / "filler"
         with filler.open("wb", buffering=0) as f:  # take every byte left (unbuffered: nothing left to flush)
             try:
@@ -250,7 +243,7 @@ def test_a_results_folder_made_read_only_mid_sweep_stops_it_and_a_rerun_resumes(
     folder.mkdir()
     db = folder / "r.db"
     args = ["sweep", str(tiny_model), *LONG, "--out", str(db)]
-    proc = sweep_until(args, db, 1, prefix)
+    proc = start_until(args, db, 1, prefix=prefix)
     folder.chmod(0o555)  # SQLite writes its journal beside the file: the next point cannot be committed
     try:
         _, stderr = proc.communicate(timeout=120)

@@ -8,12 +8,11 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from conftest import quick_spec
-from factories import as_schema_v1
+from factories import as_schema_v1, count_rows, start_until
 
 from ov_tuner.analyse.diagnostics import DiagnosticKind, diagnostics
 from ov_tuner.errors import IncompatibleResultsError
@@ -156,32 +155,19 @@ def test_ctrl_c_keeps_measured_points_and_the_rerun_resumes(tiny_model: Path, tm
     out = tmp_path / "r.db"
     args = _cli("sweep", str(tiny_model), "--precision", "fp32", "--streams", "1,2", "--nireq", "1,2,4",
                 "--time", "0.4", "--warmup", "0.05", "--search", "grid", "--no-baselines", "--out", str(out))
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and _stored(out) < 1:
-        time.sleep(0.05)
+    proc = start_until(args[3:], out, 1)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
-    kept = _stored(out)
+    kept = count_rows(out)
     assert 1 <= kept < 6
 
     done = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert f"resuming: {kept} points already measured" in done.stderr
     assert f"{6 - kept} points measured, 0 failed, {kept} already stored" in done.stdout
-    assert _stored(out) == 6
-
-
-def _stored(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db) as conn:
-            return int(conn.execute("SELECT COUNT(*) FROM points").fetchone()[0])
-    except sqlite3.OperationalError:  # created but no tables yet
-        return 0
+    assert count_rows(out) == 6
 
 
 def test_a_long_sweep_exits_cleanly(tiny_model: Path, tmp_path: Path) -> None:

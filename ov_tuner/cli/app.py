@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -61,3 +64,21 @@ def one_line_errors(command: F) -> F:
                 err.print(str(e.__cause__).strip(), highlight=False, markup=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
     return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def stop_on_ctrl_c(unit: str) -> Iterator[threading.Event]:
+    """First Ctrl-C: finish the current `unit` (point, trial), then stop. Second Ctrl-C: stop at once."""
+    stop = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        err.print(f"stopping after the current {unit} (Ctrl-C again to stop now)")
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)

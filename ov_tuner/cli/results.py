@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -10,12 +11,16 @@ from typing import Annotated
 import typer
 
 from ov_tuner.analyse.accuracy import AccuracyLimit, excluded
+from ov_tuner.analyse.compare import compare as compare_files
 from ov_tuner.analyse.recommend import deploy_snippets, recommendation_json
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.cli.app import app, one_line_errors, out
+from ov_tuner.present.edge_text import capacity_table, edge_lines
 from ov_tuner.present.render import (
     answer_lines,
     best_table,
+    comparison_lines,
+    comparison_table,
     diagnostics_lines,
     headtohead_tables,
     points_table,
@@ -24,7 +29,19 @@ from ov_tuner.present.render import (
 )
 from ov_tuner.search.grid import parse_precisions
 from ov_tuner.store.destinations import output_file, output_folder
+from ov_tuner.store.export import to_csv, to_json
 from ov_tuner.store.results import load_results
+
+
+class FigureFormat(str, Enum):
+    PNG = "png"
+    SVG = "svg"
+    PDF = "pdf"
+
+
+class ExportFormat(str, Enum):
+    CSV = "csv"
+    JSON = "json"
 
 
 @app.command()
@@ -38,6 +55,10 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
         out.print(table)
     for line in answer_lines(stored) + saturation_lines(stored) + diagnostics_lines(stored):
         out.print(line, highlight=False)
+    if stored.capacities:
+        out.print(capacity_table(stored.capacities))
+    for line in edge_lines(stored):
+        out.print(line, highlight=False)
 
 
 @app.command()
@@ -47,12 +68,13 @@ def plot(
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
     paired_only: Annotated[bool, typer.Option(help="Precision figures: leave out the cells measured apart, in the "
                                               "search; keep those measured head to head.")] = False,
+    fmt: Annotated[FigureFormat, typer.Option("--format", help="png, svg (for reports) or pdf.")] = FigureFormat.PNG,
 ) -> None:
     """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures."""
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
 
     output_folder(out_dir, "-o")
-    figures = write_figures(load_results(results), out_dir, paired_only)
+    figures = write_figures(load_results(results), out_dir, paired_only, fmt.value)
     for path in figures.all():
         out.print(f"wrote {path}")
 
@@ -103,13 +125,63 @@ def recommend(
 @app.command()
 @one_line_errors
 def report(
-    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    results: Annotated[list[Path], typer.Argument(help="Results files written by `ov-tuner sweep`; several give one "
+                                                  "page that compares them (hosts, a fleet).")],
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for report.html, report.md and figures.")]
     = Path("report"),
+    models_differ: Annotated[bool, typer.Option(help="With several files: allow files of different models.")] = False,
 ) -> None:
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
-    from ov_tuner.present.report import build_report  # imports matplotlib
+    from ov_tuner.present.report import build_comparison_report, build_report  # imports matplotlib
 
     output_folder(out_dir, "-o")
-    files = build_report(load_results(results), out_dir)
+    loaded = [load_results(r) for r in results]
+    files = (build_report(loaded[0], out_dir) if len(loaded) == 1
+             else build_comparison_report(compare_files(loaded, models_differ), out_dir))
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
+
+
+@app.command()
+@one_line_errors
+def export(
+    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="csv (one row a point) or json (nested).")]
+    = ExportFormat.CSV,
+    out_file: Annotated[Path | None, typer.Option("-o", "--out", help="File to write; standard output when left out.")]
+    = None,
+    with_latencies: Annotated[bool, typer.Option(help="Also every window's FPS and every request's latency.")] = False,
+) -> None:
+    """Every point with its configuration, figures, how it ended and the environment, for pandas, a spreadsheet
+    or another tool."""
+    if out_file is not None:
+        output_file(out_file, "-o")
+    stored = load_results(results)
+    text = to_csv(stored, with_latencies) if fmt is ExportFormat.CSV else to_json(stored, with_latencies)
+    if out_file is None:
+        sys.stdout.write(text)
+        return
+    out_file.write_text(text)
+    out.print(f"wrote {out_file}: {len(stored.points)} points")
+
+
+@app.command(name="compare")
+@one_line_errors
+def compare_command(
+    results: Annotated[list[Path], typer.Argument(help="Two or more results files: two hosts, two OpenVINO versions, "
+                                                  "before and after a model change.")],
+    models_differ: Annotated[bool, typer.Option(help="Allow files measured with different models.")] = False,
+    out_dir: Annotated[Path | None, typer.Option("-o", "--out-dir", help="Also draw the comparison here.")] = None,
+    fmt: Annotated[FigureFormat, typer.Option("--format", help="png, svg or pdf.")] = FigureFormat.PNG,
+) -> None:
+    """The same configurations in each file side by side: FPS and p90 ratios, each file's best, and whether it is
+    still the best in the others."""
+    if out_dir is not None:
+        output_folder(out_dir, "-o")
+    comparison = compare_files([load_results(r) for r in results], models_differ)
+    for line in comparison_lines(comparison):
+        out.print(line, highlight=False)
+    out.print(comparison_table(comparison))
+    if out_dir is not None and comparison.matched:
+        from ov_tuner.present.plots import comparison_figure, save_figure  # imports matplotlib
+
+        out.print(f"wrote {save_figure(comparison_figure(comparison), out_dir, 'compare', fmt.value)}")

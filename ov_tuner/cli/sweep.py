@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ov_tuner.cli.app import EXIT_INTERRUPTED, ModelArgument, ShapeOption, app, err, one_line_errors, options, out
+from ov_tuner.cli.app import (
+    EXIT_INTERRUPTED,
+    ModelArgument,
+    ShapeOption,
+    app,
+    err,
+    one_line_errors,
+    options,
+    out,
+    stop_on_ctrl_c,
+)
 from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
 from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.search.grid import (
@@ -60,24 +66,6 @@ class ProgressBar:
         """Smart search left points out: the bar's total shrinks, so its ETA stays honest."""
         total = self._progress.tasks[self._task].total or 0
         self._progress.update(self._task, total=total - count)
-
-
-@contextmanager
-def stop_on_ctrl_c() -> Iterator[threading.Event]:
-    """First Ctrl-C: finish the current point, then stop. Second Ctrl-C: stop at once."""
-    stop = threading.Event()
-
-    def handler(signum: int, frame: object) -> None:
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-        err.print("stopping after the current point (Ctrl-C again to stop now)")
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield stop
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @app.command()
@@ -141,7 +129,7 @@ def sweep(
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn())
     try:
-        with stop_on_ctrl_c() as stop, Progress(*columns, console=err, transient=True) as progress:
+        with stop_on_ctrl_c("point") as stop, Progress(*columns, console=err, transient=True) as progress:
             summary = run_sweep(spec, ProgressBar(progress), stop)
     except KeyboardInterrupt:
         err.print(f"aborted: every completed point is kept in {out_path}; run the same command to resume")

@@ -29,6 +29,7 @@ from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData
 from ov_tuner.schema import Ending, InputMode, Measurement, StopRule, Verdict, Window
 
+WindowClosed = Callable[[Window, np.ndarray], None]
 
 class RequestLoop:
     """One compiled model's queue of `nireq` requests with their inputs written, ready to run again and again.
@@ -66,9 +67,12 @@ class RequestLoop:
             self.run(StopRule(window_s=seconds, fixed_s=seconds))
 
     def run(self, rule: StopRule, verdict: Verdict | None = None,
-            on_complete: Callable[[ov.InferRequest], None] | None = None) -> Measurement:
-        """Measure from an idle queue until `rule` (and `verdict`, for a stability-driven run) ends it."""
-        loop = _Loop(self._queue, self._requests, self._start, self.batch, rule, on_complete, verdict)
+            on_complete: Callable[[ov.InferRequest], None] | None = None,
+            on_window: WindowClosed | None = None) -> Measurement:
+        """Measure from an idle queue until `rule` (and `verdict`, for a stability-driven run) ends it.
+        `on_window` sees each window as it closes, with its requests' latencies (a soak stores it there)."""
+        loop = _Loop(self._queue, self._requests, self._start, self.batch, rule, on_complete, verdict,
+                     on_window=on_window)
         return loop.run()
 
     def visit(self, seconds: float) -> tuple[Window, np.ndarray]:
@@ -134,6 +138,7 @@ class _Loop:
     on_complete: Callable[[ov.InferRequest], None] | None = None
     verdict: Verdict | None = None
     lead_in: int = 0
+    on_window: WindowClosed | None = None
     latencies: list[float] = field(default_factory=list)
     windows: list[Window] = field(default_factory=list)
     window_latencies: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -161,6 +166,8 @@ class _Loop:
                     now_host = host.sample()
                     self.windows.append(_window(self.latencies[window_first:], (now - window_start) / 1e9,
                                                 self.batch, host.load_between(window_host, now_host)))
+                    if self.on_window is not None:
+                        self.on_window(self.windows[-1], np.asarray(self.latencies[window_first:]))
                     if self.lead_in:  # a visit: one window, then drain
                         self.window_latencies = np.asarray(self.latencies[window_first:])
                         break

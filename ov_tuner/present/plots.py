@@ -30,6 +30,8 @@ from ov_tuner.analyse.answers import (
     saturation,
     short_label,
 )
+from ov_tuner.analyse.compare import Comparison, matched_label
+from ov_tuner.present.edge_figures import capacity_figure, soak_figure
 from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision, Profile
 from ov_tuner.store.results import StoredResults
 
@@ -216,6 +218,24 @@ def virtual_figure(points: list[PointResult], device: DeviceInfo, env: Environme
     return fig
 
 
+def comparison_figure(comparison: Comparison) -> Figure:
+    """FPS of every configuration measured in all files, one bar per file, side by side."""
+    matched = comparison.matched
+    fig = Figure(figsize=(max(8.0, 0.9 * len(matched) * len(comparison.files) + 3), 5.5), layout="constrained")
+    ax = fig.subplots()
+    width = 0.8 / len(comparison.files)
+    for i, results in enumerate(comparison.files):
+        ax.bar([k + i * width for k in range(len(matched))], [m.points[i].fps for m in matched], width,
+               label=f"file {i + 1}: {results.environment.host} ({results.path.name})")
+    ax.set_xticks([k + width * (len(comparison.files) - 1) / 2 for k in range(len(matched))],
+                  [matched_label(m) for m in matched], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("throughput (FPS)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{comparison.files[0].environment.model_name}: the same configurations in each file")
+    return fig
+
+
 def batch_figure(series: list[BatchSeries], env: Environment) -> Figure:
     """Best FPS and its p90 latency against batch size, one line per device and precision."""
     fig = Figure(figsize=(11, 4.5), layout="constrained")
@@ -255,11 +275,12 @@ def profile_figure(profile: Profile, model_name: str, top: int = 15) -> Figure:
 
 
 def save_profile_figure(profile: Profile, model_name: str, out_dir: Path, top: int = 15) -> Path:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    return save_figure(profile_figure(profile, model_name, top), out_dir, _profile_name(profile))
+
+
+def _profile_name(profile: Profile) -> str:
     c = profile.config
-    path = out_dir / f"profile_{_safe(c.device)}_{c.precision.value}_b{c.batch}_{c.streams}x{c.nireq}.png"
-    profile_figure(profile, model_name, top).savefig(path, dpi=110)
-    return path
+    return f"profile_{_safe(c.device)}_{c.precision.value}_b{c.batch}_{c.streams}x{c.nireq}"
 
 
 @dataclass
@@ -270,26 +291,35 @@ class WrittenFigures:
     batch: Path | None = None
     profiles: list[Path] = field(default_factory=list)
     virtual: list[Path] = field(default_factory=list)
+    capacity: Path | None = None
+    soaks: list[Path] = field(default_factory=list)
 
     def all(self) -> list[Path]:
-        return [*self.heatmaps, *self.precision, *[p for p in (self.pareto, self.batch) if p is not None],
-                *self.virtual, *self.profiles]
+        return [*self.heatmaps, *self.precision,
+                *[p for p in (self.pareto, self.batch, self.capacity) if p is not None], *self.soaks, *self.virtual,
+                *self.profiles]
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", name)  # GPU.0 -> GPU-0
 
 
-def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = False) -> WrittenFigures:
-    """Every figure the results support, as PNG files in `out_dir`."""
-    points, env, devices = results.points, results.environment, results.devices
+def save_figure(fig: Figure, out_dir: Path, name: str, fmt: str = "png") -> Path:
+    """Write a figure as png, svg or pdf (for reports and documents)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.{fmt}"
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = False, fmt: str = "png",
+                  ) -> WrittenFigures:
+    """Every figure the results support, as files of format `fmt` (png, svg, pdf) in `out_dir`."""
+    points, env, devices = results.points, results.environment, results.devices
     written = WrittenFigures()
 
     def save(fig: Figure, name: str) -> Path:
-        path = out_dir / f"{name}.png"
-        fig.savefig(path, dpi=110)
-        return path
+        return save_figure(fig, out_dir, name, fmt)
 
     for device, precision, batch in heatmap_groups(points):
         fig = heatmap_figure(points, device, precision, batch, env, devices)
@@ -308,5 +338,9 @@ def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = Fal
         written.batch = save(batch_figure(series, env), "batch")
     for info in (d for d in devices.values() if d.members and any(p.config.device == d.name for p in points)):
         written.virtual.append(save(virtual_figure(points, info, env), f"virtual_{_safe(info.name)}"))
-    written.profiles = [save_profile_figure(p, env.model_name, out_dir) for p in results.latest_profiles()]
+    written.profiles = [save(profile_figure(p, env.model_name), _profile_name(p)) for p in results.latest_profiles()]
+    if results.capacities:
+        written.capacity = save(capacity_figure(results.capacities, env), "capacity")
+    written.soaks = [save(soak_figure(soak, env), f"soak_{i}") for i, soak in enumerate(results.soaks, 1)
+                     if len(soak.windows) >= 2]
     return written

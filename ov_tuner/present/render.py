@@ -14,6 +14,7 @@ from ov_tuner.analyse.answers import (
     ran_by_scope,
     saturation,
 )
+from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import DeploySnippets, NothingMeetsBudget, Recommendation, recommend
@@ -234,4 +235,34 @@ def summary_lines(summary: SweepSummary) -> list[str]:
         wall = summary.search_s + summary.confirm_s
         lines.append(f"the confirmation round measured {summary.confirmed} configurations head to head in "
                      f"{summary.confirm_s:.0f} s ({summary.confirm_s / wall:.0%} of the sweep's {wall:.0f} s)")
+    return lines
+
+
+def comparison_table(comparison: Comparison) -> Table:
+    """Every configuration measured in all files: FPS and p90 in each, against the first file's."""
+    files = comparison.files
+    table = Table(title="Configurations measured in every file (ratios against file 1)")
+    table.add_column("configuration")
+    for i, _ in enumerate(files, 1):
+        table.add_column(f"file {i} FPS", justify="right")
+        if i > 1:
+            table.add_column(f"file {i}/1 FPS", justify="right")
+            table.add_column(f"file {i}/1 p90", justify="right")
+    for m in comparison.matched:
+        cells = [matched_label(m)]
+        for i, (p, fps, p90) in enumerate(zip(m.points, m.fps_ratios(), m.p90_ratios(), strict=True)):
+            cells.append(f"{p.fps:.1f}")
+            if i:
+                cells += [f"{fps:.2f}x", f"{p90:.2f}x"]
+        table.add_row(*cells)
+    return table
+
+
+def comparison_lines(comparison: Comparison) -> list[str]:
+    lines = [f"file {i}: {f.path} ({f.environment.host}, {f.environment.cpu_model}, OpenVINO "
+             f"{f.environment.ov_version.split('-')[0]}, {f.environment.model_name})"
+             for i, f in enumerate(comparison.files, 1)]
+    lines += [f"differs: {d}" for d in comparison.differences] or ["the environments match"]
+    lines += [b.reason for b in comparison.bests]
+    lines += [f"only in file {i + 1}: {c.label()}" for i, c in comparison.only_in]
     return lines

@@ -23,13 +23,16 @@ from ov_tuner.analyse.answers import (
     precision_speeds,
     saturation,
 )
+from ov_tuner.analyse.capacity import capacity_summary, config_text, latest_served
+from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import deploy_snippets, recommend
 from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.errors import OvTunerError
-from ov_tuner.present.plots import WrittenFigures, write_figures
+from ov_tuner.present.edge_text import soak_lines
+from ov_tuner.present.plots import WrittenFigures, comparison_figure, save_figure, write_figures
 from ov_tuner.present.render import COLDSTART_FIGURES, latest_confirmations, ran
 from ov_tuner.schema import Precision
 from ov_tuner.store.results import StoredResults
@@ -91,6 +94,41 @@ def build_report(results: StoredResults, out_dir: Path) -> ReportFiles:
     html_path.write_text(_to_html(title, sections), encoding="utf-8")
     md_path.write_text(_to_markdown(title, sections, out_dir), encoding="utf-8")
     return ReportFiles(html_path, md_path, figures.all())
+
+
+def build_comparison_report(comparison: Comparison, out_dir: Path) -> ReportFiles:
+    """One page for several results files (two hosts, a fleet, two OpenVINO versions): the environments, each
+    file's answer, and every configuration measured in all of them side by side."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figure = save_figure(comparison_figure(comparison), out_dir, "compare") if comparison.matched else None
+    sections = [Section("Files", [Table(["file", "path", "host", "CPU", "OpenVINO", "model"], [
+        [str(i), str(f.path), f.environment.host, f"{f.environment.cpu_model}, {f.environment.cores} cores",
+         f.environment.ov_version.split("-")[0], f.environment.model_name]
+        for i, f in enumerate(comparison.files, 1)]),
+        Bullets([f"differs: {d}" for d in comparison.differences] or ["The environments match."])])]
+    answers = Section("What to deploy, per file")
+    for i, f in enumerate(comparison.files, 1):
+        try:
+            rec = recommend(f.points, confirmations=f.confirmations)
+            answers.blocks.append(Paragraph(f"File {i} ({f.environment.host}): {rec.reason}"))
+        except OvTunerError as e:
+            answers.blocks.append(Paragraph(f"File {i} ({f.environment.host}): {e}"))
+    sections.append(answers)
+    header = ["configuration", *[f"file {i} FPS" for i in range(1, len(comparison.files) + 1)],
+              *[f"file {i}/1" for i in range(2, len(comparison.files) + 1)]]
+    rows = [[matched_label(m), *(_fmt(p.fps) for p in m.points), *(f"{r:.2f}x" for r in m.fps_ratios()[1:])]
+            for m in comparison.matched]
+    same = Section("The same configurations in every file", [Table(header, rows)])
+    if figure is not None:
+        same.blocks.append(Image(figure, "FPS per configuration and file"))
+    same.blocks.append(Bullets([b.reason for b in comparison.bests]
+                               + [f"Only in file {i + 1}: {c.label()}" for i, c in comparison.only_in]))
+    sections.append(same)
+    title = f"ov-tuner comparison: {comparison.files[0].environment.model_name}, {len(comparison.files)} files"
+    html_path, md_path = out_dir / "report.html", out_dir / "report.md"
+    html_path.write_text(_to_html(title, sections), encoding="utf-8")
+    md_path.write_text(_to_markdown(title, sections, out_dir), encoding="utf-8")
+    return ReportFiles(html_path, md_path, [figure] if figure else [])
 
 
 def _fmt(value: float) -> str:
@@ -242,10 +280,36 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
             ]
         sections.append(profile_section)
 
+    sections += _edge_sections(results, figures)
     found = diagnostics(points)
     sections.append(Section("Diagnostics", [Paragraph(how_measured(points)),
                                             Bullets([f"{d.kind.value}: {d.label}: {d.detail} ({d.hint})"
                                                      for d in found]) if found else Paragraph("No warnings.")]))
+    return sections
+
+
+def _edge_sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
+    """Cameras served (open-loop load) and soaks, where the file holds them."""
+    sections = []
+    if results.capacities:
+        rows = [[config_text(s.run.config), f"{s.run.target.fps:g} FPS, p{s.run.target.percentile:g} <= "
+                 f"{s.run.target.max_latency_ms:g} ms, {s.run.target.arrival.value}",
+                 f"{s.cameras}" + ("" if s.run.searched else " (given)") + ("" if s.finished else "+"),
+                 s.latency_text(), str(s.trial.dropped if s.trial else "-"), str(len(s.run.trials))]
+                for s in latest_served(results.capacities)]
+        summary = capacity_summary(results.capacities)
+        sections.append(Section("Cameras served: open-loop load", [
+            Paragraph("Frames arrive on each camera's schedule; a frame that finds every request busy waits, and its "
+                      "latency counts from its arrival. A camera count is served when nothing is dropped, the "
+                      "percentile latency is within the budget and 95% of the frames offered complete; the count "
+                      "claimed served twice."),
+            *([Paragraph(summary)] if summary else []),
+            Table(["configuration", "target", "cameras", "latency", "dropped", "trials"], rows),
+            *([Image(figures.capacity, "cameras served")] if figures.capacity else [])]))
+    for soak, path in zip([s for s in results.soaks if len(s.windows) >= 2], figures.soaks, strict=True):
+        head, verdict = soak_lines(soak)
+        sections.append(Section(f"Soak: {config_text(soak.config)}", [Paragraph(f"{head}. {verdict}."),
+                                                                      Image(path, "FPS, p99 and clock over time")]))
     return sections
 
 

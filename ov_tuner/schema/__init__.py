@@ -19,6 +19,7 @@ from ov_tuner.schema.config import (
     settings_text,
 )
 from ov_tuner.schema.devices import CompileInfo, DeviceInfo
+from ov_tuner.schema.edge import PASS_RATIO, Arrival, CameraTarget, Capacity, LoadTrial, Soak, SoakWindow
 from ov_tuner.schema.measurement import (
     FOREIGN_CPU_LIMIT,
     STEAL_LIMIT,
@@ -46,8 +47,12 @@ __all__ = [
     "ACCURACY_INPUTS",
     "AUTO",
     "FOREIGN_CPU_LIMIT",
+    "PASS_RATIO",
     "STEAL_LIMIT",
     "Accuracy",
+    "Arrival",
+    "CameraTarget",
+    "Capacity",
     "ColdStart",
     "ColdStartSample",
     "CompileInfo",
@@ -61,6 +66,7 @@ __all__ = [
     "InputMode",
     "LatencyStats",
     "LayerTime",
+    "LoadTrial",
     "Measurement",
     "Mode",
     "OutputAccuracy",
@@ -71,6 +77,8 @@ __all__ = [
     "RoundWindow",
     "Search",
     "Settings",
+    "Soak",
+    "SoakWindow",
     "Status",
     "StopRule",
     "SweepSpec",

@@ -19,6 +19,9 @@ import numpy as np
 from ov_tuner.errors import BadInputError, IncompatibleResultsError, ResultsWriteError
 from ov_tuner.schema import (
     Accuracy,
+    Arrival,
+    CameraTarget,
+    Capacity,
     ColdStart,
     ColdStartSample,
     CompileInfo,
@@ -30,6 +33,7 @@ from ov_tuner.schema import (
     Environment,
     InputMode,
     LayerTime,
+    LoadTrial,
     Measurement,
     Mode,
     OutputAccuracy,
@@ -39,6 +43,8 @@ from ov_tuner.schema import (
     Profile,
     RoundWindow,
     Settings,
+    Soak,
+    SoakWindow,
     Status,
     Window,
 )
@@ -199,7 +205,7 @@ class ResultStore:
             lat, ci = m.latency, m.fps_ci95 or (None, None)
             values = (m.requests, m.frames, m.wall_s, m.fps, lat.median, lat.p90, lat.p99, lat.min, lat.max,
                       lat.count, m.fps_cv, *ci, m.ended.value, m.client_cpu_share,
-                      json.dumps([asdict(w) for w in m.windows]), m.latencies_ms.astype(np.float32).tobytes(),
+                      json.dumps([asdict(w) for w in m.windows]), _blob(m.latencies_ms),
                       m.process_cpu_s)
         with self._writing():
             self._db.execute(
@@ -263,7 +269,7 @@ class ResultStore:
         with self._writing():
             self._db.execute("INSERT INTO confirm_windows VALUES (?,?,?,?,?,?)",
                              (confirmation_id, w.round, w.visit, w.contender, json.dumps(asdict(w.window)),
-                              np.asarray(w.latencies_ms, dtype=np.float32).tobytes()))
+                              _blob(w.latencies_ms)))
 
     def confirmations(self) -> list[Confirmation]:
         """Every confirmation round, oldest first, with its stored windows."""
@@ -275,7 +281,7 @@ class ResultStore:
                                           "ORDER BY position", (r["id"],)))
             windows = tuple(
                 RoundWindow(w["round"], w["visit"], w["position"], Window(**json.loads(w["window"])),
-                            np.frombuffer(w["latencies_ms"], dtype=np.float32).astype(np.float64))
+                            _array(w["latencies_ms"]))
                 for w in self._db.execute("SELECT * FROM confirm_windows WHERE confirmation_id = ? ORDER BY visit",
                                           (r["id"],)))
             result.append(Confirmation(r["device"], contenders, windows, r["rounds"], r["window_s"]))
@@ -313,6 +319,63 @@ class ResultStore:
                          tuple(OutputAccuracy(**o) for o in json.loads(r["outputs"])), r["error"])
                 for r in self._db.execute("SELECT * FROM accuracy ORDER BY device, precision, batch")]
 
+    # -- edge: capacity trials and soaks --------------------------------------------------------------------
+
+    def begin_capacity(self, config: PointConfig, target: CameraTarget, searched: bool) -> int:
+        with self._writing():
+            cursor = self._db.execute(
+                "INSERT INTO capacities (device, precision, batch, streams, nireq, mode, input_mode, settings, fps, "
+                "max_latency_ms, percentile, arrival, searched, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*_config_values(config), target.fps, target.max_latency_ms, target.percentile,
+                 target.arrival.value, int(searched), _now()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def add_trial(self, capacity_id: int, trial: LoadTrial) -> None:
+        with self._writing():
+            position = self._db.execute("SELECT COUNT(*) FROM load_trials WHERE capacity_id = ?",
+                                        (capacity_id,)).fetchone()[0]
+            self._db.execute("INSERT INTO load_trials VALUES (?,?,?,?,?,?,?,?,?,?)",
+                             (capacity_id, position, trial.cameras, trial.seconds, trial.offered, trial.dropped,
+                              _blob(trial.latencies_ms), _blob(trial.service_ms), trial.foreign_cpu, trial.steal))
+
+    def capacities(self) -> list[Capacity]:
+        """Every capacity run, oldest first, with its trials in the order they ran."""
+        result = []
+        for r in self._db.execute("SELECT * FROM capacities ORDER BY id").fetchall():
+            trials = tuple(
+                LoadTrial(t["cameras"], t["seconds"], t["offered"], t["dropped"], _array(t["latencies_ms"]),
+                          _array(t["service_ms"]), t["foreign_cpu"], t["steal"])
+                for t in self._db.execute("SELECT * FROM load_trials WHERE capacity_id = ? ORDER BY position",
+                                          (r["id"],)))
+            target = CameraTarget(r["fps"], r["max_latency_ms"], r["percentile"], Arrival(r["arrival"]))
+            result.append(Capacity(_config_from_row(r), target, bool(r["searched"]), trials))
+        return result
+
+    def begin_soak(self, config: PointConfig, planned_s: float, window_s: float) -> int:
+        with self._writing():
+            cursor = self._db.execute(
+                "INSERT INTO soaks (device, precision, batch, streams, nireq, mode, input_mode, settings, planned_s, "
+                "window_s, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (*_config_values(config), planned_s, window_s, _now()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def add_soak_window(self, soak_id: int, w: SoakWindow) -> None:
+        with self._writing():
+            position = self._db.execute("SELECT COUNT(*) FROM soak_windows WHERE soak_id = ?",
+                                        (soak_id,)).fetchone()[0]
+            self._db.execute("INSERT INTO soak_windows VALUES (?,?,?,?,?)",
+                             (soak_id, position, w.start_s, json.dumps(asdict(w.window)), _blob(w.latencies_ms)))
+
+    def soaks(self) -> list[Soak]:
+        """Every soak, oldest first, with the windows it stored (all of them, or those before a Ctrl-C)."""
+        return [Soak(_config_from_row(r), r["planned_s"], r["window_s"], tuple(
+                    SoakWindow(w["start_s"], Window(**json.loads(w["window"])), _array(w["latencies_ms"]))
+                    for w in self._db.execute("SELECT * FROM soak_windows WHERE soak_id = ? ORDER BY position",
+                                              (r["id"],))))
+                for r in self._db.execute("SELECT * FROM soaks ORDER BY id").fetchall()]
+
     def compile_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM compiles").fetchone()[0])
 
@@ -348,6 +411,21 @@ def _config_from_row(r: sqlite3.Row) -> PointConfig:
                        InputMode(r["input_mode"]), _settings(r["settings"]))
 
 
+def _config_values(c: PointConfig) -> tuple[object, ...]:
+    """A configuration's columns, in the order every table that names one uses."""
+    return (c.device, c.precision.value, c.batch, c.streams, c.nireq, c.mode.value, c.input_mode.value,
+            json.dumps(c.settings))
+
+
+def _blob(values: np.ndarray) -> bytes:
+    """Latencies as float32 bytes: half the size, and still finer than any clock they came from."""
+    return np.asarray(values, dtype=np.float32).tobytes()
+
+
+def _array(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32).astype(np.float64)
+
+
 def _settings(text: str) -> Settings:
     return tuple((str(k), str(v)) for k, v in json.loads(text))
 
@@ -359,7 +437,7 @@ def _point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointRe
             requests=r["requests"],
             frames=r["frames"],
             wall_s=r["wall_s"],
-            latencies_ms=np.frombuffer(r["latencies_ms"], dtype=np.float32).astype(np.float64),
+            latencies_ms=_array(r["latencies_ms"]),
             windows=tuple(Window(**w) for w in json.loads(r["windows"])),
             ended=Ending(r["ended"]),
             client_cpu_share=r["client_cpu_share"],
@@ -380,6 +458,8 @@ class StoredResults:
     profiles: list[Profile] = field(default_factory=list)
     confirmations: list[Confirmation] = field(default_factory=list)
     accuracies: list[Accuracy] = field(default_factory=list)
+    capacities: list[Capacity] = field(default_factory=list)
+    soaks: list[Soak] = field(default_factory=list)
 
     def latest_profiles(self) -> list[Profile]:
         """The most recent profile of each configuration."""
@@ -393,4 +473,4 @@ def load_results(path: Path) -> StoredResults:
         if env is None:
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
         return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles(),
-                             store.confirmations(), store.accuracies())
+                             store.confirmations(), store.accuracies(), store.capacities(), store.soaks())

@@ -89,6 +89,26 @@ CREATE TABLE IF NOT EXISTS accuracy (
     inputs INTEGER NOT NULL, outputs TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
     UNIQUE (device, precision, batch)
 );
+CREATE TABLE IF NOT EXISTS capacities (
+    id INTEGER PRIMARY KEY, device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL,
+    streams INTEGER NOT NULL, nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL,
+    settings TEXT NOT NULL DEFAULT '[]', fps REAL NOT NULL, max_latency_ms REAL NOT NULL, percentile REAL NOT NULL,
+    arrival TEXT NOT NULL, searched INTEGER NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS load_trials (
+    capacity_id INTEGER NOT NULL REFERENCES capacities(id), position INTEGER NOT NULL, cameras INTEGER NOT NULL,
+    seconds REAL NOT NULL, offered INTEGER NOT NULL, dropped INTEGER NOT NULL, latencies_ms BLOB NOT NULL,
+    service_ms BLOB NOT NULL, foreign_cpu REAL, steal REAL, PRIMARY KEY (capacity_id, position)
+);
+CREATE TABLE IF NOT EXISTS soaks (
+    id INTEGER PRIMARY KEY, device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL,
+    streams INTEGER NOT NULL, nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL,
+    settings TEXT NOT NULL DEFAULT '[]', planned_s REAL NOT NULL, window_s REAL NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS soak_windows (
+    soak_id INTEGER NOT NULL REFERENCES soaks(id), position INTEGER NOT NULL, start_s REAL NOT NULL,
+    window TEXT NOT NULL, latencies_ms BLOB NOT NULL, PRIMARY KEY (soak_id, position)
+);
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,
     position INTEGER NOT NULL, window TEXT NOT NULL, latencies_ms BLOB NOT NULL,

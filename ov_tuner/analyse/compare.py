@@ -1,0 +1,100 @@
+"""Two or more results files side by side: two hosts, two OpenVINO versions, before and after a model change. Pure.
+
+Configurations are matched by device, precision, batch, streams, requests, mode, input mode and --set properties.
+Per matched configuration: its FPS and p90 latency in each file against the first file's; per file its best,
+and whether each file's best is still the best in the others (and at what share of their best it runs there).
+The environments' differences are listed first: they are what the ratios measure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ov_tuner.analyse.answers import fastest, grid_points, short_label
+from ov_tuner.errors import BadInputError
+from ov_tuner.schema import PointConfig, PointResult
+from ov_tuner.store.results import StoredResults
+
+# Environment fields listed when they differ between the files compared.
+COMPARED_FIELDS = ("host", "cpu_model", "cores", "ov_version", "ov_tuner_version", "python", "model_name",
+                   "model_sha256")
+
+
+@dataclass(frozen=True)
+class Matched:
+    """One configuration measured in every file: its points, in the files' order."""
+
+    config: PointConfig
+    points: tuple[PointResult, ...]
+
+    def fps_ratios(self) -> tuple[float, ...]:
+        """Each file's FPS over the first file's."""
+        return tuple(p.fps / self.points[0].fps for p in self.points)
+
+    def p90_ratios(self) -> tuple[float, ...]:
+        return tuple(p.latency_ms(90) / self.points[0].latency_ms(90) for p in self.points)
+
+
+@dataclass(frozen=True)
+class BestElsewhere:
+    """One file's best configuration, and how it runs in another file: its FPS there over that file's best."""
+
+    file: int
+    best: PointResult
+    other: int
+    there: PointResult | None
+    other_best: PointResult
+
+    @property
+    def still_best(self) -> bool:
+        return self.there is not None and self.there.config == self.other_best.config
+
+    @property
+    def reason(self) -> str:
+        head = f"file {self.file + 1}'s best, {self.best.config.label()}"
+        if self.there is None:
+            return f"{head}, was not measured in file {self.other + 1}"
+        if self.still_best:
+            return f"{head}, is the best in file {self.other + 1} too"
+        share = self.there.fps / self.other_best.fps
+        return (f"{head}, runs at {share:.0%} of file {self.other + 1}'s best there "
+                f"({self.other_best.config.label()}, {self.other_best.fps:.0f} FPS)")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    files: tuple[StoredResults, ...]
+    differences: tuple[str, ...]
+    matched: tuple[Matched, ...]
+    only_in: tuple[tuple[int, PointConfig], ...]  # (file index, configuration) measured in that file alone
+    bests: tuple[BestElsewhere, ...]
+
+
+def compare(files: list[StoredResults], models_differ: bool = False) -> Comparison:
+    """Match the files' configurations; refuse files of different models unless `models_differ`."""
+    if len(files) < 2:
+        raise BadInputError("compare: give two or more results files")
+    models = {f.environment.model_sha256 for f in files}
+    if len(models) > 1 and not models_differ:
+        names = ", ".join(f"{f.path} ({f.environment.model_name})" for f in files)
+        raise BadInputError(f"compare: the files were measured with different models ({names}); add --models-differ "
+                            "to compare them anyway")
+    differences = tuple(
+        f"{field}: " + " | ".join(str(asdict(f.environment)[field]) for f in files)
+        for field in COMPARED_FIELDS if len({str(asdict(f.environment)[field]) for f in files}) > 1)
+    by_file = [{p.config: p for p in grid_points(f.points)} for f in files]
+    common = set(by_file[0]).intersection(*by_file[1:])
+    matched = tuple(Matched(c, tuple(points[c] for points in by_file)) for c in sorted(common))
+    only_in = tuple((i, c) for i, points in enumerate(by_file) for c in sorted(set(points) - common))
+    bests = []
+    for i, points in enumerate(by_file):
+        best = fastest(points.values())
+        for j, other in enumerate(by_file):
+            other_best = fastest(other.values())
+            if i != j and best is not None and other_best is not None:
+                bests.append(BestElsewhere(i, best, j, other.get(best.config), other_best))
+    return Comparison(tuple(files), differences, matched, only_in, tuple(bests))
+
+
+def matched_label(m: Matched) -> str:
+    return f"{m.config.scope} {m.config.precision.value} b{m.config.batch} {short_label(m.points[0])}"

@@ -1,0 +1,170 @@
+"""Edge commands: `capacity` (cameras served under open-loop load) and `soak` (one configuration for minutes)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ov_tuner.analyse.capacity import capacity_candidates, capacity_summary
+from ov_tuner.analyse.recommend import recommend
+from ov_tuner.cli.app import (
+    EXIT_INTERRUPTED,
+    ModelArgument,
+    OneDevice,
+    OnePrecision,
+    ShapeOption,
+    app,
+    err,
+    one_line_errors,
+    out,
+    stop_on_ctrl_c,
+)
+from ov_tuner.errors import BadInputError
+from ov_tuner.measure.capacity import CapacitySpec, run_capacity
+from ov_tuner.measure.soak import SoakSpec, run_soak
+from ov_tuner.present.edge_text import capacity_table, soak_lines, soak_window_line, trial_line
+from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, PointConfig, SoakWindow
+from ov_tuner.search.grid import parse_counts, parse_devices, parse_precisions, parse_shapes
+from ov_tuner.store.destinations import output_folder
+from ov_tuner.store.results import load_results
+
+FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
+                                                 "best configurations from there (and store the runs in it).")]
+OutOption = Annotated[Path | None, typer.Option("--out", help="SQLite results file to store the runs in (default: "
+                                                "the --from file, else results.db).")]
+PlotOption = Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the figure here.")]
+
+
+@app.command()
+@one_line_errors
+def capacity(
+    model: ModelArgument,
+    fps: Annotated[float, typer.Option(min=0.01, help="Frames per second each camera sends.")] = 30.0,
+    max_latency: Annotated[float, typer.Option(min=0.01, help="Latency budget in ms, from a frame's arrival to "
+                                               "its result.")] = 100.0,
+    percentile: Annotated[float, typer.Option(min=1, max=99.99, help="The latency percentile held to the "
+                                              "budget.")] = 99.0,
+    cameras: Annotated[int | None, typer.Option(min=1, help="Run this many cameras; left out, find the most each "
+                                                "configuration serves.")] = None,
+    arrival: Annotated[Arrival, typer.Option(help="constant: each camera at a fixed interval; poisson: random "
+                                             "arrivals at the same rate.")] = Arrival.CONSTANT,
+    device: Annotated[str, typer.Option(help="Devices, comma-separated.")] = "CPU",
+    precision: Annotated[str, typer.Option(help="fp32, fp16 and/or bf16, comma-separated.")] = "fp32",
+    streams: Annotated[str | None, typer.Option(help="NUM_STREAMS values, e.g. 1,2.")] = None,
+    nireq: Annotated[str | None, typer.Option(help="Requests in flight, e.g. 2,4.")] = None,
+    from_results: FromOption = None,
+    top: Annotated[int, typer.Option(min=1, help="With --from: how many of its best batch-1 configurations.")] = 3,
+    seconds: Annotated[float, typer.Option(min=0.5, help="Seconds of arrivals counted per trial (after a "
+                                           "1 s lead-in that is not).")] = 5.0,
+    shape: ShapeOption = None,
+    out_path: OutOption = None,
+    plot_dir: PlotOption = None,
+) -> None:
+    """Open-loop load from cameras: per configuration, the most cameras it serves within the latency budget (or
+    how it serves --cameras), latency counted from each frame's arrival. Batch 1: each frame is one request."""
+    configs = _configs(device, precision, streams, nireq, from_results, top)
+    target = CameraTarget(fps, max_latency, percentile, arrival)
+    spec = CapacitySpec(model, _out(out_path, from_results), tuple(configs), target, cameras, seconds,
+                        shapes=parse_shapes(shape))
+    if plot_dir is not None:
+        output_folder(plot_dir, "--plot-dir")
+
+    def seen(config: PointConfig, trial: LoadTrial) -> None:
+        out.print(f"{config.label()}: {trial_line(trial, target)}", highlight=False, soft_wrap=True)
+
+    with stop_on_ctrl_c("trial") as stop:
+        runs = run_capacity(spec, seen, stop)
+    out.print(capacity_table(runs))
+    summary = capacity_summary(runs)
+    if summary:
+        out.print(summary, highlight=False)
+    if plot_dir is not None:
+        from ov_tuner.present.edge_figures import capacity_figure  # imports matplotlib
+        from ov_tuner.present.plots import save_figure
+
+        stored = load_results(spec.out)
+        out.print(f"wrote {save_figure(capacity_figure(runs, stored.environment), plot_dir, 'capacity')}")
+    if stop.is_set():
+        err.print(f"interrupted: the trials measured are kept in {spec.out}")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+@app.command()
+@one_line_errors
+def soak(
+    model: ModelArgument,
+    minutes: Annotated[float, typer.Option(min=0.01, help="How long to run.")] = 10.0,
+    window: Annotated[float, typer.Option(min=0.1, help="Seconds per window.")] = 5.0,
+    device: OneDevice = "CPU",
+    precision: OnePrecision = "fp32",
+    streams: Annotated[int | None, typer.Option(min=1, help="NUM_STREAMS.")] = None,
+    nireq: Annotated[int | None, typer.Option(min=1, help="Requests in flight.")] = None,
+    batch: Annotated[int, typer.Option(min=1)] = 1,
+    from_results: FromOption = None,
+    shape: ShapeOption = None,
+    out_path: OutOption = None,
+    plot_dir: PlotOption = None,
+) -> None:
+    """Run one configuration for minutes (the one --from a sweep recommends, or --streams/--nireq) and say whether
+    it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the windows measured."""
+    if from_results is not None:
+        stored = load_results(from_results)
+        config = recommend(stored.points, confirmations=stored.confirmations).winner.config
+    elif streams is None or nireq is None:
+        raise BadInputError("soak: give --streams and --nireq, or --from a results file to soak its recommendation")
+    else:
+        config = PointConfig(device.upper(), parse_precisions(precision)[0], batch, streams, nireq)
+    spec = SoakSpec(model, _out(out_path, from_results), config, minutes * 60, window, parse_shapes(shape))
+    if plot_dir is not None:
+        output_folder(plot_dir, "--plot-dir")
+    columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+    interrupted = False
+    try:
+        with Progress(*columns, console=err, transient=True) as progress:
+            task = progress.add_task(f"soaking {config.label()}", total=spec.seconds)
+
+            def seen(w: SoakWindow) -> None:
+                progress.update(task, completed=w.start_s + w.window.seconds, description=soak_window_line(w))
+
+            run_soak(spec, seen)
+    except KeyboardInterrupt:
+        interrupted = True
+    stored = load_results(spec.out)
+    if not stored.soaks:  # stopped before the soak began
+        raise typer.Exit(EXIT_INTERRUPTED)
+    latest = stored.soaks[-1]
+    for line in soak_lines(latest):
+        out.print(line, highlight=False)
+    if plot_dir is not None and len(latest.windows) >= 2:
+        from ov_tuner.present.edge_figures import soak_figure  # imports matplotlib
+        from ov_tuner.present.plots import save_figure
+
+        out.print(f"wrote {save_figure(soak_figure(latest, stored.environment), plot_dir, 'soak')}")
+    if interrupted:
+        err.print(f"interrupted: {len(latest.windows)} windows are kept in {spec.out}")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _out(out_path: Path | None, from_results: Path | None) -> Path:
+    return out_path or from_results or Path("results.db")
+
+
+def _configs(device: str, precision: str, streams: str | None, nireq: str | None, from_results: Path | None,
+             top: int) -> list[PointConfig]:
+    """The configurations a capacity run takes: a grid from the flags, or the best of a results file."""
+    if from_results is not None:
+        if streams is not None or nireq is not None:
+            raise BadInputError("capacity: give either --from or --streams/--nireq, not both")
+        stored = load_results(from_results)
+        return capacity_candidates(stored.points, stored.confirmations, top)
+    if streams is None or nireq is None:
+        raise BadInputError("capacity: give --streams and --nireq (e.g. --streams 1,2 --nireq 2,4), or --from a "
+                            "results file to take its best configurations")
+    stream_counts = parse_counts(streams, "--streams", allow_auto=False) or ()
+    request_counts = parse_counts(nireq, "--nireq", allow_auto=False) or ()
+    return [PointConfig(d, p, 1, s, n) for d, p, s, n in
+            itertools.product(parse_devices(device), parse_precisions(precision), stream_counts, request_counts)]

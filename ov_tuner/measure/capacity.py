@@ -1,0 +1,85 @@
+"""How many cameras a configuration serves: compile it, warm it up, and run open-loop trials (one camera count
+given, or the camera search of ov_tuner.search.cameras), each trial stored as soon as it ends.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ov_tuner.devices.environment import environment
+from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.errors import BadInputError
+from ov_tuner.measure.engine import RequestLoop
+from ov_tuner.measure.openloop import Arrivals, run_open_loop
+from ov_tuner.schema import Arrival, CameraTarget, Capacity, LoadTrial, PointConfig
+from ov_tuner.search.cameras import next_cameras
+from ov_tuner.store.destinations import results_file
+from ov_tuner.store.results import ResultStore
+
+# Seconds of closed-loop warm-up after the first inference, before the first trial.
+WARMUP_S = 0.5
+
+
+@dataclass(frozen=True)
+class CapacitySpec:
+    """Configurations (batch 1: each frame is one request) and the cameras' target; `cameras` given runs that many
+    cameras once per configuration, None searches for the most each serves. `seconds` of arrivals are counted per
+    trial, after `lead_in_s` seconds of the same load that are not."""
+
+    model: Path
+    out: Path
+    configs: tuple[PointConfig, ...]
+    target: CameraTarget
+    cameras: int | None = None
+    seconds: float = 5.0
+    lead_in_s: float = 1.0
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        batched = [c.label() for c in self.configs if c.batch != 1]
+        if batched:
+            raise BadInputError(f"capacity sends each camera frame as one request, so the batch must be 1 "
+                                f"({batched[0]}); sweep batches with `ov-tuner sweep --batch`")
+        if not self.configs:
+            raise BadInputError("capacity: no configuration to run; give --streams and --nireq, or --from a "
+                                "results file with measured batch-1 points")
+
+
+TrialSeen = Callable[[PointConfig, LoadTrial], None]
+
+
+def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
+                 stop: threading.Event | None = None) -> list[Capacity]:
+    """Every configuration's trials, stored in `spec.out` as they end; `stop` set ends the run after the trial
+    in progress (what was measured is kept)."""
+    results_file(spec.out)
+    runtime = Runtime()
+    devices = {d.name: d for d in runtime.resolve_devices(tuple(dict.fromkeys(c.device for c in spec.configs)))}
+    source = open_model_source(spec.model)
+    capacities = []
+    with ResultStore(spec.out) as store:
+        store.claim(environment(source))
+        for config in spec.configs:
+            if stop is not None and stop.is_set():
+                break
+            compiled, _ = runtime.compile_alone(source, config.compile_key, devices[config.device], spec.shapes)
+            with RequestLoop(compiled, config.nireq, 1) as loop:
+                loop.warm_up(WARMUP_S)
+            capacity_id = store.begin_capacity(config, spec.target, spec.cameras is None)
+            trials: list[LoadTrial] = []
+            cameras = spec.cameras or next_cameras(trials, spec.target)
+            while cameras is not None and not (stop is not None and stop.is_set()):
+                arrivals = Arrivals(cameras, spec.target.fps, spec.seconds,
+                                    spec.target.arrival is Arrival.POISSON, seed=len(trials))
+                trial = run_open_loop(compiled, config.nireq, arrivals, spec.lead_in_s)
+                store.add_trial(capacity_id, trial)
+                trials.append(trial)
+                if on_trial is not None:
+                    on_trial(config, trial)
+                cameras = None if spec.cameras else next_cameras(trials, spec.target)
+            del compiled
+            capacities.append(Capacity(config, spec.target, spec.cameras is None, tuple(trials)))
+    return capacities

@@ -1,0 +1,62 @@
+"""Edge figures: cameras served per configuration, and a soak's FPS, p99 and CPU clock against time."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
+from ov_tuner.analyse.capacity import config_text, latest_served
+from ov_tuner.analyse.drift import drift
+from ov_tuner.schema import Capacity, Environment, Soak
+
+
+def capacity_figure(runs: Sequence[Capacity], env: Environment) -> Figure:
+    """One bar per configuration and camera target: the most cameras it served (or, for a given count, the
+    cameras it was given, hatched where it did not serve them), with the latency that shows it."""
+    served = latest_served(runs)
+    fig = Figure(figsize=(max(7.0, 1.3 * len(served) + 3), 4.8), layout="constrained")
+    ax = fig.subplots()
+    for i, s in enumerate(served):
+        bar = ax.bar(i, s.cameras, color="tab:green" if s.serves else "tab:red",
+                     hatch=None if s.serves else "//", alpha=0.85)
+        ax.bar_label(bar, [f"{s.cameras}\n{s.latency_text()}"], fontsize=8)
+    ax.set_xticks(range(len(served)),
+                  [f"{config_text(s.run.config)}\n{s.run.target.fps:g} FPS/camera, "
+                   f"p{s.run.target.percentile:g} <= {s.run.target.max_latency_ms:g} ms" for s in served],
+                  rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("cameras served")
+    ax.set_ylim(0, max([s.cameras for s in served] + [1]) * 1.25)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"{env.model_name} on {env.host}: cameras served (red, hatched: not served)")
+    return fig
+
+
+def soak_figure(soak: Soak, env: Environment) -> Figure:
+    """FPS, p99 latency and the CPU clock per window against minutes, with the step the drift analysis found."""
+    minutes = [w.start_s / 60 for w in soak.windows]
+    fig = Figure(figsize=(10, 7), layout="constrained")
+    fps_ax, p99_ax, clock_ax = fig.subplots(3, 1, sharex=True)
+    fps_ax.plot(minutes, [w.window.fps for w in soak.windows], marker=".", color="tab:blue")
+    fps_ax.set_ylabel("FPS")
+    p99_ax.plot(minutes, [w.percentile_ms(99) for w in soak.windows], marker=".", color="tab:orange")
+    p99_ax.set_ylabel("p99 latency (ms)")
+    clocks = [(m, w.window.cpu_mhz) for m, w in zip(minutes, soak.windows, strict=True) if w.window.cpu_mhz]
+    clock_ax.plot([m for m, _ in clocks], [c / 1000 for _, c in clocks], marker=".", color="tab:gray",
+                  label="CPU clock (GHz)")
+    load_ax = clock_ax.twinx()
+    load_ax.plot(minutes, [100 * (w.window.foreign_cpu or 0) for w in soak.windows], color="tab:red", alpha=0.6,
+                 label="other processes (% of CPUs)")
+    clock_ax.set_ylabel("CPU clock (GHz)")
+    load_ax.set_ylabel("other processes (%)")
+    clock_ax.set_xlabel("minutes")
+    found = drift(soak.windows)
+    if found is not None and found.drifted:
+        for ax in (fps_ax, p99_ax, clock_ax):
+            ax.axvline(found.at_s / 60, color="black", linestyle="--", alpha=0.6)
+    for ax in (fps_ax, p99_ax, clock_ax):
+        ax.grid(alpha=0.3)
+    c = soak.config
+    fig.suptitle(f"{env.model_name} on {env.host}: soak of {config_text(c)} batch {c.batch}\n"
+                 f"{found.reason if found else 'too few windows to tell drift'}", fontsize=9)
+    return fig

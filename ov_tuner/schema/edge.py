@@ -1,0 +1,126 @@
+"""Edge records: open-loop load from cameras (capacity) and long runs of one configuration (soak)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from ov_tuner.schema.config import PointConfig
+from ov_tuner.schema.measurement import FOREIGN_CPU_LIMIT, STEAL_LIMIT, LatencyStats, Window
+
+# A camera count serves when the latency at the target percentile of every frame offered stayed within the budget
+# (a dropped frame counts as infinitely late: p99 within 100 ms means 99% of the frames arrived within 100 ms),
+# and the frames completed came to this share of those offered (DL Streamer's and intel-retail's stream-density
+# tools pass a stream at 95% of its target rate).
+PASS_RATIO = 0.95
+
+
+class Arrival(str, Enum):
+    """How a camera's frames arrive: at a constant interval, or as a Poisson process at the same mean rate."""
+
+    CONSTANT = "constant"
+    POISSON = "poisson"
+
+
+@dataclass(frozen=True)
+class CameraTarget:
+    """What each camera needs: `fps` frames per second, with `percentile` latency from arrival within
+    `max_latency_ms`."""
+
+    fps: float
+    max_latency_ms: float
+    percentile: float = 99.0
+    arrival: Arrival = Arrival.CONSTANT
+
+    def __post_init__(self) -> None:
+        if self.fps <= 0 or self.max_latency_ms <= 0 or not 0 < self.percentile < 100:
+            raise ValueError("fps and max_latency_ms must be > 0 and percentile within (0, 100)")
+
+
+@dataclass(frozen=True)
+class LoadTrial:
+    """One open-loop run at `cameras` cameras for `seconds` of arrivals (the lead-in's frames not counted).
+
+    `latencies_ms` run from each completed frame's arrival to its completion (what a camera sees, queueing
+    included); `service_ms` are the same frames' requests' own timers.
+    """
+
+    cameras: int
+    seconds: float
+    offered: int
+    dropped: int
+    latencies_ms: np.ndarray
+    service_ms: np.ndarray
+    foreign_cpu: float | None = None  # other processes' share of all CPUs meanwhile (see ov_tuner.measure.host)
+    steal: float | None = None
+
+    @property
+    def completed(self) -> int:
+        return int(self.latencies_ms.size)
+
+    @property
+    def disturbed(self) -> bool:
+        """Measured while other processes or the hypervisor took the CPUs (the limits of a measurement window)."""
+        return (self.foreign_cpu or 0.0) > FOREIGN_CPU_LIMIT or (self.steal or 0.0) > STEAL_LIMIT
+
+    @property
+    def achieved_fps(self) -> float:
+        return self.completed / self.seconds
+
+    @property
+    def latency(self) -> LatencyStats | None:
+        return LatencyStats.of(self.latencies_ms) if self.completed else None
+
+    def percentile_ms(self, percentile: float) -> float:
+        """The latency `percentile` of every frame offered, a dropped frame counting as infinitely late (nearest
+        rank): inf when more than 100 - `percentile` % of the frames were dropped."""
+        rank = math.ceil(percentile / 100 * self.offered)
+        if rank == 0:
+            return 0.0
+        return float(np.sort(self.latencies_ms)[rank - 1]) if rank <= self.completed else math.inf
+
+    def late(self, budget_ms: float) -> int:
+        """Frames that completed later than `budget_ms` after they arrived."""
+        return int(np.sum(self.latencies_ms > budget_ms))
+
+    def serves(self, target: CameraTarget) -> bool:
+        """Whether every camera got what it needs (see PASS_RATIO)."""
+        return (self.completed >= PASS_RATIO * self.offered
+                and self.percentile_ms(target.percentile) <= target.max_latency_ms)
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """Open-loop trials of one configuration against a camera target: a search for the most cameras it serves
+    (`searched`), or one given camera count."""
+
+    config: PointConfig
+    target: CameraTarget
+    searched: bool
+    trials: tuple[LoadTrial, ...]
+
+
+@dataclass(frozen=True)
+class SoakWindow:
+    """One window of a soak: when it started (seconds from the soak's start), the window, and its latencies."""
+
+    start_s: float
+    window: Window
+    latencies_ms: np.ndarray
+
+    def percentile_ms(self, percentile: float) -> float:
+        return float(np.percentile(self.latencies_ms, percentile))
+
+
+@dataclass(frozen=True)
+class Soak:
+    """One configuration run for a long time in windows; `planned_s` is what was asked for (a Ctrl-C ends it
+    sooner, and the windows measured are kept)."""
+
+    config: PointConfig
+    planned_s: float
+    window_s: float
+    windows: tuple[SoakWindow, ...]
