@@ -1,5 +1,5 @@
-"""Stored points with known figures, for testing the pure analysis functions; and a command started in a fresh
-process, watched through its results file."""
+"""Stored points with known figures, for testing the pure analysis functions; and commands run in a fresh process,
+as a user runs them, watched through their results file."""
 
 from __future__ import annotations
 
@@ -91,3 +91,22 @@ def start_until(args: list[str], db: Path, rows: int, table: str = "points", pre
     while time.monotonic() < deadline and count_rows(db, table) < rows:
         time.sleep(0.02)
     return proc
+
+
+def ov_tuner(*args: str, prefix: list[str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """The command in a fresh process, as a user runs it (with `prefix`, e.g. without the power to override file
+    permissions)."""
+    env = {**os.environ, "COLUMNS": "250"}
+    return subprocess.run([*(prefix or []), sys.executable, "-m", "ov_tuner", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def assert_one_line(done: subprocess.CompletedProcess[str], *fragments: str) -> str:
+    """Non-zero exit, no traceback, and exactly one line on stderr holding every fragment."""
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]

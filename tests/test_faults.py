@@ -13,7 +13,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,7 @@ import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
 import pytest
-from factories import as_schema_v1, start_until
+from factories import as_schema_v1, assert_one_line, ov_tuner, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -42,29 +41,10 @@ def unprivileged() -> list[str]:
     return NO_DAC
 
 
-def ov_tuner(*args: str, prefix: list[str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """The command in a fresh process, as a user runs it (with `prefix`, e.g. without the power to override file
-    permissions)."""
-    env = {**os.environ, "COLUMNS": "250"}
-    return subprocess.run([*(prefix or []), sys.executable, "-m", "ov_tuner", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
-
-
 def in_process(*args: str) -> subprocess.CompletedProcess[str]:
     """The command through Typer's test runner: the same code, without a new interpreter's start-up."""
     result = CliRunner().invoke(app, list(args))
     return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
-
-
-def assert_one_line(done: subprocess.CompletedProcess[str], *fragments: str) -> str:
-    """Non-zero exit, no traceback, and exactly one line on stderr holding every fragment."""
-    assert done.returncode != 0, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr
-    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
 
 
 def digest(path: Path) -> str:
