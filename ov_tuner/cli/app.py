@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -13,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ov_tuner.errors import OvTunerError
 
@@ -59,11 +61,45 @@ def one_line_errors(command: F) -> F:
         try:
             return command(*args, **kwargs)
         except OvTunerError as e:
-            err.print(f"[bold red]error:[/bold red] {e}", highlight=False, soft_wrap=True)
+            err.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False, soft_wrap=True)
             if options.verbose and e.__cause__ is not None:
                 err.print(str(e.__cause__).strip(), highlight=False, markup=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None
     return wrapper  # type: ignore[return-value]
+
+
+def with_options_of(builder: Callable[..., Any], leave_out: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Give a command every option of `builder` (less `leave_out`, which keep their defaults) besides its own,
+    and call it with `spec=builder(...)`: `sweep` and `fleet sweep` take the same flags from one list. Typer
+    reads a command's options from its signature and annotations, so the wrapper carries the joined ones."""
+    def decorate(command: F) -> F:
+        taken = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+                 for p in inspect.signature(builder, eval_str=True).parameters.values() if p.name not in leave_out]
+        own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+               for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "spec"]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> Any:
+            spec = builder(**{p.name: kwargs.pop(p.name) for p in taken})
+            return command(spec=spec, **kwargs)
+
+        joined = taken + own
+        wrapper.__signature__ = inspect.Signature(joined)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in joined}
+        return wrapper  # type: ignore[return-value]
+    return decorate
+
+
+@contextmanager
+def ctrl_c_interrupts() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt while inside, even where the process was started with SIGINT ignored (a
+    background job of a script, nohup): Python then installs no handler of its own, and Ctrl-C or `kill -INT`
+    would do nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager

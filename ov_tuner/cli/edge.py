@@ -18,6 +18,7 @@ from ov_tuner.cli.app import (
     OnePrecision,
     ShapeOption,
     app,
+    ctrl_c_interrupts,
     err,
     one_line_errors,
     out,
@@ -124,7 +125,7 @@ def soak(
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     interrupted = False
     try:
-        with Progress(*columns, console=err, transient=True) as progress:
+        with ctrl_c_interrupts(), Progress(*columns, console=err, transient=True) as progress:
             task = progress.add_task(f"soaking {config.label()}", total=spec.seconds)
 
             def seen(w: SoakWindow) -> None:

@@ -6,7 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
@@ -18,6 +26,7 @@ from ov_tuner.cli.app import (
     options,
     out,
     stop_on_ctrl_c,
+    with_options_of,
 )
 from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
 from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
@@ -38,26 +47,27 @@ from ov_tuner.sweep import run_sweep
 class ProgressBar:
     """Shows the sweep's progress over points: current configuration, count and ETA."""
 
-    def __init__(self, progress: Progress) -> None:
+    def __init__(self, progress: Progress, host: str = "") -> None:
         self._progress = progress
-        self._task = progress.add_task("planning", total=None)
+        self._host = f"{host}: " if host else ""  # a fleet sweep shows one bar per host
+        self._task = progress.add_task(f"{self._host}planning", total=None)
 
     def planned(self, to_measure: int, already_measured: int) -> None:
         if already_measured:
-            self._progress.console.print(f"resuming: {already_measured} points already measured are kept")
+            self.note(f"resuming: {already_measured} points already measured are kept")
         self._progress.update(self._task, total=to_measure)
 
     def note(self, text: str) -> None:
-        self._progress.console.print(text, highlight=False, soft_wrap=True)
+        self._progress.console.print(f"{self._host}{text}", highlight=False, soft_wrap=True)
 
     def starting(self, config: PointConfig) -> None:
-        self._progress.update(self._task, description=config.label())
+        self._progress.update(self._task, description=f"{self._host}{config.label()}")
 
     def finished(self, point: PointResult) -> None:
         if point.status is Status.FAILED:
             first, *rest = (point.error or "no message").splitlines()
-            self._progress.console.print(f"[red]failed[/red] {point.config.label()}: {first}", highlight=False,
-                                         soft_wrap=True)
+            self._progress.console.print(f"{self._host}[red]failed[/red] {point.config.label()}: {first}",
+                                         highlight=False, soft_wrap=True)
             if options.verbose and rest:
                 self._progress.console.print("\n".join(rest), highlight=False, markup=False)
         self._progress.advance(self._task)
@@ -68,9 +78,7 @@ class ProgressBar:
         self._progress.update(self._task, total=total - count)
 
 
-@app.command()
-@one_line_errors
-def sweep(
+def sweep_spec(
     model: ModelArgument,
     device: Annotated[str, typer.Option(help="Devices, comma-separated: CPU, GPU, ...")] = "CPU",
     precision: Annotated[str, typer.Option(help="fp32, fp16 and/or bf16, comma-separated.")] = "fp32,fp16",
@@ -113,11 +121,11 @@ def sweep(
                                                "name[NHWC],mask[NC]; the batch is the N axis.")] = None,
     images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images to feed the image input "
                                                 "(read with OpenCV) instead of generated data.")] = None,
-) -> None:
-    """Measure streams x nireq x batch x precision points (all of them with --search grid), each stored as it
-    completes; rerunning resumes."""
+) -> SweepSpec:
+    """The sweep's flags as a spec: every flag checked before anything is measured. `sweep` and `fleet sweep`
+    both take these options."""
     cache = cache_choice(cache_dir, out_path)
-    spec = SweepSpec(
+    return SweepSpec(
         model=model, out=out_path, devices=parse_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
@@ -126,8 +134,21 @@ def sweep(
         confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
     )
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn())
+
+
+def progress_columns() -> tuple[ProgressColumn, ...]:
+    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TextColumn("ETA"), TimeRemainingColumn())
+
+
+@app.command()
+@one_line_errors
+@with_options_of(sweep_spec)
+def sweep(spec: SweepSpec) -> None:
+    """Measure streams x nireq x batch x precision points (all of them with --search grid), each stored as it
+    completes; rerunning resumes."""
+    out_path = spec.out
+    columns = progress_columns()
     try:
         with stop_on_ctrl_c("point") as stop, Progress(*columns, console=err, transient=True) as progress:
             summary = run_sweep(spec, ProgressBar(progress), stop)

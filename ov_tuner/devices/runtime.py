@@ -78,7 +78,7 @@ class ModelSource:
         return self.path.stem
 
 
-def _model_files(path: Path) -> list[Path]:
+def model_files(path: Path) -> list[Path]:
     """An IR is an .xml and its .bin; other formats are one file."""
     if path.suffix == ".xml" and path.with_suffix(".bin").exists():
         return [path, path.with_suffix(".bin")]
@@ -94,7 +94,7 @@ def open_model_source(path: Path) -> ModelSource:
         raise ModelError(f"model file {path} does not exist: give the path of an OpenVINO .xml, an .onnx, "
                          "or another model OpenVINO can convert")
     digest = hashlib.sha256()
-    parts = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else _model_files(path)
+    parts = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else model_files(path)
     try:
         for part in parts:
             with part.open("rb") as f:

@@ -117,6 +117,7 @@ class Environment:
     model_path: str
     model_sha256: str
     model_name: str
+    node: str = ""  # the Ray node a fleet sweep ran on (ov_tuner.fleet); empty for a sweep run in place
 
     def mismatches(self, other: Environment) -> list[str]:
         """The fields that make `other`'s results not comparable with these."""

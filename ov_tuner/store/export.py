@@ -17,7 +17,7 @@ from typing import Any
 from ov_tuner.schema import PointResult, settings_text
 from ov_tuner.store.results import StoredResults
 
-ENVIRONMENT_COLUMNS = ("ov_version", "host", "cpu_model", "cores", "model_name", "model_sha256")
+ENVIRONMENT_COLUMNS = ("ov_version", "host", "node", "cpu_model", "cores", "model_name", "model_sha256")
 
 
 def point_record(p: PointResult, results: StoredResults, with_latencies: bool = False) -> dict[str, Any]:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 import openvino as ov
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.runtime import PointFailure, Runtime, open_model_source, set_layouts
+from ov_tuner.devices.runtime import Runtime, open_model_source, set_layouts
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.schema import (
@@ -64,13 +65,18 @@ def run_sweep(
     progress: SweepProgress | None = None,
     stop: threading.Event | None = None,
     runtime: Runtime | None = None,
+    store: ResultStore | None = None,
 ) -> SweepSummary:
-    """Measure what the search asks for in every space of `spec` not yet in `spec.out`; return what was done."""
+    """Measure what the search asks for in every space of `spec` not yet in `spec.out`; return what was done.
+
+    `store` replaces the file at `spec.out`: a fleet sweep passes one whose every write goes to the driver's
+    machine (ov_tuner.fleet), so the same search runs on a node that has no results file of its own."""
     runtime = runtime or Runtime()
     progress = progress or Silent()
     stop = stop or threading.Event()
     quiet_start = host.sample()  # what other processes do while the model is prepared: is the host busy?
-    results_file(spec.out)
+    if store is None:
+        results_file(spec.out)
     source = open_model_source(spec.model)
     devices = runtime.resolve_devices(spec.devices)
     runtime.check_settings(devices, spec.settings)
@@ -80,7 +86,7 @@ def run_sweep(
     for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
         runtime.reshape(models[spec.precisions[0]], batch, spec.shapes)
 
-    with ResultStore(spec.out) as store:
+    with ResultStore(spec.out) if store is None else nullcontext(store) as store:
         store.claim(environment(source))
         for device in devices:
             store.record_device(device)
@@ -112,12 +118,4 @@ def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:
     """The model with the user's layouts, and image preprocessing when real images go in."""
     set_layouts(model, spec.layouts)
     return add_image_preprocessing(model) if with_images else model
-
-
-def _failure_text(error: Exception) -> str:
-    """A failed point's stored error: its one line, then OpenVINO's whole message where it says more."""
-    if isinstance(error, PointFailure) and error.detail not in str(error):
-        return f"{error}\n{error.detail}"
-    return str(error)
-
 

@@ -1,0 +1,82 @@
+"""`ov-tuner fleet sweep`: the sweep's own flags, run on every target host of a Ray cluster, one bar per host and
+one table at the end. Ray is imported only here, and only when the command runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.progress import Progress
+
+from ov_tuner.cli.app import EXIT_INTERRUPTED, app, ctrl_c_interrupts, err, one_line_errors, out, with_options_of
+from ov_tuner.cli.sweep import ProgressBar, progress_columns, sweep_spec
+from ov_tuner.errors import BadInputError
+from ov_tuner.present.fleet_text import HostResults, fleet_table
+from ov_tuner.schema import SweepSpec
+from ov_tuner.store.results import load_results
+
+if TYPE_CHECKING:
+    from ov_tuner.fleet.cluster import Target
+    from ov_tuner.fleet.run import HostOutcome
+
+fleet_app = typer.Typer(no_args_is_help=True, help="Tune a fleet: the same sweep on every host of a Ray cluster.")
+app.add_typer(fleet_app, name="fleet")
+EXIT_HOSTS_STOPPED = 1  # the table is printed, but some hosts did not finish: a script should know
+INSTALL_HINT = 'fleet sweeps run on Ray, which is not installed: pip install "ov-tuner[fleet]" (on the driver and on ' \
+               "every target host)"
+
+
+class FleetBars:
+    """One progress bar per host, fed with the events each host's sweep reports."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._bars: dict[str, ProgressBar] = {}
+
+    def targets(self, chosen: list[Target]) -> None:
+        for target in chosen:
+            self._bars[target.node_id] = ProgressBar(self._progress, target.stem)
+
+    def event(self, target: Target, name: str, args: tuple[Any, ...]) -> None:
+        getattr(self._bars[target.node_id], name)(*args)
+
+    def ended(self, outcome: HostOutcome) -> None:
+        if outcome.problem:
+            self._bars[outcome.target.node_id].note(f"[red]{outcome.problem}[/red]; {outcome.stored_points} points "
+                                                    f"are in {outcome.path}")
+
+
+@fleet_app.command(name="sweep")
+@one_line_errors
+@with_options_of(sweep_spec, leave_out=("out_path",))
+def fleet_sweep(
+    spec: SweepSpec,
+    address: Annotated[str, typer.Option(help="The Ray cluster: the head's host:port, or auto (the cluster this "
+                                         "machine belongs to).")] = "auto",
+    out_dir: Annotated[Path, typer.Option(help="Folder for one results file per host, <host>.db; rerunning "
+                                          "resumes each.")] = Path("fleet"),
+) -> None:
+    """Run the sweep once on every Ray node that offers the resource ov_tuner_host, one host at a time per machine;
+    every point is written here, to OUT_DIR/<host>.db, as soon as it is measured."""
+    try:
+        from ov_tuner.fleet.run import connected, run_fleet
+    except ModuleNotFoundError as e:
+        if e.name != "ray":
+            raise
+        raise BadInputError(INSTALL_HINT) from None
+    with (ctrl_c_interrupts(), connected(address) as chosen,
+          Progress(*progress_columns(), console=err, transient=True) as progress):
+        summary = run_fleet(spec, chosen, out_dir, FleetBars(progress))
+    hosts = [HostResults(h.target.stem, load_results(h.path) if h.stored_points else None, h.problem)
+             for h in summary.hosts]
+    out.print(fleet_table(hosts))
+    for h in summary.hosts:
+        state = f"stopped: {h.problem}" if h.problem else "done"
+        out.print(f"{h.target.stem} ({h.target.node_name or h.target.hostname}): {state}; {h.stored_points} points "
+                  f"in {h.path}", highlight=False)
+    if summary.interrupted:
+        err.print(f"interrupted: what arrived is kept in {out_dir}; run the same command to resume")
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if any(h.problem for h in summary.hosts):
+        raise typer.Exit(EXIT_HOSTS_STOPPED)

@@ -1,0 +1,114 @@
+"""Fleet sweeps on a real Ray cluster started on this machine: a head and a second node joined with `ray start`,
+each offering ov_tuner_host under its own name. Every Ray process a test starts runs in a session of its own
+and is stopped by its process id, so nothing outlives the tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from factories import count_rows, ov_tuner
+
+from ov_tuner.fleet.cluster import RESOURCE, by_machine, targets
+from ov_tuner.fleet.local import LocalCluster
+from ov_tuner.store.results import load_results
+
+GRID = ["--precision", "fp32", "--search", "grid", "--time", "0.3", "--no-baselines", "--no-confirm", "--no-accuracy"]
+HOST = socket.gethostname()
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[LocalCluster]:
+    folder = Path(tempfile.mkdtemp(prefix="ovt-ray-", dir="/tmp"))  # Ray's socket paths must stay short
+    local = LocalCluster(folder)
+    try:
+        local.start("head")
+        local.start("second")
+        yield local
+    finally:
+        local.stop_all()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def fleet(cluster: LocalCluster, model: Path, out_dir: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return ov_tuner("fleet", "sweep", str(model), "--address", cluster.address, "--out-dir", str(out_dir), *flags,
+                    timeout=300)
+
+
+def test_a_fleet_sweep_writes_one_file_per_node_with_its_identity(cluster: LocalCluster, tiny_model: Path,
+                                                                  tmp_path: Path) -> None:
+    done = fleet(cluster, tiny_model, tmp_path, *GRID, "--streams", "1", "--nireq", "1,2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.db")) == [f"{HOST}-head.db", f"{HOST}-second.db"]
+    for node in ("head", "second"):
+        stored = load_results(tmp_path / f"{HOST}-{node}.db")
+        assert stored.environment.node == node and stored.environment.host == HOST
+        assert stored.environment.model_path == str(tiny_model.resolve())  # the user's model, not the node's copy
+        assert sorted((p.config.streams, p.config.nireq) for p in stored.points if p.ok) == [(1, 1), (1, 2)]
+        assert f"{HOST}-{node}" in done.stdout
+    assert "The fleet: the best configuration per host" in done.stdout
+
+
+def test_a_node_stopped_mid_sweep_keeps_what_it_sent_and_a_rerun_resumes(cluster: LocalCluster, tiny_model: Path,
+                                                                         tmp_path: Path) -> None:
+    args = ["fleet", "sweep", str(tiny_model), "--address", cluster.address, "--out-dir", str(tmp_path), *GRID,
+            "--streams", "1,2", "--nireq", "1,2,4,8"]
+    second = tmp_path / f"{HOST}-second.db"
+    driver = subprocess.Popen([sys.executable, "-m", "ov_tuner", *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "250"})
+    deadline = time.monotonic() + 180
+    while count_rows(second) < 2 and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.05)
+    cluster.stop("second")
+    stdout, stderr = driver.communicate(timeout=120)
+    sent = count_rows(second)
+    assert 2 <= sent < 8, stdout + stderr
+    assert "the node stopped mid-sweep" in stderr and f"{sent} points are in {second}" in stderr, stderr
+    assert driver.returncode == 1
+    assert count_rows(tmp_path / f"{HOST}-head.db") == 8  # the head, swept first on this machine, is whole
+
+    cluster.start("second")
+    again = ov_tuner(*args, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"{HOST}-second: resuming: {sent} points already measured are kept" in again.stderr
+    assert count_rows(second) == 8
+
+
+def test_a_node_without_the_device_reports_it_for_its_host(cluster: LocalCluster, tiny_model: Path,
+                                                           tmp_path: Path) -> None:
+    done = fleet(cluster, tiny_model, tmp_path, *GRID, "--device", "NPU.7")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    for node in ("head", "second"):
+        assert f"{HOST}-{node} ({node}): stopped: " in done.stdout and "NPU.7" in done.stdout, done.stdout
+
+
+def test_without_ray_fleet_says_how_to_install_it(tiny_model: Path, tmp_path: Path) -> None:
+    hide_ray = ("import sys; sys.modules['ray'] = None; from ov_tuner.cli import app; "
+                f"app(['fleet', 'sweep', '{tiny_model}', '--out-dir', '{tmp_path}'])")
+    done = subprocess.run([sys.executable, "-c", hide_ray], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        'error: fleet sweeps run on Ray, which is not installed: pip install "ov-tuner[fleet]" (on the driver and '
+        "on every target host)"]
+
+
+def test_targets_are_named_by_host_and_given_node_name_and_machines_swept_one_node_at_a_time() -> None:
+    def node(node_id: str, hostname: str, ip: str, name: str, offers: bool = True) -> dict[str, object]:
+        return {"NodeID": node_id, "Alive": True, "NodeManagerHostname": hostname, "NodeManagerAddress": ip,
+                "NodeName": name, "Resources": {RESOURCE: 1.0} if offers else {"CPU": 4.0}}
+
+    chosen = targets([node("c3", "nuc", "10.0.0.3", "10.0.0.3"), node("a1", "arc", "10.0.0.1", "10.0.0.1"),
+                      node("b2", "arc", "10.0.0.1", "10.0.0.1"), node("d4", "box", "10.0.0.4", "gpu box"),
+                      node("e5", "head", "10.0.0.9", "head", offers=False)])
+    assert [t.stem for t in chosen] == ["arc-a1", "arc-b2", "box-gpu_box", "nuc"]
+    assert [[t.stem for t in group] for group in by_machine(chosen)] == [["arc-a1", "arc-b2"], ["box-gpu_box"],
+                                                                         ["nuc"]]
