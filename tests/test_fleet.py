@@ -110,5 +110,5 @@ def test_targets_are_named_by_host_and_given_node_name_and_machines_swept_one_no
                       node("b2", "arc", "10.0.0.1", "10.0.0.1"), node("d4", "box", "10.0.0.4", "gpu box"),
                       node("e5", "head", "10.0.0.9", "head", offers=False)])
     assert [t.stem for t in chosen] == ["arc-a1", "arc-b2", "box-gpu_box", "nuc"]
-    assert [[t.stem for t in group] for group in by_machine(chosen)] == [["arc-a1", "arc-b2"], ["box-gpu_box"],
+    assert [[t.stem for t in group] for group in by_machine(chosen).values()] == [["arc-a1", "arc-b2"], ["box-gpu_box"],
                                                                          ["nuc"]]

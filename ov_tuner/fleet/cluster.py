@@ -51,9 +51,9 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", text) or "host"
 
 
-def by_machine(chosen: list[Target]) -> list[list[Target]]:
+def by_machine(chosen: list[Target]) -> dict[str, list[Target]]:
     """The targets grouped by machine, in order: each group is swept one node at a time, groups side by side."""
     groups: dict[str, list[Target]] = {}
     for target in chosen:
         groups.setdefault(target.machine, []).append(target)
-    return list(groups.values())
+    return groups

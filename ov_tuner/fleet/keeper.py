@@ -44,7 +44,7 @@ class Keeper:
         return events
 
     def stored_points(self) -> int:
-        return len(self._store.points())
+        return self._store.point_count()
 
     def close(self) -> None:
         self._store.close()

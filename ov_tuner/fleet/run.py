@@ -93,7 +93,7 @@ def run_fleet(spec: SweepSpec, chosen: list[Target], out_dir: Path, progress: Fl
                .remote(out_dir / f"{t.stem}.db", str(source.path), t.node_name or t.hostname) for t in chosen}
     task = ray.remote(sweep_here)
     progress.targets(chosen)
-    queues = {group[0].machine: group for group in by_machine(chosen)}
+    queues = by_machine(chosen)
     running: dict[ray.ObjectRef, Target] = {}
     outcomes: list[HostOutcome] = []
 

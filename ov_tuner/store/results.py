@@ -379,6 +379,9 @@ class ResultStore:
     def compile_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM compiles").fetchone()[0])
 
+    def point_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM points").fetchone()[0])
+
     def points(self) -> list[PointResult]:
         """Every stored point in sweep order, with its compiled model's read-back and its raw latencies."""
         compiles = {r["id"]: _compile_from_row(r) for r in self._db.execute("SELECT * FROM compiles")}
