@@ -22,11 +22,11 @@ def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = P
     """A measured point: `fps` over a 2 s window, every latency `latency_ms` (default nireq / fps)."""
     config = PointConfig(device, precision, batch, streams, nireq, mode)
     hint = precision.hint
-    requested = {"INFERENCE_PRECISION_HINT": hint}
+    requested = {"PERFORMANCE_HINT": mode.performance_hint}
+    if mode is not Mode.DEFAULT:
+        requested["INFERENCE_PRECISION_HINT"] = hint
     if mode is Mode.GRID:
         requested["NUM_STREAMS"] = str(streams)
-    else:
-        requested["PERFORMANCE_HINT"] = mode.performance_hint
     ran_streams = num_streams or streams
     compile_info = CompileInfo(config.compile_key, requested, ran_streams, ran or hint, ran or hint,
                                nireq or ran_streams, (device,), 10.0, 1.0, "/models/m.xml")
@@ -66,7 +66,7 @@ def as_schema_v1(db: sqlite3.Connection) -> None:
     db.execute(f"CREATE TABLE points_v1 AS SELECT {V1_POINT_COLUMNS}, (nireq = 1) AS settled FROM points")
     db.execute("DROP TABLE points")
     db.execute("ALTER TABLE points_v1 RENAME TO points")
-    for column in ("weights_precision", "read_back", "settings", "from_cache"):
+    for column in ("weights_precision", "read_back", "settings", "from_cache", "native_log"):
         db.execute(f"ALTER TABLE compiles DROP COLUMN {column}")
     for table in ("confirmations", "confirm_contenders", "confirm_windows"):
         db.execute(f"DROP TABLE {table}")

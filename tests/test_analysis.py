@@ -21,6 +21,7 @@ from ov_tuner.analyse.answers import (
 )
 from ov_tuner.analyse.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
 from ov_tuner.present.plots import heatmap_figure
+from ov_tuner.present.words import baseline_gain_text
 from ov_tuner.schema import Ending, Environment, Mode, PointResult, Precision
 
 
@@ -212,7 +213,7 @@ def test_gain_over_the_hint_baselines() -> None:
     gains = {g.baseline.config.mode: g for g in baseline_gains(tuned, points)}
     assert gains[Mode.THROUGHPUT].fps_gain == pytest.approx(0.10)
     assert gains[Mode.LATENCY].fps_gain == pytest.approx(330 / 275 - 1)
-    assert "over PERFORMANCE_HINT=THROUGHPUT (2 streams x 2 requests, 300 FPS" in gains[Mode.THROUGHPUT].reason
+    assert "+10.0% FPS over THROUGHPUT hint (2 x 2; 300 FPS" in baseline_gain_text(gains[Mode.THROUGHPUT])
     # baselines never count as grid points
     assert best_per_device_precision(points)[0].point is tuned
 

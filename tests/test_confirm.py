@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 import pytest
 from conftest import quick_spec
+from factories import make_point
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.answers import inconsistencies
-from ov_tuner.analyse.confirmed import confirmed_answer
-from ov_tuner.analyse.headtohead import HeadToHead, Ratio
-from ov_tuner.analyse.recommend import recommend
+from ov_tuner.analyse.answers import Missed, inconsistencies
+from ov_tuner.analyse.confirmed import Rule, confirmed_answer, precision_ratios
+from ov_tuner.analyse.headtohead import RERUN_SD, HeadToHead, Ratio
+from ov_tuner.analyse.hints import HintEffect, hint_effects
+from ov_tuner.analyse.recommend import Recommendation, recommend
 from ov_tuner.cli import app
 from ov_tuner.devices.runtime import Runtime, open_model_source
 from ov_tuner.measure.confirm import Compile, run_confirmation
+from ov_tuner.present.words import (
+    answer_text,
+    gain_text,
+    hint_effect_text,
+    inconsistency_text,
+    precision_ratio_text,
+    recommendation_text,
+    rule_text,
+)
 from ov_tuner.schema import (
     CompileInfo,
     Confirmation,
@@ -100,44 +112,127 @@ def grid(streams: int, nireq: int, precision: Precision = Precision.FP32) -> Poi
     return PointConfig("CPU", precision, 1, streams, nireq)
 
 
+def default_of(device: str = "CPU") -> PointConfig:
+    return PointConfig(device, Precision.FP32, 1, 0, 0, Mode.DEFAULT)
+
+
 def test_a_clear_winner_is_named_with_its_gain_and_interval() -> None:
     a, b = grid(2, 4), grid(2, 2)
-    head = HeadToHead.of(round_of({a: [104, 105, 103, 104, 105, 104], b: [100, 101, 99, 100, 100, 100]},
+    head = HeadToHead.of(round_of({a: [131, 130, 129, 130, 131, 130], b: [100, 101, 99, 100, 100, 100]},
                                   {a: 12.0, b: 6.0}))
     assert head is not None
     answer = confirmed_answer(head)
-    assert answer is not None and answer.deploy.contender.config == a and not answer.tied
-    assert answer.reason.startswith("CPU: fp32 batch 1 2 x 4 is the best: +4.2% (95%: +3.7..+4.6%)")
-    assert answer.reason.endswith("FPS over fp32 batch 1 2 x 2")
+    assert answer is not None and answer.deploy.contender.config == a and answer.rule is Rule.FASTEST
+    assert not answer.near and answer.runner_up is not None
+    assert answer_text(answer, 90).startswith("CPU: fp32 batch 1 2 x 4 is the fastest: +30.2% (95%: +20.")
+    assert answer_text(answer, 90).endswith("FPS over fp32 batch 1 2 x 2")
 
 
-def test_a_tie_deploys_the_lower_latency_and_says_so() -> None:
+def test_rerun_spread_widens_every_stated_interval() -> None:
+    """Two contenders whose passes agree to 0.1%: a rerun on the same host still moves their ratio by RERUN_SD."""
     a, b = grid(2, 4), grid(2, 2)
-    head = HeadToHead.of(round_of({a: [101, 99, 102, 98, 101, 100], b: [100, 100, 100, 100, 100, 100]},
-                                  {a: 12.0, b: 6.0}))
+    head = HeadToHead.of(round_of({a: [110.0, 110.1, 110.0, 110.1, 110.0, 110.1], b: [100.0] * 6}, {a: 1, b: 1}))
+    assert head is not None
+    wide, narrow = head.ratio(head.figures[0].contender, head.figures[1].contender), \
+        head.ratio(head.figures[0].contender, head.figures[1].contender, rerun=False)
+    assert narrow.high - narrow.low < 0.01
+    assert math.log(wide.high / wide.value) == pytest.approx(1.96 * RERUN_SD, rel=0.01)
+    assert wide.low < narrow.low and wide.high > narrow.high and wide.clear
+
+
+def test_the_tie_rule_deploys_the_cheapest_of_those_within_noise_and_the_margin() -> None:
+    """Near the leader, noise decides which runs fastest; the cost order does not change from run to run."""
+    leader, two, one, idle, edge = grid(2, 4), grid(2, 2), grid(1, 2), grid(1, 1), grid(4, 8)
+    head = HeadToHead.of(round_of({
+        leader: [101, 102, 100, 101, 102, 100], two: [99, 100, 98, 99, 100, 98], one: [97, 98, 96, 97, 98, 96],
+        idle: [70, 71, 69, 70, 71, 69], edge: [94, 95, 93, 94, 95, 93]}, {c: 5.0 for c in (leader, two, one, idle,
+                                                                                            edge)}))
     assert head is not None
     answer = confirmed_answer(head)
-    assert answer is not None and answer.deploy.contender.config == b  # tied: the lower p90 latency
-    assert "fp32 batch 1 2 x 2 and fp32 batch 1 2 x 4 are tied within noise (+0.2%, 95%: -" in answer.reason
-    assert answer.reason.endswith("deploy fp32 batch 1 2 x 2, the one with the lowest p90 latency")
-    # under a budget the slower-latency one is out of the running
-    only = confirmed_answer(head, max_latency_ms=8.0)
-    assert only is not None and only.candidates == 1 and only.deploy.contender.config == b
+    assert answer is not None and answer.rule is Rule.CHEAPEST
+    assert answer.leader.contender.config == leader
+    assert {s.figures.contender.config for s in answer.near} == {two, one}  # within noise and 5% of the leader
+    assert [s.figures.contender.config for s in answer.unresolved] == [edge]  # within noise, 7% below: not deployed
+    assert answer.deploy.contender.config == one  # 2 requests like 2 x 2, then the fewest streams
+    text = answer_text(answer, 90)
+    assert "3 configurations are within noise and 5% of the fastest, fp32 batch 1 2 x 4: deploy fp32 batch 1 1 x 2" \
+        in text and "then the fewest streams" in text and "1 more could not be told apart" in text
+    assert rule_text(Recommendation(make_point(1, 2, 97), 97, answer.deploy.latency, None, None, 90, 5, (), answer)) \
+        .startswith("the cheapest of the 3 configurations within noise and 5% of the fastest: fewest requests")
 
 
-def test_tied_precisions_deploy_the_exact_one_and_ratios_say_no_measurable_difference() -> None:
-    fp32, fp16, hint = grid(2, 4), grid(2, 4, Precision.FP16), PointConfig("CPU", Precision.FP32, 1, 0, 0,
-                                                                              Mode.LATENCY)
+def test_among_equally_cheap_configurations_the_most_exact_precision_is_deployed() -> None:
+    fp32, fp16 = grid(2, 4), grid(2, 4, Precision.FP16)
+    hint = PointConfig("CPU", Precision.FP32, 1, 0, 0, Mode.LATENCY)
     head = HeadToHead.of(round_of({fp32: [100, 102, 99, 101, 100, 98], fp16: [103, 99, 101, 102, 98, 100],
                                    hint: [60, 61, 59, 60, 60, 61]}, {fp32: 12.0, fp16: 11.0, hint: 4.0}))
     assert head is not None
     answer = confirmed_answer(head)
-    assert answer is not None and answer.deploy.contender.config == fp32
-    assert "deploy fp32 batch 1 2 x 4, the most exact precision" in answer.reason
-    (ratio,) = answer.precision_ratios
-    assert "fp16/fp32 at batch 1" in ratio.reason and "no measurable difference" in ratio.reason
+    assert answer is not None and answer.deploy.contender.config == fp32 and answer.rule is Rule.CHEAPEST
+    assert "then the most exact precision" in answer_text(answer, 90)
+    ratio = next(r for r in answer.precision_ratios if r.numerator.contender.config.precision is Precision.FP16)
+    assert "fp16/fp32 at batch 1" in precision_ratio_text(ratio) and not ratio.ratio.clear
     (gain,) = answer.gains
     assert gain.figures.contender.config.mode is Mode.LATENCY and gain.ratio.clear and gain.ratio.value > 1.6
+    # under a budget the slower-latency one is out of the running
+    only = confirmed_answer(head, max_latency_ms=11.5)
+    assert only is not None and only.deploy.contender.config == fp16
+
+
+def test_each_precision_is_judged_against_fp32_and_the_fastest() -> None:
+    """On an AMX host bf16 runs twice fp32: INT8 or fp16 must be judged against bf16 too."""
+    fp32, bf16, fp16 = grid(16, 32), grid(16, 32, Precision.BF16), grid(16, 32, Precision.FP16)
+    head = HeadToHead.of(round_of({fp32: [100, 101, 99, 100, 100, 101], bf16: [195, 196, 194, 195, 196, 194],
+                                   fp16: [65, 66, 64, 65, 65, 66]}, {fp32: 30.0, bf16: 15.0, fp16: 40.0}))
+    assert head is not None
+    ratios = {(r.numerator.contender.config.precision, r.denominator.contender.config.precision): r.ratio.value
+              for r in precision_ratios(head)}
+    assert set(ratios) == {(Precision.FP32, Precision.BF16), (Precision.FP16, Precision.FP32),
+                           (Precision.FP16, Precision.BF16), (Precision.BF16, Precision.FP32)}
+    assert ratios[(Precision.FP16, Precision.BF16)] == pytest.approx(65 / 195, rel=0.01)
+
+
+def test_openvino_default_is_the_first_gain_and_never_beats_the_answer() -> None:
+    leader, cheap, default = grid(2, 4), grid(1, 2), default_of()
+    throughput = PointConfig("CPU", Precision.FP32, 1, 0, 0, Mode.THROUGHPUT)
+    # the default runs 8% above the cheap configuration beyond noise: the cheap one is not deployed
+    head = HeadToHead.of(round_of({leader: [100, 101, 99, 100, 101, 99], cheap: [96, 97, 95, 96, 97, 95],
+                                   default: [104, 105, 103, 104, 105, 103], throughput: [99, 100, 98, 99, 100, 98]},
+                                  {c: 5.0 for c in (leader, cheap, default, throughput)}))
+    assert head is not None
+    answer = confirmed_answer(head)
+    assert answer is not None and answer.deploy.contender.config == leader
+    assert [s.figures.contender.config.mode for s in answer.gains] == [Mode.DEFAULT, Mode.THROUGHPUT]
+    assert gain_text(answer.gains[0]).startswith("no measurable difference from OpenVINO default (2 x 2) on CPU: -3.8%")
+    # and where it beats every explicit configuration beyond noise, it is the answer
+    ahead = HeadToHead.of(round_of({leader: [100, 101, 99, 100, 101, 99], default: [150, 151, 149, 150, 151, 149]},
+                                   {leader: 5.0, default: 5.0}))
+    assert ahead is not None
+    won = confirmed_answer(ahead)
+    assert won is not None and won.deploy.contender.config == default and won.rule is Rule.BASELINE
+
+
+def test_the_hint_diagnostic_states_what_the_round_measured() -> None:
+    latency, twin = PointConfig("CPU", Precision.FP32, 1, 0, 0, Mode.LATENCY), grid(1, 1)
+    compiles = {latency: {"PERFORMANCE_HINT": "LATENCY", "ENABLE_HYPER_THREADING": "NO"},
+                twin: {"PERFORMANCE_HINT": "THROUGHPUT", "ENABLE_HYPER_THREADING": "YES"}}
+
+    def effect(fps: dict[PointConfig, list[float]]) -> HintEffect:
+        round_ = round_of(fps, {c: 5.0 for c in fps})
+        contenders = tuple(Contender(k.config, 1, 1, compile_with(k.config, compiles[k.config]), k.config == twin)
+                           for k in round_.contenders)
+        (found,) = hint_effects(Confirmation("CPU", contenders, round_.windows, round_.rounds, round_.window_s))
+        return found
+
+    same = effect({latency: [100, 101, 99, 100, 101, 99], twin: [101, 100, 100, 99, 101, 100]})
+    assert same.differing == (("ENABLE_HYPER_THREADING", "NO", "YES"), ("PERFORMANCE_HINT", "LATENCY", "THROUGHPUT"))
+    assert not same.ratio.clear and "head to head: no measurable difference" in hint_effect_text(same)
+    slower = effect({latency: [70, 71, 69, 70, 71, 69], twin: [100, 101, 99, 100, 101, 99]})
+    assert slower.ratio.clear and "the hint runs 0.70x" in hint_effect_text(slower)
+
+
+def compile_with(config: PointConfig, read_back: dict[str, str]) -> CompileInfo:
+    return CompileInfo(config.compile_key, {}, 1, "f32", "f32", 1, ("CPU",), 1.0, 1.0, read_back=read_back)
 
 
 def test_a_restricted_space_that_misses_the_hints_configuration_says_so(tiny_model: Path, tmp_path: Path) -> None:
@@ -147,26 +242,30 @@ def test_a_restricted_space_that_misses_the_hints_configuration_says_so(tiny_mod
     spec = quick_spec(tiny_model, out, streams=(1,), nireq=(1,), baselines=True, search=Search.SMART,
                       stop=StopRule(window_s=0.1, max_s=1.0), confirm=ConfirmRule(rounds=4, window_s=0.1))
     summary = run_sweep(spec)
-    assert summary.confirmed == 3  # 1 x 1 and the two hint baselines
+    assert summary.confirmed == 4  # 1 x 1, the two hint baselines and OpenVINO default
     stored = load_results(out)
     throughput = next(p for p in stored.points if p.config.mode is Mode.THROUGHPUT)
     if (throughput.streams, throughput.nireq) == (1, 1):
         pytest.skip("on this host the THROUGHPUT hint itself runs 1 stream x 1 request: nothing to miss")
+    default = next(p for p in stored.points if p.config.mode is Mode.DEFAULT)
+    assert default.compile is not None and default.compile.requested == {"PERFORMANCE_HINT": "THROUGHPUT"}
     (found,) = [i for i in inconsistencies(stored.points) if i.baseline is throughput]
     hint = f"{throughput.streams} x {throughput.nireq}"
-    assert not found.in_space and f"the search space (streams 1; requests up to 1) missed {hint}" in found.reason
+    assert found.missed is Missed.OUTSIDE_SPACE
+    assert f"the search space (streams 1; requests up to 1) missed {hint}" in inconsistency_text(found)
     rec = recommend(stored.points, confirmations=stored.confirmations)
-    assert rec.confirmed and rec.winner.config.mode is Mode.THROUGHPUT
-    assert f"THROUGHPUT hint ({hint}) beats every explicit configuration the search measured: +" in rec.reason
-    assert "FPS over fp32 batch 1 1 x 1; deploy it, or widen the search" in rec.reason
+    assert rec.confirmed and rec.winner.config.mode in (Mode.THROUGHPUT, Mode.DEFAULT)
+    assert rec.answer is not None and rec.answer.rule is Rule.BASELINE
+    assert "beats every explicit configuration the search measured: +" in recommendation_text(rec)
+    assert "FPS over fp32 batch 1 1 x 1; deploy it, or widen the search" in recommendation_text(rec)
     shown = CliRunner().invoke(app, ["show", str(out)]).stdout
     assert "not the best:" in shown and "missed" in shown
     payload = json.loads(CliRunner().invoke(app, ["recommend", str(out), "--json"]).stdout)
-    assert payload["confirmed"] is True and payload["mode"] == "throughput"
-    assert (payload["streams"], payload["nireq"]) == (throughput.streams, throughput.nireq)
+    assert payload["confirmed"] is True and payload["mode"] in ("throughput", "default")
+    assert payload["rule"]["name"] == "baseline" and "widen the search" in payload["rule"]["says"]
     assert payload["fps"] > 0 and set(payload["latency_ms"]) == {"median", "p90", "p99"}
-    (gain,) = payload["gains"]  # over the LATENCY hint, with its interval
-    assert gain["over"]["mode"] == "latency" and gain["fps_ratio"]["low"] <= gain["fps_ratio"]["ratio"]
+    assert payload["gains"][-1]["over"]["name"].startswith("LATENCY hint (")  # with its interval
+    assert all(g["fps_ratio"]["low"] <= g["fps_ratio"]["ratio"] for g in payload["gains"])
 
 
 def test_the_sweep_stores_the_anchor_points(tiny_model: Path, tmp_path: Path) -> None:
@@ -213,7 +312,7 @@ def test_a_noisy_round_deploys_the_leader_and_names_what_it_could_not_tell_apart
                                   {lead: 12.0, edge: 4.0}))
     assert head is not None
     answer = confirmed_answer(head)
-    assert answer is not None and answer.deploy.contender.config == lead  # not the quicker edge it could not resolve
-    assert not answer.tied and [s.figures.contender.config for s in answer.unresolved] == [edge]
-    assert answer.reason.startswith("CPU: fp32 batch 1 2 x 4 ran the most FPS: deploy it; the round could not tell "
-                                    "1 more apart from fp32 batch 1 2 x 4 (fp32 batch 1 1 x 1: -")
+    assert answer is not None and answer.deploy.contender.config == lead  # not the cheaper edge it could not resolve
+    assert not answer.near and [s.figures.contender.config for s in answer.unresolved] == [edge]
+    assert answer_text(answer, 90).startswith("CPU: fp32 batch 1 2 x 4 is the fastest; 1 more could not be told "
+                                              "apart from fp32 batch 1 2 x 4 (fp32 batch 1 1 x 1: -")

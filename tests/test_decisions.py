@@ -10,8 +10,10 @@ import pytest
 
 from ov_tuner.devices.decisions import (
     GPU_REQUEST_BOUND,
+    MergeReason,
     auto_batched,
     auto_nireq,
+    auto_precisions,
     auto_streams,
     compile_properties,
     device_info,
@@ -57,7 +59,60 @@ def test_the_precision_hint_is_explicit_on_every_gpu_whatever_its_default() -> N
     assert not h100.supports_f16 and precision_hint(Precision.FP16, h100) == "f32"
     assert h100.default_precision == "f16" and h100.device_type == "discrete"
     grid = compile_properties(CompileKey("GPU.0", Precision.FP32, 1, 2), xe)
-    assert grid == {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "2"}  # a grid point: never a hint
+    # A grid point runs as a throughput deployment does, with its own streams, and never auto-batched.
+    assert grid == {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "2", "PERFORMANCE_HINT": "THROUGHPUT",
+                    "ALLOW_AUTO_BATCHING": "NO"}
+
+
+def test_an_explicit_cpu_point_carries_the_throughput_hint_and_its_own_streams() -> None:
+    assert compile_properties(CompileKey("CPU", Precision.BF16, 1, 16), cpu(16)) == {
+        "PERFORMANCE_HINT": "THROUGHPUT", "NUM_STREAMS": "16", "INFERENCE_PRECISION_HINT": "bf16"}
+
+
+def test_openvino_default_sets_the_throughput_hint_and_nothing_else() -> None:
+    """What `benchmark_app -hint throughput` runs: no precision hint, no streams, no --set property."""
+    for device in (cpu(16), recorded(IRIS_XE)):
+        key = CompileKey(device.name, Precision.FP32, 1, 0, Mode.DEFAULT, (("INFERENCE_NUM_THREADS", "1"),))
+        assert compile_properties(key, device) == {"PERFORMANCE_HINT": "THROUGHPUT"}
+
+
+def with_capabilities(*capabilities: str, default: str = "f32") -> DeviceInfo:
+    return DeviceInfo("CPU", "a CPU", (1, 16), 1, ("FP32", *capabilities, "INT8", "BIN"), default)
+
+
+# OPTIMIZATION_CAPABILITIES as OpenVINO 2026.4.1 reported them: a 16-core Xeon with AMX (shared/data's GPU plugin
+# record lists its CPU), an AMD EPYC with AVX512-BF16 (FIELD_NOTES), this project's AVX2-only EPYC.
+AMX_XEON = with_capabilities("BF16", "WINOGRAD", "FP16", default="bf16")
+AVX512_BF16_EPYC = with_capabilities("BF16", default="bf16")
+AVX2_EPYC = with_capabilities()
+
+
+@pytest.mark.parametrize(("device", "swept", "merged"), [
+    (AMX_XEON, (Precision.FP32, Precision.BF16, Precision.FP16), ()),
+    (AVX512_BF16_EPYC, (Precision.FP32, Precision.BF16), (Precision.FP16,)),
+    (AVX2_EPYC, (Precision.FP32,), (Precision.BF16, Precision.FP16)),
+])
+def test_auto_sweeps_fp32_and_what_the_cpu_runs_as_math_of_its_own(device: DeviceInfo, swept: tuple[Precision, ...],
+                                                                   merged: tuple[Precision, ...]) -> None:
+    found, left = auto_precisions(device)
+    assert found == swept
+    assert tuple(m.precision for m in left) == merged
+    assert all(m.measured_as is Precision.FP32 and m.reason is MergeReason.NO_CAPABILITY for m in left)
+    assert device.default_precision in {p.hint for p in found}  # the device's own default is always swept
+    fp16 = next((m for m in left if m.precision is Precision.FP16), None)
+    assert fp16 is None or fp16.ran == "f32 math, f16 weights"
+
+
+def test_auto_on_gpus_sweeps_fp16_only_where_it_runs_f16_math() -> None:
+    assert auto_precisions(recorded(IRIS_XE))[0] == (Precision.FP32, Precision.FP16)  # its default, f16
+    assert auto_precisions(recorded(UHD_630))[0] == (Precision.FP32, Precision.FP16)
+    swept, merged = auto_precisions(recorded(H100))  # defaults to f16 but lists no FP16: its FP16 IR fails
+    assert swept == (Precision.FP32,) and {m.precision for m in merged} == {Precision.FP16, Precision.BF16}
+
+
+def test_auto_on_a_virtual_device_is_fp32_and_says_why() -> None:
+    swept, merged = auto_precisions(virtual_info("AUTO:GPU,CPU", [recorded(IRIS_XE), AMX_XEON]))
+    assert swept == (Precision.FP32,) and all(m.reason is MergeReason.VIRTUAL for m in merged)
 
 
 def test_requests_on_a_gpu_double_far_beyond_twice_its_streams() -> None:
@@ -105,4 +160,5 @@ def test_a_compile_cache_is_used_where_compiling_is_slow() -> None:
 def test_set_properties_join_the_compile() -> None:
     key = CompileKey("GPU.0", Precision.FP16, 1, 2, settings=(("GPU_QUEUE_THROTTLE", "LOW"),))
     assert compile_properties(key, recorded(IRIS_XE)) == {"INFERENCE_PRECISION_HINT": "f16", "NUM_STREAMS": "2",
-                                                          "GPU_QUEUE_THROTTLE": "LOW"}
+                                                          "PERFORMANCE_HINT": "THROUGHPUT",
+                                                          "ALLOW_AUTO_BATCHING": "NO", "GPU_QUEUE_THROTTLE": "LOW"}

@@ -73,8 +73,29 @@ def test_plan_orders_spaces_by_device_precision_batch() -> None:
     assert first.space.cells() == [Cell(1, 1), Cell(1, 4), Cell(2, 1), Cell(2, 4)]
     assert first.space.busy_cells() == [Cell(1, 1), Cell(1, 4), Cell(2, 4)]  # 2 streams x 1 request idles one
     assert first.config(Cell(2, 4)) == PointConfig("CPU", Precision.FP32, 1, 2, 4)
-    assert first.baseline(Mode.LATENCY).label() == "CPU fp32 batch 1 PERFORMANCE_HINT=LATENCY"
+    assert first.baseline(Mode.LATENCY).label() == "CPU fp32 batch 1 LATENCY hint"
     assert not first.auto  # explicit lists: the hint's own values do not join
+    # "OpenVINO default" is measured once per device and batch, by the first space of them
+    assert [(s.device.name, s.precision, s.batch) for s in spaces if s.hosts_default] == [
+        ("CPU", Precision.FP32, 1), ("CPU", Precision.FP32, 2), ("GPU", Precision.FP32, 1), ("GPU", Precision.FP32, 2)]
+    assert first.default_baseline().label() == "CPU batch 1 OpenVINO default"
+    assert not any(s.auto_precision for s in spaces)
+
+
+def test_auto_precisions_are_planned_per_device() -> None:
+    spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), streams=(1,), nireq=(1,))
+    bf16 = DeviceInfo("CPU", "CPU", (1, 2), 1, ("FP32", "BF16"), "bf16")
+    gpu = DeviceInfo("GPU", "GPU", (1, 2), 1, ("FP32", "FP16"), "f16")
+    spaces = plan(spec, [bf16, gpu])
+    assert [(s.device.name, s.precision) for s in spaces] == [
+        ("CPU", Precision.FP32), ("CPU", Precision.BF16), ("GPU", Precision.FP32), ("GPU", Precision.FP16)]
+    assert all(s.auto_precision for s in spaces)
+
+
+def test_precision_auto_is_the_default_and_names_stay_checked() -> None:
+    assert parse_precisions("auto") is None and parse_precisions("fp32,bf16") == (Precision.FP32, Precision.BF16)
+    with pytest.raises(BadInputError, match="or auto"):
+        parse_precisions("fp64")
 
 
 def test_an_auto_space_takes_in_the_throughput_hints_choice() -> None:

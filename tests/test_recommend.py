@@ -12,7 +12,9 @@ import pytest
 from conftest import quick_spec
 from factories import baseline, failed_point, make_point
 
-from ov_tuner.analyse.recommend import NothingMeetsBudget, deploy_snippets, recommend
+from ov_tuner.analyse.recommend import NothingMeetsBudget, recommend
+from ov_tuner.present.formats import deploy_snippets
+from ov_tuner.present.words import recommendation_text
 from ov_tuner.schema import Mode, Precision
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
@@ -32,8 +34,8 @@ def test_without_a_budget_the_most_throughput_wins() -> None:
     assert (rec.winner.config.streams, rec.winner.config.nireq, rec.winner.fps) == (2, 4, 330)
     assert rec.runner_up is not None and rec.runner_up.fps == 312
     assert rec.candidates == 4
-    assert "highest throughput of all 4 configurations: 330.0 FPS" in rec.reason
-    assert "runner-up CPU fp32 batch 1 2 streams x 2 requests: 312.0 FPS (-5.5%)" in rec.reason
+    assert "highest throughput of all 4 configurations: 330.0 FPS" in recommendation_text(rec)
+    assert "runner-up CPU fp32 batch 1 2 streams x 2 requests: 312.0 FPS (-5.5%)" in recommendation_text(rec)
     (gain,) = rec.baselines
     assert gain.fps_gain == pytest.approx(0.10)
 
@@ -42,7 +44,7 @@ def test_a_budget_keeps_only_what_meets_it() -> None:
     rec = recommend(POINTS, max_latency_ms=10.0)
     assert (rec.winner.config.streams, rec.winner.config.nireq) == (2, 2)
     assert rec.candidates == 2
-    assert "the 2 configurations with p90 latency <= 10 ms" in rec.reason
+    assert "the 2 configurations with p90 latency <= 10 ms" in recommendation_text(rec)
 
 
 def test_the_budget_applies_to_the_chosen_percentile() -> None:
@@ -66,11 +68,13 @@ def test_a_budget_nothing_meets_names_the_fastest_point() -> None:
 
 def test_snippets_carry_the_requested_properties() -> None:
     snippets = deploy_snippets(POINTS[2])
-    assert snippets.properties == {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "2"}
-    expected = "core.compile_model(model, 'CPU', {'INFERENCE_PRECISION_HINT': 'f32', 'NUM_STREAMS': '2'})"
+    assert snippets.properties == {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "2",
+                                   "PERFORMANCE_HINT": "THROUGHPUT"}
+    expected = ("core.compile_model(model, 'CPU', {'INFERENCE_PRECISION_HINT': 'f32', 'NUM_STREAMS': '2', "
+                "'PERFORMANCE_HINT': 'THROUGHPUT'})")
     assert expected in snippets.python
     assert "ov.AsyncInferQueue(compiled, 4)" in snippets.python
-    assert "-nstreams 2 -nireq 4 -b 1 -infer_precision f32" in snippets.benchmark_app
+    assert "-hint throughput -nstreams 2 -nireq 4 -b 1 -infer_precision f32" in snippets.benchmark_app
     assert json.loads(snippets.load_config) == {"CPU": snippets.properties}
     assert snippets.notes == ()
     assert "benchmark_app's -nireq caps NUM_STREAMS" in deploy_snippets(make_point(2, 1, 100)).notes[0]

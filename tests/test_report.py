@@ -32,7 +32,7 @@ def default_model_db(default_model: Path, tmp_path_factory: pytest.TempPathFacto
     summary = run_sweep(quick_spec(default_model, out, batches=(1, 2),
                                    stop=StopRule(window_s=0.1, fixed_s=0.3),
                                    precisions=(Precision.FP32, Precision.FP16), baselines=True))
-    assert (summary.measured, summary.failed) == (16 + 8, 0)
+    assert (summary.measured, summary.failed) == (16 + 8 + 2, 0)  # grid, hint baselines, OpenVINO default per batch
     return out
 
 
@@ -44,12 +44,26 @@ def report(default_model_db: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 def test_the_sweep_measured_openvinos_own_choices(default_model_db: Path) -> None:
     points = load_results(default_model_db).points
     baselines = [p for p in points if p.config.mode is not Mode.GRID]
-    assert {p.config.mode for p in baselines} == {Mode.LATENCY, Mode.THROUGHPUT}
+    assert {p.config.mode for p in baselines} == {Mode.LATENCY, Mode.THROUGHPUT, Mode.DEFAULT}
     for p in baselines:
         assert p.compile is not None and "NUM_STREAMS" not in p.compile.requested
         assert p.compile.requested["PERFORMANCE_HINT"] == p.config.mode.performance_hint
         assert p.nireq == p.compile.optimal_nireq >= 1 and p.streams >= 1
         assert p.measurement is not None and p.measurement.requests >= p.nireq
+    defaults = [p for p in baselines if p.config.mode is Mode.DEFAULT]
+    assert [p.config.batch for p in defaults] == [1, 2]  # once per batch, whatever the precisions swept
+    assert all(p.compile is not None and p.compile.requested == {"PERFORMANCE_HINT": "THROUGHPUT"} for p in defaults)
+    # what it ran is read back: the CPU's own default precision
+    cpu = load_results(default_model_db).devices["CPU"]
+    assert all(p.compile is not None and p.compile.inference_precision == cpu.default_precision for p in defaults)
+    # explicit points run as a throughput deployment does, with their own streams, and say what threading ran
+    for p in points:
+        if p.config.mode is Mode.GRID:
+            assert p.compile is not None and p.compile.requested["PERFORMANCE_HINT"] == "THROUGHPUT"
+            assert p.compile.requested["NUM_STREAMS"] == str(p.config.streams)
+            assert p.compile.read_back["PERFORMANCE_HINT"] == "THROUGHPUT"
+            assert {"INFERENCE_NUM_THREADS", "ENABLE_HYPER_THREADING", "ENABLE_CPU_PINNING"} <= set(
+                p.compile.read_back)
 
 
 def test_report_files_and_sections(report: ReportFiles) -> None:
@@ -63,9 +77,10 @@ def test_report_files_and_sections(report: ReportFiles) -> None:
     linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", markdown)
     assert sorted(linked) == sorted(p.name for p in report.images)
     assert all((report.markdown.parent / name).is_file() for name in linked)
-    assert "saturates at" in markdown and "FPS over PERFORMANCE_HINT=THROUGHPUT" in markdown
+    assert "saturates at" in markdown and "FPS over THROUGHPUT hint (" in markdown
+    assert "FPS over OpenVINO default (" in markdown
     # the noise clause needs points with 3 windows, which 0.3 s runs do not always hold (see test_analysis)
-    assert "24 points measured: 24 ran for a fixed time" in markdown
+    assert "26 points measured: 26 ran for a fixed time" in markdown
 
 
 def test_report_renders_in_headless_chromium(report: ReportFiles, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,13 @@ from conftest import quick_spec
 from factories import as_schema_v1, count_rows, start_until
 
 from ov_tuner.analyse.diagnostics import DiagnosticKind, diagnostics
+from ov_tuner.devices.decisions import auto_precisions
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import IncompatibleResultsError
-from ov_tuner.schema import Ending, PointConfig, PointResult, Precision, Status
+from ov_tuner.schema import DeviceInfo, Ending, PointConfig, PointResult, Precision, Status
 from ov_tuner.store.results import SCHEMA_VERSION, ResultStore, load_results
 from ov_tuner.sweep import run_sweep
+from ov_tuner.sweep.notices import Notice, PrecisionMerged, PrecisionsChosen
 
 
 class Recorder:
@@ -28,14 +32,14 @@ class Recorder:
         self.planned_counts: tuple[int, int] | None = None
         self.started: list[PointConfig] = []
         self.done: list[PointResult] = []
-        self.notes: list[str] = []
+        self.notes: list[Notice] = []
         self._stop, self._stop_after = stop, stop_after
 
     def planned(self, to_measure: int, already_measured: int) -> None:
         self.planned_counts = (to_measure, already_measured)
 
-    def note(self, text: str) -> None:
-        self.notes.append(text)
+    def note(self, notice: Notice) -> None:
+        self.notes.append(notice)
 
     def starting(self, config: PointConfig) -> None:
         self.started.append(config)
@@ -177,5 +181,40 @@ def test_a_long_sweep_exits_cleanly(tiny_model: Path, tmp_path: Path) -> None:
                 "--out", str(tmp_path / "r.db"))
     done = subprocess.run(args, capture_output=True, text=True, timeout=180, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
-    # 3 precisions x 2 batches x (2 streams x 3 nireq + the 2 hint baselines)
-    assert "48 points measured, 0 failed, 0 already stored; 24 compiles" in done.stdout
+    # 3 precisions x 2 batches x (2 streams x 3 nireq + the 2 hint baselines) + OpenVINO default at each batch
+    assert "50 points measured, 0 failed, 0 already stored; 26 compiles" in done.stdout
+
+
+class ListsBf16(Runtime):
+    """The real runtime, with the CPU's OPTIMIZATION_CAPABILITIES as a CPU with native bf16 lists them (BF16), so
+    that `--precision auto` sweeps bf16 on any host; every compile stays real and says what it ran."""
+
+    def device_info(self, device: str) -> DeviceInfo:
+        info = super().device_info(device)
+        return replace(info, capabilities=tuple(dict.fromkeys((*info.capabilities, "BF16"))))
+
+
+def test_auto_measures_a_precision_once_when_it_runs_fp32s_math(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    notes = Recorder()
+    run_sweep(quick_spec(tiny_model, out, precisions=None), notes, runtime=ListsBf16())
+    (chosen,) = [n for n in notes.notes if isinstance(n, PrecisionsChosen)]
+    assert chosen.swept[:2] == (Precision.FP32, Precision.BF16)
+    points = load_results(out).points
+    (fp32,) = {p.compile.executed_precision for p in points if p.compile and p.config.precision is Precision.FP32}
+    bf16 = [p for p in points if p.config.precision is Precision.BF16]
+    merged = [n.merged for n in notes.notes if isinstance(n, PrecisionMerged)]
+    if merged:  # this CPU has no native bf16: the bf16 hint ran fp32's math, so bf16 was measured once, as fp32
+        assert [(m.precision, m.measured_as, m.ran) for m in merged] == [(Precision.BF16, Precision.FP32, fp32)]
+        assert bf16 == []
+    else:  # a CPU with native bf16 runs it as math of its own: swept
+        assert bf16 and {p.compile.executed_precision for p in bf16 if p.compile} != {fp32}
+
+
+def test_auto_on_this_host_sweeps_what_its_cpu_lists(tiny_model: Path, tmp_path: Path) -> None:
+    notes = Recorder()
+    run_sweep(quick_spec(tiny_model, tmp_path / "r.db", precisions=None), notes)
+    (chosen,) = [n for n in notes.notes if isinstance(n, PrecisionsChosen)]
+    cpu = Runtime().device_info("CPU")
+    assert chosen.swept == auto_precisions(cpu)[0]
+    assert {p.config.precision for p in load_results(tmp_path / "r.db").points} == set(chosen.swept)

@@ -43,13 +43,8 @@ def fastest(points: Iterable[PointResult]) -> PointResult | None:
 
 
 def short_label(p: PointResult) -> str:
-    """'2x4' for a grid point, 'THROUGHPUT hint (2x2)' for a baseline, 'CUMULATIVE_THROUGHPUT x16' for a virtual
-    device's point."""
-    if p.config.mode is Mode.GRID:
-        return f"{p.config.streams}x{p.config.nireq}"
-    if p.config.explicit:
-        return f"{p.config.mode.hint_name} x{p.config.nireq}"
-    return f"{p.config.mode.hint_name} hint ({p.streams}x{p.nireq})"
+    """'2 x 4', 'THROUGHPUT hint (2 x 2)' (PointConfig.short_label, with the streams and requests it ran)."""
+    return p.config.short_label(p.streams, p.nireq)
 
 
 @dataclass(frozen=True)
@@ -193,42 +188,56 @@ def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANC
 # -- consistency ------------------------------------------------------------------------------------
 
 
+class Missed(str, Enum):
+    """Why a baseline beat the best searched point beyond noise."""
+
+    OUTSIDE_SPACE = "outside_space"  # the streams x requests it ran lie outside the searched space
+    NOT_MEASURED = "not_measured"  # inside the space, but the search did not measure them
+    APART = "apart"  # the search measured them too, minutes apart: drift, or what the hint sets besides streams
+    PRECISION = "precision"  # OpenVINO default beat every precision swept: it runs one the sweep left out
+
+
 @dataclass(frozen=True)
 class Inconsistency:
-    """A hint baseline that beat the best grid point of its device, precision and batch beyond noise."""
+    """A baseline that beat the best searched point of its device, precision and batch beyond noise (for "OpenVINO
+    default": of its device and batch, any precision), measured apart; `twin` is the explicit point of the same
+    streams x requests where the search measured it."""
 
     baseline: PointResult
     best: PointResult
-    in_space: bool
-    reason: str
+    missed: Missed
+    streams: tuple[int, ...]  # the streams and requests the search had
+    nireqs: tuple[int, ...]
+    twin: PointResult | None = None
 
 
 def inconsistencies(points: list[PointResult]) -> list[Inconsistency]:
-    """Every hint baseline faster than the best searched point of its (device, precision, batch) beyond noise,
-    and why: the searched streams and requests did not reach the hint's, or the hint set something else."""
+    """Every baseline faster than the best searched point it answers for beyond noise, and why: the searched
+    streams and requests did not reach the hint's, the two were measured apart, or the precision differs."""
     found = []
     for base in baseline_points(points):
-        members = [p for p in grid_points(points) if p.config.heatmap_key == base.config.heatmap_key
-                   and p.config.input_mode is base.config.input_mode]
+        c = base.config
+        default = c.mode is Mode.DEFAULT
+        members = [p for p in grid_points(points) if p.config.input_mode is c.input_mode and p.config.settings == ()
+                   and (p.config.device, p.config.batch) == (c.device, c.batch)] if default else \
+            [p for p in grid_points(points) if p.config.heatmap_key == c.heatmap_key
+             and p.config.input_mode is c.input_mode]
         best = fastest(members)
         if best is None or not _beats(base, best):
             continue
-        streams = sorted({p.config.streams for p in members})
-        nireqs = sorted({p.config.nireq for p in members})
-        hint = f"{base.streams} x {base.nireq}"
-        head = (f"PERFORMANCE_HINT={base.config.mode.performance_hint} ({hint}) ran {base.fps:.0f} FPS, "
-                f"{base.fps / best.fps - 1:+.0%} over the best searched point {short_label(best)} ({best.fps:.0f} FPS)")
-        explicit = next((p for p in members if (p.config.streams, p.config.nireq) == (base.streams, base.nireq)), None)
-        in_space = base.streams in streams and base.nireq <= max(nireqs)
-        if explicit is not None:
-            tail = (f"; its own {hint} ran {explicit.fps:.0f} FPS as an explicit configuration, so the hint sets "
-                    "something else too: compare the read-back properties (`ov-tuner show`)")
-        elif in_space:
-            tail = f"; the search did not measure {hint}: rerun the sweep, it resumes and explores around it"
+        streams = tuple(sorted({p.config.streams for p in members}))
+        nireqs = tuple(sorted({p.config.nireq for p in members}))
+        twin = next((p for p in members if (p.config.streams, p.config.nireq) == (base.streams, base.nireq)
+                     and p.config.precision is c.precision), None)
+        if default:
+            missed = Missed.PRECISION
+        elif twin is not None:
+            missed = Missed.APART
+        elif base.streams in streams and base.nireq <= max(nireqs):
+            missed = Missed.NOT_MEASURED
         else:
-            tail = (f"; the search space (streams {', '.join(map(str, streams))}; requests up to {max(nireqs)}) "
-                    f"missed {hint}: sweep with --streams auto --nireq auto, or include it")
-        found.append(Inconsistency(base, best, in_space, head + tail))
+            missed = Missed.OUTSIDE_SPACE
+        found.append(Inconsistency(base, best, missed, streams, nireqs, twin))
     return found
 
 
@@ -366,11 +375,10 @@ def _ratio_grid(top: HeatmapGrid, bottom: HeatmapGrid) -> HeatmapGrid:
 
 @dataclass(frozen=True)
 class BaselineGain:
-    """A tuned point against what OpenVINO picks by itself under a performance hint."""
+    """A tuned point against a baseline: what OpenVINO picks by itself under a performance hint, or left alone."""
 
     tuned: PointResult
     baseline: PointResult
-    reason: str
 
     @property
     def fps_gain(self) -> float:
@@ -378,17 +386,16 @@ class BaselineGain:
 
 
 def baseline_gains(tuned: PointResult, points: list[PointResult]) -> list[BaselineGain]:
-    """The tuned point's gain over the LATENCY and THROUGHPUT hints at its device, precision and batch."""
-    gains = []
-    for base in baseline_points(points):
-        if base.config.heatmap_key != tuned.config.heatmap_key:
-            continue
-        gain = tuned.fps / base.fps - 1
-        reason = (f"{gain:+.1%} FPS over PERFORMANCE_HINT={base.config.mode.performance_hint} "
-                  f"({base.streams} streams x {base.nireq} requests, {base.fps:.0f} FPS, "
-                  f"p90 {base.latency_ms(90):.2f} ms)")
-        gains.append(BaselineGain(tuned, base, reason))
-    return gains
+    """The tuned point's gain over "OpenVINO default" at its device and batch, then over the hints at its precision,
+    measured apart."""
+    def answers_for(base: PointResult) -> bool:
+        c, t = base.config, tuned.config
+        if c.mode is Mode.DEFAULT:
+            return (c.device, c.batch, c.input_mode) == (t.device, t.batch, t.input_mode)
+        return (c.heatmap_key, c.input_mode) == (t.heatmap_key, t.input_mode)
+
+    chosen = [b for b in baseline_points(points) if answers_for(b)]
+    return [BaselineGain(tuned, b) for b in sorted(chosen, key=lambda b: b.config.mode is not Mode.DEFAULT)]
 
 
 # -- batch and device view --------------------------------------------------------------------------

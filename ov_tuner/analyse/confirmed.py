@@ -1,31 +1,43 @@
-"""The answer a confirmation round gives: what leads, what is tied with it within noise, what to deploy, and
-every gain and precision ratio with its 95% interval.
+"""The answer a confirmation round gives: what leads, what is within noise of it, what to deploy and by which
+rule, and every gain and precision ratio with its 95% interval (ov_tuner.analyse.headtohead).
 
-Two configurations are tied when the 95% interval of their FPS ratio holds 1.0 and lies within TIE_MARGIN of
-it: no difference is measurable and their equivalence is shown, as in a two one-sided test (Schuirmann,
-1987). One whose interval holds 1.0 but reaches further is "not told apart": the round was too noisy to
-say, and it does not compete for
-deployment, so that a noisy round cannot send the answer to the edge of what it could not resolve. Among
-the leader and the configurations tied with it, ov-tuner deploys the most exact precision (fp32, then
-fp16, then bf16: no speed to gain, so keep the accuracy), and of those the lowest latency at the
-percentile asked for.
+Deploying must not follow the noise. The leader is the explicit configuration with the most FPS. Those whose
+interval against it holds 1.0 and whose FPS lies within TIE_MARGIN of it are *near* it; among the leader and
+the near ones, ov-tuner deploys the cheapest (Rule.CHEAPEST): the fewest frames in flight (requests x batch),
+then the fewest streams, then the most exact precision (fp32, fp16, bf16), then the lowest latency at the
+percentile asked for. A configuration within noise of the leader but further than the margin is *not told
+apart*: named, never deployed. Which one is cheapest does not change from run to run, even where the leader
+does.
 
-The hint baselines are references (the gains are over them), not candidates: a tuner deploys an explicit
-configuration, and one tied with a hint's choice is that choice spelled out. A hint baseline is deployed only
-when it beats every explicit contender beyond noise: the search's space then missed what the hint found.
+The hint baselines and "OpenVINO default" are references (the gains are over them, OpenVINO default first),
+not candidates: a tuner deploys an explicit configuration, and one within noise of a hint's choice is that
+choice spelled out. A baseline is deployed only when it beats every explicit contender beyond noise
+(Rule.BASELINE), and no configuration a baseline beats beyond noise is deployed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from enum import Enum
 
 from ov_tuner.analyse.headtohead import HeadToHead, Ratio, RoundFigures
 from ov_tuner.schema import Mode, PointConfig, Precision
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16)
-# How close to 1.0 either side an FPS ratio's interval must lie for two configurations to count as tied.
+# How far below the leader's FPS a configuration within noise of it may lie and still be deployed instead.
 TIE_MARGIN = 0.05
+# The order the gains over the baselines are stated in: what OpenVINO does left alone first.
+BASELINE_ORDER = (Mode.DEFAULT, Mode.THROUGHPUT, Mode.THROUGHPUT_UNBATCHED, Mode.CUMULATIVE_THROUGHPUT, Mode.LATENCY)
+
+
+class Rule(str, Enum):
+    """How the deployed configuration was chosen among the round's contenders."""
+
+    ONLY = "only"  # one configuration was confirmed
+    FASTEST = "fastest"  # the leader: nothing else lies within noise and the tie margin of it
+    CHEAPEST = "cheapest"  # the cheapest of those within noise and the tie margin of the leader
+    BASELINE = "baseline"  # a hint baseline (or OpenVINO default) beat every explicit configuration beyond noise
 
 
 @dataclass(frozen=True)
@@ -45,35 +57,28 @@ class PrecisionRatio:
     denominator: RoundFigures
     ratio: Ratio
 
-    @property
-    def reason(self) -> str:
-        n, d = self.numerator.contender, self.denominator.contender
-        return (f"{n.config.scope} {n.config.precision.value}/{d.config.precision.value} at batch {self.batch}, best "
-                f"against best head to head ({n.label()} vs {d.label()}): {self.ratio.as_factor()}")
-
 
 @dataclass(frozen=True)
 class ConfirmedAnswer:
-    """What one device's confirmation round says, within a latency budget."""
+    """What one confirmation round says, within a latency budget: the figures a verdict is worded from."""
 
-    device: str
+    device: str  # the deployed configuration's device (with its --set properties)
     leader: RoundFigures
     deploy: RoundFigures
-    tied: tuple[Standing, ...]  # each other contender tied with the leader, against the deployed one
-    unresolved: tuple[Standing, ...]  # contenders not told apart from the leader, nor tied with it: against the leader
+    rule: Rule
+    near: tuple[Standing, ...]  # within noise and TIE_MARGIN of the leader (the deployed one among them): vs the leader
+    unresolved: tuple[Standing, ...]  # within noise of the leader but further than TIE_MARGIN: against the leader
     runner_up: Standing | None  # the fastest contender clearly slower than the leader, against the leader
-    gains: tuple[Standing, ...]  # the deployed configuration over each hint baseline of its precision and batch
+    gains: tuple[Standing, ...]  # the deployed configuration over each baseline, OpenVINO default first
     precision_ratios: tuple[PrecisionRatio, ...]
     candidates: int
-    reason: str
 
 
-def label(figures: RoundFigures, home: str | None = None) -> str:
-    """'fp32 batch 1 2 x 4', or 'fp32 batch 1 THROUGHPUT hint (2 x 2)'; prefixed with its device (and --set
-    properties) where that is not `home`."""
-    c = figures.contender.config
-    where = f"{c.scope} " if home is not None and c.scope != home else ""
-    return f"{where}{c.precision.value} batch {c.batch} {figures.contender.label()}"
+def cost(figures: RoundFigures, percentile: int) -> tuple[int, int, int, float]:
+    """What a configuration costs, least first: frames in flight (requests x batch), streams, how far from fp32
+    its precision is, latency at `percentile`."""
+    c = figures.contender
+    return (c.nireq * c.config.batch, c.streams, EXACTNESS.index(c.config.precision), figures.latency_ms(percentile))
 
 
 def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, percentile: int = 90,
@@ -82,68 +87,97 @@ def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, perc
     """The answer among the round's contenders of `precision` and `device` (any, when None) within the latency
     budget, and among `allowed` configurations where given; None when no contender is left."""
     pool = [f for f in head.figures
-            if (allowed is None or f.contender.config in allowed)
+            if not f.contender.twin and (allowed is None or f.contender.config in allowed)
             and (precision is None or f.contender.config.precision is precision)
             and (device is None or f.contender.config.device == device)
             and (max_latency_ms is None or f.latency_ms(percentile) <= max_latency_ms)]
     if not pool:
         return None
-    candidates = _candidates(head, pool)
+    candidates, beaten_by_baseline = _candidates(head, pool)
     leader = max(candidates, key=lambda f: f.fps)
     others = [Standing(f, head.ratio(f.contender, leader.contender)) for f in candidates if f is not leader]
-    tied_with_leader = [s for s in others if tied(s.ratio)]
-    unresolved = tuple(s for s in others if s.ratio.high >= 1 and s not in tied_with_leader)
+    within = [s for s in others if not s.ratio.clear]
+    near = tuple(s for s in within if s.ratio.value >= 1 - TIE_MARGIN and not _beaten(head, s.figures, pool))
     slower = sorted((s for s in others if s.ratio.high < 1), key=lambda s: -s.figures.fps)
-    if not leader.contender.config.explicit:  # a hint beat every explicit configuration: name the best one
-        explicit = [f for f in pool if f.contender.config.explicit]
-        if explicit:
-            best = max(explicit, key=lambda f: f.fps)
-            slower = [Standing(best, head.ratio(best.contender, leader.contender))]
-    deploy = min([leader, *(s.figures for s in tied_with_leader)], key=lambda f: (
-        EXACTNESS.index(f.contender.config.precision), f.latency_ms(percentile)))
-    tied_ones = tuple(Standing(f, head.ratio(f.contender, deploy.contender))
-                      for f in [leader, *(s.figures for s in tied_with_leader)] if f is not deploy)
-    gains = tuple(Standing(f, head.ratio(deploy.contender, f.contender)) for f in head.figures
-                  if f is not deploy and not f.contender.config.explicit
-                  and f.contender.config.heatmap_key == deploy.contender.config.heatmap_key)
-    answer = ConfirmedAnswer(deploy.contender.config.scope, leader, deploy, tied_ones, unresolved,
-                             slower[0] if slower else None, gains, precision_ratios(head), len(pool), "")
-    return replace(answer, reason=_reason(answer, percentile))
+    if beaten_by_baseline:  # name the best explicit configuration the baseline beat
+        explicit = max((f for f in pool if f.contender.config.explicit), key=lambda f: f.fps)
+        slower = [Standing(explicit, head.ratio(explicit.contender, leader.contender))]
+    deploy = min([leader, *(s.figures for s in near)], key=lambda f: cost(f, percentile))
+    rule = (Rule.BASELINE if beaten_by_baseline else Rule.CHEAPEST if near
+            else Rule.ONLY if len(candidates) == 1 else Rule.FASTEST)
+    return ConfirmedAnswer(
+        deploy.contender.config.scope, leader, deploy, rule, near,
+        tuple(s for s in within if s not in near), slower[0] if slower else None, _gains(head, deploy),
+        precision_ratios(head), len(pool))
 
 
-def tied(ratio: Ratio) -> bool:
-    """No measurable difference, and an interval within TIE_MARGIN of 1.0."""
-    return not ratio.clear and ratio.low >= 1 - TIE_MARGIN and ratio.high <= 1 + TIE_MARGIN
-
-
-def _candidates(head: HeadToHead, pool: list[RoundFigures]) -> list[RoundFigures]:
-    """The explicit configurations of the pool, or the hint baselines that beat them all beyond noise."""
+def _candidates(head: HeadToHead, pool: list[RoundFigures]) -> tuple[list[RoundFigures], bool]:
+    """The explicit configurations of the pool, or the baselines that beat them all beyond noise (and whether
+    that happened)."""
     explicit = [f for f in pool if f.contender.config.explicit]
     if not explicit:
-        return pool
+        return pool, False
     best = max(explicit, key=lambda f: f.fps)
-    faster_hints = [f for f in pool if not f.contender.config.explicit
-                    and head.ratio(f.contender, best.contender).low > 1]
-    return faster_hints or explicit
+    faster = [f for f in pool if not f.contender.config.explicit and head.ratio(f.contender, best.contender).low > 1]
+    return (faster, True) if faster else (explicit, False)
+
+
+def _beaten(head: HeadToHead, figures: RoundFigures, pool: list[RoundFigures]) -> bool:
+    """Whether a baseline of the pool beats `figures` beyond noise: then it is not deployed."""
+    return any(head.ratio(f.contender, figures.contender).low > 1 for f in pool if not f.contender.config.explicit)
+
+
+def _gains(head: HeadToHead, deploy: RoundFigures) -> tuple[Standing, ...]:
+    """The deployed configuration over the baselines of its precision and batch, and over "OpenVINO default" at its
+    batch on every device (its own device first), in BASELINE_ORDER."""
+    mine = deploy.contender.config
+
+    def relevant(f: RoundFigures) -> bool:
+        c = f.contender.config
+        if c.explicit or f is deploy:
+            return False
+        if c.mode is Mode.DEFAULT:
+            return (c.batch, c.input_mode) == (mine.batch, mine.input_mode)
+        return (c.heatmap_key, c.input_mode) == (mine.heatmap_key, mine.input_mode)
+
+    chosen = sorted((f for f in head.figures if relevant(f)), key=lambda f: (
+        BASELINE_ORDER.index(f.contender.config.mode), f.contender.config.device != mine.device))
+    return tuple(Standing(f, head.ratio(deploy.contender, f.contender)) for f in chosen)
+
+
+def open_contenders(head: HeadToHead) -> list[RoundFigures]:
+    """The leader and the explicit configurations this round's passes could neither tell apart from it nor show
+    within TIE_MARGIN of it (intervals of this round alone: what more passes can narrow); only the leader when
+    nothing is open."""
+    explicit = [f for f in head.figures if f.contender.candidate] or list(head.figures)
+    leader = max(explicit, key=lambda f: f.fps)
+    open_ones = []
+    for f in explicit:
+        if f is leader:
+            continue
+        r = head.ratio(f.contender, leader.contender, rerun=False)
+        if not r.clear and not (r.low >= 1 - TIE_MARGIN and r.high <= 1 + TIE_MARGIN):
+            open_ones.append(f)
+    return [leader, *open_ones]
 
 
 def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:
     """Per device (with its --set properties) and batch, the best grid contender of each precision over the best
-    fp32 one."""
+    fp32 one, and over the best of the fastest precision where that is another."""
     ratios = []
-    grid = [f for f in head.figures if f.contender.config.mode is Mode.GRID]
+    grid = [f for f in head.figures if f.contender.config.mode is Mode.GRID and not f.contender.twin]
     for scope, batch in sorted({(f.contender.config.scope, f.contender.config.batch) for f in grid}):
         best: dict[Precision, RoundFigures] = {}
         for f in grid:
             c = f.contender.config
             if (c.scope, c.batch) == (scope, batch) and (c.precision not in best or f.fps > best[c.precision].fps):
                 best[c.precision] = f
-        if Precision.FP32 not in best:
-            continue
-        for numerator in (Precision.FP16, Precision.BF16):
-            if numerator in best:
-                ratio = head.ratio(best[numerator].contender, best[Precision.FP32].contender)
-                ratios.append(PrecisionRatio(batch, best[numerator], best[Precision.FP32], ratio))
+        fastest = max(best, key=lambda p: best[p].fps)
+        for numerator in (p for p in EXACTNESS if p in best):
+            for denominator in dict.fromkeys((Precision.FP32, fastest)):
+                if denominator in best and denominator is not numerator:
+                    ratio = head.ratio(best[numerator].contender, best[denominator].contender)
+                    ratios.append(PrecisionRatio(batch, best[numerator], best[denominator], ratio))
     return tuple(ratios)
 
 
@@ -153,53 +187,8 @@ def paired_cells(head: HeadToHead, scope: str, batch: int, numerator: Precision,
     by_key: dict[tuple[Precision, int, int, object], RoundFigures] = {}
     for f in head.figures:
         c = f.contender.config
-        if c.mode is Mode.GRID and c.batch == batch and c.scope == scope:
+        if c.mode is Mode.GRID and not f.contender.twin and c.batch == batch and c.scope == scope:
             by_key[(c.precision, c.streams, c.nireq, c.input_mode)] = f
     return {(streams, nireq): head.ratio(f.contender, by_key[(denominator, streams, nireq, mode)].contender)
             for (precision, streams, nireq, mode), f in by_key.items()
             if precision is numerator and (denominator, streams, nireq, mode) in by_key}
-
-
-def _reason(answer: ConfirmedAnswer, percentile: int) -> str:
-    return f"{answer.device}: {_verdict(answer, percentile)}{_unresolved(answer)}"
-
-
-def _verdict(answer: ConfirmedAnswer, percentile: int) -> str:
-    name = "median" if percentile == 50 else f"p{percentile}"
-
-    def named(figures: RoundFigures) -> str:
-        return label(figures, answer.device)
-
-    deploy = named(answer.deploy)
-    if not answer.tied:
-        if answer.unresolved:
-            return f"{deploy} ran the most FPS: deploy it"
-        if answer.runner_up is None:
-            return f"{deploy} is the only configuration confirmed head to head"
-        gain = f"{answer.runner_up.ratio.reciprocal().as_gain()} FPS over {named(answer.runner_up.figures)}"
-        if not answer.deploy.contender.config.explicit:
-            return (f"{deploy} beats every explicit configuration the search measured: {gain}; deploy it, or widen "
-                    "the search to its streams and requests")
-        return f"{deploy} is the best: {gain}"
-    if len(answer.tied) == 1:
-        (other,) = answer.tied
-        head = f"{deploy} and {named(other.figures)} are tied within noise ({other.ratio.as_gain_inline()})"
-    else:
-        each = "; ".join(f"{named(s.figures)}: {s.ratio.as_gain_inline()}" for s in answer.tied)
-        head = f"{len(answer.tied) + 1} configurations are tied within noise (against {deploy}: {each})"
-    mine = answer.deploy.contender.config.precision
-    if any(EXACTNESS.index(s.figures.contender.config.precision) > EXACTNESS.index(mine) for s in answer.tied):
-        same = any(s.figures.contender.config.precision is mine for s in answer.tied)
-        why = f"the most exact precision{f', and of it the lowest {name} latency' if same else ''}"
-    else:
-        why = f"the one with the lowest {name} latency"
-    return f"{head}: deploy {deploy}, {why}"
-
-
-def _unresolved(answer: ConfirmedAnswer) -> str:
-    """The contenders the round could not tell apart from the leader, nor show tied with it."""
-    if not answer.unresolved:
-        return ""
-    each = "; ".join(f"{label(s.figures, answer.device)}: {s.ratio.as_gain_inline()}" for s in answer.unresolved)
-    return (f"; the round could not tell {len(answer.unresolved)} more apart from "
-            f"{label(answer.leader, answer.device)} ({each}): more passes (--confirm-rounds) or a quieter host would")

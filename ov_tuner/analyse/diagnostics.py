@@ -31,7 +31,6 @@ class DiagnosticKind(str, Enum):
     UNSTABLE = "did not settle"
     CLIENT_BOUND = "client-bound"
     DISTURBED = "measured on a busy host"
-    HINT_SETTINGS = "hint sets more than streams"
     AUTO_BATCHED = "auto-batched"
 
 
@@ -44,8 +43,6 @@ _HINTS = {
     DiagnosticKind.UNSTABLE: "its FPS averages a drifting run; rerun on a quieter machine or raise --max-time",
     DiagnosticKind.CLIENT_BOUND: "the Python loop, not the device, limits this point; its FPS understates the device",
     DiagnosticKind.DISTURBED: "those windows are set aside where others are clean; rerun it on a quieter host",
-    DiagnosticKind.HINT_SETTINGS: "the two differ in these properties as well as in who chose the streams, which can "
-                                  "explain an FPS difference between them",
     DiagnosticKind.AUTO_BATCHED: "OpenVINO batched requests itself: its figures are not those of the streams and "
                                  "requests it names; sweep with --set ALLOW_AUTO_BATCHING=NO",
 }
@@ -97,7 +94,7 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
         c = p.compile
         if c is not None and c.key not in seen_compiles:
             seen_compiles.add(c.key)
-            detail = _precision_detail(p.config.precision, c)
+            detail = _precision_detail(p.config.precision, c) if p.config.mode is not Mode.DEFAULT else None
             said = (p.config.device, p.config.precision, detail)
             if detail and said not in seen_compiles:  # once per device and precision, not once per compile
                 seen_compiles.add(said)
@@ -124,7 +121,7 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
                                     f"the Python loop was busy {m.client_cpu_share:.0%} of the time"))
         if m.disturbed_windows:
             found.append(Diagnostic(DiagnosticKind.DISTURBED, label, _disturbance(m)))
-    return found + _flat_request_steps(points) + _hint_settings(points)
+    return found + _flat_request_steps(points)
 
 
 def _precision_detail(precision: Precision, c: CompileInfo) -> str | None:
@@ -146,28 +143,6 @@ def _disturbance(m: Measurement) -> str:
     steal = max(w.steal or 0.0 for w in disturbed)
     return (f"{len(disturbed)} of {len(m.windows)} windows were measured while other processes used up to "
             f"{foreign:.0%} of the CPUs and the hypervisor stole up to {steal:.0%}")
-
-
-def _hint_settings(points: list[PointResult]) -> list[Diagnostic]:
-    """A hint baseline whose read-back properties differ from the explicit grid point of the same streams x
-    requests: the first thing to look at when the two ran at different speeds."""
-    found = []
-    grid = {(p.config.heatmap_key, p.config.input_mode, p.streams, p.nireq): p for p in points
-            if p.ok and p.config.mode is Mode.GRID and p.compile is not None}
-    for base in points:
-        if not base.ok or base.config.explicit or base.compile is None:
-            continue
-        twin = grid.get((base.config.heatmap_key, base.config.input_mode, base.streams, base.nireq))
-        if twin is None or twin.compile is None:
-            continue
-        mine, theirs = base.compile.read_back, twin.compile.read_back
-        differing = [f"{k} {mine[k]} vs {theirs[k]}" for k in sorted(mine.keys() & theirs.keys())
-                     if mine[k] != theirs[k]]
-        if differing:
-            found.append(Diagnostic(DiagnosticKind.HINT_SETTINGS, base.config.label(),
-                                    f"against the explicit {base.streams} x {base.nireq} ({twin.fps:.0f} vs "
-                                    f"{base.fps:.0f} FPS): {', '.join(differing)}"))
-    return found
 
 
 def _flat_request_steps(points: list[PointResult]) -> list[Diagnostic]:

@@ -1,10 +1,13 @@
 """Head to head: what a confirmation round says about its contenders, as ratios with 95% intervals.
 
 Within one pass every contender met the same host, so each pass pairs them. The ratio of two contenders is
-the geometric mean of their per-pass FPS ratios, and its interval is Student's t over the passes'
-log-ratios with passes - 1 degrees of freedom: the paired t interval (e.g. Montgomery, Design and
-Analysis of Experiments, 9th ed., section 2.5.1). A ratio whose interval holds 1.0 is "no measurable
-difference", never a speed-up.
+the geometric mean of their per-pass FPS ratios. Its interval stands for what a rerun of the sweep on the same
+host would give, so it has two parts (a random-effects model of passes within runs, e.g. Montgomery, Design
+and Analysis of Experiments, 9th ed., section 13.1): Student's t over the passes' log-ratios with passes - 1
+degrees of freedom (the paired t interval, section 2.5.1), which covers window noise and drift between
+passes; and RERUN_SD, the spread of a ratio from one run to the next that no single round can show (the
+host's state differs between runs: other tenants, clocks, memory placement). The two add in quadrature on the
+log scale. A ratio whose interval holds 1.0 is "no measurable difference", never a speed-up.
 """
 
 from __future__ import annotations
@@ -15,6 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ov_tuner.schema import Confirmation, Contender, LatencyStats, t_quantile
+
+# The standard deviation of log(A / B) between runs of the same sweep on one host, beyond what the passes of one
+# round show. Calibrated on reruns of the demo sweep (scripts/bench_repeat.py): gains over the LATENCY hint on a
+# 2-core AMD EPYC VM varied by 0.065 between runs whose own passes claimed 0.01-0.03; bf16/fp32 on a 16-core
+# Xeon VM by 0.04. With it, the three runs' intervals overlap.
+RERUN_SD = 0.04
+# Two-sided normal quantiles for the rerun part of an interval.
+_Z = {0.95: 1.960, 0.999: 3.291}
 
 
 @dataclass(frozen=True)
@@ -99,16 +110,18 @@ class HeadToHead:
                         for i, c in enumerate(confirmation.contenders))
         return cls(confirmation, figures, fps)
 
-    def ratio(self, a: Contender, b: Contender, confidence: float = 0.95) -> Ratio:
+    def ratio(self, a: Contender, b: Contender, confidence: float = 0.95, rerun: bool = True) -> Ratio:
         """FPS of `a` over `b`, paired by pass, with an interval of `confidence` (0.95, or 0.999 for a stricter
-        call)."""
+        call) that covers a rerun (RERUN_SD) unless `rerun` is False: then only this round's passes, which is
+        what more passes of this round can still narrow."""
         contenders = self.confirmation.contenders
         pair = self._fps[:, [contenders.index(a), contenders.index(b)]]
         both = pair[np.isfinite(pair).all(axis=1)]
         logs = np.log(both[:, 0] / both[:, 1])
         n = logs.size
         mean = float(logs.mean())
-        half = t_quantile(n - 1, confidence) * float(logs.std(ddof=1)) / math.sqrt(n)
+        passes = t_quantile(n - 1, confidence) * float(logs.std(ddof=1)) / math.sqrt(n)
+        half = math.hypot(passes, _Z[confidence] * RERUN_SD) if rerun else passes
         return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, confidence)
 
     def figures_of(self, contender: Contender) -> RoundFigures:

@@ -22,7 +22,7 @@ from ov_tuner.measure.coldstart import ColdStartSpec, run_coldstart
 from ov_tuner.measure.profile import run_profile
 from ov_tuner.present.render import coldstart_table, profile_tables
 from ov_tuner.schema import PointConfig
-from ov_tuner.search.grid import parse_precisions, parse_shapes
+from ov_tuner.search.grid import parse_precision, parse_shapes
 from ov_tuner.store.destinations import output_folder
 
 
@@ -39,7 +39,7 @@ def coldstart(
     out_path: ResultsOut = Path("results.db"),
 ) -> None:
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
-    spec = ColdStartSpec(model, out_path, device.upper(), parse_precisions(precision)[0], batch, streams,
+    spec = ColdStartSpec(model, out_path, device.upper(), parse_precision(precision), batch, streams,
                          parse_shapes(shape), repeats)
     cold = run_coldstart(spec)
     out.print(coldstart_table(cold))
@@ -62,7 +62,7 @@ def profile(
     plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
-    config = PointConfig(device.upper(), parse_precisions(precision)[0], batch, streams, nireq)
+    config = PointConfig(device.upper(), parse_precision(precision), batch, streams, nireq)
     if plot_dir is not None:
         output_folder(plot_dir, "--plot-dir")
     result = run_profile(model, config, time, out_path, parse_shapes(shape))

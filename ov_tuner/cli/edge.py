@@ -29,7 +29,7 @@ from ov_tuner.measure.capacity import CapacitySpec, run_capacity
 from ov_tuner.measure.soak import SoakSpec, run_soak
 from ov_tuner.present.edge_text import capacity_table, soak_lines, soak_window_line, trial_line
 from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, PointConfig, SoakWindow
-from ov_tuner.search.grid import parse_counts, parse_devices, parse_precisions, parse_shapes
+from ov_tuner.search.grid import parse_counts, parse_devices, parse_precision, parse_precisions, parse_shapes
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import load_results
 
@@ -118,7 +118,7 @@ def soak(
     elif streams is None or nireq is None:
         raise BadInputError("soak: give --streams and --nireq, or --from a results file to soak its recommendation")
     else:
-        config = PointConfig(device.upper(), parse_precisions(precision)[0], batch, streams, nireq)
+        config = PointConfig(device.upper(), parse_precision(precision), batch, streams, nireq)
     spec = SoakSpec(model, _out(out_path, from_results), config, minutes * 60, window, parse_shapes(shape))
     if plot_dir is not None:
         output_folder(plot_dir, "--plot-dir")
@@ -168,4 +168,5 @@ def _configs(device: str, precision: str, streams: str | None, nireq: str | None
     stream_counts = parse_counts(streams, "--streams", allow_auto=False) or ()
     request_counts = parse_counts(nireq, "--nireq", allow_auto=False) or ()
     return [PointConfig(d, p, 1, s, n) for d, p, s, n in
-            itertools.product(parse_devices(device), parse_precisions(precision), stream_counts, request_counts)]
+            itertools.product(parse_devices(device), parse_precisions(precision, allow_auto=False) or (), stream_counts,
+                             request_counts)]

@@ -43,8 +43,8 @@ class FleetBars:
 
     def ended(self, outcome: HostOutcome) -> None:
         if outcome.problem:
-            self._bars[outcome.target.node_id].note(f"[red]{outcome.problem}[/red]; {outcome.stored_points} points "
-                                                    f"are in {outcome.path}")
+            self._bars[outcome.target.node_id].say(f"[red]{outcome.problem}[/red]; {outcome.stored_points} points "
+                                                    f"are in {outcome.path}", markup=True)
 
 
 @fleet_app.command(name="sweep")

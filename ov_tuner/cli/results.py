@@ -12,10 +12,10 @@ import typer
 
 from ov_tuner.analyse.accuracy import AccuracyLimit, excluded
 from ov_tuner.analyse.compare import compare as compare_files
-from ov_tuner.analyse.recommend import deploy_snippets, recommendation_json
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.cli.app import app, one_line_errors, out
 from ov_tuner.present.edge_text import capacity_table, edge_lines
+from ov_tuner.present.formats import deploy_snippets, recommendation_json
 from ov_tuner.present.render import (
     answer_lines,
     best_table,
@@ -27,7 +27,8 @@ from ov_tuner.present.render import (
     recommendation_lines,
     saturation_lines,
 )
-from ov_tuner.search.grid import parse_precisions
+from ov_tuner.present.words import recommendation_text, rule_text
+from ov_tuner.search.grid import parse_precision
 from ov_tuner.store.destinations import output_file, output_folder
 from ov_tuner.store.export import to_csv, to_json
 from ov_tuner.store.results import load_results
@@ -107,12 +108,12 @@ def recommend(
     if config_out is not None:
         output_file(config_out, "--config-out")
     stored = load_results(results)
-    chosen = parse_precisions(precision)[0] if precision else None
+    chosen = parse_precision(precision) if precision else None
     limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
     rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
                           stored.confirmations, excluded(stored.accuracies, limit) if limit else None)
     if as_json:
-        print(json.dumps(recommendation_json(rec), indent=2))
+        print(json.dumps(recommendation_json(rec, recommendation_text(rec), rule_text(rec)), indent=2))
         return
     snippets = deploy_snippets(rec.winner)
     for line in recommendation_lines(rec, snippets):

@@ -29,6 +29,7 @@ from ov_tuner.cli.app import (
     with_options_of,
 )
 from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
+from ov_tuner.present.words import notice_text
 from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.search.grid import (
     cache_choice,
@@ -42,6 +43,7 @@ from ov_tuner.search.grid import (
 )
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
+from ov_tuner.sweep.notices import Notice, Resuming
 
 
 class ProgressBar:
@@ -54,11 +56,14 @@ class ProgressBar:
 
     def planned(self, to_measure: int, already_measured: int) -> None:
         if already_measured:
-            self.note(f"resuming: {already_measured} points already measured are kept")
+            self.note(Resuming(already_measured))
         self._progress.update(self._task, total=to_measure)
 
-    def note(self, text: str) -> None:
-        self._progress.console.print(f"{self._host}{text}", highlight=False, soft_wrap=True)
+    def note(self, notice: Notice) -> None:
+        self.say(notice_text(notice))
+
+    def say(self, text: str, markup: bool = False) -> None:
+        self._progress.console.print(f"{self._host}{text}", highlight=False, soft_wrap=True, markup=markup)
 
     def starting(self, config: PointConfig) -> None:
         self._progress.update(self._task, description=f"{self._host}{config.label()}")
@@ -81,7 +86,9 @@ class ProgressBar:
 def sweep_spec(
     model: ModelArgument,
     device: Annotated[str, typer.Option(help="Devices, comma-separated: CPU, GPU, ...")] = "CPU",
-    precision: Annotated[str, typer.Option(help="fp32, fp16 and/or bf16, comma-separated.")] = "fp32,fp16",
+    precision: Annotated[str, typer.Option(help="auto: fp32 and each precision the device runs as math of its own "
+                                           "(`ov-tuner devices` says which); or fp32, fp16 and/or bf16, "
+                                           "comma-separated.")] = "auto",
     streams: Annotated[str, typer.Option(help="NUM_STREAMS values, e.g. 1,2,4, or auto.")] = "auto",
     nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",

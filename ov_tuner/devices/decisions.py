@@ -10,8 +10,15 @@ The decisions:
 - how far requests may double (`--nireq auto`, smart search): twice the most streams on a CPU, where each
   stream needs at most two; GPU_REQUEST_BOUND on a GPU, where small models need many requests in flight to
   hide the host's submission overhead (benchmark_app itself starts at 16 on a GPU);
-- the precision hint: set on every compile, f32 for fp32 (a GPU runs f16 by default whatever the IR), f16
-  for fp16 only where the device lists FP16 in OPTIMIZATION_CAPABILITIES;
+- which precisions `--precision auto` sweeps: fp32, and each other precision the device runs as math of its
+  own (bf16 where it lists BF16, fp16 where it lists FP16); the others run f32 math there, so they are
+  measured once, as fp32;
+- the precision hint: set on every compile but the "OpenVINO default" baseline, f32 for fp32 (a GPU runs
+  f16 and many CPUs bf16 by default whatever the IR), f16 for fp16 only where the device lists FP16 in
+  OPTIMIZATION_CAPABILITIES;
+- how an explicit point is compiled: the way a throughput deployment runs, PERFORMANCE_HINT=THROUGHPUT with
+  its own NUM_STREAMS (the CPU plugin honours the count; the hint still decides whether SMT siblings are
+  used), and on a GPU ALLOW_AUTO_BATCHING=NO, so that the point runs the streams and requests it names;
 - whether a THROUGHPUT compile was auto-batched (the compiled model then reports AUTO_BATCH_TIMEOUT), which
   earns a second THROUGHPUT baseline with ALLOW_AUTO_BATCHING=NO beside it.
 """
@@ -20,6 +27,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
 
 from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision
 
@@ -74,6 +83,48 @@ def virtual_hints(name: str) -> tuple[Mode, ...]:
     if head == "MULTI":
         return (Mode.THROUGHPUT,)
     return (Mode.LATENCY, Mode.THROUGHPUT)
+
+
+class MergeReason(str, Enum):
+    """Why `--precision auto` measures a precision once, as fp32."""
+
+    NO_CAPABILITY = "no_capability"  # the device does not list the capability: that precision runs f32 math
+    SAME_MATH = "same_math"  # a compile read back the same arithmetic as fp32's
+    VIRTUAL = "virtual"  # a virtual device: its members may run a precision differently; name it to sweep it
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A precision `--precision auto` measures as another on one device, and why."""
+
+    device: str
+    precision: Precision
+    measured_as: Precision
+    reason: MergeReason
+    ran: str = "f32"  # what it runs there, in CompileInfo.ran's words
+
+
+# The capability a device lists where a precision runs as math of its own.
+PRECISION_CAPABILITY = {Precision.BF16: "BF16", Precision.FP16: "FP16"}
+
+
+def auto_precisions(device: DeviceInfo) -> tuple[tuple[Precision, ...], tuple[Merged, ...]]:
+    """What `--precision auto` sweeps on `device`: fp32, then bf16 and fp16 where the device lists them (the
+    device's own default precision is one of these where it runs it: bf16 on AMX and AVX512-BF16 CPUs, f16 on
+    Intel GPUs); and the precisions left out, each measured once as fp32. Compiles that run the same math as
+    fp32 are merged later too, from what they read back (MergeReason.SAME_MATH)."""
+    if device.members:
+        return (Precision.FP32,), tuple(Merged(device.name, p, Precision.FP32, MergeReason.VIRTUAL)
+                                        for p in PRECISION_CAPABILITY)
+    swept = [Precision.FP32]
+    merged = []
+    for precision, capability in PRECISION_CAPABILITY.items():
+        if capability in device.capabilities:
+            swept.append(precision)
+        else:
+            weights = "f32 math, f16 weights" if precision.fp16_weights else "f32"
+            merged.append(Merged(device.name, precision, Precision.FP32, MergeReason.NO_CAPABILITY, weights))
+    return tuple(swept), tuple(merged)
 
 
 def is_gpu(device: DeviceInfo) -> bool:
@@ -162,15 +213,18 @@ def _device_type(value: object) -> str | None:
 
 
 def compile_properties(key: CompileKey, device: DeviceInfo) -> dict[str, str]:
-    """What a compile asks for: the precision hint always; NUM_STREAMS for a grid point, else the performance hint;
-    ENABLE_STARTUP_FALLBACK=NO on AUTO, so that no measured inference runs on the CPU while the GPU still
-    compiles; then the --set properties of the configuration."""
-    requested = {"INFERENCE_PRECISION_HINT": precision_hint(key.precision, device)}
+    """What a compile asks for. The "OpenVINO default" baseline: PERFORMANCE_HINT=THROUGHPUT and nothing else.
+    Every other compile: the precision hint and the performance hint (THROUGHPUT with NUM_STREAMS for a grid
+    point, which then runs as a throughput deployment does); ALLOW_AUTO_BATCHING=NO where a GPU would
+    otherwise batch requests behind a grid point or the unbatched baseline; ENABLE_STARTUP_FALLBACK=NO on AUTO,
+    so that no measured inference runs on the CPU while the GPU still compiles; then the --set properties."""
+    requested = {"PERFORMANCE_HINT": key.mode.performance_hint}
+    if key.mode is Mode.DEFAULT:
+        return requested
+    requested["INFERENCE_PRECISION_HINT"] = precision_hint(key.precision, device)
     if key.mode is Mode.GRID:
         requested["NUM_STREAMS"] = str(key.streams)
-    else:
-        requested["PERFORMANCE_HINT"] = key.mode.performance_hint
-    if key.mode is Mode.THROUGHPUT_UNBATCHED:
+    if key.mode is Mode.THROUGHPUT_UNBATCHED or (key.mode is Mode.GRID and is_gpu(device)):
         requested["ALLOW_AUTO_BATCHING"] = "NO"
     if device.name.split(":")[0] == "AUTO":
         requested["ENABLE_STARTUP_FALLBACK"] = "NO"

@@ -16,6 +16,7 @@ import ray
 
 from ov_tuner.schema import Environment, PointConfig, PointResult
 from ov_tuner.store.results import ResultStore
+from ov_tuner.sweep.notices import Notice
 
 
 class Keeper:
@@ -72,8 +73,8 @@ class RemoteProgress:
     def planned(self, to_measure: int, already_measured: int) -> None:
         self._keeper.report.remote("planned", (to_measure, already_measured))
 
-    def note(self, text: str) -> None:
-        self._keeper.report.remote("note", (text,))
+    def note(self, notice: Notice) -> None:
+        self._keeper.report.remote("note", (notice,))
 
     def starting(self, config: PointConfig) -> None:
         self._keeper.report.remote("starting", (config,))

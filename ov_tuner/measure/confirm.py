@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import openvino as ov
 
@@ -32,10 +32,11 @@ Compile = Callable[[PointConfig], tuple[ov.CompiledModel, CompileInfo]]
 
 def run_confirmation(compile_config: Compile, configs: list[PointConfig], store: ResultStore, device: str,
                      rule: ConfirmRule, budget_s: float = float("inf"), data: InputData | None = None,
-                     stop: threading.Event | None = None, warmup_s: float = CONFIRM_WARMUP_S) -> int:
+                     stop: threading.Event | None = None, warmup_s: float = CONFIRM_WARMUP_S,
+                     twins: Collection[PointConfig] = ()) -> int:
     """Compile every configuration, run `rule.rounds` passes over all of them, then follow-up passes over the
     ones still open while `budget_s` lasts, storing every window; returns how many configurations took part
-    (one that no longer compiles is left out)."""
+    (one that no longer compiles is left out). `twins` are references measured beside their hint baselines."""
     compiled: list[ov.CompiledModel] = []
     loops: list[RequestLoop] = []
     contenders: list[Contender] = []
@@ -48,7 +49,7 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
             nireq = config.nireq or info.optimal_nireq
             compiled.append(model)
             loops.append(RequestLoop(model, nireq, config.batch, config.input_mode, data))
-            contenders.append(Contender(config, info.num_streams, nireq))
+            contenders.append(Contender(config, info.num_streams, nireq, info, config in twins))
         if len(contenders) < 2:
             return 0
         for loop in loops:

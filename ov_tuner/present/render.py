@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import openvino as ov
+from rich.markup import escape
 from rich.table import Table
 
 from ov_tuner.analyse.accuracy import precision_costs
@@ -17,23 +18,38 @@ from ov_tuner.analyse.answers import (
 from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.headtohead import HeadToHead
-from ov_tuner.analyse.recommend import DeploySnippets, NothingMeetsBudget, Recommendation, recommend
+from ov_tuner.analyse.hints import hint_effects
+from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, recommend
 from ov_tuner.analyse.virtual import virtual_comparisons
-from ov_tuner.devices.decisions import auto_batched
+from ov_tuner.devices.decisions import auto_batched, auto_precisions
 from ov_tuner.model.zoo import model_stats
+from ov_tuner.present.formats import DeploySnippets
+from ov_tuner.present.words import (
+    gain_lines,
+    hint_effect_text,
+    inconsistency_text,
+    merged_text,
+    precision_cell,
+    recommendation_text,
+    round_label,
+)
 from ov_tuner.schema import ColdStart, Confirmation, DeviceInfo, Ending, Mode, PointResult, Profile
 from ov_tuner.store.results import StoredResults
 from ov_tuner.sweep import SweepSummary
 
 
 def devices_table(devices: list[DeviceInfo]) -> Table:
+    """Each device with the properties that shape a sweep, and what `--precision auto` sweeps on it."""
     table = Table(title="OpenVINO devices on this machine")
-    for column in ("device", "full name", "streams range", "optimal nireq", "capabilities", "default precision"):
+    for column in ("device", "full name", "streams range", "optimal nireq", "capabilities", "default precision",
+                   "--precision auto"):
         table.add_column(column)
     for d in devices:
         streams = f"{d.streams_range[0]}-{d.streams_range[1]}" if d.streams_range else "n/a"
+        swept, merged = auto_precisions(d)
+        auto = ", ".join(p.value for p in swept) + (f" ({merged_text(merged)})" if merged else "")
         table.add_row(d.name, d.full_name, streams, str(d.optimal_nireq or "n/a"), ", ".join(d.capabilities),
-                      d.default_precision or "n/a")
+                      d.default_precision or "n/a", auto)
     return table
 
 
@@ -43,12 +59,15 @@ def ran(p: PointResult) -> str:
 
 
 def _streams(p: PointResult) -> str:
-    """Streams asked and, where the device chose or changed them, what ran."""
+    """Streams asked and, where the device chose or changed them, what ran; a virtual device's hint with its requests
+    ('CUMULATIVE_THROUGHPUT, 4 requests')."""
     if p.config.mode is not Mode.GRID:
+        if p.config.explicit:
+            return p.config.short_label(p.streams, p.nireq)
         if p.compile is None:
-            return p.config.mode.value
+            return p.config.mode.hint_name
         batched = " (auto-batched)" if auto_batched(p.compile.read_back) else ""
-        return f"{p.config.mode.hint_name.lower()}: {p.streams}{batched}"
+        return f"{p.config.mode.hint_name}: {p.streams}{batched}"
     return str(p.config.streams) if p.streams == p.config.streams else f"{p.config.streams}->{p.streams}"
 
 
@@ -85,10 +104,10 @@ def best_table(results: StoredResults) -> Table:
     faster_hints = {id(i.best): i for i in inconsistencies(results.points)}
     for best in best_per_device_precision(results.points):
         p = best.point
-        gains = ", ".join(f"{g.fps_gain:+.0%} vs {g.baseline.config.mode.value}"
+        gains = ", ".join(f"{g.fps_gain:+.0%} vs {g.baseline.config.mode.hint_name}"
                           for g in baseline_gains(p, results.points)) or "-"
         if id(p) in faster_hints:
-            gains += f" [red](the {faster_hints[id(p)].baseline.config.mode.value} hint is faster beyond noise)[/red]"
+            gains += f" [red]({faster_hints[id(p)].baseline.config.mode.hint_name} is faster beyond noise)[/red]"
         table.add_row(p.config.scope, best.precision.value, ran(p), str(p.config.batch), _streams(p),
                       str(p.config.nireq), f"[bold]{best.fps:.1f}[/bold]", f"{p.latency_ms(50):.3f}",
                       f"{p.latency_ms(90):.3f}", gains)
@@ -111,7 +130,7 @@ def headtohead_tables(results: StoredResults) -> list[Table]:
         for f in sorted(head.figures, key=lambda f: -f.fps):
             c = f.contender.config
             versus = "leader" if f is leader else head.ratio(f.contender, leader.contender).as_gain()
-            table.add_row(c.scope, c.precision.value, str(c.batch), f.contender.label(), f"{f.fps:.1f}",
+            table.add_row(c.scope, precision_cell(f), str(c.batch), round_label(f), f"{f.fps:.1f}",
                           f"{f.latency_ms(90):.3f}", versus)
         tables.append(table)
     return tables
@@ -124,7 +143,7 @@ def latest_confirmations(confirmations: list[Confirmation]) -> list[Confirmation
 
 def saturation_lines(results: StoredResults) -> list[str]:
     return [s.reason for s in saturation(results.points, devices=results.devices)] + [
-        f"[red]not the best:[/red] {i.reason}" for i in inconsistencies(results.points)]
+        f"[red]not the best:[/red] {inconsistency_text(i)}" for i in inconsistencies(results.points)]
 
 
 def answer_lines(results: StoredResults) -> list[str]:
@@ -138,20 +157,24 @@ def answer_lines(results: StoredResults) -> list[str]:
                                                                           results.confirmations)]
     costs = precision_costs(results.accuracies, precision_speeds(results.points, results.confirmations),
                             ran_by_scope(results.points))
-    return ([f"{word} {rec.reason}"] + [f"  {line}" for line in rec.gain_lines()] + virtual
+    return ([f"{word} {escape(recommendation_text(rec))}"] + [f"  {line}" for line in gain_lines(rec)] + virtual
             + [f"precision: {line}" for line in costs])
 
 
 def diagnostics_lines(results: StoredResults) -> list[str]:
-    return [how_measured(results.points)] + [f"[yellow]{d.kind.value}[/yellow]: {d.label}: {d.detail} "
-                                             f"([dim]{d.hint}[/dim])" for d in diagnostics(results.points)]
+    effects = [e for c in latest_confirmations(results.confirmations) for e in hint_effects(c)]
+    return ([how_measured(results.points)]
+            + [f"[yellow]{d.kind.value}[/yellow]: {d.label}: {d.detail} ([dim]{d.hint}[/dim])"
+               for d in diagnostics(results.points)]
+            + [f"[yellow]hint sets more than streams[/yellow]: {hint_effect_text(e)}" for e in effects])
 
 
 def recommendation_lines(rec: Recommendation, snippets: DeploySnippets) -> list[str]:
     confirmed = "" if rec.confirmed else " [yellow](not confirmed head to head)[/yellow]"
-    lines = [f"[bold green]deploy:[/bold green] {rec.winner.config.label()}{confirmed}", f"why: {rec.reason}"]
+    lines = [f"[bold green]deploy:[/bold green] {rec.winner.config.label()}{confirmed}",
+             f"why: {escape(recommendation_text(rec))}"]
     lines += [f"[yellow]{why}[/yellow]" for why in rec.excluded]
-    lines += [f"gain: {line}" for line in rec.gain_lines()]
+    lines += [f"gain: {line}" for line in gain_lines(rec)]
     lines += [f"[yellow]note:[/yellow] {n}" for n in snippets.notes]
     lines += ["", "[bold]Python[/bold]", snippets.python, "[bold]benchmark_app[/bold]", snippets.benchmark_app, "",
               "[bold]benchmark_app -load_config file[/bold]", snippets.load_config]

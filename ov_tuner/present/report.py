@@ -27,13 +27,15 @@ from ov_tuner.analyse.capacity import capacity_summary, config_text, latest_serv
 from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.headtohead import HeadToHead
-from ov_tuner.analyse.recommend import deploy_snippets, recommend
+from ov_tuner.analyse.recommend import recommend
 from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.edge_text import soak_lines
+from ov_tuner.present.formats import deploy_snippets
 from ov_tuner.present.plots import WrittenFigures, comparison_figure, save_figure, write_figures
 from ov_tuner.present.render import COLDSTART_FIGURES, latest_confirmations, ran
+from ov_tuner.present.words import gain_lines, inconsistency_text, recommendation_text, rule_text
 from ov_tuner.schema import Precision
 from ov_tuner.store.results import StoredResults
 
@@ -110,7 +112,7 @@ def build_comparison_report(comparison: Comparison, out_dir: Path) -> ReportFile
     for i, f in enumerate(comparison.files, 1):
         try:
             rec = recommend(f.points, confirmations=f.confirmations)
-            answers.blocks.append(Paragraph(f"File {i} ({f.environment.host}): {rec.reason}"))
+            answers.blocks.append(Paragraph(f"File {i} ({f.environment.host}): {recommendation_text(rec)}"))
         except OvTunerError as e:
             answers.blocks.append(Paragraph(f"File {i} ({f.environment.host}): {e}"))
     sections.append(answers)
@@ -153,7 +155,9 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
     rec = recommend(points, confirmations=results.confirmations)
     snippets = deploy_snippets(rec.winner)
     word = "" if rec.confirmed else "Not confirmed head to head: "
-    answer.blocks += [Paragraph(word + rec.reason), Bullets(rec.gain_lines() + list(snippets.notes)),
+    rule = [f"Rule: {rule_text(rec)}."]
+    answer.blocks += [Paragraph(word + recommendation_text(rec)),
+                      Bullets(rule + gain_lines(rec) + list(snippets.notes)),
                       Paragraph("Python:"), Code(snippets.python, "python"),
                       Paragraph("benchmark_app:"), Code(snippets.benchmark_app, "bash"),
                       Paragraph("benchmark_app -load_config file:"), Code(snippets.load_config, "json"),
@@ -180,7 +184,7 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
     rows = []
     for b in best_per_device_precision(points):
         p = b.point
-        gains = "; ".join(f"{g.fps_gain:+.1%} vs {g.baseline.config.mode.value} hint"
+        gains = "; ".join(f"{g.fps_gain:+.1%} vs {g.baseline.config.mode.hint_name}"
                           for g in baseline_gains(p, points))
         cpu = p.measurement.cpu_ms_per_request if p.measurement else None
         rows.append([b.device, b.precision.value, ran(p), str(p.config.batch), str(p.config.streams),
@@ -192,7 +196,7 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
 
     sat = Section("Saturation: where more streams or requests stop paying")
     sat.blocks.append(Bullets([s.reason for s in saturation(points, devices=results.devices)]
-                              + [f"Not the best: {i.reason}" for i in inconsistencies(points)]))
+                              + [f"Not the best: {inconsistency_text(i)}" for i in inconsistencies(points)]))
     sections.append(sat)
 
     hints = Section("OpenVINO's own choice: performance-hint baselines")

@@ -38,9 +38,11 @@ class Mode(str, Enum):
     """Who chooses streams and requests: ov-tuner's grid, or OpenVINO under a performance hint.
 
     On a real device the hint modes are baselines: what a user gets without tuning. Their points have
-    streams and nireq 0 in the configuration; what OpenVINO chose is read back after compiling. A virtual
-    device (AUTO, MULTI, HETERO, BATCH) takes a hint rather than a stream count: its points are a hint with
-    an explicit request count (nireq > 0).
+    streams and nireq 0 in the configuration; what OpenVINO chose is read back after compiling. DEFAULT is
+    OpenVINO left alone: PERFORMANCE_HINT=THROUGHPUT and nothing else set, no precision hint either, exactly
+    what `benchmark_app -hint throughput` runs; its configuration names the IR as given (fp32) and the
+    precision it ran is read back. A virtual device (AUTO, MULTI, HETERO, BATCH) takes a hint rather than a
+    stream count: its points are a hint with an explicit request count (nireq > 0).
     """
 
     GRID = "grid"
@@ -48,15 +50,25 @@ class Mode(str, Enum):
     THROUGHPUT = "throughput"
     THROUGHPUT_UNBATCHED = "throughput_unbatched"  # THROUGHPUT with ALLOW_AUTO_BATCHING=NO, beside an auto-batched one
     CUMULATIVE_THROUGHPUT = "cumulative_throughput"
+    DEFAULT = "default"
 
     @property
     def performance_hint(self) -> str:
-        return "THROUGHPUT" if self is Mode.THROUGHPUT_UNBATCHED else self.value.upper()
+        """The PERFORMANCE_HINT a compile of this mode sets (a grid point's too: it runs as a throughput
+        deployment does, with its own NUM_STREAMS)."""
+        if self in (Mode.THROUGHPUT_UNBATCHED, Mode.DEFAULT, Mode.GRID):
+            return "THROUGHPUT"
+        return self.value.upper()
 
     @property
     def hint_name(self) -> str:
-        """'THROUGHPUT', or 'THROUGHPUT without auto-batching'."""
-        return "THROUGHPUT without auto-batching" if self is Mode.THROUGHPUT_UNBATCHED else self.performance_hint
+        """The one name of this hint wherever it appears: 'THROUGHPUT hint', 'THROUGHPUT hint, auto-batching off',
+        'OpenVINO default'."""
+        if self is Mode.DEFAULT:
+            return "OpenVINO default"
+        if self is Mode.THROUGHPUT_UNBATCHED:
+            return "THROUGHPUT hint, auto-batching off"
+        return f"{self.performance_hint} hint"
 
 
 # Compile properties set with --set, as sorted (KEY, VALUE) pairs: part of a configuration like its streams.
@@ -113,17 +125,29 @@ class PointConfig:
         count. The others are hint baselines, where OpenVINO chose both."""
         return self.mode is Mode.GRID or self.nireq > 0
 
+    def short_label(self, streams: int, nireq: int) -> str:
+        """The configuration within its device, precision and batch, with the streams and requests it ran:
+        '2 x 4'; 'THROUGHPUT hint (2 x 2)' and 'OpenVINO default (2 x 2)' for baselines, where OpenVINO chose
+        them; 'CUMULATIVE_THROUGHPUT, 16 requests' for a virtual device's point."""
+        own = f"{streams} x {nireq}"
+        if self.mode is Mode.GRID:
+            return own
+        if self.explicit:
+            return f"{self.mode.performance_hint}, {nireq} requests"
+        return f"{self.mode.hint_name} ({own})"
+
     def label(self) -> str:
-        head = f"{self.scope} {self.precision.value} batch {self.batch}"
+        """The configuration in full: 'CPU fp32 batch 1 2 streams x 4 requests', 'CPU fp32 batch 1 LATENCY hint',
+        'AUTO:GPU,CPU fp32 batch 1 CUMULATIVE_THROUGHPUT x 8 requests', 'CPU batch 1 OpenVINO default'."""
+        precision = "" if self.mode is Mode.DEFAULT else f" {self.precision.value}"
+        head = f"{self.scope}{precision} batch {self.batch}"
         if self.input_mode is InputMode.FULL:
             head += " with input copies"
-        if self.mode is not Mode.GRID:
-            requests = f" x {self.nireq} requests" if self.nireq else ""
-            hint = f"PERFORMANCE_HINT={self.mode.performance_hint}"
-            if self.mode is Mode.THROUGHPUT_UNBATCHED:
-                hint += " ALLOW_AUTO_BATCHING=NO"
-            return f"{head} {hint}{requests}"
-        return f"{head} {self.streams} streams x {self.nireq} requests"
+        if self.mode is Mode.GRID:
+            return f"{head} {self.streams} streams x {self.nireq} requests"
+        if self.nireq:
+            return f"{head} {self.mode.performance_hint} x {self.nireq} requests"
+        return f"{head} {self.mode.hint_name}"
 
 
 @dataclass(frozen=True)
@@ -207,12 +231,13 @@ ACCURACY_INPUTS = 32
 
 @dataclass(frozen=True)
 class SweepSpec:
-    """What the user asked to sweep. `streams`/`nireq` of None mean "auto" (resolved per device)."""
+    """What the user asked to sweep. `precisions`, `streams` and `nireq` of None mean "auto" (resolved per
+    device: ov_tuner.devices.decisions)."""
 
     model: Path
     out: Path
     devices: tuple[str, ...] = ("CPU",)
-    precisions: tuple[Precision, ...] = (Precision.FP32, Precision.FP16)
+    precisions: tuple[Precision, ...] | None = None
     streams: tuple[int, ...] | None = None
     nireq: tuple[int, ...] | None = None
     batches: tuple[int, ...] = (1,)

@@ -56,6 +56,7 @@ class CompileInfo:
     weights_precision: str = "unknown"
     read_back: dict[str, str] = field(default_factory=dict)
     from_cache: bool | None = None  # loaded from CACHE_DIR rather than compiled; None where not cached
+    native_log: str = ""  # what OpenVINO's plugins or a driver wrote to stdout/stderr while compiling
 
     @property
     def ran(self) -> str:

@@ -7,7 +7,7 @@ from enum import Enum
 
 import numpy as np
 
-from ov_tuner.schema.config import Mode, PointConfig
+from ov_tuner.schema.config import PointConfig
 from ov_tuner.schema.devices import CompileInfo
 from ov_tuner.schema.measurement import Measurement, Window
 
@@ -69,21 +69,26 @@ class RoundWindow:
 
 @dataclass(frozen=True)
 class Contender:
-    """A configuration in a confirmation round, with the streams and requests it ran (read back)."""
+    """A configuration in a confirmation round, with the streams and requests it ran (read back) and its compile.
+
+    A `twin` is the explicit configuration of the streams and requests a hint baseline ran, measured beside it
+    only to tell what the hint sets besides them: a reference, not a candidate for deployment.
+    """
 
     config: PointConfig
     streams: int
     nireq: int
+    compile: CompileInfo | None = None
+    twin: bool = False
+
+    @property
+    def candidate(self) -> bool:
+        """A configuration the answer may deploy: explicit, and not a twin."""
+        return self.config.explicit and not self.twin
 
     def label(self) -> str:
-        """'2 x 4'; 'THROUGHPUT hint (2 x 2)' for a hint baseline; 'CUMULATIVE_THROUGHPUT, 16 requests' for a
-        virtual device's point."""
-        own = f"{self.streams} x {self.nireq}"
-        if self.config.mode is Mode.GRID:
-            return own
-        if self.config.explicit:
-            return f"{self.config.mode.hint_name}, {self.nireq} requests"
-        return f"{self.config.mode.hint_name} hint ({own})"
+        """'2 x 4', 'THROUGHPUT hint (2 x 2)' (PointConfig.short_label)."""
+        return self.config.short_label(self.streams, self.nireq)
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,13 @@ kept alive: A B C ... then C B A, again and again, so that drift hits all of the
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ov_tuner.analyse.confirmed import confirmed_answer
+from ov_tuner.analyse.confirmed import open_contenders
 from ov_tuner.analyse.headtohead import HeadToHead
-from ov_tuner.schema import Confirmation, PointConfig, PointResult
+from ov_tuner.devices.decisions import auto_batched
+from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult
 from ov_tuner.search.evidence import Estimate, clearly_worse
 from ov_tuner.search.policy import Cell, Evidence
 
@@ -49,10 +51,20 @@ def space_evidence(points: Iterable[PointResult], planned: PlannedSpace) -> Evid
     return Evidence(grid, baselines=tuple(baselines))
 
 
-def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> list[PointConfig]:
+@dataclass(frozen=True)
+class ConfirmPlan:
+    """The configurations a round measures, and which of them are twins (references, not candidates)."""
+
+    configs: list[PointConfig]
+    twins: frozenset[PointConfig]
+
+
+def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> ConfirmPlan:
     """The configurations to confirm head to head: per device (with its --set properties), precision and batch,
     the best and at most MAX_CONTENDERS in all that are not clearly worse than it (a virtual device's hints
-    compete with one another here), and the stored hint baselines."""
+    compete with one another here); the stored hint baselines and "OpenVINO default"; and each baseline's
+    *twin*, the explicit configuration of the streams and requests it ran, where the hint may set more than
+    streams (see `twins`)."""
     chosen: list[PointConfig] = []
     for planned in spaces:
         evidence = space_evidence(points, planned)
@@ -67,16 +79,34 @@ def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> 
         best = max(estimates.values(), key=lambda e: e.fps)
         alive = sorted((c for c in members if not clearly_worse(estimates[c], best)), key=lambda c: -estimates[c].fps)
         kept += alive[:MAX_CONTENDERS]
-    baselines = [p.config for p in points if p.ok and not p.config.explicit and any(s.owns(p.config) for s in spaces)]
-    return list(dict.fromkeys(kept + baselines))
+    defaults = {s.default_baseline() for s in spaces if s.hosts_default}
+    baselines = [p for p in points if p.ok and not p.config.explicit
+                 and (p.config in defaults or any(s.owns(p.config) for s in spaces))]
+    chosen = list(dict.fromkeys(kept + [p.config for p in baselines]))
+    references = [t for t in twins(baselines) if t not in chosen]
+    return ConfirmPlan(chosen + references, frozenset(references))
+
+
+def twins(baselines: list[PointResult]) -> list[PointConfig]:
+    """The explicit twin of each hint baseline whose compile may differ from it in more than streams and requests:
+    the LATENCY hint (an explicit point runs under THROUGHPUT, which decides whether SMT siblings are used) and
+    an auto-batched THROUGHPUT hint. Measured beside it, the round says what the difference is worth."""
+    found = []
+    for p in baselines:
+        c = p.config
+        if c.mode is Mode.LATENCY or (c.mode is Mode.THROUGHPUT and p.compile is not None
+                                      and auto_batched(p.compile.read_back)):
+            found.append(PointConfig(c.device, c.precision, c.batch, p.streams, p.nireq, Mode.GRID, c.input_mode,
+                                     c.settings))
+    return found
 
 
 def follow_up(confirmation: Confirmation) -> list[int]:
     """Positions of the contenders a further pass should measure: the leader and the explicit configurations the
-    passes so far could neither tell apart from it nor show tied with it; empty when nothing is left open."""
+    passes so far could neither tell apart from it nor show within the tie margin of it; empty when nothing is
+    left open."""
     head = HeadToHead.of(confirmation)
-    answer = confirmed_answer(head) if head is not None else None
-    if answer is None or not answer.unresolved:
+    open_ones = open_contenders(head) if head is not None else []
+    if len(open_ones) < 2:
         return []
-    open_ones = [answer.leader.contender, *(s.figures.contender for s in answer.unresolved)]
-    return sorted(confirmation.contenders.index(c) for c in open_ones)
+    return sorted(confirmation.contenders.index(f.contender) for f in open_ones)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from itertools import product
 from pathlib import Path
 
-from ov_tuner.devices.decisions import auto_nireq, auto_streams, virtual_hints
+from ov_tuner.devices.decisions import auto_nireq, auto_precisions, auto_streams, virtual_hints
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import AUTO, DeviceInfo, InputMode, Mode, PointConfig, Precision, Settings, StopRule, SweepSpec
 from ov_tuner.search.policy import Cell, Space
@@ -29,16 +29,26 @@ def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ..
     return tuple(sorted(set(values)))
 
 
-def parse_precisions(text: str) -> tuple[Precision, ...]:
+def parse_precisions(text: str, allow_auto: bool = True) -> tuple[Precision, ...] | None:
+    """'fp32,fp16' -> (FP32, FP16); 'auto' -> None (the precisions each device runs differently, resolved per
+    device)."""
+    if allow_auto and text.strip().lower() == AUTO:
+        return None
     choices = [p.value for p in Precision]
     result: list[Precision] = []
     for part in (p.strip().lower() for p in text.split(",")):
         if part not in choices:
-            raise BadInputError(
-                f"--precision: '{part}' is not one of {', '.join(choices)}; use e.g. --precision fp32,fp16"
-            )
+            names = ", ".join(choices) + (" or auto" if allow_auto else "")
+            raise BadInputError(f"--precision: '{part}' is not one of {names}; use e.g. --precision fp32,fp16")
         result.append(Precision(part))
     return tuple(dict.fromkeys(result))
+
+
+def parse_precision(text: str) -> Precision:
+    """One precision, for commands that compile one configuration."""
+    found = parse_precisions(text, allow_auto=False)
+    assert found is not None
+    return found[0]
 
 
 def parse_devices(text: str) -> tuple[str, ...]:
@@ -107,7 +117,10 @@ class PlannedSpace:
     requests; on a virtual device, one performance hint (`mode`) over requests, with streams 0.
 
     `auto`: streams and requests were asked as 'auto', so the THROUGHPUT hint's own streams and request
-    count join the space once they are known (see `with_hint`).
+    count join the space once they are known (see `with_hint`). `auto_precision`: the precision came from
+    `--precision auto`, so it is measured once as fp32 where a compile shows it runs fp32's math.
+    `hosts_default`: the first space of its device, batch and input mode, which measures the "OpenVINO
+    default" baseline for all of them.
     """
 
     device: DeviceInfo
@@ -118,6 +131,8 @@ class PlannedSpace:
     auto: bool = True
     mode: Mode = Mode.GRID
     settings: Settings = ()
+    auto_precision: bool = False
+    hosts_default: bool = False
 
     def config(self, cell: Cell) -> PointConfig:
         return PointConfig(self.device.name, self.precision, self.batch, cell.streams, cell.nireq, self.mode,
@@ -127,10 +142,18 @@ class PlannedSpace:
         """A hint baseline of this space: streams and requests 0, OpenVINO chooses them."""
         return PointConfig(self.device.name, self.precision, self.batch, 0, 0, mode, self.input_mode, self.settings)
 
+    def default_baseline(self) -> PointConfig:
+        """OpenVINO left alone on this space's device and batch: the IR as given, no precision hint, no --set
+        property."""
+        return PointConfig(self.device.name, Precision.FP32, self.batch, 0, 0, Mode.DEFAULT, self.input_mode)
+
     def owns(self, config: PointConfig) -> bool:
-        """Whether `config` is a point of this space or one of its baselines."""
+        """Whether `config` is a point of this space or one of its precision's hint baselines (the "OpenVINO
+        default" baseline belongs to no precision: see `default_baseline`)."""
         mine = (self.device.name, self.precision, self.batch, self.input_mode, self.settings)
         if (config.device, config.precision, config.batch, config.input_mode, config.settings) != mine:
+            return False
+        if config.mode is Mode.DEFAULT:
             return False
         return config.mode is self.mode or (self.mode is Mode.GRID and not config.explicit)
 
@@ -145,8 +168,9 @@ class PlannedSpace:
 
 def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
     """The sweep's spaces in order: device, --set combination, precision, batch (and hint, on a virtual device).
-    Streams 'auto' run 1, 2, 4, ... to the device's maximum; requests 'auto' double up to the device's request
-    bound (ov_tuner.devices.decisions)."""
+    Precisions 'auto' are those the device runs as math of their own, fp32 first; streams 'auto' run 1, 2, 4,
+    ... to the device's maximum; requests 'auto' double up to the device's request bound
+    (ov_tuner.devices.decisions)."""
     spaces = []
     for device in devices:
         virtual = bool(device.members)
@@ -155,11 +179,17 @@ def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
         top = device.streams_range[1] if device.streams_range else None
         auto = spec.streams is None and spec.nireq is None
         modes = virtual_hints(device.name) if virtual else (Mode.GRID,)
+        precisions = spec.precisions or auto_precisions(device)[0]
+        hosted: set[tuple[int, InputMode]] = set()
         for settings in settings_combinations(spec.settings):
-            for precision in spec.precisions:
+            for precision in precisions:
                 for batch in spec.batches:
-                    spaces += [PlannedSpace(device, precision, batch, spec.input_mode, Space(streams, nireqs, top),
-                                            auto, mode, settings) for mode in modes]
+                    for mode in modes:
+                        first = not virtual and (batch, spec.input_mode) not in hosted
+                        hosted.add((batch, spec.input_mode))
+                        spaces.append(PlannedSpace(device, precision, batch, spec.input_mode,
+                                                   Space(streams, nireqs, top), auto, mode, settings,
+                                                   auto_precision=spec.precisions is None, hosts_default=first))
     return spaces
 
 

@@ -7,6 +7,7 @@ The file records the environment it was measured in and refuses results from ano
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -140,7 +141,9 @@ class ResultStore:
         with db:
             for step in range(version or SCHEMA_VERSION, SCHEMA_VERSION):
                 for statement in UPGRADES[step]:
-                    db.execute(statement)
+                    added_to = re.match(r"ALTER TABLE (\w+) ADD COLUMN", statement)
+                    if added_to is None or added_to.group(1) in table_names(db):  # else SCHEMA makes it whole
+                        db.execute(statement)
             db.executescript(SCHEMA)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
@@ -186,13 +189,14 @@ class ResultStore:
             cursor = self._db.execute(
                 "INSERT INTO compiles (device, precision, batch, streams, mode, requested, num_streams, "
                 "inference_precision, executed_precision, optimal_nireq, execution_devices, compile_ms, "
-                "first_infer_ms, ir_path, created_at, weights_precision, read_back, settings, from_cache) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "first_infer_ms, ir_path, created_at, weights_precision, read_back, settings, from_cache, native_log) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (k.device, k.precision.value, k.batch, k.streams, k.mode.value, json.dumps(info.requested),
                  info.num_streams,
                  info.inference_precision, info.executed_precision, info.optimal_nireq,
                  json.dumps(list(info.execution_devices)), info.compile_ms, info.first_infer_ms, info.ir_path, _now(),
-                 info.weights_precision, json.dumps(info.read_back), json.dumps(k.settings), info.from_cache),
+                 info.weights_precision, json.dumps(info.read_back), json.dumps(k.settings), info.from_cache,
+                 info.native_log),
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -252,17 +256,19 @@ class ResultStore:
     # -- confirmation rounds --------------------------------------------------------------------
 
     def begin_confirmation(self, device: str, contenders: list[Contender], rounds: int, window_s: float) -> int:
+        """Store a round's contenders, each with its compile (read-back properties and all), before its passes."""
+        compile_ids = [self.add_compile(c.compile) if c.compile is not None else None for c in contenders]
         with self._writing():
             cursor = self._db.execute("INSERT INTO confirmations (device, rounds, window_s, created_at) VALUES "
                                       "(?,?,?,?)", (device, rounds, window_s, _now()))
             assert cursor.lastrowid is not None
-            for position, contender in enumerate(contenders):
-                c = contender.config
+            for position, (contender, compile_id) in enumerate(zip(contenders, compile_ids, strict=True)):
                 self._db.execute(
                     "INSERT INTO confirm_contenders (confirmation_id, position, device, precision, batch, streams, "
-                    "nireq, mode, input_mode, settings, ran_streams, ran_nireq) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (cursor.lastrowid, position, c.device, c.precision.value, c.batch, c.streams, c.nireq,
-                     c.mode.value, c.input_mode.value, json.dumps(c.settings), contender.streams, contender.nireq))
+                    "nireq, mode, input_mode, settings, ran_streams, ran_nireq, compile_id, twin) VALUES "
+                    "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (cursor.lastrowid, position, *_config_values(contender.config), contender.streams,
+                     contender.nireq, compile_id, int(contender.twin)))
         return cursor.lastrowid
 
     def add_round_window(self, confirmation_id: int, w: RoundWindow) -> None:
@@ -272,11 +278,13 @@ class ResultStore:
                               _blob(w.latencies_ms)))
 
     def confirmations(self) -> list[Confirmation]:
-        """Every confirmation round, oldest first, with its stored windows."""
+        """Every confirmation round, oldest first, with its contenders' compiles and its stored windows."""
         result = []
+        compiles = self._compiles()
         for r in self._db.execute("SELECT * FROM confirmations ORDER BY id").fetchall():
             contenders = tuple(
-                Contender(_config_from_row(c), c["ran_streams"], c["ran_nireq"])
+                Contender(_config_from_row(c), c["ran_streams"], c["ran_nireq"], compiles.get(c["compile_id"]),
+                          bool(c["twin"]))
                 for c in self._db.execute("SELECT * FROM confirm_contenders WHERE confirmation_id = ? "
                                           "ORDER BY position", (r["id"],)))
             windows = tuple(
@@ -382,9 +390,12 @@ class ResultStore:
     def point_count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM points").fetchone()[0])
 
+    def _compiles(self) -> dict[int, CompileInfo]:
+        return {r["id"]: _compile_from_row(r) for r in self._db.execute("SELECT * FROM compiles")}
+
     def points(self) -> list[PointResult]:
         """Every stored point in sweep order, with its compiled model's read-back and its raw latencies."""
-        compiles = {r["id"]: _compile_from_row(r) for r in self._db.execute("SELECT * FROM compiles")}
+        compiles = self._compiles()
         rows = self._db.execute(
             "SELECT * FROM points ORDER BY device, precision, batch, input_mode, mode, streams, nireq")
         return [_point_from_row(r, compiles.get(r["compile_id"])) for r in rows]
@@ -406,6 +417,7 @@ def _compile_from_row(r: sqlite3.Row) -> CompileInfo:
         weights_precision=r["weights_precision"],
         read_back=json.loads(r["read_back"]),
         from_cache=None if r["from_cache"] is None else bool(r["from_cache"]),
+        native_log=r["native_log"],
     )
 
 

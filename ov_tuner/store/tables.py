@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
@@ -42,6 +42,11 @@ UPGRADES = {
         f"INSERT INTO points ({_V2_POINT_COLUMNS}) SELECT {_V2_POINT_COLUMNS} FROM points_v2",
         "DROP TABLE points_v2",
     ),
+    3: (  # v4: what native code wrote during a compile; each confirmation contender's compile, and which are twins
+        "ALTER TABLE compiles ADD COLUMN native_log TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE confirm_contenders ADD COLUMN compile_id INTEGER REFERENCES compiles(id)",
+        "ALTER TABLE confirm_contenders ADD COLUMN twin INTEGER NOT NULL DEFAULT 0",
+    ),
 }
 
 SCHEMA = f"""
@@ -55,7 +60,7 @@ CREATE TABLE IF NOT EXISTS compiles (
     optimal_nireq INTEGER NOT NULL, execution_devices TEXT NOT NULL,
     compile_ms REAL NOT NULL, first_infer_ms REAL NOT NULL, ir_path TEXT NOT NULL,
     created_at TEXT NOT NULL, weights_precision TEXT NOT NULL DEFAULT 'unknown', read_back TEXT NOT NULL DEFAULT '{{}}',
-    settings TEXT NOT NULL DEFAULT '[]', from_cache INTEGER
+    settings TEXT NOT NULL DEFAULT '[]', from_cache INTEGER, native_log TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS coldstarts (
     id INTEGER PRIMARY KEY,
@@ -78,6 +83,7 @@ CREATE TABLE IF NOT EXISTS confirm_contenders (
     device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
     nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL, settings TEXT NOT NULL DEFAULT '[]',
     ran_streams INTEGER NOT NULL, ran_nireq INTEGER NOT NULL,
+    compile_id INTEGER REFERENCES compiles(id), twin INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (confirmation_id, position)
 );
 CREATE TABLE IF NOT EXISTS accuracy_references (

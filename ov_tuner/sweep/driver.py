@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import openvino as ov
 
-from ov_tuner.devices.decisions import auto_batched
+from ov_tuner.devices.decisions import Merged, MergeReason, auto_batched
 from ov_tuner.devices.runtime import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.accuracy import Reference, measure_accuracy, reference
@@ -38,9 +38,10 @@ from ov_tuner.schema import (
 )
 from ov_tuner.search.confirm import plan_confirmation
 from ov_tuner.search.grid import PlannedSpace
-from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch
+from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
+from ov_tuner.sweep.notices import ComparingOutputs, Confirming, OutputsNotCompared, PrecisionMerged, PrecisionSkipped
 from ov_tuner.sweep.progress import SweepProgress
 
 # The baselines of a real device's space; THROUGHPUT_UNBATCHED joins them where THROUGHPUT was auto-batched.
@@ -75,11 +76,15 @@ class Driver:
     tried: set[PointConfig] = field(default_factory=set)
     compiled_ok: set[tuple[str, Precision]] = field(default_factory=set)
     dead: dict[tuple[str, Precision], str] = field(default_factory=dict)
+    math: dict[tuple[str, Precision], str] = field(default_factory=dict)  # the arithmetic each precision ran
+    merged: dict[tuple[str, Precision], Merged] = field(default_factory=dict)
 
     def plan(self, spaces: list[PlannedSpace]) -> None:
         """Tell the front end the most there is to measure: every cell the policy may ask for, and baselines."""
         self.stored = {p.config: p for p in self.store.points() if p.ok}
         self.compiled_ok = {(c.device, c.precision) for c in self.stored}
+        self.math = {(p.config.device, p.config.precision): p.compile.executed_precision
+                     for p in self.stored.values() if p.compile is not None and p.config.mode is not Mode.DEFAULT}
         smart = self.spec.search is Search.SMART
         upper = 0
         for s in spaces:
@@ -93,14 +98,21 @@ class Driver:
     def _baseline_configs(self, planned: PlannedSpace) -> list[PointConfig]:
         if not self.spec.baselines or planned.mode is not Mode.GRID:
             return []
-        return [planned.baseline(m) for m in HINT_MODES]
+        default = [planned.default_baseline()] if planned.hosts_default else []
+        return default + [planned.baseline(m) for m in HINT_MODES]
 
     # -- one space -------------------------------------------------------------------------------------------
 
     def search(self, planned: PlannedSpace) -> None:
         """The hint baselines, then what the policy proposes, until it is done, a stop is asked for, or the
-        space's precision turned out not to compile on its device."""
+        space's precision turned out not to compile on its device, or (under --precision auto) to run the same
+        math as fp32 there."""
         policy = policy_for(self.spec)
+        if planned.hosts_default and self.spec.baselines:
+            self._baseline(planned, planned.default_baseline(), policy)
+        if self._merge(planned):
+            self._left_out(planned, set())
+            return
         space = planned.with_hint(self._baselines(planned, policy))
         points = {c: p.measurement.windows for c in space.cells()
                   if (p := self.stored.get(planned.config(c))) is not None and p.measurement is not None}
@@ -120,19 +132,55 @@ class Driver:
                     failed.add(cell)
         finally:
             compiled.clear()
-        if not self.stop.is_set():
-            cells = space.busy_cells() if self.spec.search is Search.SMART else space.cells()
-            configs = [planned.config(c) for c in cells if c not in points and c not in failed]
-            left = sum(c not in self.stored and c not in self.tried
-                       for c in configs + self._baseline_configs(planned))
-            if self._abandoned(planned):
-                self.abandoned += left
-            else:
-                self.dropped += left
-            self.progress.dropped(left)
+        self._left_out(planned, {*points, *failed}, space)
+
+    def _left_out(self, planned: PlannedSpace, done: set[Cell], space: Space | None = None) -> None:
+        """Count what the space will not measure (left out by smart search, or after its precision was skipped or
+        merged), so that the front end's total stays honest."""
+        if self.stop.is_set():
+            return
+        space = space or planned.space
+        cells = space.busy_cells() if self.spec.search is Search.SMART else space.cells()
+        configs = [planned.config(c) for c in cells if c not in done]
+        left = sum(c not in self.stored and c not in self.tried for c in configs + self._baseline_configs(planned))
+        if self._abandoned(planned):
+            self.abandoned += left
+        else:
+            self.dropped += left
+        self.progress.dropped(left)
 
     def _abandoned(self, planned: PlannedSpace) -> bool:
-        return (planned.device.name, planned.precision) in self.dead
+        key = (planned.device.name, planned.precision)
+        return key in self.dead or key in self.merged
+
+    def _merge(self, planned: PlannedSpace) -> bool:
+        """Under --precision auto, whether this space's precision runs the same arithmetic as fp32 on its device,
+        judged from what a compile of each reads back: then it is measured once, as fp32, and said once."""
+        key = (planned.device.name, planned.precision)
+        if key in self.merged:
+            return True
+        if not planned.auto_precision or planned.precision is Precision.FP32 or key in self.math:
+            return False
+        ran = self._math(planned, planned.precision)
+        if ran is None or ran != self._math(planned, Precision.FP32):
+            return False
+        self.merged[key] = Merged(planned.device.name, planned.precision, Precision.FP32, MergeReason.SAME_MATH, ran)
+        self.progress.note(PrecisionMerged(self.merged[key]))
+        return True
+
+    def _math(self, planned: PlannedSpace, precision: Precision) -> str | None:
+        """The arithmetic `precision` runs on the space's device: known from an earlier compile, else read back
+        from a compile of the space's smallest configuration (None where it does not compile)."""
+        key = (planned.device.name, precision)
+        if key not in self.math:
+            config = replace(planned.config(planned.space.busy_cells()[0]), precision=precision)
+            try:
+                compiled, info = self.compiler.compile(config, planned.device)
+            except (PointFailure, OvTunerError):
+                return None
+            del compiled
+            self.math[key] = info.executed_precision
+        return self.math[key]
 
     def _baselines(self, planned: PlannedSpace, policy: SearchPolicy) -> Cell | None:
         """Measure the hint baselines (unless stored or turned off) and return OpenVINO's own choice under
@@ -157,7 +205,7 @@ class Driver:
         stored = self.stored.get(config)
         if stored is not None:
             return stored.compile
-        if self._abandoned(planned) or self.stop.is_set():
+        if (self._abandoned(planned) and config.mode is not Mode.DEFAULT) or self.stop.is_set():
             return None
         if self.spec.baselines:
             return self._compile_and_measure(planned, config, policy.baseline_verdict).compile
@@ -176,7 +224,8 @@ class Driver:
 
     def _baseline_evidence(self, planned: PlannedSpace) -> tuple[tuple[Cell, tuple], ...]:
         found = []
-        for config in [*self._baseline_configs(planned), planned.baseline(Mode.THROUGHPUT_UNBATCHED)]:
+        own = [c for c in self._baseline_configs(planned) if c.mode is not Mode.DEFAULT]  # it ran its own precision
+        for config in [*own, planned.baseline(Mode.THROUGHPUT_UNBATCHED)]:
             p = self.stored.get(config)
             if p is not None and p.measurement is not None:
                 found.append((Cell(p.streams, p.nireq), p.measurement.windows))
@@ -191,7 +240,7 @@ class Driver:
             compiled, info = self.compiler.compile(config, planned.device)
         except (PointFailure, OvTunerError) as e:
             return self._failed(config, e)
-        self.compiled(config.compile_key)
+        self.compiled(info)
         compile_id = self.store.add_compile(info)
         try:
             point = self._run(compiled, info, config, self.spec.warmup_s, verdict)
@@ -221,10 +270,13 @@ class Driver:
             return PointResult(config, Status.FAILED, info, error=failure_text(PointFailure("inference", e)))
         return PointResult(config, Status.OK, info, m)
 
-    def compiled(self, key: CompileKey) -> None:
-        """A compile succeeded: its precision does compile on its device."""
+    def compiled(self, info: CompileInfo) -> None:
+        """A compile succeeded: its precision does compile on its device, and ran this arithmetic there."""
+        key = info.key
         self.compiles += 1
         self.compiled_ok.add((key.device, key.precision))
+        if key.mode is not Mode.DEFAULT:
+            self.math.setdefault((key.device, key.precision), info.executed_precision)
 
     def _failed(self, config: PointConfig, error: Exception) -> PointResult:
         """Store a point whose compile failed. When it was the first compile of its precision on its device, say
@@ -233,11 +285,9 @@ class Driver:
         point = self._finish(PointResult(config, Status.FAILED, error=failure_text(error)), None)
         key = (config.device, config.precision)
         first = key not in self.compiled_ok and key not in self.dead
-        if isinstance(error, PointFailure) and error.phase == "compile" and first:
+        if isinstance(error, PointFailure) and error.phase == "compile" and first and config.mode is not Mode.DEFAULT:
             self.dead[key] = str(error)
-            self.progress.note(f"{config.device} {config.precision.value}: its first compile failed ({error}); the "
-                               f"rest of {config.precision.value} on {config.device} is skipped: sweep without it "
-                               "(--precision) or fix the cause; --verbose shows OpenVINO's whole message")
+            self.progress.note(PrecisionSkipped(config.device, config.precision, str(error)))
         return point
 
     def _finish(self, point: PointResult, compile_id: int | None) -> PointResult:
@@ -266,8 +316,7 @@ class Driver:
                 continue
             done.add(key)
             if planned.batch not in references:
-                self.progress.note(f"comparing outputs with the FP32 reference (CPU, f32) on "
-                                   f"{self.data.count(inputs)} inputs at batch {planned.batch}")
+                self.progress.note(ComparingOutputs(self.data.count(inputs), planned.batch))
                 references[planned.batch] = self._reference(planned.batch, self.data.count(inputs))
             config = planned.config(Cell(1, 1)) if planned.mode is Mode.GRID else planned.baseline(planned.mode)
             try:
@@ -280,7 +329,7 @@ class Driver:
             del compiled
             self.store.add_accuracy(accuracy)
             if accuracy.error:
-                self.progress.note(f"{config.device} {config.precision.value}: outputs {accuracy.summary()}")
+                self.progress.note(OutputsNotCompared(config.device, config.precision, accuracy.error))
 
     def _reference(self, batch: int, inputs: int) -> Reference:
         stored = self.store.reference(batch, inputs)
@@ -298,15 +347,15 @@ class Driver:
     def confirm(self, spaces: list[PlannedSpace], rule: ConfirmRule) -> int:
         """One confirmation round over every device's contenders, so that devices too are compared head to head;
         returns the configurations it measured (0 when there are fewer than two, or a round already did)."""
-        contenders = plan_confirmation(list(self.stored.values()), spaces)
-        if len(contenders) < 2 or self.store.has_confirmation(contenders):
+        planned = plan_confirmation(list(self.stored.values()), spaces)
+        if len(planned.configs) < 2 or self.store.has_confirmation(planned.configs):
             return 0
-        self.progress.note(f"confirming {len(contenders)} configurations head to head")
+        self.progress.note(Confirming(len(planned.configs)))
         devices = {s.device.name: s.device for s in spaces}
         search_s = sum(p.measurement.wall_s for p in self.stored.values() if p.measurement is not None)
-        return run_confirmation(lambda config: self.compiler.compile(config, devices[config.device]), contenders,
+        return run_confirmation(lambda config: self.compiler.compile(config, devices[config.device]), planned.configs,
                                 self.store, ",".join(devices), rule, rule.budget_s(search_s), self.data, self.stop,
-                                self.spec.warmup_s)
+                                self.spec.warmup_s, planned.twins)
 
 
 def failure_text(error: Exception) -> str:
@@ -349,7 +398,7 @@ class _CompiledCache:
         except (PointFailure, OvTunerError) as e:
             self._failed[key] = e
             raise
-        driver.compiled(key)
+        driver.compiled(info)
         self._alive[key] = _Compiled(compiled, info, driver.store.add_compile(info))
         return self._alive[key], True
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Protocol
 
 from ov_tuner.schema import PointConfig, PointResult
+from ov_tuner.sweep.notices import Notice
 
 
 class SweepProgress(Protocol):
     def planned(self, to_measure: int, already_measured: int) -> None: ...
 
-    def note(self, text: str) -> None: ...
+    def note(self, notice: Notice) -> None: ...
 
     def starting(self, config: PointConfig) -> None: ...
 
@@ -25,7 +26,7 @@ class Silent:
     def planned(self, to_measure: int, already_measured: int) -> None:
         pass
 
-    def note(self, text: str) -> None:
+    def note(self, notice: Notice) -> None:
         pass
 
     def starting(self, config: PointConfig) -> None:

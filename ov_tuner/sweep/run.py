@@ -13,6 +13,7 @@ from pathlib import Path
 
 import openvino as ov
 
+from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.runtime import Runtime, open_model_source, set_layouts
 from ov_tuner.measure import host
@@ -28,6 +29,7 @@ from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.driver import Driver
+from ov_tuner.sweep.notices import HostBusy, PrecisionsChosen
 from ov_tuner.sweep.progress import Silent, SweepProgress
 
 
@@ -81,10 +83,13 @@ def run_sweep(
     devices = runtime.resolve_devices(spec.devices)
     runtime.check_settings(devices, spec.settings)
     images = load_images(spec.images) if spec.images else None
-    wanted = dict.fromkeys([*spec.precisions, *([Precision.FP32] if spec.accuracy_inputs else [])])
+    spaces = plan(spec, devices)
+    # The FP32 IR (the model as given) also feeds the output reference and the "OpenVINO default" baseline.
+    reference = [Precision.FP32] if spec.accuracy_inputs or spec.baselines else []
+    wanted = dict.fromkeys([*(s.precision for s in spaces), *reference])
     models = {p: _prepared(runtime.read_model(source, p), spec, images is not None) for p in wanted}
     for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
-        runtime.reshape(models[spec.precisions[0]], batch, spec.shapes)
+        runtime.reshape(models[spaces[0].precision], batch, spec.shapes)
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
         store.claim(environment(source))
@@ -92,12 +97,13 @@ def run_sweep(
             store.record_device(device)
         busy = host.foreign_load_since(quiet_start)
         if busy is not None and busy > FOREIGN_CPU_LIMIT:
-            progress.note(f"the host is already busy: other processes used {busy:.0%} of the CPUs while the model was "
-                          "prepared; windows measured while that lasts are flagged and set aside")
+            progress.note(HostBusy(busy))
+        if spec.precisions is None:
+            for device in devices:
+                progress.note(PrecisionsChosen(device.name, *auto_precisions(device)))
         compiler = Compiler(runtime, models, {p: runtime.ir_path(source, p) for p in models}, spec.shapes,
                             spec.cache_dir, spec.cache_everywhere)
         run = Driver(compiler, store, spec, progress, stop, InputData(images))
-        spaces = plan(spec, devices)
         run.plan(spaces)
         started = time.perf_counter()
         for planned in spaces:

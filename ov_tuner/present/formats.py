@@ -1,0 +1,106 @@
+"""The deployed configuration in the forms people paste: compile_model properties in Python, a benchmark_app line,
+a benchmark_app -load_config file, and one JSON object with the figures behind the choice."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+
+from ov_tuner.analyse.confirmed import Standing
+from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.schema import Mode, PointResult
+
+# What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
+# that it runs what was measured.
+CHOSEN_THREADING = ("INFERENCE_NUM_THREADS", "ENABLE_HYPER_THREADING", "ENABLE_CPU_PINNING")
+
+
+@dataclass(frozen=True)
+class DeploySnippets:
+    """Copy-paste forms of one configuration."""
+
+    properties: dict[str, str]
+    python: str
+    benchmark_app: str
+    load_config: str
+    notes: tuple[str, ...]
+
+
+def deploy_properties(point: PointResult) -> dict[str, str]:
+    """What to compile with for the deployment to run what was measured: the properties asked for (PERFORMANCE_HINT,
+    NUM_STREAMS, INFERENCE_PRECISION_HINT, --set ones) and, for an explicit configuration, the threading the device
+    chose for it as read back. A baseline leaves OpenVINO to choose again on the deployment machine."""
+    assert point.compile is not None, "only a compiled point can be deployed"
+    properties = dict(point.compile.requested)
+    if point.config.explicit:
+        properties.update({k: v for k, v in point.compile.read_back.items() if k in CHOSEN_THREADING})
+    return dict(sorted(properties.items()))
+
+
+def deploy_snippets(point: PointResult) -> DeploySnippets:
+    """The configuration as `compile_model` properties, a benchmark_app line and a -load_config file, on the IR
+    that ran (the FP16-compressed one for fp16)."""
+    assert point.compile is not None, "only a compiled point can be deployed"
+    c = point.config
+    properties = deploy_properties(point)
+    model = point.compile.ir_path
+    reshape = f"ov.set_batch(model, {c.batch})\n" if c.batch != 1 else ""
+    python = (
+        "import openvino as ov\n\n"
+        "core = ov.Core()\n"
+        f"model = core.read_model({model!r})\n"
+        f"{reshape}"
+        f"compiled = core.compile_model(model, {c.device!r}, {properties!r})\n"
+        f"queue = ov.AsyncInferQueue(compiled, {point.nireq})\n"
+    )
+    args = ["benchmark_app", "-m", model, "-d", c.device, "-hint", c.mode.performance_hint.lower()]
+    if c.mode is Mode.GRID:
+        args += ["-nstreams", str(point.streams)]
+    args += ["-nireq", str(point.nireq), "-b", str(c.batch)]
+    if "INFERENCE_PRECISION_HINT" in properties:
+        args += ["-infer_precision", properties["INFERENCE_PRECISION_HINT"]]
+    if "INFERENCE_NUM_THREADS" in properties:
+        args += ["-nthreads", properties["INFERENCE_NUM_THREADS"]]
+    notes = []
+    if point.nireq < point.streams:
+        notes.append(f"benchmark_app's -nireq caps NUM_STREAMS: this line runs {point.nireq} stream(s), "
+                     f"not {point.streams}")
+    load_config = json.dumps({c.device: properties}, indent=2)
+    return DeploySnippets(properties, python, shlex.join(args), load_config, tuple(notes))
+
+
+def _configuration(s: Standing) -> dict[str, object]:
+    k = s.figures.contender
+    return {"device": k.config.device, "precision": k.config.precision.value, "batch": k.config.batch,
+            "streams": k.streams, "nireq": k.nireq, "mode": k.config.mode.value, "name": k.label()}
+
+
+def recommendation_json(rec: Recommendation, reason: str, rule: str) -> dict[str, object]:
+    """The recommendation as one JSON object: the configuration, its figures, whether a head-to-head round
+    confirmed it, the rule that chose it, what is within noise of it and each gain with its interval."""
+    c = rec.winner.config
+    answer = rec.answer
+    return {
+        "device": c.device, "precision": c.precision.value, "batch": c.batch, "streams": rec.winner.streams,
+        "nireq": rec.winner.nireq, "mode": c.mode.value, "input_mode": c.input_mode.value,
+        "properties": deploy_properties(rec.winner),
+        "fps": rec.fps, "latency_ms": {"median": rec.latency.median, "p90": rec.latency.p90, "p99": rec.latency.p99},
+        "confirmed": rec.confirmed,
+        "rule": {"name": answer.rule.value if answer else "unconfirmed", "says": rule},
+        "within_noise": [{**_configuration(s), "fps": s.figures.fps, "fps_ratio_to_leader": s.ratio.as_json()}
+                         for s in (answer.near if answer else ())],
+        "not_told_apart": [{**_configuration(s), "fps": s.figures.fps, "fps_ratio_to_leader": s.ratio.as_json()}
+                           for s in (answer.unresolved if answer else ())],
+        "gains": [{"over": _configuration(s), "fps_ratio": s.ratio.as_json(), "measurable": s.ratio.clear}
+                  for s in (answer.gains if answer else ())]
+                 + [{"over": {"mode": g.baseline.config.mode.value, "name": g.baseline.config.mode.hint_name,
+                              "streams": g.baseline.streams, "nireq": g.baseline.nireq},
+                     "fps_ratio": {"ratio": g.fps_gain + 1}, "measurable": None} for g in rec.baselines],
+        "precision_ratios": [{"batch": r.batch, "numerator": r.numerator.contender.config.precision.value,
+                              "denominator": r.denominator.contender.config.precision.value,
+                              "fps_ratio": r.ratio.as_json(), "measurable": r.ratio.clear}
+                             for r in (answer.precision_ratios if answer else ())],
+        "budget_ms": rec.budget_ms, "percentile": rec.percentile, "reason": reason,
+        "excluded_for_accuracy": list(rec.excluded),
+    }

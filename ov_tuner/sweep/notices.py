@@ -1,0 +1,75 @@
+"""What a sweep tells its front end as it goes, as data: the front end words it (ov_tuner.present)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ov_tuner.devices.decisions import Merged
+from ov_tuner.schema import Precision
+
+
+@dataclass(frozen=True)
+class PrecisionSkipped:
+    """A precision's first compile on a device failed: the rest of it there is skipped."""
+
+    device: str
+    precision: Precision
+    error: str  # the failed compile's one line
+
+
+@dataclass(frozen=True)
+class PrecisionsChosen:
+    """What `--precision auto` sweeps on a device, and the precisions it measures once, as another."""
+
+    device: str
+    swept: tuple[Precision, ...]
+    merged: tuple[Merged, ...]
+
+
+@dataclass(frozen=True)
+class PrecisionMerged:
+    """`--precision auto` measures a precision once, as another (it runs the same math there)."""
+
+    merged: Merged
+
+
+@dataclass(frozen=True)
+class ComparingOutputs:
+    """The output comparison with the FP32 reference starts at a batch."""
+
+    inputs: int
+    batch: int
+
+
+@dataclass(frozen=True)
+class OutputsNotCompared:
+    """A device and precision whose outputs could not be compared with the reference, and why."""
+
+    device: str
+    precision: Precision
+    why: str
+
+
+@dataclass(frozen=True)
+class Confirming:
+    """The confirmation round starts over this many configurations."""
+
+    configurations: int
+
+
+@dataclass(frozen=True)
+class HostBusy:
+    """Other processes used this share of the CPUs while the model was prepared."""
+
+    foreign_cpu: float
+
+
+@dataclass(frozen=True)
+class Resuming:
+    """The results file already holds this many measured points of this sweep: they are kept."""
+
+    points: int
+
+
+Notice = (PrecisionSkipped | PrecisionsChosen | PrecisionMerged | ComparingOutputs | OutputsNotCompared | Confirming
+          | HostBusy | Resuming)
