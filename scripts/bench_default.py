@@ -14,14 +14,16 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import openvino as ov
+
 from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.devices.environment import cpu_model
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.runtime import ModelSource, Runtime, open_model_source
 from ov_tuner.measure.confirm import run_confirmation
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words import recommendation_text
-from ov_tuner.schema import ConfirmRule, Mode, PointConfig, Precision, SweepSpec
+from ov_tuner.schema import CompileInfo, ConfirmRule, Mode, PointConfig, Precision, SweepSpec
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
@@ -53,7 +55,8 @@ def main() -> None:
             configs = list(dict.fromkeys([rec.winner.config, default.config, twin]))
             source = open_model_source(model)
 
-            def compile_config(config: PointConfig, source=source):  # type: ignore[no-untyped-def]
+            def compile_config(config: PointConfig, source: ModelSource = source) -> tuple[ov.CompiledModel,
+                                                                                              CompileInfo]:
                 return runtime.compile_alone(source, config.compile_key, cpu)
 
             with ResultStore(Path(tmp) / f"{name}-h2h.db") as store:
