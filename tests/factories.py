@@ -93,12 +93,12 @@ def start_until(args: list[str], db: Path, rows: int, table: str = "points", pre
     return proc
 
 
-def ov_tuner(*args: str, prefix: list[str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+def ov_tuner(*args: str, prefix: list[str] | None = None, timeout: float = 180,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """The command in a fresh process, as a user runs it (with `prefix`, e.g. without the power to override file
-    permissions)."""
-    env = {**os.environ, "COLUMNS": "250"}
+    permissions; with `env`, more environment variables)."""
     return subprocess.run([*(prefix or []), sys.executable, "-m", "ov_tuner", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+                          timeout=timeout, env={**os.environ, "COLUMNS": "250", **(env or {})})
 
 
 def assert_one_line(done: subprocess.CompletedProcess[str], *fragments: str) -> str:

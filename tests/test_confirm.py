@@ -249,6 +249,7 @@ def test_a_restricted_space_that_misses_the_hints_configuration_says_so(tiny_mod
         pytest.skip("on this host the THROUGHPUT hint itself runs 1 stream x 1 request: nothing to miss")
     default = next(p for p in stored.points if p.config.mode is Mode.DEFAULT)
     assert default.compile is not None and default.compile.requested == {"PERFORMANCE_HINT": "THROUGHPUT"}
+    assert default.config in {c.config for c in stored.confirmations[-1].contenders}  # measured head to head too
     (found,) = [i for i in inconsistencies(stored.points) if i.baseline is throughput]
     hint = f"{throughput.streams} x {throughput.nireq}"
     assert found.missed is Missed.OUTSIDE_SPACE

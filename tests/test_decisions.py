@@ -21,8 +21,8 @@ from ov_tuner.devices.decisions import (
     request_bound,
     virtual_hints,
     virtual_info,
-    virtual_members,
 )
+from ov_tuner.devices.strings import virtual_members
 from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision
 from ov_tuner.sweep.compiler import cache_pays
 

@@ -24,12 +24,13 @@ from ov_tuner.cli.app import (
     out,
     stop_on_ctrl_c,
 )
+from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import BadInputError
 from ov_tuner.measure.capacity import CapacitySpec, run_capacity
 from ov_tuner.measure.soak import SoakSpec, run_soak
 from ov_tuner.present.edge_text import capacity_table, soak_lines, soak_window_line, trial_line
 from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, PointConfig, SoakWindow
-from ov_tuner.search.grid import parse_counts, parse_devices, parse_precision, parse_precisions, parse_shapes
+from ov_tuner.search.grid import parse_counts, parse_precision, parse_precisions, parse_shapes
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import load_results
 
@@ -168,5 +169,5 @@ def _configs(device: str, precision: str, streams: str | None, nireq: str | None
     stream_counts = parse_counts(streams, "--streams", allow_auto=False) or ()
     request_counts = parse_counts(nireq, "--nireq", allow_auto=False) or ()
     return [PointConfig(d, p, 1, s, n) for d, p, s, n in
-            itertools.product(parse_devices(device), parse_precisions(precision, allow_auto=False) or (), stream_counts,
-                             request_counts)]
+            itertools.product(parse_devices([device]).devices, parse_precisions(precision, allow_auto=False) or (),
+                              stream_counts, request_counts)]

@@ -13,7 +13,7 @@ import typer
 from ov_tuner.analyse.accuracy import AccuracyLimit, excluded
 from ov_tuner.analyse.compare import compare as compare_files
 from ov_tuner.analyse.recommend import recommend as recommend_point
-from ov_tuner.cli.app import app, one_line_errors, out
+from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.present.edge_text import capacity_table, edge_lines
 from ov_tuner.present.formats import deploy_snippets, recommendation_json
 from ov_tuner.present.render import (
@@ -23,6 +23,7 @@ from ov_tuner.present.render import (
     comparison_table,
     diagnostics_lines,
     headtohead_tables,
+    native_output_lines,
     points_table,
     recommendation_lines,
     saturation_lines,
@@ -54,7 +55,8 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
     out.print(best_table(stored))
     for table in headtohead_tables(stored):
         out.print(table)
-    for line in answer_lines(stored) + saturation_lines(stored) + diagnostics_lines(stored):
+    for line in (answer_lines(stored) + saturation_lines(stored) + diagnostics_lines(stored)
+                 + native_output_lines(stored, options.verbose)):
         out.print(line, highlight=False)
     if stored.capacities:
         out.print(capacity_table(stored.capacities))

@@ -28,13 +28,13 @@ from ov_tuner.cli.app import (
     stop_on_ctrl_c,
     with_options_of,
 )
+from ov_tuner.devices.strings import parse_devices
 from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
-from ov_tuner.present.words import notice_text
+from ov_tuner.present.words import notice_text, reading_text
 from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.search.grid import (
     cache_choice,
     parse_counts,
-    parse_devices,
     parse_layouts,
     parse_precisions,
     parse_settings,
@@ -85,7 +85,10 @@ class ProgressBar:
 
 def sweep_spec(
     model: ModelArgument,
-    device: Annotated[str, typer.Option(help="Devices, comma-separated: CPU, GPU, ...")] = "CPU",
+    device: Annotated[list[str] | None, typer.Option(help="A device as OpenVINO names it: CPU, GPU, AUTO:GPU,CPU "
+                                                     "(one device over GPU and CPU), MULTI:GPU,CPU, HETERO:GPU,CPU, "
+                                                     "BATCH:GPU(4); repeat it for several, or list plain ones: "
+                                                     "CPU,GPU. [default: CPU]")] = None,
     precision: Annotated[str, typer.Option(help="auto: fp32 and each precision the device runs as math of its own "
                                            "(`ov-tuner devices` says which); or fp32, fp16 and/or bf16, "
                                            "comma-separated.")] = "auto",
@@ -133,7 +136,7 @@ def sweep_spec(
     both take these options."""
     cache = cache_choice(cache_dir, out_path)
     return SweepSpec(
-        model=model, out=out_path, devices=parse_devices(device), precisions=parse_precisions(precision),
+        model=model, out=out_path, devices=_devices(device or ["CPU"]), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
         stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
@@ -141,6 +144,14 @@ def sweep_spec(
         confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
     )
+
+
+def _devices(values: list[str]) -> tuple[str, ...]:
+    """The --device values read as OpenVINO means them, saying in one line each how an ambiguous one was read."""
+    parsed = parse_devices(values)
+    for reading in parsed.readings:
+        err.print(reading_text(reading), highlight=False, markup=False)
+    return parsed.devices
 
 
 def progress_columns() -> tuple[ProgressColumn, ...]:

@@ -34,8 +34,6 @@ from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision
 
 # The most requests a GPU's request counts double up to (unless its optimal count x 4 is more).
 GPU_REQUEST_BOUND = 32
-# The virtual devices OpenVINO builds over real ones: AUTO:GPU,CPU, MULTI:..., HETERO:..., BATCH:GPU(4).
-VIRTUAL_PREFIXES = ("AUTO", "MULTI", "HETERO", "BATCH")
 
 
 def device_info(name: str, properties: Mapping[str, object]) -> DeviceInfo:
@@ -52,15 +50,6 @@ def device_info(name: str, properties: Mapping[str, object]) -> DeviceInfo:
         default_precision=type_name(precision) if precision is not None else None,
         device_type=_device_type(properties.get("DEVICE_TYPE")),
     )
-
-
-def virtual_members(name: str) -> tuple[str, ...]:
-    """The real devices a virtual device runs on ('AUTO:GPU,CPU' -> GPU, CPU; 'BATCH:GPU(4)' -> GPU); () for a
-    real device. Plain 'AUTO' and 'MULTI' name no members: every device present."""
-    head, _, tail = name.partition(":")
-    if head not in VIRTUAL_PREFIXES:
-        return ()
-    return tuple(re.sub(r"\(\d+\)$", "", part.strip()) for part in tail.split(",") if part.strip())
 
 
 def virtual_info(name: str, members: list[DeviceInfo]) -> DeviceInfo:

@@ -14,14 +14,16 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import openvino as ov
 
 from ov_tuner.devices import decisions
 from ov_tuner.devices.decisions import type_name
+from ov_tuner.devices.strings import is_virtual, virtual_members
 from ov_tuner.errors import BadInputError, DeviceError, ModelError
 from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
 
@@ -106,25 +108,44 @@ def open_model_source(path: Path) -> ModelSource:
 
 
 @contextmanager
-def _native_output_kept() -> Iterator[Callable[[], str]]:
-    """While a model is read or converted, the process's own stdout and stderr (file descriptors 1 and 2) go
-    to a temporary file: OpenVINO's frontends log there below Python (TensorFlow's through absl: "Error
-    parsing text-format tensorflow.GraphDef", several lines for one bad file), and convert_model prints its
-    arguments when it fails. Yields what they wrote, for the error's detail."""
+def native_output_kept() -> Iterator[Callable[[], str]]:
+    """While OpenVINO reads, converts, reshapes or compiles, what native code writes to the process's own stdout and
+    stderr (file descriptors 1 and 2) goes to a temporary file instead of between ov-tuner's lines: TensorFlow's
+    frontend logs there through absl, convert_model prints its arguments when it fails, a GPU driver's kernel
+    compiler prints its warnings. Python's own writes (a progress bar's) still reach the terminal: sys.stdout and
+    sys.stderr point at the original descriptors meanwhile. Yields what native code wrote, for the compile's
+    record or the error's detail."""
     sys.stdout.flush()
     sys.stderr.flush()
     saved = [os.dup(1), os.dup(2)]
+    python_streams = (sys.stdout, sys.stderr)
     with tempfile.TemporaryFile() as log:
         os.dup2(log.fileno(), 1)
         os.dup2(log.fileno(), 2)
+        sys.stdout, sys.stderr = (_on_fd(stream, fd, kept)
+                                  for stream, fd, kept in zip(python_streams, (1, 2), saved, strict=True))
         try:
-            yield lambda: (sys.stdout.flush(), log.seek(0), log.read().decode(errors="replace").strip())[2]
+            yield lambda: (log.seek(0), log.read().decode(errors="replace").strip())[1]
         finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            sys.stdout, sys.stderr = python_streams
             for fd, kept in zip((1, 2), saved, strict=True):
                 os.dup2(kept, fd)
                 os.close(kept)
+
+
+def _on_fd(stream: TextIO, fd: int, kept: int) -> TextIO:
+    """`stream`, or, where it writes to descriptor `fd`, a stream on the copy `kept` of that descriptor (left open:
+    the caller closes it)."""
+    try:
+        writes_to_fd = stream.fileno() == fd
+    except (AttributeError, OSError, ValueError):  # a stream of a test runner or a notebook: not a descriptor
+        writes_to_fd = False
+    if not writes_to_fd:
+        return stream
+    return open(kept, "w", encoding=getattr(stream, "encoding", None) or "utf-8", errors="replace",
+                buffering=1, closefd=False)
 
 
 def _with_log(error: Exception, log: str) -> Exception:
@@ -134,7 +155,7 @@ def _with_log(error: Exception, log: str) -> Exception:
 
 def _convert(source: ModelSource) -> ov.Model:
     """Any format ov.convert_model reads, as an OpenVINO model."""
-    with _native_output_kept() as logged:
+    with native_output_kept() as logged:
         try:
             return ov.convert_model(str(source.path))
         except Exception as e:  # convert_model raises framework-specific errors as well as RuntimeError
@@ -224,20 +245,22 @@ class Runtime:
         return decisions.device_info(device, {n: v for n in names if (v := self._property(device, n)) is not None})
 
     def resolve_devices(self, requested: tuple[str, ...]) -> list[DeviceInfo]:
-        """DeviceInfo for each requested device, or one error naming what is present instead. A virtual device
-        (AUTO:GPU,CPU, MULTI:..., HETERO:..., BATCH:GPU(4)) needs each of its members present; plain AUTO and
-        MULTI run over every device present."""
+        """DeviceInfo for each requested device, or one error naming the device as written and what is missing. A
+        virtual device (AUTO:GPU,CPU, MULTI:..., HETERO:..., BATCH:GPU(4)) needs each of its members present; plain
+        AUTO and MULTI run over every device present."""
         present = self.available_devices()
         infos = []
         for name in requested:
-            head = name.split(":")[0]
-            members = decisions.virtual_members(name) or (tuple(present) if head in decisions.VIRTUAL_PREFIXES else ())
+            members = virtual_members(name) or (tuple(present) if is_virtual(name) else ())
             missing = [m for m in (members or (name,)) if not _present(m, present)]
-            if missing:
-                within = f" (in {name})" if members else ""
+            if missing and members:
                 raise DeviceError(
-                    f"device {', '.join(missing)}{within} is not present on this machine; present: "
-                    f"{', '.join(present)}. Pick one of those with --device (`ov-tuner devices` lists them)"
+                    f"device {name} needs {', '.join(missing)}, which is not present on this machine; present: "
+                    f"{', '.join(present)}. Name members that are present (`ov-tuner devices` lists them)")
+            if missing:
+                raise DeviceError(
+                    f"device {name} is not present on this machine; present: {', '.join(present)}. Pick one of "
+                    "those with --device (`ov-tuner devices` lists them)"
                 )
             infos.append(decisions.virtual_info(name, [self.device_info(m) for m in members]) if members
                          else self.device_info(name))
@@ -282,7 +305,7 @@ class Runtime:
         return self._cached_ir(source, f"{source.name}_fp16", lambda: self._read(fp32), compress=True)
 
     def _read(self, path: Path) -> ov.Model:
-        with _native_output_kept() as logged:
+        with native_output_kept() as logged:
             try:
                 return self.core.read_model(path)
             except RuntimeError as e:
@@ -301,7 +324,8 @@ class Runtime:
             # Write beside the target and rename, so an interrupted save never leaves a half IR.
             with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
                 tmp_xml = Path(tmp) / target.name
-                ov.save_model(model, tmp_xml, compress_to_fp16=compress)
+                with native_output_kept():
+                    ov.save_model(model, tmp_xml, compress_to_fp16=compress)
                 tmp_xml.with_suffix(".bin").replace(target.with_suffix(".bin"))
                 tmp_xml.replace(target)
         return target
@@ -336,7 +360,8 @@ class Runtime:
             raise ModelError(f"input {', '.join(dynamic)} has dynamic dimensions besides the batch{no_batch}; "
                              f"give them with --shape, e.g. --shape {example}")
         try:
-            model.reshape(new_shapes)
+            with native_output_kept():  # OpenVINO's passes can report there (OV_ENABLE_PROFILE_PASS)
+                model.reshape(new_shapes)
         except RuntimeError as e:
             raise ModelError(
                 f"model {model.friendly_name} cannot be reshaped to batch {batch} "
@@ -354,24 +379,27 @@ class Runtime:
         cannot run.
         """
         requested = decisions.compile_properties(key, device)
-        try:
-            start = time.perf_counter_ns()
-            compiled = self.core.compile_model(model, key.device, {**requested, **(extra or {})})
-            compile_ms = (time.perf_counter_ns() - start) / 1e6
-        except (RuntimeError, MemoryError) as e:
-            raise PointFailure("compile", e) from e
-        try:
-            request = compiled.create_infer_request()
-            fill_inputs(request)
-            start = time.perf_counter_ns()
-            request.infer()
-            first_infer_ms = (time.perf_counter_ns() - start) / 1e6
-            del request
-        except (RuntimeError, MemoryError) as e:
-            del compiled
-            raise PointFailure("first inference", e) from e
-        return compiled, compile_info(compiled, key, requested, compile_ms, first_infer_ms, ir_path,
-                                      cached="CACHE_DIR" in (extra or {}))
+        with native_output_kept() as logged:
+            try:
+                start = time.perf_counter_ns()
+                compiled = self.core.compile_model(model, key.device, {**requested, **(extra or {})})
+                compile_ms = (time.perf_counter_ns() - start) / 1e6
+            except (RuntimeError, MemoryError) as e:
+                raise PointFailure("compile", _with_log(e, logged())) from e
+            try:
+                request = compiled.create_infer_request()
+                fill_inputs(request)
+                start = time.perf_counter_ns()
+                request.infer()
+                first_infer_ms = (time.perf_counter_ns() - start) / 1e6
+                del request
+            except (RuntimeError, MemoryError) as e:
+                del compiled
+                raise PointFailure("first inference", _with_log(e, logged())) from e
+            native_log = logged()
+        info = compile_info(compiled, key, requested, compile_ms, first_infer_ms, ir_path,
+                            cached="CACHE_DIR" in (extra or {}))
+        return compiled, replace(info, native_log=native_log)
 
     def compile_alone(self, source: ModelSource, key: CompileKey, device: DeviceInfo,
                       shapes: dict[str, list[int]] | None = None,

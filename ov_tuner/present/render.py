@@ -169,6 +169,22 @@ def diagnostics_lines(results: StoredResults) -> list[str]:
             + [f"[yellow]hint sets more than streams[/yellow]: {hint_effect_text(e)}" for e in effects])
 
 
+def native_output_lines(results: StoredResults, verbose: bool) -> list[str]:
+    """What OpenVINO's plugins or drivers wrote while compiling, kept out of the sweep's output: one line saying so,
+    and with --verbose each compile's text."""
+    logged = {p.compile.key: p.compile.native_log for p in results.points if p.compile and p.compile.native_log}
+    if not logged:
+        return []
+    first = next(iter(logged.values())).splitlines()[0]
+    lines = [f"native output: {len(logged)} compiles wrote to stdout or stderr while compiling (first line: "
+             f"{escape(first[:120])}){'' if verbose else '; `ov-tuner --verbose show` prints it'}"]
+    if verbose:
+        for key, text in logged.items():
+            lines += [f"[bold]{key.device} {key.precision.value} batch {key.batch} {key.mode.value} "
+                      f"{key.streams or ''}[/bold]", escape(text)]
+    return lines
+
+
 def recommendation_lines(rec: Recommendation, snippets: DeploySnippets) -> list[str]:
     confirmed = "" if rec.confirmed else " [yellow](not confirmed head to head)[/yellow]"
     lines = [f"[bold green]deploy:[/bold green] {rec.winner.config.label()}{confirmed}",

@@ -12,6 +12,7 @@ from ov_tuner.analyse.headtohead import RoundFigures
 from ov_tuner.analyse.hints import HintEffect
 from ov_tuner.analyse.recommend import Recommendation, percentile_name
 from ov_tuner.devices.decisions import PRECISION_CAPABILITY, Merged, MergeReason
+from ov_tuner.devices.strings import ReadAs, Reading
 from ov_tuner.schema import Mode
 from ov_tuner.sweep.notices import (
     ComparingOutputs,
@@ -47,6 +48,18 @@ def merged_text(merged: tuple[Merged, ...] | list[Merged]) -> str:
         return f"{precisions} {verb} f32 math on {device} (it lists no {lacks}): measured as fp32"
     ran = _names(sorted({m.ran for m in merged}))
     return f"{precisions} {verb} {ran} on {device}, the same math as fp32 (read back after a compile): measured as fp32"
+
+
+def reading_text(reading: Reading) -> str:
+    """How a --device value was read, where that is worth saying."""
+    devices = _names(list(reading.devices))
+    if reading.why is ReadAs.TWICE:
+        return f"--device {reading.written}: {devices} is named twice; swept once"
+    if reading.why is ReadAs.BATCH_TAKES_ONE:
+        return (f"--device {reading.written} read as {devices}: BATCH takes one device, so the names after it are "
+                "devices of their own")
+    return (f"--device {reading.written} read as {devices}: a virtual device takes every plain name after it; to "
+            "sweep one of them on its own too, name it before the virtual device or in another --device")
 
 
 def notice_text(notice: Notice) -> str:
@@ -157,12 +170,15 @@ def answer_text(answer: ConfirmedAnswer, percentile: int) -> str:
             verdict += (f": {answer.runner_up.ratio.reciprocal().as_gain()} FPS over "
                         f"{figures_label(answer.runner_up.figures, home)}")
     else:
-        leader = figures_label(answer.leader, home)
-        versus = next((s for s in answer.near if s.figures is answer.deploy), None)
-        against = f" ({versus.ratio.as_gain_inline()} against it)" if versus is not None else ""
         count = len(answer.near) + 1
-        verdict = (f"{count} configurations are within noise and {TIE_MARGIN:.0%} of the fastest, {leader}: deploy "
-                   f"{deploy}{against}, {_deciding(answer, percentile)}")
+        versus = next((s for s in answer.near if s.figures is answer.deploy), None)
+        if versus is None:  # the fastest is also the cheapest
+            verdict = (f"{deploy} is the fastest and the cheapest of the {count} configurations within noise and "
+                       f"{TIE_MARGIN:.0%} of it: deploy it")
+        else:
+            verdict = (f"{count} configurations are within noise and {TIE_MARGIN:.0%} of the fastest, "
+                       f"{figures_label(answer.leader, home)}: deploy {deploy} ({versus.ratio.as_gain_inline()} "
+                       f"against it), {_deciding(answer, percentile)}")
     return f"{home}: {verdict}{_unresolved(answer)}"
 
 

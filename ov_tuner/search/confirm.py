@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ov_tuner.analyse.confirmed import open_contenders
 from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.devices.decisions import auto_batched
-from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult
+from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult, Precision
 from ov_tuner.search.evidence import Estimate, clearly_worse
 from ov_tuner.search.policy import Cell, Evidence
 
@@ -82,23 +82,32 @@ def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> 
     defaults = {s.default_baseline() for s in spaces if s.hosts_default}
     baselines = [p for p in points if p.ok and not p.config.explicit
                  and (p.config in defaults or any(s.owns(p.config) for s in spaces))]
-    chosen = list(dict.fromkeys(kept + [p.config for p in baselines]))
-    references = [t for t in twins(baselines) if t not in chosen]
+    stored = {p.config for p in points if p.ok}
+    spelled_out = [twin_of(p) for p in baselines if twin_of(p) in stored]
+    chosen = list(dict.fromkeys(kept + spelled_out + [p.config for p in baselines]))
+    references = [twin_of(p) for p in baselines if _may_set_more(p) and twin_of(p) not in chosen]
     return ConfirmPlan(chosen + references, frozenset(references))
 
 
-def twins(baselines: list[PointResult]) -> list[PointConfig]:
-    """The explicit twin of each hint baseline whose compile may differ from it in more than streams and requests:
-    the LATENCY hint (an explicit point runs under THROUGHPUT, which decides whether SMT siblings are used) and
-    an auto-batched THROUGHPUT hint. Measured beside it, the round says what the difference is worth."""
-    found = []
-    for p in baselines:
-        c = p.config
-        if c.mode is Mode.LATENCY or (c.mode is Mode.THROUGHPUT and p.compile is not None
-                                      and auto_batched(p.compile.read_back)):
-            found.append(PointConfig(c.device, c.precision, c.batch, p.streams, p.nireq, Mode.GRID, c.input_mode,
-                                     c.settings))
-    return found
+def twin_of(baseline: PointResult) -> PointConfig:
+    """A baseline's choice spelled out: the explicit configuration of the streams and requests it ran, at the
+    precision it ran ("OpenVINO default" names none: the one it read back). Where the search measured it, it is a
+    candidate in the round, so that the tie rule may deploy OpenVINO's own choice when nothing beats it."""
+    c = baseline.config
+    precision = c.precision
+    if c.mode is Mode.DEFAULT and baseline.compile is not None:
+        precision = next((p for p in Precision if p.hint == baseline.compile.inference_precision), Precision.FP32)
+    return PointConfig(c.device, precision, c.batch, baseline.streams, baseline.nireq, Mode.GRID, c.input_mode,
+                       c.settings)
+
+
+def _may_set_more(baseline: PointResult) -> bool:
+    """Whether a hint's compile may differ from its explicit twin's in more than streams and requests: the LATENCY
+    hint (an explicit point runs under THROUGHPUT, which decides whether SMT siblings are used) and an auto-batched
+    THROUGHPUT hint. Then the twin is measured beside it even where the search did not, as a reference."""
+    c = baseline.config
+    return c.mode is Mode.LATENCY or (c.mode is Mode.THROUGHPUT and baseline.compile is not None
+                                      and auto_batched(baseline.compile.read_back))
 
 
 def follow_up(confirmation: Confirmation) -> list[int]:

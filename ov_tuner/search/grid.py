@@ -51,13 +51,6 @@ def parse_precision(text: str) -> Precision:
     return found[0]
 
 
-def parse_devices(text: str) -> tuple[str, ...]:
-    devices = tuple(dict.fromkeys(d.strip().upper() for d in text.split(",") if d.strip()))
-    if not devices:
-        raise BadInputError("--device: no device given; use e.g. --device CPU or --device CPU,GPU")
-    return devices
-
-
 _SHAPE = re.compile(r"([^\[\],]*)\[([^\]]*)\]")
 
 

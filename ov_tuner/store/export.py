@@ -27,7 +27,8 @@ def point_record(p: PointResult, results: StoredResults, with_latencies: bool = 
                      if (a.device, a.precision, a.batch) == (c.device, c.precision, c.batch)), None)
     record: dict[str, Any] = {
         "device": c.device, "precision": c.precision.value, "batch": c.batch, "streams": c.streams, "nireq": c.nireq,
-        "mode": c.mode.value, "input_mode": c.input_mode.value, "settings": settings_text(c.settings),
+        "mode": c.mode.value, "configuration": c.short_label(p.streams, p.nireq), "input_mode": c.input_mode.value,
+        "settings": settings_text(c.settings),
         "status": p.status.value, "error": (p.error or "").splitlines()[0] if p.error else None,
         "ran": info.ran if info else None, "streams_ran": p.streams if info else None,
         "nireq_ran": p.nireq if info else None,
