@@ -16,16 +16,16 @@ from pathlib import Path
 
 import openvino as ov
 
-from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.devices.runtime import ModelSource, Runtime, open_model_source
-from ov_tuner.measure.confirm import run_confirmation
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words import recommendation_text
 from ov_tuner.schema import CompileInfo, ConfirmRule, Mode, PointConfig, Precision, SweepSpec
+from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
+from ov_tuner.sweep.confirm import run_confirmation
 
 HINTS = {"f32": Precision.FP32, "bf16": Precision.BF16, "f16": Precision.FP16}
 

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.schema import ConfirmRule, Ending, StopRule, Window
-from ov_tuner.search.evidence import Estimate
 from ov_tuner.search.policy import Cell, Evidence, SearchPolicy, SmartSearch, Space
 from ov_tuner.search.simulate import COMPILE_S, Landscape, load_landscapes, simulate
+from ov_tuner.stats.evidence import Estimate
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 MIN_GAIN, FIRST_WINDOW_DOUBT = 0.03, 0.06  # the constants of the rules before

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 from ov_tuner.cli import app
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import DeviceError
-from ov_tuner.measure.coldstart import ColdStartSpec, run_coldstart
-from ov_tuner.measure.profile import run_profile
+from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
+from ov_tuner.jobs.profile import run_profile
 from ov_tuner.schema import ColdStartSample, PointConfig, Precision
 from ov_tuner.store.results import load_results
 

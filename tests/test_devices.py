@@ -17,13 +17,13 @@ from factories import assert_one_line, ov_tuner
 from typer.testing import CliRunner
 
 from ov_tuner.analyse.confirmed import confirmed_answer
-from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.cli import app
 from ov_tuner.devices.runtime import native_output_kept
 from ov_tuner.devices.strings import ReadAs, parse_devices
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.words import gain_text, reading_text
 from ov_tuner.schema import Confirmation, Contender, Mode, PointConfig, Precision, RoundWindow, Window
+from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import load_results
 
 README = Path(__file__).parent.parent / "README.md"

@@ -17,10 +17,10 @@ from ov_tuner.analyse.capacity import capacity_candidates, capacity_summary, lat
 from ov_tuner.analyse.drift import drift
 from ov_tuner.cli import app
 from ov_tuner.devices.runtime import Runtime, open_model_source
-from ov_tuner.measure.capacity import CapacitySpec, run_capacity
+from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
+from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
-from ov_tuner.measure.soak import SoakSpec, run_soak
 from ov_tuner.schema import (
     CameraTarget,
     Capacity,

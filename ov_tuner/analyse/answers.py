@@ -12,9 +12,9 @@ from enum import Enum
 import numpy as np
 
 from ov_tuner.analyse.confirmed import paired_cells, precision_ratios
-from ov_tuner.analyse.headtohead import HeadToHead, Ratio
 from ov_tuner.schema import Confirmation, DeviceInfo, Mode, PointResult, Precision
-from ov_tuner.search.evidence import Estimate, clearly_worse
+from ov_tuner.stats.evidence import Estimate, clearly_worse
+from ov_tuner.stats.headtohead import HeadToHead, Ratio
 
 # A configuration within this fraction of the best FPS counts as saturating the device:
 # adding streams or requests beyond it buys less than this.
@@ -242,7 +242,7 @@ def inconsistencies(points: list[PointResult]) -> list[Inconsistency]:
 
 
 def _beats(a: PointResult, b: PointResult) -> bool:
-    """`a` is faster than `b` beyond noise, judged as the search judges (ov_tuner.search.evidence)."""
+    """`a` is faster than `b` beyond noise, judged as the search judges (ov_tuner.stats.evidence)."""
     assert a.measurement is not None and b.measurement is not None
     if not a.measurement.windows or not b.measurement.windows:
         return False

@@ -1,5 +1,5 @@
 """The answer a confirmation round gives: what leads, what is within noise of it, what to deploy and by which
-rule, and every gain and precision ratio with its 95% interval (ov_tuner.analyse.headtohead).
+rule, and every gain and precision ratio with its 95% interval (ov_tuner.stats.headtohead).
 
 Deploying must not follow the noise. The leader is the explicit configuration with the most FPS. Those whose
 interval against it holds 1.0 and whose FPS lies within TIE_MARGIN of it are *near* it; among the leader and
@@ -21,8 +21,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from enum import Enum
 
-from ov_tuner.analyse.headtohead import HeadToHead, Ratio, RoundFigures
 from ov_tuner.schema import Mode, PointConfig, Precision
+from ov_tuner.stats.headtohead import HeadToHead, Ratio, RoundFigures
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16)
 # How far below the leader's FPS a configuration within noise of it may lie and still be deployed instead.

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ov_tuner.analyse.headtohead import HeadToHead, Ratio, RoundFigures
 from ov_tuner.schema import Confirmation, Mode
+from ov_tuner.stats.headtohead import HeadToHead, Ratio, RoundFigures
 
 
 @dataclass(frozen=True)

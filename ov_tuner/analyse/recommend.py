@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 
 from ov_tuner.analyse.answers import BaselineGain, baseline_gains, fastest, grid_points
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
-from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Confirmation, LatencyStats, PointResult, Precision
+from ov_tuner.stats.headtohead import HeadToHead
 
 PERCENTILES = (50, 90, 99)
 

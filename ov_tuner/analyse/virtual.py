@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ov_tuner.analyse.answers import fastest, grid_points, short_label
-from ov_tuner.analyse.headtohead import HeadToHead, Ratio
 from ov_tuner.schema import Confirmation, DeviceInfo, PointResult, Precision
+from ov_tuner.stats.headtohead import HeadToHead, Ratio
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,1 @@
-"""Measurement engines: the closed loop, cold start and per-layer profile."""
+"""Measurement engines: the closed loop, the open loop under camera load, what the host does meanwhile, outputs."""

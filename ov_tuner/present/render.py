@@ -17,7 +17,6 @@ from ov_tuner.analyse.answers import (
 )
 from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
-from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.hints import hint_effects
 from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, recommend
 from ov_tuner.analyse.virtual import virtual_comparisons
@@ -34,6 +33,7 @@ from ov_tuner.present.words import (
     round_label,
 )
 from ov_tuner.schema import ColdStart, Confirmation, DeviceInfo, Ending, Mode, PointResult, Profile
+from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import StoredResults
 from ov_tuner.sweep import SweepSummary
 

@@ -26,7 +26,6 @@ from ov_tuner.analyse.answers import (
 from ov_tuner.analyse.capacity import capacity_summary, config_text, latest_served
 from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
-from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.devices.decisions import auto_batched
@@ -37,6 +36,7 @@ from ov_tuner.present.plots import WrittenFigures, comparison_figure, save_figur
 from ov_tuner.present.render import COLDSTART_FIGURES, latest_confirmations, ran
 from ov_tuner.present.words import gain_lines, inconsistency_text, recommendation_text, rule_text
 from ov_tuner.schema import Precision
+from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import StoredResults
 
 

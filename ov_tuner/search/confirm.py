@@ -3,7 +3,7 @@
 Points measured minutes apart differ by the host's drift as much as by their configuration, so the
 search's best is only a candidate. The round measures the contenders interleaved, each compiled model
 kept alive: A B C ... then C B A, again and again, so that drift hits all of them alike, and every pass
-("round") pairs them. ov_tuner.analyse.headtohead turns the rounds into ratios with intervals.
+("round") pairs them. ov_tuner.stats.headtohead turns the rounds into ratios with intervals.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ov_tuner.analyse.confirmed import open_contenders
-from ov_tuner.analyse.headtohead import HeadToHead
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult, Precision
-from ov_tuner.search.evidence import Estimate, clearly_worse
 from ov_tuner.search.policy import Cell, Evidence
+from ov_tuner.stats.evidence import Estimate, clearly_worse
+from ov_tuner.stats.headtohead import HeadToHead
 
 if TYPE_CHECKING:
     from ov_tuner.search.grid import PlannedSpace

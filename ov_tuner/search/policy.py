@@ -12,7 +12,7 @@ requests. GridSearch measures every cell. SmartSearch, the default:
    can be, so a noisy step low in the landscape cannot stop the search far from it.
 2. A climb that noise cannot fool: every unmeasured neighbour (one step in streams, requests or both) of
    every contender is measured, where a contender is any point not clearly worse than the best. Clearly
-   worse is decided by intervals (ov_tuner.search.evidence), so an inconclusive comparison keeps a point
+   worse is decided by intervals (ov_tuner.stats.evidence), so an inconclusive comparison keeps a point
    a contender and the climb goes on past it; a point whose windows disagree wildly has a wide interval
    and so stays a contender.
 3. Consistency: when a hint baseline beats the best point beyond noise, its streams x requests is
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ov_tuner.schema import Ending, Window
-from ov_tuner.search.evidence import Estimate, clearly_worse
+from ov_tuner.stats.evidence import Estimate, clearly_worse
 
 # A contender ends as DECIDED (when a confirmation round follows) once it has this many windows and its
 # FPS interval is at most DECISION_HALF_WIDTH either side: more windows would not change the search's

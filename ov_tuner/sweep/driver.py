@@ -18,7 +18,6 @@ from ov_tuner.devices.decisions import Merged, MergeReason, auto_batched
 from ov_tuner.devices.runtime import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.accuracy import Reference, measure_accuracy, reference
-from ov_tuner.measure.confirm import run_confirmation
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.inputs import InputData
 from ov_tuner.schema import (
@@ -41,6 +40,7 @@ from ov_tuner.search.grid import PlannedSpace
 from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
+from ov_tuner.sweep.confirm import run_confirmation
 from ov_tuner.sweep.notices import ComparingOutputs, Confirming, OutputsNotCompared, PrecisionMerged, PrecisionSkipped
 from ov_tuner.sweep.progress import SweepProgress
 

@@ -68,7 +68,7 @@ def run_coldstart(spec: ColdStartSpec) -> ColdStart:
 
 
 def _spawn(probe: dict[str, object]) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-m", "ov_tuner.measure.coldstart", json.dumps(probe)], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "ov_tuner.jobs.coldstart", json.dumps(probe)], capture_output=True,
                           text=True, timeout=600)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
