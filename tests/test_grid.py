@@ -4,17 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from ov_tuner.cli.flags import parse_counts, parse_precisions, parse_shapes, parse_stop_rule
+from ov_tuner.devices.decisions import auto_nireq, auto_streams
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import DeviceInfo, Mode, PointConfig, Precision, SweepSpec
-from ov_tuner.search.grid import (
-    auto_nireq,
-    auto_streams,
-    parse_counts,
-    parse_precisions,
-    parse_shapes,
-    parse_stop_rule,
-    plan,
-)
+from ov_tuner.search.plan import plan
 from ov_tuner.search.policy import Cell
 
 

@@ -18,11 +18,11 @@ from ov_tuner.cli.app import (
     one_line_errors,
     out,
 )
+from ov_tuner.cli.flags import parse_precision, parse_shapes
 from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
 from ov_tuner.jobs.profile import run_profile
 from ov_tuner.present.render import coldstart_table, profile_tables
 from ov_tuner.schema import PointConfig
-from ov_tuner.search.grid import parse_precision, parse_shapes
 from ov_tuner.store.destinations import output_folder
 
 

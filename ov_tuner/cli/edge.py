@@ -24,13 +24,13 @@ from ov_tuner.cli.app import (
     out,
     stop_on_ctrl_c,
 )
+from ov_tuner.cli.flags import parse_counts, parse_precision, parse_precisions, parse_shapes
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.present.edge_text import capacity_table, soak_lines, soak_window_line, trial_line
 from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, PointConfig, SoakWindow
-from ov_tuner.search.grid import parse_counts, parse_precision, parse_precisions, parse_shapes
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import load_results
 

@@ -14,6 +14,7 @@ from ov_tuner.analyse.accuracy import AccuracyLimit, excluded
 from ov_tuner.analyse.compare import compare as compare_files
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.cli.app import app, one_line_errors, options, out
+from ov_tuner.cli.flags import parse_precision
 from ov_tuner.present.edge_text import capacity_table, edge_lines
 from ov_tuner.present.formats import deploy_snippets, recommendation_json
 from ov_tuner.present.render import (
@@ -29,7 +30,6 @@ from ov_tuner.present.render import (
     saturation_lines,
 )
 from ov_tuner.present.words import recommendation_text, rule_text
-from ov_tuner.search.grid import parse_precision
 from ov_tuner.store.destinations import output_file, output_folder
 from ov_tuner.store.export import to_csv, to_json
 from ov_tuner.store.results import load_results

@@ -28,11 +28,7 @@ from ov_tuner.cli.app import (
     stop_on_ctrl_c,
     with_options_of,
 )
-from ov_tuner.devices.strings import parse_devices
-from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
-from ov_tuner.present.words import notice_text, reading_text
-from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
-from ov_tuner.search.grid import (
+from ov_tuner.cli.flags import (
     cache_choice,
     parse_counts,
     parse_layouts,
@@ -41,6 +37,10 @@ from ov_tuner.search.grid import (
     parse_shapes,
     parse_stop_rule,
 )
+from ov_tuner.devices.strings import parse_devices
+from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
+from ov_tuner.present.words import notice_text, reading_text
+from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 from ov_tuner.sweep.notices import Notice, Resuming

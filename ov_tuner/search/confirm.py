@@ -20,7 +20,7 @@ from ov_tuner.stats.evidence import Estimate, clearly_worse
 from ov_tuner.stats.headtohead import HeadToHead
 
 if TYPE_CHECKING:
-    from ov_tuner.search.grid import PlannedSpace
+    from ov_tuner.search.plan import PlannedSpace
 
 # Per device, precision and batch: the best point and at most this many in all that are not clearly
 # worse than it. The hint baselines and the best of every precision come on top.

@@ -36,7 +36,7 @@ from ov_tuner.schema import (
     Verdict,
 )
 from ov_tuner.search.confirm import plan_confirmation
-from ov_tuner.search.grid import PlannedSpace
+from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler

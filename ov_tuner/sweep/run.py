@@ -24,7 +24,7 @@ from ov_tuner.schema import (
     Precision,
     SweepSpec,
 )
-from ov_tuner.search.grid import plan
+from ov_tuner.search.plan import plan
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler

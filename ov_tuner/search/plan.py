@@ -1,0 +1,99 @@
+"""From a spec to the sweep's search spaces: per device, --set combination, precision and batch, the streams and
+requests one search may measure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from itertools import product
+
+from ov_tuner.devices.decisions import auto_nireq, auto_precisions, auto_streams, virtual_hints
+from ov_tuner.schema import DeviceInfo, InputMode, Mode, PointConfig, Precision, Settings, SweepSpec
+from ov_tuner.search.policy import Cell, Space
+
+
+@dataclass(frozen=True)
+class PlannedSpace:
+    """One search space of a sweep: a device, precision, batch, input mode and --set properties over streams x
+    requests; on a virtual device, one performance hint (`mode`) over requests, with streams 0.
+
+    `auto`: streams and requests were asked as 'auto', so the THROUGHPUT hint's own streams and request
+    count join the space once they are known (see `with_hint`). `auto_precision`: the precision came from
+    `--precision auto`, so it is measured once as fp32 where a compile shows it runs fp32's math.
+    `hosts_default`: the first space of its device, batch and input mode, which measures the "OpenVINO
+    default" baseline for all of them.
+    """
+
+    device: DeviceInfo
+    precision: Precision
+    batch: int
+    input_mode: InputMode
+    space: Space
+    auto: bool = True
+    mode: Mode = Mode.GRID
+    settings: Settings = ()
+    auto_precision: bool = False
+    hosts_default: bool = False
+
+    def config(self, cell: Cell) -> PointConfig:
+        return PointConfig(self.device.name, self.precision, self.batch, cell.streams, cell.nireq, self.mode,
+                           self.input_mode, self.settings)
+
+    def baseline(self, mode: Mode) -> PointConfig:
+        """A hint baseline of this space: streams and requests 0, OpenVINO chooses them."""
+        return PointConfig(self.device.name, self.precision, self.batch, 0, 0, mode, self.input_mode, self.settings)
+
+    def default_baseline(self) -> PointConfig:
+        """OpenVINO left alone on this space's device and batch: the IR as given, no precision hint, no --set
+        property."""
+        return PointConfig(self.device.name, Precision.FP32, self.batch, 0, 0, Mode.DEFAULT, self.input_mode)
+
+    def owns(self, config: PointConfig) -> bool:
+        """Whether `config` is a point of this space or one of its precision's hint baselines (the "OpenVINO
+        default" baseline belongs to no precision: see `default_baseline`)."""
+        mine = (self.device.name, self.precision, self.batch, self.input_mode, self.settings)
+        if (config.device, config.precision, config.batch, config.input_mode, config.settings) != mine:
+            return False
+        if config.mode is Mode.DEFAULT:
+            return False
+        return config.mode is self.mode or (self.mode is Mode.GRID and not config.explicit)
+
+    def with_hint(self, hint: Cell | None) -> Space:
+        """The space with the THROUGHPUT hint's choice known; its values join an 'auto' space."""
+        space = replace(self.space, hint=hint)
+        if hint is None or not self.auto:
+            return space
+        return replace(space, streams=tuple(sorted({*space.streams, hint.streams})),
+                       nireqs=tuple(sorted({*space.nireqs, hint.nireq})))
+
+
+def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
+    """The sweep's spaces in order: device, --set combination, precision, batch (and hint, on a virtual device).
+    Precisions 'auto' are those the device runs as math of their own, fp32 first; streams 'auto' run 1, 2, 4,
+    ... to the device's maximum; requests 'auto' double up to the device's request bound
+    (ov_tuner.devices.decisions)."""
+    spaces = []
+    for device in devices:
+        virtual = bool(device.members)
+        streams = (0,) if virtual else spec.streams or auto_streams(device)
+        nireqs = spec.nireq or auto_nireq(streams, device)
+        top = device.streams_range[1] if device.streams_range else None
+        auto = spec.streams is None and spec.nireq is None
+        modes = virtual_hints(device.name) if virtual else (Mode.GRID,)
+        precisions = spec.precisions or auto_precisions(device)[0]
+        hosted: set[tuple[int, InputMode]] = set()
+        for settings in settings_combinations(spec.settings):
+            for precision in precisions:
+                for batch in spec.batches:
+                    for mode in modes:
+                        first = not virtual and (batch, spec.input_mode) not in hosted
+                        hosted.add((batch, spec.input_mode))
+                        spaces.append(PlannedSpace(device, precision, batch, spec.input_mode,
+                                                   Space(streams, nireqs, top), auto, mode, settings,
+                                                   auto_precision=spec.precisions is None, hosts_default=first))
+    return spaces
+
+
+def settings_combinations(axes: dict[str, tuple[str, ...]]) -> list[Settings]:
+    """Every combination of the --set values, each as sorted (KEY, VALUE) pairs; [()] when nothing is set."""
+    keys = sorted(axes)
+    return [tuple(zip(keys, values, strict=True)) for values in product(*(axes[k] for k in keys))]
