@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ov_tuner.analyse.capacity import capacity_candidates, served
 from ov_tuner.devices.environment import cpu_model
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.architectures import DEFAULT_ARCHITECTURE

@@ -18,7 +18,8 @@ import openvino as ov
 
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.devices.environment import cpu_model
-from ov_tuner.devices.runtime import ModelSource, Runtime, open_model_source
+from ov_tuner.devices.modelfile import ModelSource, open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words import recommendation_text
 from ov_tuner.schema import CompileInfo, ConfirmRule, Mode, PointConfig, Precision, SweepSpec

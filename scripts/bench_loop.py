@@ -16,8 +16,8 @@ from pathlib import Path
 
 import openvino as ov
 
-from ov_tuner.devices.runtime import fill_inputs
 from ov_tuner.measure.engine import measure
+from ov_tuner.model.generated import fill_inputs
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import StopRule
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, Precision, StopRule
 

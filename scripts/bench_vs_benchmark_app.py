@@ -22,7 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import PointConfig, Precision, StopRule

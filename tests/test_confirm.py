@@ -18,7 +18,8 @@ from ov_tuner.analyse.confirmed import Rule, confirmed_answer, precision_ratios
 from ov_tuner.analyse.hints import HintEffect, hint_effects
 from ov_tuner.analyse.recommend import Recommendation, recommend
 from ov_tuner.cli import app
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.present.words import (
     answer_text,
     gain_text,

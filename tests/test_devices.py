@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.confirmed import confirmed_answer
 from ov_tuner.cli import app
-from ov_tuner.devices.runtime import native_output_kept
+from ov_tuner.devices.native import native_output_kept
 from ov_tuner.devices.strings import ReadAs, parse_devices
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.words import gain_text, reading_text

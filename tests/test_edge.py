@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from ov_tuner.analyse.capacity import capacity_candidates, capacity_summary, latest_served
 from ov_tuner.analyse.drift import drift
 from ov_tuner.cli import app
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure

@@ -15,7 +15,8 @@ from onnx import TensorProto, helper, numpy_helper
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.devices.runtime import Runtime, open_model_source, set_layouts
+from ov_tuner.devices.modelfile import open_model_source, set_layouts
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError, ModelError
 from ov_tuner.model.architectures import ARCHITECTURES
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images

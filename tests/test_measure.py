@@ -12,7 +12,8 @@ import numpy as np
 import openvino as ov
 import pytest
 
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import RequestLoop, measure
 from ov_tuner.schema import (
     FOREIGN_CPU_LIMIT,

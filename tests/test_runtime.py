@@ -10,8 +10,10 @@ import openvino as ov
 import pytest
 
 from ov_tuner.devices.decisions import precision_hint
-from ov_tuner.devices.runtime import Runtime, fill_inputs, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import DeviceError, ModelError
+from ov_tuner.model.generated import fill_inputs
 from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Mode, Precision
 
 

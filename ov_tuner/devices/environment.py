@@ -10,7 +10,7 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner import __version__
-from ov_tuner.devices.runtime import ModelSource
+from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.schema import Environment
 
 

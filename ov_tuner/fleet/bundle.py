@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.devices.runtime import model_files
+from ov_tuner.devices.modelfile import model_files
 from ov_tuner.model.inputs import IMAGE_SUFFIXES
 
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from ov_tuner.devices.runtime import open_model_source
+from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.errors import BadInputError
 from ov_tuner.fleet.bundle import pack
 from ov_tuner.fleet.cluster import JOIN_HINT, RESOURCE, Target, by_machine, targets

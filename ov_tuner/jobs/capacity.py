@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals, run_open_loop

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule

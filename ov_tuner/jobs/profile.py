@@ -12,7 +12,8 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
 from ov_tuner.store.destinations import results_file

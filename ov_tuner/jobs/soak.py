@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.runtime import Runtime, open_model_source
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.schema import PointConfig, SoakWindow, StopRule, Window
 from ov_tuner.store.destinations import results_file

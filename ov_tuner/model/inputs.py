@@ -16,8 +16,8 @@ import numpy as np
 import openvino as ov
 from openvino.preprocess import ColorFormat, PrePostProcessor
 
-from ov_tuner.devices.runtime import fill_inputs, input_sets
 from ov_tuner.errors import BadInputError, ModelError
+from ov_tuner.model.generated import fill_inputs, input_sets
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection
 
 import openvino as ov
 
-from ov_tuner.devices.runtime import PointFailure
+from ov_tuner.devices.native import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.model.inputs import InputData

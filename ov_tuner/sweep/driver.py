@@ -15,7 +15,7 @@ from functools import partial
 import openvino as ov
 
 from ov_tuner.devices.decisions import Merged, MergeReason, auto_batched
-from ov_tuner.devices.runtime import PointFailure
+from ov_tuner.devices.native import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.accuracy import Reference, measure_accuracy, reference
 from ov_tuner.measure.engine import measure

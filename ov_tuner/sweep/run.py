@@ -15,7 +15,8 @@ import openvino as ov
 
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.runtime import Runtime, open_model_source, set_layouts
+from ov_tuner.devices.modelfile import open_model_source, set_layouts
+from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.schema import (
