@@ -20,7 +20,8 @@ from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import IncompatibleResultsError
 from ov_tuner.schema import DeviceInfo, Ending, PointConfig, PointResult, Precision, Status
-from ov_tuner.store.results import SCHEMA_VERSION, ResultStore, load_results
+from ov_tuner.store.results import ResultStore, load_results
+from ov_tuner.store.tables import SCHEMA_VERSION
 from ov_tuner.sweep import run_sweep
 from ov_tuner.sweep.notices import Notice, PrecisionMerged, PrecisionsChosen
 

@@ -1,0 +1,108 @@
+"""The results file itself: opening it (created, or read only), bringing an older one up to the current schema, and
+one committed transaction per write whose failure becomes one line saying what is kept."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from ov_tuner.errors import BadInputError, IncompatibleResultsError, ResultsWriteError
+from ov_tuner.store.destinations import results_file
+from ov_tuner.store.tables import SCHEMA, SCHEMA_VERSION, UPGRADES, table_names
+
+Opened = TypeVar("Opened", bound="Connection")
+
+
+class Connection:
+    """An open results file. Use as a context manager; every write is committed at once.
+
+    `create=False` opens it for reading only: the file is never modified, not even upgraded; a file written
+    by an older ov-tuner is upgraded in a copy in memory.
+    """
+
+    def __init__(self, path: Path, create: bool = True, flag: str = "--out") -> None:
+        self.path = path
+        self.last_point: str | None = None  # the label of the last point this store wrote, for a fault's message
+        if create:
+            results_file(path, flag)
+        elif not path.is_file():
+            raise BadInputError(f"results file {path} does not exist; run `ov-tuner sweep MODEL --out {path}` first")
+        try:
+            self._db = sqlite3.connect(path) if create else self._read_only(path)
+            self._db.row_factory = sqlite3.Row
+            if create:
+                self._migrate(self._db)
+        except sqlite3.DatabaseError as e:
+            raise BadInputError(f"{path} is not an ov-tuner results file ({e}); pick another --out path") from e
+
+    def __enter__(self: Opened) -> Opened:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One committed transaction; a write the disk or the file system refuses becomes one line that says
+        why and what is kept. SQLite rolls the transaction back, so the file holds every earlier point whole."""
+        try:
+            with self._db:
+                yield
+        except sqlite3.OperationalError as e:
+            text = str(e)
+            cause = ("the disk is full" if "full" in text else
+                     "the file or its folder became read-only" if "readonly" in text or "unable to open" in text
+                     else f"SQLite said: {text}")
+            last = (f"the last point stored is {self.last_point}" if self.last_point
+                    else "no point of this run was stored")
+            raise ResultsWriteError(f"cannot write to {self.path}: {cause}; {last}, and everything stored before is "
+                                    "kept: fix it and run the same command to resume") from e
+
+    def _read_only(self, path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        tables = table_names(db)
+        if not tables:
+            db.close()
+            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
+        if "meta" in tables and self._version(db) == SCHEMA_VERSION:
+            return db
+        memory = sqlite3.connect(":memory:")  # an older file: upgrade a copy, leave the file as it is
+        db.backup(memory)
+        db.close()
+        self._migrate(memory)
+        return memory
+
+    def _version(self, db: sqlite3.Connection) -> int | None:
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = None if row is None else int(row[0])
+        if version is not None and version > SCHEMA_VERSION:
+            raise IncompatibleResultsError(
+                f"{self.path} has results schema v{version}; this ov-tuner reads up to v{SCHEMA_VERSION}. "
+                "Upgrade ov-tuner, or sweep into a new --out file"
+            )
+        return version
+
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        """Create the tables of a new file, or bring an older one up to SCHEMA_VERSION; a current file is left
+        byte for byte as it was."""
+        tables = table_names(db)
+        if tables and "meta" not in tables:
+            raise sqlite3.DatabaseError("it has tables of another program")
+        version = self._version(db) if tables else None
+        if version == SCHEMA_VERSION:
+            return
+        with db:
+            for step in range(version or SCHEMA_VERSION, SCHEMA_VERSION):
+                for statement in UPGRADES[step]:
+                    added_to = re.match(r"ALTER TABLE (\w+) ADD COLUMN", statement)
+                    if added_to is None or added_to.group(1) in table_names(db):  # else SCHEMA makes it whole
+                        db.execute(statement)
+            db.executescript(SCHEMA)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
