@@ -13,7 +13,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from ov_tuner.analyse.answers import precision_speeds, ran_by_scope
+from ov_tuner.analyse.precisions import precision_speeds, ran_by_scope
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import Precision, SweepSpec

@@ -9,17 +9,12 @@ import pytest
 from factories import baseline, failed_point, make_point
 from matplotlib.patches import Rectangle
 
-from ov_tuner.analyse.answers import (
-    Metric,
-    baseline_gains,
-    batch_series,
-    best_per_device_precision,
-    compare_precisions,
-    heatmap_grid,
-    pareto_front,
-    saturation,
-)
+from ov_tuner.analyse.baselines import baseline_gains
 from ov_tuner.analyse.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
+from ov_tuner.analyse.heatmaps import Metric, heatmap_grid
+from ov_tuner.analyse.points import batch_series, best_per_device_precision, pareto_front
+from ov_tuner.analyse.precisions import compare_precisions
+from ov_tuner.analyse.saturation import saturation
 from ov_tuner.present.plots import heatmap_figure
 from ov_tuner.present.words import baseline_gain_text
 from ov_tuner.schema import Ending, Environment, Mode, PointResult, Precision

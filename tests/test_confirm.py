@@ -13,7 +13,7 @@ from conftest import quick_spec
 from factories import make_point
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.answers import Missed, inconsistencies
+from ov_tuner.analyse.baselines import Missed, inconsistencies
 from ov_tuner.analyse.confirmed import Rule, confirmed_answer, precision_ratios
 from ov_tuner.analyse.hints import HintEffect, hint_effects
 from ov_tuner.analyse.recommend import Recommendation, recommend

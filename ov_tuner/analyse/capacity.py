@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ov_tuner.analyse.answers import grid_points
+from ov_tuner.analyse.points import grid_points
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Capacity, Confirmation, LoadTrial, Mode, PointConfig, PointResult

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ov_tuner.analyse.answers import fastest, grid_points, short_label
+from ov_tuner.analyse.points import fastest, grid_points, short_label
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import PointConfig, PointResult
 from ov_tuner.store.results import StoredResults

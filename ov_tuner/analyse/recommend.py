@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ov_tuner.analyse.answers import BaselineGain, baseline_gains, fastest, grid_points
+from ov_tuner.analyse.baselines import BaselineGain, baseline_gains
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
+from ov_tuner.analyse.points import fastest, grid_points
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Confirmation, LatencyStats, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ov_tuner.analyse.answers import fastest, grid_points, short_label
+from ov_tuner.analyse.points import fastest, grid_points, short_label
 from ov_tuner.schema import Confirmation, DeviceInfo, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead, Ratio
 

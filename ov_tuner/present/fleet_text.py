@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-from ov_tuner.analyse.answers import best_per_device_precision, short_label
+from ov_tuner.analyse.points import best_per_device_precision, short_label
 from ov_tuner.analyse.recommend import NothingMeetsBudget, recommend
 from ov_tuner.store.results import StoredResults
 

@@ -14,23 +14,11 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from ov_tuner.analyse.answers import (
-    BatchSeries,
-    HeatmapGrid,
-    Metric,
-    PrecisionComparison,
-    batch_series,
-    compare_precisions,
-    fastest,
-    grid_points,
-    heatmap_grid,
-    heatmap_groups,
-    pareto_front,
-    ran_in,
-    saturation,
-    short_label,
-)
 from ov_tuner.analyse.compare import Comparison, matched_label
+from ov_tuner.analyse.heatmaps import HeatmapGrid, Metric, heatmap_grid, heatmap_groups
+from ov_tuner.analyse.points import BatchSeries, batch_series, fastest, grid_points, pareto_front, short_label
+from ov_tuner.analyse.precisions import PrecisionComparison, compare_precisions, ran_in
+from ov_tuner.analyse.saturation import saturation
 from ov_tuner.present.edge_figures import capacity_figure, soak_figure
 from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision, Profile
 from ov_tuner.store.results import StoredResults

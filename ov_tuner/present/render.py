@@ -7,18 +7,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from ov_tuner.analyse.accuracy import precision_costs
-from ov_tuner.analyse.answers import (
-    baseline_gains,
-    best_per_device_precision,
-    inconsistencies,
-    precision_speeds,
-    ran_by_scope,
-    saturation,
-)
+from ov_tuner.analyse.baselines import baseline_gains, inconsistencies
 from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.hints import hint_effects
+from ov_tuner.analyse.points import best_per_device_precision
+from ov_tuner.analyse.precisions import precision_speeds, ran_by_scope
 from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, recommend
+from ov_tuner.analyse.saturation import saturation
 from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.devices.decisions import auto_batched, auto_precisions
 from ov_tuner.model.zoo import model_stats

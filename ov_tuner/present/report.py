@@ -12,21 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov_tuner import __version__
-from ov_tuner.analyse.answers import (
-    baseline_gains,
-    baseline_points,
-    best_per_device_precision,
-    compare_precisions,
-    fastest,
-    grid_points,
-    inconsistencies,
-    precision_speeds,
-    saturation,
-)
+from ov_tuner.analyse.baselines import baseline_gains, inconsistencies
 from ov_tuner.analyse.capacity import capacity_summary, config_text, latest_served
 from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
+from ov_tuner.analyse.points import baseline_points, best_per_device_precision, fastest, grid_points
+from ov_tuner.analyse.precisions import compare_precisions, precision_speeds
 from ov_tuner.analyse.recommend import recommend
+from ov_tuner.analyse.saturation import saturation
 from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.errors import OvTunerError

@@ -6,9 +6,10 @@ flags are named.
 
 from __future__ import annotations
 
-from ov_tuner.analyse.answers import BaselineGain, Inconsistency, Missed, short_label
+from ov_tuner.analyse.baselines import BaselineGain, Inconsistency, Missed
 from ov_tuner.analyse.confirmed import TIE_MARGIN, ConfirmedAnswer, PrecisionRatio, Rule, Standing, cost
 from ov_tuner.analyse.hints import HintEffect
+from ov_tuner.analyse.points import short_label
 from ov_tuner.analyse.recommend import Recommendation, percentile_name
 from ov_tuner.devices.decisions import PRECISION_CAPABILITY, Merged, MergeReason
 from ov_tuner.devices.strings import ReadAs, Reading

@@ -1,0 +1,103 @@
+"""One precision against another per device and batch: cell by cell as the search measured them, and best
+against best head to head where a confirmation round measured both."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ov_tuner.analyse.confirmed import paired_cells, precision_ratios
+from ov_tuner.analyse.heatmaps import HeatmapGrid, Metric, heatmap_grid, heatmap_groups, ratio_grid
+from ov_tuner.analyse.points import fastest, grid_points, short_label
+from ov_tuner.schema import Confirmation, PointResult, Precision
+from ov_tuner.stats.headtohead import HeadToHead, Ratio
+
+
+@dataclass(frozen=True)
+class PrecisionComparison:
+    """FPS and p90 latency of one precision over another, per streams x nireq cell, for a device and batch.
+
+    The cells compare points measured one after another in the search; `confirmed` is the best-to-best ratio
+    measured head to head in the confirmation round, and `paired` its cells that were measured head to head in
+    both precisions, each with its ratio.
+    """
+
+    device: str
+    batch: int
+    numerator: Precision
+    denominator: Precision
+    fps_ratio: HeatmapGrid
+    latency_ratio: HeatmapGrid
+    best_fps_ratio: float
+    notes: tuple[str, ...]
+    reason: str
+    confirmed: Ratio | None = None
+    paired: dict[tuple[int, int], Ratio] = field(default_factory=dict)
+
+
+def ran_in(points: list[PointResult], device: str, precision: Precision, batch: int) -> set[str]:
+    """What ran (CompileInfo.ran) for every compile of a (device, precision, batch)."""
+    return {p.compile.ran for p in points
+            if p.compile is not None and p.config.heatmap_key == (device, precision, batch)}
+
+
+def ran_by_scope(points: list[PointResult]) -> dict[tuple[str, Precision, int], str]:
+    """What ran for each (device, precision, batch), in CompileInfo.ran's words."""
+    keys = {(p.config.device, p.config.precision, p.config.batch) for p in points if p.compile is not None}
+    return {k: ", ".join(sorted(ran_in(points, *k))) for k in keys}
+
+
+def compare_precisions(points: list[PointResult], numerator: Precision = Precision.FP16,
+                       denominator: Precision = Precision.FP32,
+                       confirmations: Sequence[Confirmation] = ()) -> list[PrecisionComparison]:
+    """For each (device, batch) measured in both precisions: the cell-by-cell ratios and an honest note.
+
+    A note is added wherever the device ran another precision than the one named, since then the ratio
+    compares what ran, not what was asked. Where a confirmation round measured both precisions' best head
+    to head, its ratio, with its interval, is the comparison's answer.
+    """
+    result = []
+    keys = {(d, b) for d, pr, b in heatmap_groups(points) if pr is numerator}
+    keys &= {(d, b) for d, pr, b in heatmap_groups(points) if pr is denominator}
+    head = HeadToHead.of(confirmations[-1]) if confirmations else None
+    for device, batch in sorted(keys):
+        grids = {}
+        for metric in (Metric.FPS, Metric.LATENCY_P90):
+            top = heatmap_grid(points, device, numerator, batch, metric)
+            bottom = heatmap_grid(points, device, denominator, batch, metric)
+            grids[metric] = ratio_grid(top, bottom)
+        best_top = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, numerator, batch))
+        best_bottom = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, denominator, batch))
+        assert best_top is not None and best_bottom is not None
+        ratio = best_top.fps / best_bottom.fps
+        notes = [f"{device} {precision.value} ran {', '.join(sorted(ran))}" for precision in (numerator, denominator)
+                 if (ran := ran_in(points, device, precision, batch)) != {precision.hint}]
+        confirmed = next((r.ratio for r in precision_ratios(head)
+                          if (r.numerator.contender.config.scope, r.batch, r.numerator.contender.config.precision,
+                              r.denominator.contender.config.precision) == (device, batch, numerator, denominator)),
+                         None) if head else None
+        if confirmed is not None:
+            reason = (f"{device} batch {batch}: {numerator.value}/{denominator.value}, best against best head to head: "
+                      f"{confirmed.as_factor()}")
+        else:
+            reason = (f"{device} batch {batch}: best {numerator.value} {best_top.fps:.0f} FPS "
+                      f"({short_label(best_top)}) vs best {denominator.value} {best_bottom.fps:.0f} FPS "
+                      f"({short_label(best_bottom)}): "
+                      f"{ratio:.2f}x, measured one after the other (not confirmed head to head)")
+        paired = paired_cells(head, device, batch, numerator, denominator) if head else {}
+        result.append(PrecisionComparison(device, batch, numerator, denominator, grids[Metric.FPS],
+                                          grids[Metric.LATENCY_P90], ratio, tuple(notes), reason, confirmed, paired))
+    return result
+
+
+def precision_speeds(points: list[PointResult], confirmations: Sequence[Confirmation] = (),
+                     ) -> dict[tuple[str, Precision, int], str]:
+    """Per (device, precision, batch), its best FPS against fp32's in words: head to head where a confirmation
+    round measured both, else from the search's separate measurements, and said so."""
+    speeds = {}
+    for numerator in (Precision.FP16, Precision.BF16):
+        for c in compare_precisions(points, numerator, confirmations=confirmations):
+            speeds[(c.device, numerator, c.batch)] = (
+                f"{c.confirmed.as_factor()} FPS of fp32, head to head" if c.confirmed is not None
+                else f"{c.best_fps_ratio:.2f}x FPS of fp32, measured apart")
+    return speeds
