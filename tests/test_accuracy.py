@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from ov_tuner.analyse.accuracy import AccuracyLimit, compare_output, excluded
 from ov_tuner.cli import app
 from ov_tuner.errors import BadInputError
-from ov_tuner.measure.accuracy import class_score_outputs
+from ov_tuner.model.outputs import class_score_outputs
 from ov_tuner.model.zoo import zoo_model
 from ov_tuner.schema import Precision
 from ov_tuner.store.results import load_results

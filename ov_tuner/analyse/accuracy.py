@@ -9,29 +9,19 @@ outputs compare exactly: the share of equal values.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import Accuracy, OutputAccuracy, Precision
+from ov_tuner.measure.accuracy import Reference
+from ov_tuner.schema import Accuracy, OutputAccuracy, PointConfig, Precision
 from ov_tuner.schema.records import cosine_text
 
 # A reference value below this fraction of the output's largest magnitude is "near zero": left out of the
 # relative error, which would otherwise measure rounding noise divided by almost nothing.
 NEAR_ZERO = 1e-3
-# Outputs whose producer is one of these, or whose name says so, hold class scores along their last axis.
-CLASS_SCORE_OPS = frozenset({"Softmax", "LogSoftmax", "Sigmoid"})
-CLASS_SCORE_NAME = re.compile(r"score|logit|prob|class|label", re.IGNORECASE)
-
-
-def looks_like_class_scores(shape: tuple[int, ...], element_type: str, producer: str, name: str) -> bool:
-    """A float output of rank 2 or more whose last axis holds classes: made by a softmax or sigmoid, or named so."""
-    floating = element_type.startswith(("f", "bf"))
-    return (floating and len(shape) >= 2 and shape[-1] > 1
-            and (producer in CLASS_SCORE_OPS or bool(CLASS_SCORE_NAME.search(name))))
 
 
 def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_scores: bool) -> OutputAccuracy:
@@ -61,6 +51,24 @@ def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_s
     return OutputAccuracy(name, False, float(error.max()) if error.size else 0.0,
                           float(error.mean()) if error.size else 0.0, max_rel, float(np.min(cosines)), top1, top5,
                           equal)
+
+
+def compare_with_reference(config: PointConfig, ref: Reference, actual: dict[str, np.ndarray],
+                           class_scores: Mapping[str, bool]) -> Accuracy:
+    """One configuration's outputs on the fixed inputs against the FP32 reference's; a non-deterministic reference or
+    a failed comparison is said in `error`, never raised: it must not stop the sweep."""
+    def failed(why: str) -> Accuracy:
+        return Accuracy(config.device, config.precision, config.batch, ref.inputs, (), why)
+
+    if not ref.deterministic:
+        return failed("the model's outputs differ between two runs of the same input on the FP32 reference, so "
+                      "they cannot tell what a precision costs")
+    try:
+        compared = tuple(compare_output(name, ref.outputs[name], actual[name], class_scores.get(name, False))
+                         for name in ref.outputs)
+    except (ValueError, KeyError) as e:
+        return failed(f"the comparison failed: {e}")
+    return Accuracy(config.device, config.precision, config.batch, ref.inputs, compared)
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ov_tuner.schema import Mode, PointConfig, Precision
-from ov_tuner.stats.headtohead import HeadToHead, Ratio, RoundFigures
+from ov_tuner.stats.headtohead import TIE_MARGIN, HeadToHead, Ratio, RoundFigures
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16)
-# How far below the leader's FPS a configuration within noise of it may lie and still be deployed instead.
-TIE_MARGIN = 0.05
 # The order the gains over the baselines are stated in: what OpenVINO does left alone first.
 BASELINE_ORDER = (Mode.DEFAULT, Mode.THROUGHPUT, Mode.THROUGHPUT_UNBATCHED, Mode.CUMULATIVE_THROUGHPUT, Mode.LATENCY)
 
@@ -143,22 +141,6 @@ def _gains(head: HeadToHead, deploy: RoundFigures) -> tuple[Standing, ...]:
     chosen = sorted((f for f in head.figures if relevant(f)), key=lambda f: (
         BASELINE_ORDER.index(f.contender.config.mode), f.contender.config.device != mine.device))
     return tuple(Standing(f, head.ratio(deploy.contender, f.contender)) for f in chosen)
-
-
-def open_contenders(head: HeadToHead) -> list[RoundFigures]:
-    """The leader and the explicit configurations this round's passes could neither tell apart from it nor show
-    within TIE_MARGIN of it (intervals of this round alone: what more passes can narrow); only the leader when
-    nothing is open."""
-    explicit = [f for f in head.figures if f.contender.candidate] or list(head.figures)
-    leader = max(explicit, key=lambda f: f.fps)
-    open_ones = []
-    for f in explicit:
-        if f is leader:
-            continue
-        r = head.ratio(f.contender, leader.contender, rerun=False)
-        if not r.clear and not (r.low >= 1 - TIE_MARGIN and r.high <= 1 + TIE_MARGIN):
-            open_ones.append(f)
-    return [leader, *open_ones]
 
 
 def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:

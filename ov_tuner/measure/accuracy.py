@@ -1,6 +1,6 @@
-"""Output accuracy: the same fixed inputs through the FP32 reference (CPU, f32 hint) and through each compiled
-configuration, outputs compared (ov_tuner.analyse.accuracy). Runs once per device, precision and batch, outside
-every timed loop; the reference is computed once per batch and kept in the results file.
+"""Output accuracy's runs: the same fixed inputs through the FP32 reference (CPU, f32 hint) and through each compiled
+configuration, outside every timed loop (ov_tuner.analyse.accuracy compares them). The reference is computed once
+per batch and kept in the results file.
 
 The reference runs its first input twice: a model whose outputs differ between two runs of the same input is
 not deterministic, and its comparison would measure that, not the precision; it is reported instead.
@@ -16,9 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import openvino as ov
 
-from ov_tuner.analyse.accuracy import compare_output, looks_like_class_scores
 from ov_tuner.model.inputs import InputData
-from ov_tuner.schema import Accuracy, PointConfig
+from ov_tuner.model.outputs import output_name
 
 
 @dataclass(frozen=True)
@@ -62,42 +61,3 @@ def reference(compiled: ov.CompiledModel, data: InputData, batch: int, inputs: i
     again = run_outputs(compiled, data, batch, min(batch, inputs))
     deterministic = all(np.array_equal(outputs[name][: len(values)], values) for name, values in again.items())
     return Reference(batch, inputs, outputs, deterministic)
-
-
-def measure_accuracy(compiled: ov.CompiledModel, config: PointConfig, ref: Reference, model: ov.Model,
-                     data: InputData) -> Accuracy:
-    """One configuration's outputs against the reference; a failure or a non-deterministic model is said in
-    `error`, never raised: it must not stop the sweep."""
-    def failed(why: str) -> Accuracy:
-        return Accuracy(config.device, config.precision, config.batch, ref.inputs, (), why)
-
-    if not ref.deterministic:
-        return failed("the model's outputs differ between two runs of the same input on the FP32 reference, so "
-                      "they cannot tell what a precision costs")
-    try:
-        actual = run_outputs(compiled, data, config.batch, ref.inputs)
-        kinds = class_score_outputs(model)
-        compared = tuple(compare_output(name, ref.outputs[name], actual[name], kinds.get(name, False))
-                         for name in ref.outputs)
-    except (RuntimeError, ValueError, KeyError) as e:
-        return failed(f"the comparison failed: {e}")
-    return Accuracy(config.device, config.precision, config.batch, ref.inputs, compared)
-
-
-def class_score_outputs(model: ov.Model) -> dict[str, bool]:
-    """Which of the model's outputs hold class scores (see looks_like_class_scores), by output name."""
-    found = {}
-    for i, port in enumerate(model.outputs):
-        node = port.get_node()
-        producer = node.input_value(0).get_node() if node.get_type_name() == "Result" else node
-        shape = tuple(d.get_length() if d.is_static else 0 for d in port.get_partial_shape())
-        found[output_name(port, i)] = looks_like_class_scores(shape, port.get_element_type().get_type_name(),
-                                                              producer.get_type_name(), output_name(port, i))
-    return found
-
-
-def output_name(port: ov.Output, index: int) -> str:
-    try:
-        return port.get_any_name()
-    except RuntimeError:
-        return f"output{index}"

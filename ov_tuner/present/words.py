@@ -7,14 +7,14 @@ flags are named.
 from __future__ import annotations
 
 from ov_tuner.analyse.baselines import BaselineGain, Inconsistency, Missed
-from ov_tuner.analyse.confirmed import TIE_MARGIN, ConfirmedAnswer, PrecisionRatio, Rule, Standing, cost
+from ov_tuner.analyse.confirmed import ConfirmedAnswer, PrecisionRatio, Rule, Standing, cost
 from ov_tuner.analyse.hints import HintEffect
 from ov_tuner.analyse.points import short_label
 from ov_tuner.analyse.recommend import Recommendation, percentile_name
 from ov_tuner.devices.decisions import PRECISION_CAPABILITY, Merged, MergeReason
 from ov_tuner.devices.strings import ReadAs, Reading
 from ov_tuner.schema import Mode
-from ov_tuner.stats.headtohead import RoundFigures
+from ov_tuner.stats.headtohead import TIE_MARGIN, RoundFigures
 from ov_tuner.sweep.notices import (
     ComparingOutputs,
     Confirming,

@@ -12,12 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ov_tuner.analyse.confirmed import open_contenders
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult, Precision
 from ov_tuner.search.policy import Cell, Evidence
 from ov_tuner.stats.evidence import Estimate, clearly_worse
-from ov_tuner.stats.headtohead import HeadToHead
+from ov_tuner.stats.headtohead import HeadToHead, RoundFigures
 
 if TYPE_CHECKING:
     from ov_tuner.search.plan import PlannedSpace
@@ -119,3 +118,19 @@ def follow_up(confirmation: Confirmation) -> list[int]:
     if len(open_ones) < 2:
         return []
     return sorted(confirmation.contenders.index(f.contender) for f in open_ones)
+
+
+def open_contenders(head: HeadToHead) -> list[RoundFigures]:
+    """The leader and the explicit configurations this round's passes could neither tell apart from it nor show
+    within TIE_MARGIN of it (intervals of this round alone: what more passes can narrow); only the leader when
+    nothing is open."""
+    explicit = [f for f in head.figures if f.contender.candidate] or list(head.figures)
+    leader = max(explicit, key=lambda f: f.fps)
+    open_ones = []
+    for f in explicit:
+        if f is leader:
+            continue
+        r = head.ratio(f.contender, leader.contender, rerun=False)
+        if not r.clear and not r.within_margin():
+            open_ones.append(f)
+    return [leader, *open_ones]

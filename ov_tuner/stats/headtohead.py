@@ -25,6 +25,9 @@ from ov_tuner.schema import Confirmation, Contender, LatencyStats, t_quantile
 # AMD EPYC VMs, 0.015-0.097, and bf16/fp32 on a 16-core Xeon VM, 0.04), pooled over their 18 degrees of freedom:
 # 0.053. A round's own passes often claimed 0.01-0.03 where the next run moved by 0.07.
 RERUN_SD = 0.05
+# How far from 1.0 a ratio may lie for two configurations to count as within noise of each other when the choice
+# between them is made by cost (ov_tuner.analyse.confirmed), and for a round to call a pair settled.
+TIE_MARGIN = 0.05
 # Two-sided normal quantiles for the rerun part of an interval.
 _Z = {0.95: 1.960, 0.999: 3.291}
 
@@ -43,6 +46,10 @@ class Ratio:
     def clear(self) -> bool:
         """The interval excludes 1.0: a measurable difference."""
         return self.low > 1 or self.high < 1
+
+    def within_margin(self) -> bool:
+        """No measurable difference, and the whole interval within TIE_MARGIN of 1.0."""
+        return not self.clear and self.low >= 1 - TIE_MARGIN and self.high <= 1 + TIE_MARGIN
 
     def reciprocal(self) -> Ratio:
         """B / A, with the interval turned around."""

@@ -14,12 +14,14 @@ from functools import partial
 
 import openvino as ov
 
+from ov_tuner.analyse.accuracy import compare_with_reference
 from ov_tuner.devices.decisions import Merged, MergeReason, auto_batched
-from ov_tuner.devices.native import PointFailure
+from ov_tuner.devices.native import PointFailure, ov_error_text
 from ov_tuner.errors import OvTunerError
-from ov_tuner.measure.accuracy import Reference, measure_accuracy, reference
+from ov_tuner.measure.accuracy import Reference, reference, run_outputs
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.inputs import InputData
+from ov_tuner.model.outputs import class_score_outputs
 from ov_tuner.schema import (
     Accuracy,
     CompileInfo,
@@ -324,8 +326,14 @@ class Driver:
             except (PointFailure, OvTunerError) as e:
                 self.store.add_accuracy(Accuracy(*key, 0, (), f"no compile: {e}"))
                 continue
-            accuracy = measure_accuracy(compiled, config, references[planned.batch],
-                                        self.compiler.models[Precision.FP32], self.data)
+            ref = references[planned.batch]
+            try:
+                actual = run_outputs(compiled, self.data, config.batch, ref.inputs)
+            except RuntimeError as e:
+                accuracy = Accuracy(*key, ref.inputs, (), f"the comparison failed: {ov_error_text(e)}")
+            else:
+                classes = class_score_outputs(self.compiler.models[Precision.FP32])
+                accuracy = compare_with_reference(config, ref, actual, classes)
             del compiled
             self.store.add_accuracy(accuracy)
             if accuracy.error:
