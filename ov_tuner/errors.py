@@ -10,7 +10,7 @@ class OvTunerError(Exception):
 
 
 class BadInputError(OvTunerError):
-    """A flag, a file or a grid value that cannot be used as given."""
+    """A flag, a file or a value that cannot be used as given."""
 
 
 class ModelError(OvTunerError):

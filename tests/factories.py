@@ -17,7 +17,7 @@ from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointConfig,
 
 def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = Precision.FP32, batch: int = 1,
                device: str = "CPU", latency_ms: float | None = None, ran: str | None = None, noisy: bool = False,
-               num_streams: int | None = None, mode: Mode = Mode.GRID, client_cpu_share: float = 0.2,
+               num_streams: int | None = None, mode: Mode = Mode.EXPLICIT, client_cpu_share: float = 0.2,
                ended: Ending = Ending.SETTLED) -> PointResult:
     """A measured point: `fps` over a 2 s window, every latency `latency_ms` (default nireq / fps)."""
     config = PointConfig(device, precision, batch, streams, nireq, mode)
@@ -25,7 +25,7 @@ def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = P
     requested = {"PERFORMANCE_HINT": mode.performance_hint}
     if mode is not Mode.DEFAULT:
         requested["INFERENCE_PRECISION_HINT"] = hint
-    if mode is Mode.GRID:
+    if mode is Mode.EXPLICIT:
         requested["NUM_STREAMS"] = str(streams)
     ran_streams = num_streams or streams
     compile_info = CompileInfo(config.compile_key, requested, ran_streams, ran or hint, ran or hint,

@@ -43,7 +43,7 @@ def report(default_model_db: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def test_the_sweep_measured_openvinos_own_choices(default_model_db: Path) -> None:
     points = load_results(default_model_db).points
-    baselines = [p for p in points if p.config.mode is not Mode.GRID]
+    baselines = [p for p in points if p.config.mode is not Mode.EXPLICIT]
     assert {p.config.mode for p in baselines} == {Mode.LATENCY, Mode.THROUGHPUT, Mode.DEFAULT}
     for p in baselines:
         assert p.compile is not None and "NUM_STREAMS" not in p.compile.requested
@@ -58,7 +58,7 @@ def test_the_sweep_measured_openvinos_own_choices(default_model_db: Path) -> Non
     assert all(p.compile is not None and p.compile.inference_precision == cpu.default_precision for p in defaults)
     # explicit points run as a throughput deployment does, with their own streams, and say what threading ran
     for p in points:
-        if p.config.mode is Mode.GRID:
+        if p.config.mode is Mode.EXPLICIT:
             assert p.compile is not None and p.compile.requested["PERFORMANCE_HINT"] == "THROUGHPUT"
             assert p.compile.requested["NUM_STREAMS"] == str(p.config.streams)
             assert p.compile.read_back["PERFORMANCE_HINT"] == "THROUGHPUT"

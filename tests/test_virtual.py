@@ -30,7 +30,7 @@ def test_virtual_devices_are_swept_over_hints_and_requests(tiny_model: Path, tmp
     by_device = {d: [p for p in stored.points if p.config.device == d] for d in VIRTUAL}
     for device, points in by_device.items():
         assert points, device
-        assert all(p.config.explicit and p.config.mode is not Mode.GRID and p.config.nireq > 0 for p in points)
+        assert all(p.config.explicit and p.config.mode is not Mode.EXPLICIT and p.config.nireq > 0 for p in points)
         assert all(p.compile is not None and "CPU" in p.compile.execution_devices[0] for p in points)
         assert all(p.compile is not None and p.compile.read_back.get("CPU:NUM_STREAMS") for p in points
                    if not device.startswith("BATCH"))  # the member's own streams, read back

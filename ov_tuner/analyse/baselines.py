@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from ov_tuner.analyse.points import baseline_points, fastest, grid_points
+from ov_tuner.analyse.points import baseline_points, explicit_points, fastest
 from ov_tuner.schema import Mode, PointResult
 from ov_tuner.stats.evidence import Estimate, clearly_worse
 
@@ -41,9 +41,9 @@ def inconsistencies(points: list[PointResult]) -> list[Inconsistency]:
     for base in baseline_points(points):
         c = base.config
         default = c.mode is Mode.DEFAULT
-        members = [p for p in grid_points(points) if p.config.input_mode is c.input_mode and p.config.settings == ()
+        members = [p for p in explicit_points(points) if p.config.input_mode is c.input_mode and p.config.settings == ()
                    and (p.config.device, p.config.batch) == (c.device, c.batch)] if default else \
-            [p for p in grid_points(points) if p.config.heatmap_key == c.heatmap_key
+            [p for p in explicit_points(points) if p.config.heatmap_key == c.heatmap_key
              and p.config.input_mode is c.input_mode]
         best = fastest(members)
         if best is None or not _beats(base, best):

@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ov_tuner.analyse.points import grid_points
+from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Capacity, Confirmation, LoadTrial, Mode, PointConfig, PointResult
@@ -65,7 +65,7 @@ def ms_text(ms: float) -> str:
 
 def config_text(c: PointConfig) -> str:
     """'CPU fp32 2 streams x 4 requests': a batch-1 configuration as a sentence names it."""
-    if c.mode is Mode.GRID:
+    if c.mode is Mode.EXPLICIT:
         return f"{c.scope} {c.precision.value} {c.streams} streams x {c.nireq} requests"
     return f"{c.scope} {c.precision.value} {c.mode.hint_name} x {c.nireq} requests"
 
@@ -99,13 +99,13 @@ def _short(c: PointConfig, first: PointConfig) -> str:
     """'1 x 2' beside a first configuration of the same device and precision; the whole name otherwise."""
     if (c.scope, c.precision) != (first.scope, first.precision):
         return config_text(c)
-    return f"{c.streams} x {c.nireq}" if c.mode is Mode.GRID else f"{c.mode.hint_name} x {c.nireq}"
+    return f"{c.streams} x {c.nireq}" if c.mode is Mode.EXPLICIT else f"{c.mode.hint_name} x {c.nireq}"
 
 
 def capacity_candidates(points: list[PointResult], confirmations: Sequence[Confirmation], top: int,
                         ) -> list[PointConfig]:
     """The batch-1 configurations a sweep found fastest: the recommended one first, then by FPS, `top` in all."""
-    pool = [p for p in grid_points(points) if p.config.batch == 1]
+    pool = [p for p in explicit_points(points) if p.config.batch == 1]
     ranked = sorted(pool, key=lambda p: -p.fps)
     try:
         first = [recommend(pool, confirmations=confirmations).winner] if pool else []

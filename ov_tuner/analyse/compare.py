@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ov_tuner.analyse.points import fastest, grid_points, short_label
+from ov_tuner.analyse.points import explicit_points, fastest, short_label
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import PointConfig, PointResult
 from ov_tuner.store.results import StoredResults
@@ -82,7 +82,7 @@ def compare(files: list[StoredResults], models_differ: bool = False) -> Comparis
     differences = tuple(
         f"{field}: " + " | ".join(str(asdict(f.environment)[field]) for f in files)
         for field in COMPARED_FIELDS if len({str(asdict(f.environment)[field]) for f in files}) > 1)
-    by_file = [{p.config: p for p in grid_points(f.points)} for f in files]
+    by_file = [{p.config: p for p in explicit_points(f.points)} for f in files]
     common = set(by_file[0]).intersection(*by_file[1:])
     matched = tuple(Matched(c, tuple(points[c] for points in by_file)) for c in sorted(common))
     only_in = tuple((i, c) for i, points in enumerate(by_file) for c in sorted(set(points) - common))

@@ -147,7 +147,7 @@ def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:
     """Per device (with its --set properties) and batch, the best grid contender of each precision over the best
     fp32 one, and over the best of the fastest precision where that is another."""
     ratios = []
-    grid = [f for f in head.figures if f.contender.config.mode is Mode.GRID and not f.contender.twin]
+    grid = [f for f in head.figures if f.contender.config.mode is Mode.EXPLICIT and not f.contender.twin]
     for scope, batch in sorted({(f.contender.config.scope, f.contender.config.batch) for f in grid}):
         best: dict[Precision, RoundFigures] = {}
         for f in grid:
@@ -169,7 +169,7 @@ def paired_cells(head: HeadToHead, scope: str, batch: int, numerator: Precision,
     by_key: dict[tuple[Precision, int, int, object], RoundFigures] = {}
     for f in head.figures:
         c = f.contender.config
-        if c.mode is Mode.GRID and not f.contender.twin and c.batch == batch and c.scope == scope:
+        if c.mode is Mode.EXPLICIT and not f.contender.twin and c.batch == batch and c.scope == scope:
             by_key[(c.precision, c.streams, c.nireq, c.input_mode)] = f
     return {(streams, nireq): head.ratio(f.contender, by_key[(denominator, streams, nireq, mode)].contender)
             for (precision, streams, nireq, mode), f in by_key.items()

@@ -100,10 +100,10 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
                 seen_compiles.add(said)
                 found.append(Diagnostic(DiagnosticKind.PRECISION, f"{p.config.device} {p.config.precision.value}",
                                         detail))
-            if c.key.mode is Mode.GRID and auto_batched(c.read_back):
+            if c.key.mode is Mode.EXPLICIT and auto_batched(c.read_back):
                 found.append(Diagnostic(DiagnosticKind.AUTO_BATCHED, label, "an explicit configuration read back "
                                         f"AUTO_BATCH_TIMEOUT {c.read_back['AUTO_BATCH_TIMEOUT']} ms"))
-            if c.key.mode is Mode.GRID and c.num_streams != c.key.streams:
+            if c.key.mode is Mode.EXPLICIT and c.num_streams != c.key.streams:
                 found.append(Diagnostic(DiagnosticKind.STREAMS, label,
                                         f"asked {c.key.streams} streams, device runs {c.num_streams}"))
         if p.nireq < p.streams:
@@ -150,7 +150,7 @@ def _flat_request_steps(points: list[PointResult]) -> list[Diagnostic]:
     found = []
     by_compile: dict[object, list[PointResult]] = {}
     for p in points:
-        if p.ok and p.config.mode is Mode.GRID:
+        if p.ok and p.config.mode is Mode.EXPLICIT:
             by_compile.setdefault((p.config.compile_key, p.config.input_mode), []).append(p)
     for group in by_compile.values():
         group.sort(key=lambda p: p.config.nireq)

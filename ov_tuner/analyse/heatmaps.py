@@ -33,7 +33,7 @@ class Metric(str, Enum):
 
 
 @dataclass(frozen=True)
-class HeatmapGrid:
+class Heatmap:
     """Values of one metric for streams (rows) x nireq (columns); NaN where a point failed or is missing."""
 
     streams: tuple[int, ...]
@@ -46,14 +46,14 @@ class HeatmapGrid:
 
 
 def heatmap_grid(points: list[PointResult], device: str, precision: Precision, batch: int,
-                 metric: Metric) -> HeatmapGrid:
+                 metric: Metric) -> Heatmap:
     selected = [p for p in points
-                if p.config.mode is Mode.GRID and p.config.heatmap_key == (device, precision, batch)]
+                if p.config.mode is Mode.EXPLICIT and p.config.heatmap_key == (device, precision, batch)]
     streams = tuple(sorted({p.config.streams for p in selected}))
     nireqs = tuple(sorted({p.config.nireq for p in selected}))
     values = np.full((len(streams), len(nireqs)), np.nan)
     failed = np.zeros_like(values, dtype=bool)
-    grid = HeatmapGrid(streams, nireqs, values, failed)
+    grid = Heatmap(streams, nireqs, values, failed)
     for p in selected:
         if p.ok:
             values[grid.cell(p)] = metric.of(p)
@@ -63,11 +63,11 @@ def heatmap_grid(points: list[PointResult], device: str, precision: Precision, b
 
 
 def heatmap_groups(points: list[PointResult]) -> list[tuple[str, Precision, int]]:
-    """Each (device, precision, batch) that has grid points, in sweep order."""
-    return sorted({p.config.heatmap_key for p in points if p.config.mode is Mode.GRID})
+    """Each (device, precision, batch) that has explicit points, in sweep order."""
+    return sorted({p.config.heatmap_key for p in points if p.config.mode is Mode.EXPLICIT})
 
 
-def ratio_grid(top: HeatmapGrid, bottom: HeatmapGrid) -> HeatmapGrid:
+def ratio_grid(top: Heatmap, bottom: Heatmap) -> Heatmap:
     """top / bottom over the cells both measured."""
     streams = tuple(s for s in top.streams if s in bottom.streams)
     nireqs = tuple(n for n in top.nireqs if n in bottom.nireqs)
@@ -79,5 +79,5 @@ def ratio_grid(top: HeatmapGrid, bottom: HeatmapGrid) -> HeatmapGrid:
             b = (bottom.streams.index(s), bottom.nireqs.index(n))
             values[i, j] = top.values[a] / bottom.values[b]
             failed[i, j] = top.failed[a] or bottom.failed[b]
-    return HeatmapGrid(streams, nireqs, values, failed)
+    return Heatmap(streams, nireqs, values, failed)
 

@@ -33,7 +33,7 @@ def hint_effects(confirmation: Confirmation) -> list[HintEffect]:
         b = base.contender
         if b.config.explicit or b.config.mode is Mode.DEFAULT or b.compile is None:
             continue
-        twin = next((f for f in head.figures if f.contender.config.mode is Mode.GRID
+        twin = next((f for f in head.figures if f.contender.config.mode is Mode.EXPLICIT
                      and (f.contender.config.heatmap_key, f.contender.config.input_mode)
                      == (b.config.heatmap_key, b.config.input_mode)
                      and (f.contender.streams, f.contender.nireq) == (b.streams, b.nireq)), None)

@@ -10,7 +10,7 @@ from ov_tuner.analyse.heatmaps import heatmap_groups
 from ov_tuner.schema import PointResult, Precision
 
 
-def grid_points(points: Iterable[PointResult]) -> list[PointResult]:
+def explicit_points(points: Iterable[PointResult]) -> list[PointResult]:
     """Measured points of the configurations the tuner chose: streams x requests, or on a virtual device a hint
     with a request count (not the hint baselines)."""
     return [p for p in points if p.ok and p.config.explicit]
@@ -38,7 +38,7 @@ def short_label(p: PointResult) -> str:
 
 @dataclass(frozen=True)
 class Best:
-    """The highest-throughput grid point of a (device, precision) pair."""
+    """The highest-throughput explicit point of a (device, precision) pair."""
 
     device: str
     precision: Precision
@@ -50,10 +50,10 @@ class Best:
 
 
 def best_per_device_precision(points: list[PointResult]) -> list[Best]:
-    """For each (device with its --set properties, precision), the grid point with the most FPS (ties: the smaller
+    """For each (device with its --set properties, precision), the explicit point with the most FPS (ties: the smaller
     configuration)."""
     groups: dict[tuple[str, Precision], list[PointResult]] = {}
-    for p in grid_points(points):
+    for p in explicit_points(points):
         groups.setdefault((p.config.scope, p.config.precision), []).append(p)
     result = []
     for (device, precision), members in sorted(groups.items()):
@@ -75,7 +75,7 @@ def pareto_front(points: list[PointResult], percentile: int = 90) -> list[PointR
 
 @dataclass(frozen=True)
 class BatchSeries:
-    """The best grid point at each batch size for one (device, precision)."""
+    """The best explicit point at each batch size for one (device, precision)."""
 
     device: str
     precision: Precision
@@ -88,7 +88,7 @@ def batch_series(points: list[PointResult]) -> list[BatchSeries]:
     for device, precision in sorted({(d, p) for d, p, _ in heatmap_groups(points)}):
         by_batch = {}
         for batch in sorted({b for d, p, b in heatmap_groups(points) if (d, p) == (device, precision)}):
-            winner = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, precision, batch))
+            winner = fastest(p for p in explicit_points(points) if p.config.heatmap_key == (device, precision, batch))
             if winner is not None:
                 by_batch[batch] = winner
         if by_batch:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ov_tuner.analyse.confirmed import paired_cells, precision_ratios
-from ov_tuner.analyse.heatmaps import HeatmapGrid, Metric, heatmap_grid, heatmap_groups, ratio_grid
-from ov_tuner.analyse.points import fastest, grid_points, short_label
+from ov_tuner.analyse.heatmaps import Heatmap, Metric, heatmap_grid, heatmap_groups, ratio_grid
+from ov_tuner.analyse.points import explicit_points, fastest, short_label
 from ov_tuner.schema import Confirmation, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead, Ratio
 
@@ -26,8 +26,8 @@ class PrecisionComparison:
     batch: int
     numerator: Precision
     denominator: Precision
-    fps_ratio: HeatmapGrid
-    latency_ratio: HeatmapGrid
+    fps_ratio: Heatmap
+    latency_ratio: Heatmap
     best_fps_ratio: float
     notes: tuple[str, ...]
     reason: str
@@ -66,8 +66,9 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
             top = heatmap_grid(points, device, numerator, batch, metric)
             bottom = heatmap_grid(points, device, denominator, batch, metric)
             grids[metric] = ratio_grid(top, bottom)
-        best_top = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, numerator, batch))
-        best_bottom = fastest(p for p in grid_points(points) if p.config.heatmap_key == (device, denominator, batch))
+        explicit = explicit_points(points)
+        best_top = fastest(p for p in explicit if p.config.heatmap_key == (device, numerator, batch))
+        best_bottom = fastest(p for p in explicit if p.config.heatmap_key == (device, denominator, batch))
         assert best_top is not None and best_bottom is not None
         ratio = best_top.fps / best_bottom.fps
         notes = [f"{device} {precision.value} ran {', '.join(sorted(ran))}" for precision in (numerator, denominator)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from ov_tuner.analyse.baselines import BaselineGain, baseline_gains
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
-from ov_tuner.analyse.points import fastest, grid_points
+from ov_tuner.analyse.points import explicit_points, fastest
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Confirmation, LatencyStats, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead
@@ -54,13 +54,13 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
               confirmations: Sequence[Confirmation] = (),
               excluded: Mapping[tuple[str, Precision, int], str] | None = None) -> Recommendation:
     """Most FPS within `max_latency_ms` at `percentile` (any latency, when None): from the latest confirmation
-    round where there is one, else from the grid points' own measurements. `excluded` (device, precision, batch)
+    round where there is one, else from the explicit points' own measurements. `excluded` (device, precision, batch)
     combinations, which lose too much output accuracy, are left out; the recommendation says which and why."""
     if percentile not in PERCENTILES:
         raise ValueError(f"percentile must be one of {PERCENTILES}")
     excluded = excluded or {}
     points = [p for p in points if (p.config.device, p.config.precision, p.config.batch) not in excluded]
-    pool = [p for p in grid_points(points)
+    pool = [p for p in explicit_points(points)
             if (device is None or p.config.device == device) and (precision is None or p.config.precision is precision)]
     if not pool:
         scope = " ".join(x for x in (device, precision.value if precision else None) if x) or "these results"

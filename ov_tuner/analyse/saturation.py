@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ov_tuner.analyse.heatmaps import heatmap_groups
-from ov_tuner.analyse.points import fastest, grid_points, size
+from ov_tuner.analyse.points import explicit_points, fastest, size
 from ov_tuner.schema import DeviceInfo, PointResult, Precision
 
 # A configuration within this fraction of the best FPS counts as saturating the device:
@@ -37,7 +37,7 @@ def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANC
     """
     result = []
     for device, precision, batch in heatmap_groups(points):
-        members = sorted((p for p in grid_points(points) if p.config.heatmap_key == (device, precision, batch)),
+        members = sorted((p for p in explicit_points(points) if p.config.heatmap_key == (device, precision, batch)),
                          key=size)
         best = fastest(members)
         if best is None:

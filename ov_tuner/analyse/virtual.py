@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ov_tuner.analyse.points import fastest, grid_points, short_label
+from ov_tuner.analyse.points import explicit_points, fastest, short_label
 from ov_tuner.schema import Confirmation, DeviceInfo, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead, Ratio
 
@@ -32,7 +32,7 @@ def virtual_comparisons(points: list[PointResult], devices: Mapping[str, DeviceI
     head = HeadToHead.of(confirmations[-1]) if confirmations else None
     contenders = {c.config: c for c in head.confirmation.contenders} if head else {}
     found = []
-    measured = grid_points(points)
+    measured = explicit_points(points)
     for device in (d for d in devices.values() if d.members):
         for precision, batch in sorted({(p.config.precision, p.config.batch) for p in measured
                                         if p.config.device == device.name}):

@@ -157,7 +157,7 @@ def _out(out_path: Path | None, from_results: Path | None) -> Path:
 
 def _configs(device: str, precision: str, streams: str | None, nireq: str | None, from_results: Path | None,
              top: int) -> list[PointConfig]:
-    """The configurations a capacity run takes: a grid from the flags, or the best of a results file."""
+    """The configurations a capacity run takes: every combination of the flags, or the best of a results file."""
     if from_results is not None:
         if streams is not None or nireq is not None:
             raise BadInputError("capacity: give either --from or --streams/--nireq, not both")

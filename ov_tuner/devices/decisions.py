@@ -203,17 +203,17 @@ def _device_type(value: object) -> str | None:
 
 def compile_properties(key: CompileKey, device: DeviceInfo) -> dict[str, str]:
     """What a compile asks for. The "OpenVINO default" baseline: PERFORMANCE_HINT=THROUGHPUT and nothing else.
-    Every other compile: the precision hint and the performance hint (THROUGHPUT with NUM_STREAMS for a grid
+    Every other compile: the precision hint and the performance hint (THROUGHPUT with NUM_STREAMS for an explicit
     point, which then runs as a throughput deployment does); ALLOW_AUTO_BATCHING=NO where a GPU would
-    otherwise batch requests behind a grid point or the unbatched baseline; ENABLE_STARTUP_FALLBACK=NO on AUTO,
+    otherwise batch requests behind an explicit point or the unbatched baseline; ENABLE_STARTUP_FALLBACK=NO on AUTO,
     so that no measured inference runs on the CPU while the GPU still compiles; then the --set properties."""
     requested = {"PERFORMANCE_HINT": key.mode.performance_hint}
     if key.mode is Mode.DEFAULT:
         return requested
     requested["INFERENCE_PRECISION_HINT"] = precision_hint(key.precision, device)
-    if key.mode is Mode.GRID:
+    if key.mode is Mode.EXPLICIT:
         requested["NUM_STREAMS"] = str(key.streams)
-    if key.mode is Mode.THROUGHPUT_UNBATCHED or (key.mode is Mode.GRID and is_gpu(device)):
+    if key.mode is Mode.THROUGHPUT_UNBATCHED or (key.mode is Mode.EXPLICIT and is_gpu(device)):
         requested["ALLOW_AUTO_BATCHING"] = "NO"
     if device.name.split(":")[0] == "AUTO":
         requested["ENABLE_STARTUP_FALLBACK"] = "NO"

@@ -55,7 +55,7 @@ def deploy_snippets(point: PointResult) -> DeploySnippets:
         f"queue = ov.AsyncInferQueue(compiled, {point.nireq})\n"
     )
     args = ["benchmark_app", "-m", model, "-d", c.device, "-hint", c.mode.performance_hint.lower()]
-    if c.mode is Mode.GRID:
+    if c.mode is Mode.EXPLICIT:
         args += ["-nstreams", str(point.streams)]
     args += ["-nireq", str(point.nireq), "-b", str(c.batch)]
     if "INFERENCE_PRECISION_HINT" in properties:

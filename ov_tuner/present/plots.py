@@ -15,8 +15,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from ov_tuner.analyse.compare import Comparison, matched_label
-from ov_tuner.analyse.heatmaps import HeatmapGrid, Metric, heatmap_grid, heatmap_groups
-from ov_tuner.analyse.points import BatchSeries, batch_series, fastest, grid_points, pareto_front, short_label
+from ov_tuner.analyse.heatmaps import Heatmap, Metric, heatmap_grid, heatmap_groups
+from ov_tuner.analyse.points import BatchSeries, batch_series, explicit_points, fastest, pareto_front, short_label
 from ov_tuner.analyse.precisions import PrecisionComparison, compare_precisions, ran_in
 from ov_tuner.analyse.saturation import saturation
 from ov_tuner.present.edge_figures import capacity_figure, soak_figure
@@ -38,7 +38,7 @@ def _annotation(value: float) -> str:
     return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
 
 
-def _draw_grid(ax: Axes, grid: HeatmapGrid, title: str, cmap: Colormap, marks: list[CellMark],
+def _draw_grid(ax: Axes, grid: Heatmap, title: str, cmap: Colormap, marks: list[CellMark],
                norm: TwoSlopeNorm | None = None, fmt: str = "") -> None:
     """Cells coloured and annotated with their value; failed cells say so; marked cells outlined."""
     image = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap.with_extremes(bad="#d9d9d9"), norm=norm,
@@ -65,7 +65,7 @@ def _draw_grid(ax: Axes, grid: HeatmapGrid, title: str, cmap: Colormap, marks: l
     ax.figure.colorbar(image, ax=ax, shrink=0.85)
 
 
-def _figure_for(grid: HeatmapGrid, panels: int) -> Figure:
+def _figure_for(grid: Heatmap, panels: int) -> Figure:
     rows, cols = grid.values.shape
     return Figure(figsize=(max(4.5 * panels, 3 * cols * panels / 1.5), max(3.8, 0.7 * rows + 2.6)),
                   layout="constrained")
@@ -120,7 +120,7 @@ def precision_figure(comparison: PrecisionComparison, env: Environment, devices:
     axes = fig.subplots(1, 2)
     panels = [(fps, "FPS ratio (higher: faster)", "RdBu"), (c.latency_ratio, "p90 latency ratio", "RdBu_r")]
     for ax, (grid, title, cmap) in zip(axes, panels, strict=True):
-        shown = HeatmapGrid(grid.streams, grid.nireqs, np.where(apart & paired_only, np.nan, grid.values),
+        shown = Heatmap(grid.streams, grid.nireqs, np.where(apart & paired_only, np.nan, grid.values),
                             grid.failed) if grid is fps else grid
         finite = shown.values[np.isfinite(shown.values)]
         spread = max(abs(finite - 1).max(), 0.05) if finite.size else 0.5
@@ -186,13 +186,13 @@ def virtual_figure(points: list[PointResult], device: DeviceInfo, env: Environme
     its members alone as a dashed line."""
     fig = Figure(figsize=(10, 5.5), layout="constrained")
     ax = fig.subplots()
-    measured = [p for p in grid_points(points) if p.config.device == device.name]
+    measured = [p for p in explicit_points(points) if p.config.device == device.name]
     for mode, precision in sorted({(p.config.mode.value, p.config.precision.value) for p in measured}):
         line = sorted((p for p in measured if (p.config.mode.value, p.config.precision.value) == (mode, precision)),
                       key=lambda p: p.config.nireq)
         ax.plot([p.config.nireq for p in line], [p.fps for p in line], marker="o", label=f"{mode} {precision}")
     for member in device.members:
-        alone = fastest(p for p in grid_points(points) if p.config.device == member and not p.config.settings)
+        alone = fastest(p for p in explicit_points(points) if p.config.device == member and not p.config.settings)
         if alone is not None:
             ax.axhline(alone.fps, linestyle="--", color="grey")
             ax.annotate(f"{member} alone, tuned ({short_label(alone)}): {alone.fps:.0f} FPS", (0.01, alone.fps),
@@ -319,7 +319,7 @@ def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = Fal
             fig = precision_figure(comparison, env, devices, paired_only, accuracy)
             name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
             written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))
-    if fastest(grid_points(points)) is not None:
+    if fastest(explicit_points(points)) is not None:
         written.pareto = save(pareto_figure(points, env), "pareto")
     series = batch_series(points)
     if any(len(s.batches) > 1 for s in series) or len(series) > 1:

@@ -57,7 +57,7 @@ def ran(p: PointResult) -> str:
 def _streams(p: PointResult) -> str:
     """Streams asked and, where the device chose or changed them, what ran; a virtual device's hint with its requests
     ('CUMULATIVE_THROUGHPUT, 4 requests')."""
-    if p.config.mode is not Mode.GRID:
+    if p.config.mode is not Mode.EXPLICIT:
         if p.config.explicit:
             return p.config.short_label(p.streams, p.nireq)
         if p.compile is None:
@@ -262,7 +262,7 @@ def summary_lines(summary: SweepSummary) -> list[str]:
              f"{summary.compiles} compiles; results in {summary.out}"]
     grid_s = summary.fixed_grid_s
     if grid_s is not None:
-        per_point, points = summary.search_s / summary.measured, summary.grid_points
+        per_point, points = summary.search_s / summary.measured, summary.explicit_points
         lines.append(f"the search took {summary.search_s:.0f} s for {summary.measured} of {points} points; a "
                      f"fixed-time grid of all {points} at the same {per_point:.1f} s per point would take "
                      f"{grid_s:.0f} s")

@@ -16,7 +16,7 @@ from ov_tuner.analyse.baselines import baseline_gains, inconsistencies
 from ov_tuner.analyse.capacity import capacity_summary, config_text, latest_served
 from ov_tuner.analyse.compare import Comparison, matched_label
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
-from ov_tuner.analyse.points import baseline_points, best_per_device_precision, fastest, grid_points
+from ov_tuner.analyse.points import baseline_points, best_per_device_precision, explicit_points, fastest
 from ov_tuner.analyse.precisions import compare_precisions, precision_speeds
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.analyse.saturation import saturation
@@ -79,7 +79,7 @@ class ReportFiles:
 
 def build_report(results: StoredResults, out_dir: Path) -> ReportFiles:
     """Write report.html, report.md and the figures they show into `out_dir`."""
-    if not grid_points(results.points):
+    if not explicit_points(results.points):
         raise OvTunerError(f"{results.path} has no measured point to report on; run `ov-tuner sweep` first")
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = write_figures(results, out_dir)
@@ -197,7 +197,7 @@ def _sections(results: StoredResults, figures: WrittenFigures) -> list[Section]:
     if baselines:
         hint_rows = []
         for base in baselines:
-            tuned = fastest(p for p in grid_points(points) if p.config.heatmap_key == base.config.heatmap_key)
+            tuned = fastest(p for p in explicit_points(points) if p.config.heatmap_key == base.config.heatmap_key)
             gain = f"{tuned.fps / base.fps - 1:+.1%} ({tuned.config.streams}x{tuned.config.nireq})" if tuned else "-"
             batched = "yes" if base.compile is not None and auto_batched(base.compile.read_back) else "no"
             hint_rows.append([base.config.scope, base.config.precision.value, str(base.config.batch),

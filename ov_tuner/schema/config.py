@@ -45,7 +45,7 @@ class Mode(str, Enum):
     stream count: its points are a hint with an explicit request count (nireq > 0).
     """
 
-    GRID = "grid"
+    EXPLICIT = "explicit"  # streams and requests chosen by the tuner (stored as "grid" before results schema v5)
     LATENCY = "latency"
     THROUGHPUT = "throughput"
     THROUGHPUT_UNBATCHED = "throughput_unbatched"  # THROUGHPUT with ALLOW_AUTO_BATCHING=NO, beside an auto-batched one
@@ -54,9 +54,9 @@ class Mode(str, Enum):
 
     @property
     def performance_hint(self) -> str:
-        """The PERFORMANCE_HINT a compile of this mode sets (a grid point's too: it runs as a throughput
+        """The PERFORMANCE_HINT a compile of this mode sets (an explicit point's too: it runs as a throughput
         deployment does, with its own NUM_STREAMS)."""
-        if self in (Mode.THROUGHPUT_UNBATCHED, Mode.DEFAULT, Mode.GRID):
+        if self in (Mode.THROUGHPUT_UNBATCHED, Mode.DEFAULT, Mode.EXPLICIT):
             return "THROUGHPUT"
         return self.value.upper()
 
@@ -88,7 +88,7 @@ class CompileKey:
     precision: Precision
     batch: int
     streams: int
-    mode: Mode = Mode.GRID
+    mode: Mode = Mode.EXPLICIT
     settings: Settings = ()
 
 
@@ -101,7 +101,7 @@ class PointConfig:
     batch: int
     streams: int
     nireq: int
-    mode: Mode = Mode.GRID
+    mode: Mode = Mode.EXPLICIT
     input_mode: InputMode = InputMode.INFERENCE_ONLY
     settings: Settings = ()
 
@@ -123,14 +123,14 @@ class PointConfig:
     def explicit(self) -> bool:
         """A configuration the tuner chose: streams and requests, or (on a virtual device) a hint with a request
         count. The others are hint baselines, where OpenVINO chose both."""
-        return self.mode is Mode.GRID or self.nireq > 0
+        return self.mode is Mode.EXPLICIT or self.nireq > 0
 
     def short_label(self, streams: int, nireq: int) -> str:
         """The configuration within its device, precision and batch, with the streams and requests it ran:
         '2 x 4'; 'THROUGHPUT hint (2 x 2)' and 'OpenVINO default (2 x 2)' for baselines, where OpenVINO chose
         them; 'CUMULATIVE_THROUGHPUT, 16 requests' for a virtual device's point."""
         own = f"{streams} x {nireq}"
-        if self.mode is Mode.GRID:
+        if self.mode is Mode.EXPLICIT:
             return own
         if self.explicit:
             return f"{self.mode.performance_hint}, {nireq} requests"
@@ -143,7 +143,7 @@ class PointConfig:
         head = f"{self.scope}{precision} batch {self.batch}"
         if self.input_mode is InputMode.FULL:
             head += " with input copies"
-        if self.mode is Mode.GRID:
+        if self.mode is Mode.EXPLICIT:
             return f"{head} {self.streams} streams x {self.nireq} requests"
         if self.nireq:
             return f"{head} {self.mode.performance_hint} x {self.nireq} requests"
@@ -218,7 +218,7 @@ class ConfirmRule:
 
 
 class Search(str, Enum):
-    """How the sweep walks the grid: every point, or only the points that can still win."""
+    """The search mode: every point of the space ("grid"), or only the points that can still win ("smart")."""
 
     GRID = "grid"
     SMART = "smart"

@@ -27,7 +27,7 @@ MAX_CONTENDERS = 4
 
 
 def contenders(evidence: Evidence) -> list[Cell]:
-    """The grid points of one space worth confirming: the best and those not clearly worse than it."""
+    """The explicit points of one space worth confirming: the best and those not clearly worse than it."""
     return evidence.contenders()[:MAX_CONTENDERS]
 
 
@@ -96,7 +96,7 @@ def twin_of(baseline: PointResult) -> PointConfig:
     precision = c.precision
     if c.mode is Mode.DEFAULT and baseline.compile is not None:
         precision = next((p for p in Precision if p.hint == baseline.compile.inference_precision), Precision.FP32)
-    return PointConfig(c.device, precision, c.batch, baseline.streams, baseline.nireq, Mode.GRID, c.input_mode,
+    return PointConfig(c.device, precision, c.batch, baseline.streams, baseline.nireq, Mode.EXPLICIT, c.input_mode,
                        c.settings)
 
 

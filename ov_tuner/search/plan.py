@@ -29,7 +29,7 @@ class PlannedSpace:
     input_mode: InputMode
     space: Space
     auto: bool = True
-    mode: Mode = Mode.GRID
+    mode: Mode = Mode.EXPLICIT
     settings: Settings = ()
     auto_precision: bool = False
     hosts_default: bool = False
@@ -55,7 +55,7 @@ class PlannedSpace:
             return False
         if config.mode is Mode.DEFAULT:
             return False
-        return config.mode is self.mode or (self.mode is Mode.GRID and not config.explicit)
+        return config.mode is self.mode or (self.mode is Mode.EXPLICIT and not config.explicit)
 
     def with_hint(self, hint: Cell | None) -> Space:
         """The space with the THROUGHPUT hint's choice known; its values join an 'auto' space."""
@@ -78,7 +78,7 @@ def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
         nireqs = spec.nireq or auto_nireq(streams, device)
         top = device.streams_range[1] if device.streams_range else None
         auto = spec.streams is None and spec.nireq is None
-        modes = virtual_hints(device.name) if virtual else (Mode.GRID,)
+        modes = virtual_hints(device.name) if virtual else (Mode.EXPLICIT,)
         precisions = spec.precisions or auto_precisions(device)[0]
         hosted: set[tuple[int, InputMode]] = set()
         for settings in settings_combinations(spec.settings):

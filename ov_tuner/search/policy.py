@@ -89,7 +89,7 @@ class Space:
 
 @dataclass(frozen=True)
 class Evidence:
-    """What has been measured in a space: grid points by cell, failed cells, and the hint baselines with the
+    """What has been measured in a space: explicit points by cell, failed cells, and the hint baselines with the
     streams x requests each ran."""
 
     points: Mapping[Cell, tuple[Window, ...]]
@@ -103,7 +103,7 @@ class Evidence:
         return {cell: Estimate.of(windows) for cell, windows in self.points.items() if windows}
 
     def best(self) -> tuple[Cell, Estimate] | None:
-        """The grid point with the highest FPS estimate; a tie goes to the smaller configuration."""
+        """The explicit point with the highest FPS estimate; a tie goes to the smaller configuration."""
         ranked = sorted(self.estimates().items(), key=lambda kv: (-kv[1].fps, kv[0]))
         return ranked[0] if ranked else None
 

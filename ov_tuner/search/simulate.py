@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.schema import ConfirmRule, Ending, StopRule, Verdict, Window
+from ov_tuner.schema import ConfirmRule, Ending, Mode, StopRule, Verdict, Window
 from ov_tuner.search.confirm import contenders
 from ov_tuner.search.policy import Cell, Evidence, SearchPolicy, Space
 
@@ -116,7 +116,8 @@ def load_landscapes(path: Path, hint: Cell | None = None, max_streams: int | Non
     ../shared/data/: points with precision, mode, streams, nireq, lat_median_ms and window_fps.
 
     `hint`: the THROUGHPUT hint's streams x requests where the file does not record them (its baselines
-    then say streams 0 x requests 0); `max_streams` likewise for the device's top of range.
+    then say streams 0 x requests 0); `max_streams` likewise for the device's top of range. Explicit points are
+    mode "explicit", or "grid" in files recorded before results schema v5.
     """
     data = json.loads(path.read_text())
     result = []
@@ -125,13 +126,13 @@ def load_landscapes(path: Path, hint: Cell | None = None, max_streams: int | Non
         for point in grid["points"]:
             by_precision.setdefault(point["precision"], []).append(point)
         for precision, points in sorted(by_precision.items()):
-            cells = {Cell(p["streams"], p["nireq"]): _windows(p) for p in points if p["mode"] == "grid"}
+            cells = {Cell(p["streams"], p["nireq"]): _windows(p) for p in points if _explicit(p)}
             recorded_hint = next((Cell(p["streams"], p["nireq"]) for p in points
                                   if p["mode"] == "throughput" and p["streams"]), None)
             space_hint = recorded_hint or hint
             baselines = []
             for p in points:
-                if p["mode"] != "grid":
+                if not _explicit(p):
                     ran = Cell(p["streams"], p["nireq"]) if p["streams"] else (space_hint if p["mode"] == "throughput"
                                                                                else Cell(1, 1))
                     if ran is not None:
@@ -147,3 +148,7 @@ def _windows(point: dict) -> tuple[Window, ...]:
     """A recorded point's windows; each window's median latency scaled from the point's by its FPS."""
     mean = sum(point["window_fps"]) / len(point["window_fps"])
     return tuple(Window(fps, point["lat_median_ms"] * mean / fps, 0, 1.0) for fps in point["window_fps"])
+
+
+def _explicit(point: dict) -> bool:
+    return point["mode"] in (Mode.EXPLICIT.value, "grid")

@@ -101,8 +101,8 @@ class Connection:
         with db:
             for step in range(version or SCHEMA_VERSION, SCHEMA_VERSION):
                 for statement in UPGRADES[step]:
-                    added_to = re.match(r"ALTER TABLE (\w+) ADD COLUMN", statement)
-                    if added_to is None or added_to.group(1) in table_names(db):  # else SCHEMA makes it whole
+                    changed = re.match(r"(?:ALTER TABLE|UPDATE) (\w+) (?:ADD COLUMN|SET)", statement)
+                    if changed is None or changed.group(1) in table_names(db):  # else SCHEMA makes it whole
                         db.execute(statement)
             db.executescript(SCHEMA)
             db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
@@ -47,6 +47,9 @@ UPGRADES = {
         "ALTER TABLE confirm_contenders ADD COLUMN compile_id INTEGER REFERENCES compiles(id)",
         "ALTER TABLE confirm_contenders ADD COLUMN twin INTEGER NOT NULL DEFAULT 0",
     ),
+    4: tuple(  # v5: a configuration the tuner chose is an "explicit" one ("grid" named the search mode too)
+        f"UPDATE {table} SET mode = 'explicit' WHERE mode = 'grid'"
+        for table in ("points", "compiles", "confirm_contenders", "capacities", "soaks")),
 }
 
 SCHEMA = f"""

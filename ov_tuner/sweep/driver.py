@@ -73,7 +73,7 @@ class Driver:
     compiles: int = 0
     dropped: int = 0
     abandoned: int = 0
-    grid_points: int = 0
+    explicit_points: int = 0
     endings: dict[Ending, int] = field(default_factory=lambda: dict.fromkeys(Ending, 0))
     tried: set[PointConfig] = field(default_factory=set)
     compiled_ok: set[tuple[str, Precision]] = field(default_factory=set)
@@ -92,13 +92,13 @@ class Driver:
         for s in spaces:
             configs = [s.config(c) for c in (s.space.busy_cells() if smart else s.space.cells())]
             configs += self._baseline_configs(s)
-            self.grid_points += len(s.space.cells()) + len(self._baseline_configs(s))
+            self.explicit_points += len(s.space.cells()) + len(self._baseline_configs(s))
             self.skipped += sum(c in self.stored for c in configs)
             upper += sum(c not in self.stored for c in configs)
         self.progress.planned(upper, self.skipped)
 
     def _baseline_configs(self, planned: PlannedSpace) -> list[PointConfig]:
-        if not self.spec.baselines or planned.mode is not Mode.GRID:
+        if not self.spec.baselines or planned.mode is not Mode.EXPLICIT:
             return []
         default = [planned.default_baseline()] if planned.hosts_default else []
         return default + [planned.baseline(m) for m in HINT_MODES]
@@ -189,7 +189,7 @@ class Driver:
         THROUGHPUT: the search's first anchor. Where THROUGHPUT was auto-batched, the same hint without
         auto-batching is measured beside it. A virtual device's space has no baselines: its hint is its
         axis, and its anchor is the request count that hint calls optimal."""
-        if planned.mode is not Mode.GRID:
+        if planned.mode is not Mode.EXPLICIT:
             info = self._hint_choice(planned, planned.baseline(planned.mode))
             return Cell(0, info.optimal_nireq) if info is not None else None
         hint = None
@@ -320,7 +320,7 @@ class Driver:
             if planned.batch not in references:
                 self.progress.note(ComparingOutputs(self.data.count(inputs), planned.batch))
                 references[planned.batch] = self._reference(planned.batch, self.data.count(inputs))
-            config = planned.config(Cell(1, 1)) if planned.mode is Mode.GRID else planned.baseline(planned.mode)
+            config = planned.config(Cell(1, 1)) if planned.mode is Mode.EXPLICIT else planned.baseline(planned.mode)
             try:
                 compiled, _ = self.compiler.compile(config, planned.device)
             except (PointFailure, OvTunerError) as e:

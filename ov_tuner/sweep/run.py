@@ -51,7 +51,7 @@ class SweepSummary:
     decided: int = 0
     search_s: float = 0.0
     confirm_s: float = 0.0
-    grid_points: int = 0
+    explicit_points: int = 0
     confirmed: int = 0
     abandoned: int = 0
 
@@ -60,7 +60,7 @@ class SweepSummary:
         """What a fixed-time grid of every point would take at this sweep's mean time per measured point."""
         if not self.measured:
             return None
-        return self.grid_points * self.search_s / self.measured
+        return self.explicit_points * self.search_s / self.measured
 
 
 def run_sweep(
@@ -118,7 +118,7 @@ def run_sweep(
         confirmed = run.confirm(spaces, spec.confirm) if spec.confirm is not None and not stop.is_set() else 0
         return SweepSummary(spec.out, run.measured, run.failed, run.skipped, run.compiles, stop.is_set(),
                             run.dropped, run.endings[Ending.OUTPACED], run.endings[Ending.DECIDED], search_s,
-                            time.perf_counter() - started_confirm, run.grid_points, confirmed, run.abandoned)
+                            time.perf_counter() - started_confirm, run.explicit_points, confirmed, run.abandoned)
 
 
 def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:
