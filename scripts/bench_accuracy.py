@@ -16,8 +16,9 @@ from pathlib import Path
 from ov_tuner.analyse.precisions import precision_speeds, ran_by_scope
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.model.zoo import build_zoo_model
+from ov_tuner.present.words.accuracy import speed_text
+from ov_tuner.present.words.numbers import cosine_text
 from ov_tuner.schema import Precision, SweepSpec
-from ov_tuner.schema.records import cosine_text
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 
@@ -44,7 +45,7 @@ def main() -> None:
                 worst = max((o.max_abs for o in a.outputs), default=0.0)
                 cosine = cosine_text(a.cosine) if a.cosine is not None else a.error or "-"
                 print(f"| {name} | {a.precision.value} | {ran.get(key, '-')} | "
-                      f"{speeds.get(key, 'reference' if a.precision is Precision.FP32 else '-')} | {cosine} | "
+                      f"{'reference' if a.precision is Precision.FP32 else speed_text(speeds.get(key))} | {cosine} | "
                       f"{top1} | {worst:.3g} | {a.inputs} |")
 
 

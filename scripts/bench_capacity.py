@@ -22,7 +22,7 @@ from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.architectures import DEFAULT_ARCHITECTURE
 from ov_tuner.model.zoo import build_zoo_model
-from ov_tuner.present.edge_text import trial_line
+from ov_tuner.present.words.edge import latency_text, trial_line
 from ov_tuner.schema import CameraTarget, PointConfig, StopRule, SweepSpec
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
@@ -68,7 +68,7 @@ def main() -> None:
             found = served(run)
             closed = (before + after) / 2
             served_fps = found.cameras * args.fps
-            print(f"| {config.label()} | {found.cameras} | {found.latency_text()} | {served_fps:g} | "
+            print(f"| {config.label()} | {found.cameras} | {latency_text(found)} | {served_fps:g} | "
                   f"{closed:.1f} ({before:.1f}, {after:.1f}) | {served_fps / closed:.0%} | {len(run.trials)} |")
         print("\ntrials, in the order they ran:")
         print("\n".join(trials))

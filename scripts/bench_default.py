@@ -21,7 +21,8 @@ from ov_tuner.devices.environment import cpu_model
 from ov_tuner.devices.modelfile import ModelSource, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.model.zoo import build_zoo_model
-from ov_tuner.present.words import recommendation_text
+from ov_tuner.present.words.answer import recommendation_text
+from ov_tuner.present.words.numbers import factor
 from ov_tuner.schema import CompileInfo, ConfirmRule, Mode, PointConfig, Precision, SweepSpec
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results
@@ -80,8 +81,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for name, answer_label, fps, base_label, base_fps, vd, twin_label, vt in rows:
         below = "yes" if vd.high < 1 else "no"
-        print(f"| {name} | {answer_label} | {fps:.1f} | {base_label} | {base_fps:.1f} | {vd.as_factor()} | "
-              f"{twin_label} | {vt.as_factor() if vt else '-'} | {below} |")
+        print(f"| {name} | {answer_label} | {fps:.1f} | {base_label} | {base_fps:.1f} | {factor(vd)} | "
+              f"{twin_label} | {factor(vt) if vt else '-'} | {below} |")
 
 
 if __name__ == "__main__":

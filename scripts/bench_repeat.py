@@ -26,7 +26,8 @@ from ov_tuner.analyse.recommend import Recommendation, recommend
 from ov_tuner.cli.flags import parse_precisions
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.model.zoo import build_zoo_model
-from ov_tuner.present.words import gain_lines, recommendation_text, rule_text
+from ov_tuner.present.words.answer import gain_lines, recommendation_text, rule_text
+from ov_tuner.present.words.numbers import gain_inline
 from ov_tuner.schema import PointConfig, SweepSpec
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio
 from ov_tuner.store.results import load_results
@@ -103,7 +104,7 @@ def main() -> None:
         ratios = [run.gains()[key] for run in runs if key in run.gains()]
         overlap = max(r.low for r in ratios) <= min(r.high for r in ratios)
         spread = statistics.stdev(math.log(r.value) for r in ratios) if len(ratios) > 1 else 0.0
-        print(f"gain {key}: " + ", ".join(r.as_gain_inline() for r in ratios)
+        print(f"gain {key}: " + ", ".join(gain_inline(r) for r in ratios)
               + f" -> intervals {'overlap' if overlap else 'DO NOT overlap'}; run-to-run sd of log ratio "
                 f"{spread:.3f} (intervals assume {RERUN_SD})")
     worst = max(run.confirm_s / run.wall_s for run in runs)

@@ -12,7 +12,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointConfig, PointResult, Precision, Status, Window
+from ov_tuner.schema import (
+    CompileInfo,
+    Confirmation,
+    Contender,
+    Ending,
+    Measurement,
+    Mode,
+    PointConfig,
+    PointResult,
+    Precision,
+    RoundWindow,
+    Status,
+    Window,
+)
 
 
 def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = Precision.FP32, batch: int = 1,
@@ -110,3 +123,16 @@ def assert_one_line(done: subprocess.CompletedProcess[str], *fragments: str) -> 
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
     return lines[0]
+
+
+def round_of(fps: dict[PointConfig, list[float]], p90_ms: dict[PointConfig, float]) -> Confirmation:
+    """A confirmation whose contenders ran the given FPS, pass by pass, with every latency at the given p90."""
+    configs = list(fps)
+    contenders = tuple(Contender(c, c.streams or 2, c.nireq or 2) for c in configs)
+    windows = []
+    rounds = len(next(iter(fps.values())))
+    for r in range(rounds):
+        for i, c in enumerate(configs):
+            windows.append(RoundWindow(r, r * len(configs) + i, i, Window(fps[c][r], p90_ms[c], 100, 0.25),
+                                       np.full(100, p90_ms[c])))
+    return Confirmation("CPU", contenders, tuple(windows), rounds, 0.25)

@@ -11,12 +11,11 @@ from matplotlib.patches import Rectangle
 
 from ov_tuner.analyse.baselines import baseline_gains
 from ov_tuner.analyse.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
-from ov_tuner.analyse.heatmaps import Metric, heatmap_grid
+from ov_tuner.analyse.heatmaps import Metric, heatmap_of
 from ov_tuner.analyse.points import batch_series, best_per_device_precision, pareto_front
 from ov_tuner.analyse.precisions import compare_precisions
 from ov_tuner.analyse.saturation import saturation
 from ov_tuner.present.plots import heatmap_figure
-from ov_tuner.present.words import baseline_gain_text
 from ov_tuner.schema import Ending, Environment, Mode, PointResult, Precision
 
 
@@ -40,14 +39,14 @@ def test_best_of_only_failed_points_is_nothing() -> None:
     assert best_per_device_precision([failed(1, 1)]) == []
 
 
-def test_heatmap_grid_places_values_and_marks_failures() -> None:
+def test_heatmap_places_values_and_marks_failures() -> None:
     points = [point(1, 1, 100), point(1, 2, 150), point(2, 1, 60), failed(2, 2)]
-    grid = heatmap_grid(points, "CPU", Precision.FP32, 1, Metric.FPS)
+    grid = heatmap_of(points, "CPU", Precision.FP32, 1, Metric.FPS)
     assert grid.streams == (1, 2) and grid.nireqs == (1, 2)
     assert grid.values[0].tolist() == pytest.approx([100, 150])
     assert grid.values[1, 0] == pytest.approx(60)
     assert np.isnan(grid.values[1, 1]) and grid.failed[1, 1] and not grid.failed[0, 0]
-    latency = heatmap_grid(points, "CPU", Precision.FP32, 1, Metric.LATENCY_MEDIAN)
+    latency = heatmap_of(points, "CPU", Precision.FP32, 1, Metric.LATENCY_MEDIAN)
     assert latency.values[0, 1] == pytest.approx(1000 * 2 / 150)
 
 
@@ -63,16 +62,16 @@ def test_diagnostics_name_each_problem_once_per_compiled_model() -> None:
     assert sorted(kinds) == sorted([DiagnosticKind.IDLE_STREAMS, DiagnosticKind.PRECISION, DiagnosticKind.STREAMS,
                                     DiagnosticKind.NOISY, DiagnosticKind.FAILED])
     precision = next(d for d in diagnostics(points) if d.kind is DiagnosticKind.PRECISION)
-    assert "bf16" in precision.detail and precision.hint
+    assert precision.figures["asked"] == "f16" and precision.figures["ran"] == "bf16"
     noisy = point(1, 2, 100, noisy=True).measurement
     assert noisy is not None and noisy.fps_cv is not None and noisy.fps_cv > NOISY_FPS_CV
 
 
 def test_unsettled_and_client_bound_points_are_flagged() -> None:
     (unsettled,) = diagnostics([point(1, 1, 100, ended=Ending.CAPPED)])
-    assert unsettled.kind is DiagnosticKind.UNSTABLE and "never agreed" in unsettled.detail
+    assert unsettled.kind is DiagnosticKind.UNSTABLE and unsettled.figures["windows"] == 3
     (busy,) = diagnostics([point(1, 1, 100, client_cpu_share=0.97)])
-    assert busy.kind is DiagnosticKind.CLIENT_BOUND and "busy 97%" in busy.detail
+    assert busy.kind is DiagnosticKind.CLIENT_BOUND and busy.figures["share"] == pytest.approx(0.97)
     assert diagnostics([point(1, 1, 100, ended=Ending.FIXED, client_cpu_share=0.5)]) == []
     assert diagnostics([point(1, 1, 100, ended=Ending.OUTPACED)]) == []  # stopped on purpose, not unstable
 
@@ -81,11 +80,11 @@ def test_how_measured_counts_why_measurements_ended_and_their_noise() -> None:
     points = [point(1, 1, 100), point(1, 2, 100, ended=Ending.OUTPACED), point(2, 2, 100, ended=Ending.OUTPACED),
               point(2, 4, 100, ended=Ending.CAPPED, noisy=True), failed_point(4, 4)]
     summary = how_measured(points)
-    assert summary.startswith("4 points measured: 1 settled")
-    assert "1 reached --max-time without settling" in summary
-    assert "2 stopped early by smart search" in summary and "fixed" not in summary
-    assert "at most 30.0%" in summary  # the noisy point's windows: 0.7, 1.3 and 1 x its FPS
-    assert how_measured([failed_point(1, 1)]) == "No point was measured."
+    assert summary.points == 4
+    assert {e: n for e, n in summary.endings.items() if n} == {Ending.SETTLED: 1, Ending.OUTPACED: 2,
+                                                               Ending.CAPPED: 1}
+    assert summary.max_cv == pytest.approx(0.3)  # the noisy point's windows: 0.7, 1.3 and 1 x its FPS
+    assert how_measured([failed_point(1, 1)]).points == 0
 
 
 def test_more_requests_that_raise_neither_fps_nor_latency_are_client_bound() -> None:
@@ -95,7 +94,7 @@ def test_more_requests_that_raise_neither_fps_nor_latency_are_client_bound() -> 
     # Client-bound: FPS flat and latency flat, so the second request never ran beside the first.
     flat = [point(1, 1, 100, latency_ms=10.0), point(1, 2, 101, latency_ms=10.5)]
     (found,) = diagnostics(flat)
-    assert found.kind is DiagnosticKind.CLIENT_BOUND and "from 1 to 2 requests" in found.detail
+    assert found.kind is DiagnosticKind.FLAT_STEP and (found.figures["from"], found.figures["to"]) == (1, 2)
 
 
 def test_heatmap_figure_has_three_panels_with_the_best_outlined(tmp_path: Path) -> None:
@@ -125,10 +124,7 @@ def test_saturation_is_the_smallest_configuration_within_five_percent_of_the_bes
     (sat,) = saturation(points)
     assert (sat.point.config.streams, sat.point.config.nireq) == (1, 4)
     assert (sat.best.config.streams, sat.best.config.nireq) == (2, 4)
-    assert sat.beyond is sat.best
-    # 1x4: p90 = 4/190 s; 2x4: 4/200 s -> latency ratio 0.95
-    assert sat.reason == ("CPU fp32 batch 1 saturates at 1 streams x 4 requests: 190 FPS; "
-                          "2 x 4 adds +5.3% FPS for -5% p90 latency")
+    assert sat.beyond is sat.best and sat.measured == 6
 
 
 def test_saturation_when_the_best_is_the_smallest_compares_with_the_biggest() -> None:
@@ -136,14 +132,11 @@ def test_saturation_when_the_best_is_the_smallest_compares_with_the_biggest() ->
     (sat,) = saturation(points)
     assert sat.point is sat.best and (sat.point.config.streams, sat.point.config.nireq) == (1, 1)
     assert sat.beyond is not None and (sat.beyond.config.streams, sat.beyond.config.nireq) == (2, 4)
-    assert "2 x 4 adds -33.3% FPS" in sat.reason
 
 
 def test_saturation_at_the_largest_configuration_says_more_may_pay() -> None:
     (sat,) = saturation(grid_of({(1, 1): 100, (2, 2): 150, (2, 4): 200}))
-    assert sat.point is sat.best and sat.beyond is None
-    assert sat.reason.endswith("it is also the largest configuration measured, so more streams or requests may "
-                               "still pay")
+    assert sat.point is sat.best and sat.beyond is None and sat.measured == 3
 
 
 def test_saturation_ties_go_to_fewer_streams() -> None:
@@ -153,7 +146,7 @@ def test_saturation_ties_go_to_fewer_streams() -> None:
 
 def test_saturation_of_a_single_point_and_of_only_failures() -> None:
     (sat,) = saturation([point(1, 1, 50)])
-    assert sat.beyond is None and sat.reason.endswith("it is the only configuration measured")
+    assert sat.beyond is None and sat.measured == 1
     assert saturation([failed(1, 1)]) == []
 
 
@@ -193,8 +186,7 @@ def test_precision_ratio_per_cell_and_an_honest_note() -> None:
     assert cmp.fps_ratio.values[0].tolist() == pytest.approx([1.5, 1.25])
     assert cmp.latency_ratio.values[0].tolist() == pytest.approx([100 / 150, 200 / 250])
     assert cmp.best_fps_ratio == pytest.approx(1.25)
-    assert cmp.notes == ("CPU fp16 ran bf16",)
-    assert "1.25x, measured one after the other (not confirmed head to head)" in cmp.reason
+    assert cmp.ran == ((Precision.FP16, "bf16"),)  # fp32 ran what it is named; fp16 did not
     assert cmp.confirmed is None and cmp.paired == {}
 
 
@@ -208,7 +200,6 @@ def test_gain_over_the_hint_baselines() -> None:
     gains = {g.baseline.config.mode: g for g in baseline_gains(tuned, points)}
     assert gains[Mode.THROUGHPUT].fps_gain == pytest.approx(0.10)
     assert gains[Mode.LATENCY].fps_gain == pytest.approx(330 / 275 - 1)
-    assert "+10.0% FPS over THROUGHPUT hint (2 x 2; 300 FPS" in baseline_gain_text(gains[Mode.THROUGHPUT])
     # baselines never count as grid points
     assert best_per_device_precision(points)[0].point is tuned
 

@@ -13,7 +13,7 @@ import pytest
 from factories import make_point, start_until
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.capacity import capacity_candidates, capacity_summary, latest_served
+from ov_tuner.analyse.capacity import capacity_candidates, latest_served
 from ov_tuner.analyse.drift import drift
 from ov_tuner.cli import app
 from ov_tuner.devices.modelfile import open_model_source
@@ -22,6 +22,7 @@ from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
+from ov_tuner.present.words.edge import capacity_summary
 from ov_tuner.schema import (
     CameraTarget,
     Capacity,
@@ -170,9 +171,9 @@ def test_the_summary_names_the_most_cameras_first() -> None:
             for s, n, truth in ((1, 2, 6), (2, 4, 11))]
     summary = capacity_summary(runs)
     assert summary is not None
-    assert summary.startswith("CPU fp32 2 streams x 4 requests serves 11 cameras at 30 FPS with p99 10 ms")
-    assert summary.endswith("; 1 x 2 serves 6")
-    assert [s.cameras for s in latest_served(runs)] == [11, 6]
+    assert summary.startswith("CPU fp32 batch 1 2 streams x 4 requests serves 11 cameras")
+    assert "1 x 2 serves 6" in summary
+    assert [(s.cameras, s.run.config.streams) for s in latest_served(runs)] == [(11, 2), (6, 1)]
 
 
 # -- the CLI ------------------------------------------------------------------------------------------------------
@@ -235,18 +236,18 @@ def test_a_step_down_with_the_clock_is_called_throttling() -> None:
     fps = [level * w for level, w in zip([250] * 12 + [220] * 8, wobble, strict=True)]
     found = drift(windows(fps, [3100] * 12 + [2400] * 8))
     assert found is not None and found.drifted
-    assert found.at_s == 12 * 30
-    assert found.reason.startswith("FPS fell 12% after 6.0 min")
-    assert "the CPU clock fell from 3.10 to 2.40 GHz" in found.reason
+    assert found.at_s == 12 * 30 and found.change == pytest.approx(-0.12, abs=0.01)
+    assert found.clock_changed and (found.before.cpu_mhz, found.after.cpu_mhz) == (3100, 2400)
 
 
 def test_a_step_with_the_clock_steady_and_a_neighbour_names_the_host_load() -> None:
     found = drift(windows([250.0] * 8 + [200.0] * 8, [3100] * 16, foreign=[0.02] * 8 + [0.45] * 8))
-    assert found is not None and found.drifted and "other processes used 45% of the CPUs" in found.reason
+    assert found is not None and found.drifted and not found.clock_changed and found.load_changed
+    assert found.after.foreign_cpu == pytest.approx(0.45)
 
 
 def test_noise_alone_is_not_drift() -> None:
     rng = np.random.default_rng(2)
     found = drift(windows(list(250 * (1 + 0.04 * rng.standard_normal(30))), [3100] * 30))
-    assert found is not None and not found.drifted and found.reason.startswith("FPS held over 15.0 min")
+    assert found is not None and not found.drifted and found.minutes == pytest.approx(15.0)
     assert drift(windows([250.0] * 5, [3100] * 5)) is None

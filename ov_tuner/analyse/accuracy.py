@@ -17,7 +17,6 @@ import numpy as np
 from ov_tuner.errors import BadInputError
 from ov_tuner.measure.accuracy import Reference
 from ov_tuner.schema import Accuracy, OutputAccuracy, PointConfig, Precision
-from ov_tuner.schema.records import cosine_text
 
 # A reference value below this fraction of the output's largest magnitude is "near zero": left out of the
 # relative error, which would otherwise measure rounding noise divided by almost nothing.
@@ -94,40 +93,33 @@ class AccuracyLimit:
             limits[name.strip().lower()] = 1 - loss
         return cls(limits.get("cosine"), limits.get("top1"))
 
-    def breach(self, accuracy: Accuracy) -> str | None:
-        """Why `accuracy` loses too much, or None."""
+    def breach(self, accuracy: Accuracy) -> Breach | None:
+        """What of `accuracy` loses more than the limit allows, or None."""
         if accuracy.error:
             return None
         if self.min_cosine is not None and accuracy.cosine is not None and accuracy.cosine < self.min_cosine:
-            return f"cosine {cosine_text(accuracy.cosine)} < {cosine_text(self.min_cosine)}"
+            return Breach(accuracy, "cosine", accuracy.cosine, self.min_cosine)
         if self.min_top1 is not None and accuracy.top1 is not None and accuracy.top1 < self.min_top1:
-            return f"top-1 agreement {accuracy.top1:.1%} < {self.min_top1:.1%}"
+            return Breach(accuracy, "top1", accuracy.top1, self.min_top1)
         return None
 
 
-def excluded(accuracies: list[Accuracy], limit: AccuracyLimit) -> dict[tuple[str, Precision, int], str]:
-    """The (device, precision, batch) combinations whose outputs lose more than `limit`, each with why."""
+@dataclass(frozen=True)
+class Breach:
+    """A device, precision and batch whose outputs lose more than a limit: which figure, its value and the least
+    allowed."""
+
+    accuracy: Accuracy
+    figure: str  # "cosine" or "top1"
+    value: float
+    least: float
+
+
+def excluded(accuracies: list[Accuracy], limit: AccuracyLimit) -> dict[tuple[str, Precision, int], Breach]:
+    """The (device, precision, batch) combinations whose outputs lose more than `limit`, each with its breach."""
     found = {}
     for accuracy in accuracies:
-        why = limit.breach(accuracy)
-        if why is not None:
-            found[(accuracy.device, accuracy.precision, accuracy.batch)] = (
-                f"{accuracy.device} {accuracy.precision.value} batch {accuracy.batch} excluded: {why} on "
-                f"{accuracy.inputs} inputs")
+        breach = limit.breach(accuracy)
+        if breach is not None:
+            found[(accuracy.device, accuracy.precision, accuracy.batch)] = breach
     return found
-
-
-def precision_costs(accuracies: list[Accuracy], speed: Mapping[tuple[str, Precision, int], str],
-                    ran: Mapping[tuple[str, Precision, int], str]) -> list[str]:
-    """One line per device, precision and batch: what ran, its speed against fp32 beside what its outputs lose,
-    e.g. 'CPU bf16 batch 1 (ran bf16): 1.95x (95%: 1.90..2.00x) FPS of fp32, head to head; outputs: cosine
-    0.999312, top-1 agreement 98.4% on 32 inputs'."""
-    lines = []
-    for a in accuracies:
-        key = (a.device, a.precision, a.batch)
-        pace = speed.get(key)
-        head = f"{a.device} {a.precision.value} batch {a.batch}" + (f" (ran {ran[key]})" if key in ran else "")
-        if a.precision is Precision.FP32:
-            pace = "the reference precision" if a.device == "CPU" else pace or "fp32"
-        lines.append(f"{head}: {pace or 'speed not compared'}; outputs: {a.summary()}")
-    return lines

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ov_tuner.analyse.points import explicit_points, fastest, short_label
+from ov_tuner.analyse.points import explicit_points, fastest
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import PointConfig, PointResult
 from ov_tuner.store.results import StoredResults
@@ -49,22 +49,11 @@ class BestElsewhere:
     def still_best(self) -> bool:
         return self.there is not None and self.there.config == self.other_best.config
 
-    @property
-    def reason(self) -> str:
-        head = f"file {self.file + 1}'s best, {self.best.config.label()}"
-        if self.there is None:
-            return f"{head}, was not measured in file {self.other + 1}"
-        if self.still_best:
-            return f"{head}, is the best in file {self.other + 1} too"
-        share = self.there.fps / self.other_best.fps
-        return (f"{head}, runs at {share:.0%} of file {self.other + 1}'s best there "
-                f"({self.other_best.config.label()}, {self.other_best.fps:.0f} FPS)")
-
 
 @dataclass(frozen=True)
 class Comparison:
     files: tuple[StoredResults, ...]
-    differences: tuple[str, ...]
+    differences: tuple[tuple[str, tuple[str, ...]], ...]  # an environment field that differs, and its values
     matched: tuple[Matched, ...]
     only_in: tuple[tuple[int, PointConfig], ...]  # (file index, configuration) measured in that file alone
     bests: tuple[BestElsewhere, ...]
@@ -80,7 +69,7 @@ def compare(files: list[StoredResults], models_differ: bool = False) -> Comparis
         raise BadInputError(f"compare: the files were measured with different models ({names}); add --models-differ "
                             "to compare them anyway")
     differences = tuple(
-        f"{field}: " + " | ".join(str(asdict(f.environment)[field]) for f in files)
+        (field, tuple(str(asdict(f.environment)[field]) for f in files))
         for field in COMPARED_FIELDS if len({str(asdict(f.environment)[field]) for f in files}) > 1)
     by_file = [{p.config: p for p in explicit_points(f.points)} for f in files]
     common = set(by_file[0]).intersection(*by_file[1:])
@@ -94,7 +83,3 @@ def compare(files: list[StoredResults], models_differ: bool = False) -> Comparis
             if i != j and best is not None and other_best is not None:
                 bests.append(BestElsewhere(i, best, j, other.get(best.config), other_best))
     return Comparison(tuple(files), differences, matched, only_in, tuple(bests))
-
-
-def matched_label(m: Matched) -> str:
-    return f"{m.config.scope} {m.config.precision.value} b{m.config.batch} {short_label(m.points[0])}"

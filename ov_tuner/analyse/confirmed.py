@@ -29,6 +29,15 @@ EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16)
 BASELINE_ORDER = (Mode.DEFAULT, Mode.THROUGHPUT, Mode.THROUGHPUT_UNBATCHED, Mode.CUMULATIVE_THROUGHPUT, Mode.LATENCY)
 
 
+class CostStep(str, Enum):
+    """Which step of the cost order chose the deployed configuration over the next cheapest near the leader."""
+
+    REQUESTS = "requests"  # fewer frames in flight (requests x batch)
+    STREAMS = "streams"
+    PRECISION = "precision"  # the more exact precision
+    LATENCY = "latency"  # the lower latency at the percentile asked for
+
+
 class Rule(str, Enum):
     """How the deployed configuration was chosen among the round's contenders."""
 
@@ -70,6 +79,7 @@ class ConfirmedAnswer:
     gains: tuple[Standing, ...]  # the deployed configuration over each baseline, OpenVINO default first
     precision_ratios: tuple[PrecisionRatio, ...]
     candidates: int
+    decided_by: CostStep | None = None  # Rule.CHEAPEST: the step of the cost order that chose
 
 
 def cost(figures: RoundFigures, percentile: int) -> tuple[int, int, int, float]:
@@ -106,7 +116,16 @@ def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, perc
     return ConfirmedAnswer(
         deploy.contender.config.scope, leader, deploy, rule, near,
         tuple(s for s in within if s not in near), slower[0] if slower else None, _gains(head, deploy),
-        precision_ratios(head), len(pool))
+        precision_ratios(head), len(pool), _decided_by([leader, *(s.figures for s in near)], deploy, percentile))
+
+
+def _decided_by(rivals: list[RoundFigures], deploy: RoundFigures, percentile: int) -> CostStep | None:
+    """The first step of the cost order where the deployed configuration beats the next cheapest rival."""
+    others = sorted(cost(f, percentile) for f in rivals if f is not deploy)
+    if not others:
+        return None
+    mine = cost(deploy, percentile)
+    return next((step for step, a, b in zip(CostStep, mine, others[0], strict=True) if a != b), CostStep.LATENCY)
 
 
 def _candidates(head: HeadToHead, pool: list[RoundFigures]) -> tuple[list[RoundFigures], bool]:

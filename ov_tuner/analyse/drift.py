@@ -65,32 +65,6 @@ class Drift:
         b, a = self.before.foreign_cpu, self.after.foreign_cpu
         return b is not None and a is not None and abs(a - b) >= LOAD_MIN
 
-    @property
-    def reason(self) -> str:
-        if not self.drifted:
-            return (f"FPS held over {self.minutes:.1f} min: {self.before.fps:.1f} FPS before the largest step and "
-                    f"{self.after.fps:.1f} after ({self.change:+.1%}, within the windows' {self.noise:.1%} noise "
-                    f"x {NOISE_FACTOR:g} or under {DRIFT_MIN:.0%}); p99 {self.before.p99_ms:.1f} -> "
-                    f"{self.after.p99_ms:.1f} ms{self._clock_text()}")
-        verb = "fell" if self.change < 0 else "rose"
-        return (f"FPS {verb} {abs(self.change):.0%} after {self.at_s / 60:.1f} min ({self.before.fps:.1f} -> "
-                f"{self.after.fps:.1f} FPS, p99 {self.before.p99_ms:.1f} -> {self.after.p99_ms:.1f} ms)"
-                f"{self._clock_text()}{self._load_text()}")
-
-    def _clock_text(self) -> str:
-        b, a = self.before.cpu_mhz, self.after.cpu_mhz
-        if b is None or a is None:
-            return "; the CPU clock is not readable here"
-        if self.clock_changed:
-            return f" while the CPU clock {'fell' if a < b else 'rose'} from {b / 1000:.2f} to {a / 1000:.2f} GHz"
-        return f" while the CPU clock held at {b / 1000:.2f} GHz"
-
-    def _load_text(self) -> str:
-        b, a = self.before.foreign_cpu, self.after.foreign_cpu
-        if not self.load_changed or b is None or a is None:
-            return "" if self.clock_changed else "; other processes' load held too: look for a limit the OS hides"
-        return f"; other processes used {a:.0%} of the CPUs after it, {b:.0%} before: the host's load, not the device"
-
 
 def drift(windows: Sequence[SoakWindow]) -> Drift | None:
     """The largest step of FPS along the windows and whether it is drift; None with too few windows to tell."""

@@ -45,7 +45,7 @@ class Heatmap:
         return (self.streams.index(p.config.streams), self.nireqs.index(p.config.nireq))
 
 
-def heatmap_grid(points: list[PointResult], device: str, precision: Precision, batch: int,
+def heatmap_of(points: list[PointResult], device: str, precision: Precision, batch: int,
                  metric: Metric) -> Heatmap:
     selected = [p for p in points
                 if p.config.mode is Mode.EXPLICIT and p.config.heatmap_key == (device, precision, batch)]

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ov_tuner.analyse.confirmed import paired_cells, precision_ratios
-from ov_tuner.analyse.heatmaps import Heatmap, Metric, heatmap_grid, heatmap_groups, ratio_grid
-from ov_tuner.analyse.points import explicit_points, fastest, short_label
+from ov_tuner.analyse.heatmaps import Heatmap, Metric, heatmap_groups, heatmap_of, ratio_grid
+from ov_tuner.analyse.points import explicit_points, fastest
 from ov_tuner.schema import Confirmation, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead, Ratio
 
@@ -29,8 +29,8 @@ class PrecisionComparison:
     fps_ratio: Heatmap
     latency_ratio: Heatmap
     best_fps_ratio: float
-    notes: tuple[str, ...]
-    reason: str
+    best: tuple[PointResult, PointResult]  # each precision's best explicit point, as the search measured them
+    ran: tuple[tuple[Precision, str], ...]  # a precision that ran another precision than its name, and what ran
     confirmed: Ratio | None = None
     paired: dict[tuple[int, int], Ratio] = field(default_factory=dict)
 
@@ -50,11 +50,9 @@ def ran_by_scope(points: list[PointResult]) -> dict[tuple[str, Precision, int], 
 def compare_precisions(points: list[PointResult], numerator: Precision = Precision.FP16,
                        denominator: Precision = Precision.FP32,
                        confirmations: Sequence[Confirmation] = ()) -> list[PrecisionComparison]:
-    """For each (device, batch) measured in both precisions: the cell-by-cell ratios and an honest note.
-
-    A note is added wherever the device ran another precision than the one named, since then the ratio
-    compares what ran, not what was asked. Where a confirmation round measured both precisions' best head
-    to head, its ratio, with its interval, is the comparison's answer.
+    """For each (device, batch) measured in both precisions: the cell-by-cell ratios, and what ran wherever the
+    device ran another precision than the one named (then the ratio compares what ran, not what was asked). Where a
+    confirmation round measured both precisions' best head to head, its ratio, with its interval, is the answer.
     """
     result = []
     keys = {(d, b) for d, pr, b in heatmap_groups(points) if pr is numerator}
@@ -63,42 +61,39 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
     for device, batch in sorted(keys):
         grids = {}
         for metric in (Metric.FPS, Metric.LATENCY_P90):
-            top = heatmap_grid(points, device, numerator, batch, metric)
-            bottom = heatmap_grid(points, device, denominator, batch, metric)
+            top = heatmap_of(points, device, numerator, batch, metric)
+            bottom = heatmap_of(points, device, denominator, batch, metric)
             grids[metric] = ratio_grid(top, bottom)
         explicit = explicit_points(points)
         best_top = fastest(p for p in explicit if p.config.heatmap_key == (device, numerator, batch))
         best_bottom = fastest(p for p in explicit if p.config.heatmap_key == (device, denominator, batch))
         assert best_top is not None and best_bottom is not None
         ratio = best_top.fps / best_bottom.fps
-        notes = [f"{device} {precision.value} ran {', '.join(sorted(ran))}" for precision in (numerator, denominator)
-                 if (ran := ran_in(points, device, precision, batch)) != {precision.hint}]
+        ran = tuple((precision, ", ".join(sorted(done))) for precision in (numerator, denominator)
+                    if (done := ran_in(points, device, precision, batch)) != {precision.hint})
         confirmed = next((r.ratio for r in precision_ratios(head)
                           if (r.numerator.contender.config.scope, r.batch, r.numerator.contender.config.precision,
                               r.denominator.contender.config.precision) == (device, batch, numerator, denominator)),
                          None) if head else None
-        if confirmed is not None:
-            reason = (f"{device} batch {batch}: {numerator.value}/{denominator.value}, best against best head to head: "
-                      f"{confirmed.as_factor()}")
-        else:
-            reason = (f"{device} batch {batch}: best {numerator.value} {best_top.fps:.0f} FPS "
-                      f"({short_label(best_top)}) vs best {denominator.value} {best_bottom.fps:.0f} FPS "
-                      f"({short_label(best_bottom)}): "
-                      f"{ratio:.2f}x, measured one after the other (not confirmed head to head)")
         paired = paired_cells(head, device, batch, numerator, denominator) if head else {}
         result.append(PrecisionComparison(device, batch, numerator, denominator, grids[Metric.FPS],
-                                          grids[Metric.LATENCY_P90], ratio, tuple(notes), reason, confirmed, paired))
+                                          grids[Metric.LATENCY_P90], ratio, (best_top, best_bottom), ran, confirmed,
+                                          paired))
     return result
 
 
+@dataclass(frozen=True)
+class PrecisionSpeed:
+    """A precision's best FPS against fp32's best at a device and batch: head to head where a round measured both
+    (`confirmed`), else as the search measured them one after the other (`apart`)."""
+
+    apart: float
+    confirmed: Ratio | None
+
+
 def precision_speeds(points: list[PointResult], confirmations: Sequence[Confirmation] = (),
-                     ) -> dict[tuple[str, Precision, int], str]:
-    """Per (device, precision, batch), its best FPS against fp32's in words: head to head where a confirmation
-    round measured both, else from the search's separate measurements, and said so."""
-    speeds = {}
-    for numerator in (Precision.FP16, Precision.BF16):
-        for c in compare_precisions(points, numerator, confirmations=confirmations):
-            speeds[(c.device, numerator, c.batch)] = (
-                f"{c.confirmed.as_factor()} FPS of fp32, head to head" if c.confirmed is not None
-                else f"{c.best_fps_ratio:.2f}x FPS of fp32, measured apart")
-    return speeds
+                     ) -> dict[tuple[str, Precision, int], PrecisionSpeed]:
+    """Per (device, precision, batch) of fp16 and bf16, its speed against fp32's."""
+    return {(c.device, numerator, c.batch): PrecisionSpeed(c.best_fps_ratio, c.confirmed)
+            for numerator in (Precision.FP16, Precision.BF16)
+            for c in compare_precisions(points, numerator, confirmations=confirmations)}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ov_tuner.analyse.accuracy import Breach
 from ov_tuner.analyse.baselines import BaselineGain, baseline_gains
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
 from ov_tuner.analyse.points import explicit_points, fastest
@@ -42,7 +43,7 @@ class Recommendation:
     candidates: int
     baselines: tuple[BaselineGain, ...]
     answer: ConfirmedAnswer | None = None
-    excluded: tuple[str, ...] = ()  # precisions left out for losing too much output accuracy, each with why
+    excluded: tuple[Breach, ...] = ()  # precisions left out for losing too much output accuracy
 
     @property
     def confirmed(self) -> bool:
@@ -52,7 +53,7 @@ class Recommendation:
 def recommend(points: list[PointResult], max_latency_ms: float | None = None, percentile: int = 90,
               device: str | None = None, precision: Precision | None = None,
               confirmations: Sequence[Confirmation] = (),
-              excluded: Mapping[tuple[str, Precision, int], str] | None = None) -> Recommendation:
+              excluded: Mapping[tuple[str, Precision, int], Breach] | None = None) -> Recommendation:
     """Most FPS within `max_latency_ms` at `percentile` (any latency, when None): from the latest confirmation
     round where there is one, else from the explicit points' own measurements. `excluded` (device, precision, batch)
     combinations, which lose too much output accuracy, are left out; the recommendation says which and why."""

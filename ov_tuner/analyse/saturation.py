@@ -23,17 +23,17 @@ class Saturation:
     batch: int
     point: PointResult
     best: PointResult
-    beyond: PointResult | None
-    reason: str
+    beyond: PointResult | None  # what going further costs: the best when bigger, else the biggest measured
+    measured: int  # configurations measured
+    top_streams: int | None  # the device's most streams, where it says
 
 
 def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANCE,
                devices: Mapping[str, DeviceInfo] | None = None) -> list[Saturation]:
     """Per (device, precision, batch): the smallest configuration within `tolerance` of the best FPS.
 
-    It is compared with the best point when that is bigger, else with the biggest configuration
-    measured, so the statement says what going further costs in p90 latency. Where the best runs the
-    most streams the device allows (`devices` says), the statement says so instead of "more may pay".
+    It is compared with the best point when that is bigger, else with the biggest configuration measured, so that
+    what going further costs in p90 latency can be said; `devices` tells the most streams each device allows.
     """
     result = []
     for device, precision, batch in heatmap_groups(points):
@@ -44,19 +44,7 @@ def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANC
             continue
         point = next(p for p in members if p.fps >= (1 - tolerance) * best.fps)
         beyond = best if best is not point else (members[-1] if members[-1] is not point else None)
-        reason = (f"{device} {precision.value} batch {batch} saturates at {point.config.streams} streams x "
-                  f"{point.config.nireq} requests: {point.fps:.0f} FPS")
         info = (devices or {}).get(device)
         top = info.streams_range[1] if info is not None and info.streams_range else None
-        if beyond is not None:
-            reason += (f"; {beyond.config.streams} x {beyond.config.nireq} adds {beyond.fps / point.fps - 1:+.1%} FPS "
-                       f"for {beyond.latency_ms(90) / point.latency_ms(90) - 1:+.0%} p90 latency")
-        elif len(members) == 1:
-            reason += "; it is the only configuration measured"
-        elif top is not None and point.streams >= top:
-            reason += (f"; {top} streams is the {device}'s maximum, and it is the largest configuration measured: "
-                       "only more requests could still pay")
-        else:
-            reason += "; it is also the largest configuration measured, so more streams or requests may still pay"
-        result.append(Saturation(device, precision, batch, point, best, beyond, reason))
+        result.append(Saturation(device, precision, batch, point, best, beyond, len(members), top))
     return result

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ov_tuner.analyse.points import explicit_points, fastest, short_label
+from ov_tuner.analyse.points import explicit_points, fastest
 from ov_tuner.schema import Confirmation, DeviceInfo, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead, Ratio
 
@@ -22,8 +22,8 @@ class VirtualComparison:
 
     virtual: PointResult
     member: PointResult
+    fps: tuple[float, float]  # the virtual device's and the member's: the round's where it measured both
     ratio: Ratio | None  # head to head, where the confirmation round measured both
-    reason: str
 
 
 def virtual_comparisons(points: list[PointResult], devices: Mapping[str, DeviceInfo],
@@ -48,20 +48,10 @@ def virtual_comparisons(points: list[PointResult], devices: Mapping[str, DeviceI
                     fps = (pair[0].fps, pair[1].fps)
                 else:
                     ratio, fps = None, (best.fps, alone.fps)
-                found.append(VirtualComparison(best, alone, ratio, _reason(best, alone, fps, ratio)))
+                found.append(VirtualComparison(best, alone, fps, ratio))
     return found
 
 
 def _best(points: list[PointResult], device: str, precision: Precision, batch: int) -> PointResult | None:
     return fastest(p for p in points if (p.config.device, p.config.precision, p.config.batch, p.config.settings)
                    == (device, precision, batch, ()))
-
-
-def _reason(virtual: PointResult, alone: PointResult, fps: tuple[float, float], ratio: Ratio | None) -> str:
-    """'AUTO:GPU,CPU fp32 batch 1 CUMULATIVE_THROUGHPUT x16: 2270 FPS vs tuned GPU alone (2x4): 1200 FPS; ...'"""
-    head = (f"{virtual.config.device} {virtual.config.precision.value} batch {virtual.config.batch} "
-            f"{short_label(virtual)}: {fps[0]:.0f} FPS vs tuned {alone.config.device} alone "
-            f"({short_label(alone)}): {fps[1]:.0f} FPS")
-    if ratio is not None:
-        return f"{head}, head to head: {ratio.as_factor()}"
-    return f"{head}: {fps[0] / fps[1]:.2f}x, measured apart (not confirmed head to head)"

@@ -21,7 +21,9 @@ from ov_tuner.cli.app import (
 from ov_tuner.cli.flags import parse_precision, parse_shapes
 from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
 from ov_tuner.jobs.profile import run_profile
-from ov_tuner.present.render import coldstart_table, profile_tables
+from ov_tuner.present.sections.jobs import coldstart_table, profile_tables
+from ov_tuner.present.terminal import print_blocks
+from ov_tuner.present.words.edge import coldstart_text
 from ov_tuner.schema import PointConfig
 from ov_tuner.store.destinations import output_folder
 
@@ -42,8 +44,8 @@ def coldstart(
     spec = ColdStartSpec(model, out_path, device.upper(), parse_precision(precision), batch, streams,
                          parse_shapes(shape), repeats)
     cold = run_coldstart(spec)
-    out.print(coldstart_table(cold))
-    out.print(cold.reason, highlight=False)
+    print_blocks(out, coldstart_table(cold))
+    out.print(coldstart_text(cold), highlight=False)
 
 
 @app.command()
@@ -66,8 +68,7 @@ def profile(
     if plot_dir is not None:
         output_folder(plot_dir, "--plot-dir")
     result = run_profile(model, config, time, out_path, parse_shapes(shape))
-    for table in profile_tables(result, top):
-        out.print(table)
+    print_blocks(out, *profile_tables(result, top))
     if plot_dir is not None:
         from ov_tuner.present.plots import save_profile_figure  # imports matplotlib
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ov_tuner.analyse.capacity import capacity_candidates, capacity_summary
+from ov_tuner.analyse.capacity import capacity_candidates
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
@@ -29,7 +29,9 @@ from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.jobs.soak import SoakSpec, run_soak
-from ov_tuner.present.edge_text import capacity_table, soak_lines, soak_window_line, trial_line
+from ov_tuner.present.sections.jobs import capacity_table
+from ov_tuner.present.terminal import print_blocks
+from ov_tuner.present.words.edge import capacity_summary, soak_lines, soak_window_line, trial_line
 from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, PointConfig, SoakWindow
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import load_results
@@ -80,7 +82,7 @@ def capacity(
 
     with stop_on_ctrl_c("trial") as stop:
         runs = run_capacity(spec, seen, stop)
-    out.print(capacity_table(runs))
+    print_blocks(out, capacity_table(runs))
     summary = capacity_summary(runs)
     if summary:
         out.print(summary, highlight=False)

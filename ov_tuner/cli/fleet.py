@@ -13,6 +13,7 @@ from ov_tuner.cli.app import EXIT_INTERRUPTED, app, ctrl_c_interrupts, err, one_
 from ov_tuner.cli.sweep import ProgressBar, progress_columns, sweep_spec
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.fleet_text import HostResults, fleet_table
+from ov_tuner.present.terminal import print_blocks
 from ov_tuner.schema import SweepSpec
 from ov_tuner.store.results import load_results
 
@@ -70,7 +71,7 @@ def fleet_sweep(
         summary = run_fleet(spec, chosen, out_dir, FleetBars(progress))
     hosts = [HostResults(h.target.stem, load_results(h.path) if h.stored_points else None, h.problem)
              for h in summary.hosts]
-    out.print(fleet_table(hosts))
+    print_blocks(out, fleet_table(hosts))
     for h in summary.hosts:
         state = f"stopped: {h.problem}" if h.problem else "done"
         out.print(f"{h.target.stem} ({h.target.node_name or h.target.hostname}): {state}; {h.stored_points} points "

@@ -12,7 +12,8 @@ from ov_tuner.cli.app import app, one_line_errors, out
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.model.architectures import ARCHITECTURES
 from ov_tuner.model.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
-from ov_tuner.present.render import devices_table, zoo_table
+from ov_tuner.present.sections.jobs import devices_table, zoo_table
+from ov_tuner.present.terminal import print_blocks
 from ov_tuner.store.destinations import output_folder
 
 
@@ -21,7 +22,7 @@ from ov_tuner.store.destinations import output_folder
 def devices() -> None:
     """List the OpenVINO devices present, with the properties that shape a sweep."""
     runtime = Runtime()
-    out.print(devices_table([runtime.device_info(d) for d in runtime.available_devices()]))
+    print_blocks(out, devices_table([runtime.device_info(d) for d in runtime.available_devices()]))
 
 
 zoo_app = typer.Typer(help="Reference architectures built locally with deterministic weights.", no_args_is_help=True)
@@ -32,7 +33,7 @@ app.add_typer(zoo_app, name="zoo")
 @one_line_errors
 def zoo_list() -> None:
     """Every zoo model with its inputs, parameters and FLOPs per batch-1 inference."""
-    out.print(zoo_table([(name, DESCRIPTIONS[name], zoo_model(name)) for name in ARCHITECTURES]))
+    print_blocks(out, zoo_table([(name, DESCRIPTIONS[name], zoo_model(name)) for name in ARCHITECTURES]))
 
 
 @zoo_app.command("build")

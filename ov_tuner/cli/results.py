@@ -15,21 +15,12 @@ from ov_tuner.analyse.compare import compare as compare_files
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
-from ov_tuner.present.edge_text import capacity_table, edge_lines
+from ov_tuner.present.documents import recommend_document, show_document
 from ov_tuner.present.formats import deploy_snippets, recommendation_json
-from ov_tuner.present.render import (
-    answer_lines,
-    best_table,
-    comparison_lines,
-    comparison_table,
-    diagnostics_lines,
-    headtohead_tables,
-    native_output_lines,
-    points_table,
-    recommendation_lines,
-    saturation_lines,
-)
-from ov_tuner.present.words import recommendation_text, rule_text
+from ov_tuner.present.sections.tables import comparison_table
+from ov_tuner.present.terminal import print_blocks, print_sections
+from ov_tuner.present.words.answer import recommendation_text, rule_text
+from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
 from ov_tuner.store.destinations import output_file, output_folder
 from ov_tuner.store.export import to_csv, to_json
 from ov_tuner.store.results import load_results
@@ -50,18 +41,7 @@ class ExportFormat(str, Enum):
 @one_line_errors
 def show(results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")]) -> None:
     """Print every stored point, the best configuration per device and precision, and diagnostics."""
-    stored = load_results(results)
-    out.print(points_table(stored))
-    out.print(best_table(stored))
-    for table in headtohead_tables(stored):
-        out.print(table)
-    for line in (answer_lines(stored) + saturation_lines(stored) + diagnostics_lines(stored)
-                 + native_output_lines(stored, options.verbose)):
-        out.print(line, highlight=False)
-    if stored.capacities:
-        out.print(capacity_table(stored.capacities))
-    for line in edge_lines(stored):
-        out.print(line, highlight=False)
+    print_sections(out, show_document(load_results(results), options.verbose))
 
 
 @app.command()
@@ -117,11 +97,9 @@ def recommend(
     if as_json:
         print(json.dumps(recommendation_json(rec, recommendation_text(rec), rule_text(rec)), indent=2))
         return
-    snippets = deploy_snippets(rec.winner)
-    for line in recommendation_lines(rec, snippets):
-        out.print(line, highlight=False)
+    print_sections(out, recommend_document(stored, rec), titles=False)
     if config_out is not None:
-        config_out.write_text(snippets.load_config + "\n")
+        config_out.write_text(deploy_snippets(rec.winner).load_config + "\n")
         out.print(f"wrote {config_out}")
 
 
@@ -181,9 +159,16 @@ def compare_command(
     if out_dir is not None:
         output_folder(out_dir, "-o")
     comparison = compare_files([load_results(r) for r in results], models_differ)
-    for line in comparison_lines(comparison):
+    for i, f in enumerate(comparison.files, 1):
+        out.print(f"file {i}: {f.path} ({f.environment.host}, {f.environment.cpu_model}, OpenVINO "
+                  f"{f.environment.ov_version.split('-')[0]}, {f.environment.model_name})", highlight=False)
+    for line in [f"differs: {difference_text(*d)}" for d in comparison.differences] or ["the environments match"]:
         out.print(line, highlight=False)
-    out.print(comparison_table(comparison))
+    for b in comparison.bests:
+        out.print(best_elsewhere_text(b), highlight=False)
+    for i, c in comparison.only_in:
+        out.print(f"only in file {i + 1}: {c.label()}", highlight=False)
+    print_blocks(out, comparison_table(comparison))
     if out_dir is not None and comparison.matched:
         from ov_tuner.present.plots import comparison_figure, save_figure  # imports matplotlib
 

@@ -38,8 +38,9 @@ from ov_tuner.cli.flags import (
     parse_stop_rule,
 )
 from ov_tuner.devices.strings import parse_devices
-from ov_tuner.present.render import answer_lines, best_table, headtohead_tables, summary_lines
-from ov_tuner.present.words import notice_text, reading_text
+from ov_tuner.present.documents import sweep_ending
+from ov_tuner.present.terminal import print_sections
+from ov_tuner.present.words.notices import notice_text, reading_text, summary_lines
 from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
@@ -133,7 +134,7 @@ def sweep_spec(
                                                 "(read with OpenCV) instead of generated data.")] = None,
 ) -> SweepSpec:
     """The sweep's flags as a spec: every flag checked before anything is measured. `sweep` and `fleet sweep`
-    both take these options."""
+    both take these options. Long only for its signature, an option and its help per flag."""
     cache = cache_choice(cache_dir, out_path)
     return SweepSpec(
         model=model, out=out_path, devices=_devices(device or ["CPU"]), precisions=parse_precisions(precision),
@@ -173,14 +174,9 @@ def sweep(spec: SweepSpec) -> None:
     except KeyboardInterrupt:
         err.print(f"aborted: every completed point is kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    for line in summary_lines(summary):
-        out.print(line, highlight=False)
     if summary.interrupted:
+        for line in summary_lines(summary):
+            out.print(line, highlight=False)
         err.print(f"interrupted: measured points are kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
-    stored = load_results(out_path)
-    out.print(best_table(stored))
-    for table in headtohead_tables(stored):
-        out.print(table)
-    for line in answer_lines(stored):
-        out.print(line, highlight=False)
+    print_sections(out, sweep_ending(load_results(out_path), summary), titles=False)

@@ -82,3 +82,10 @@ def _on_fd(stream: TextIO, fd: int, kept: int) -> TextIO:
 def with_log(error: Exception, log: str) -> Exception:
     """The error OpenVINO raised, with what its frontends wrote to stderr meanwhile: the text --verbose prints."""
     return RuntimeError(f"{error}\n{log}".strip()) if log else error
+
+
+def failure_text(error: Exception) -> str:
+    """A failed point's stored error: its one line, then OpenVINO's whole message where it says more."""
+    if isinstance(error, PointFailure) and error.detail not in str(error):
+        return f"{error}\n{error.detail}"
+    return str(error)

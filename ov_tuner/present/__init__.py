@@ -1,1 +1,2 @@
-"""What people see: terminal tables, figures and reports."""
+"""What people see: verdicts worded (words/), laid out once as a document (document.py, sections/, documents.py)
+and written for the terminal, HTML or Markdown (terminal.py, pages.py); figures (plots.py, heatmaps.py)."""

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from ov_tuner.analyse.capacity import config_text, latest_served
+from ov_tuner.analyse.capacity import latest_served
 from ov_tuner.analyse.drift import drift
+from ov_tuner.present.words.edge import drift_text, latency_text
 from ov_tuner.schema import Capacity, Environment, Soak
 
 
@@ -20,9 +21,9 @@ def capacity_figure(runs: Sequence[Capacity], env: Environment) -> Figure:
     for i, s in enumerate(served):
         bar = ax.bar(i, s.cameras, color="tab:green" if s.serves else "tab:red",
                      hatch=None if s.serves else "//", alpha=0.85)
-        ax.bar_label(bar, [f"{s.cameras}\n{s.latency_text()}"], fontsize=8)
+        ax.bar_label(bar, [f"{s.cameras}\n{latency_text(s)}"], fontsize=8)
     ax.set_xticks(range(len(served)),
-                  [f"{config_text(s.run.config)}\n{s.run.target.fps:g} FPS/camera, "
+                  [f"{s.run.config.label()}\n{s.run.target.fps:g} FPS/camera, "
                    f"p{s.run.target.percentile:g} <= {s.run.target.max_latency_ms:g} ms" for s in served],
                   rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("cameras served")
@@ -57,6 +58,6 @@ def soak_figure(soak: Soak, env: Environment) -> Figure:
     for ax in (fps_ax, p99_ax, clock_ax):
         ax.grid(alpha=0.3)
     c = soak.config
-    fig.suptitle(f"{env.model_name} on {env.host}: soak of {config_text(c)} batch {c.batch}\n"
-                 f"{found.reason if found else 'too few windows to tell drift'}", fontsize=9)
+    fig.suptitle(f"{env.model_name} on {env.host}: soak of {c.label()}\n"
+                 f"{drift_text(found) if found else 'too few windows to tell drift'}", fontsize=9, wrap=True)
     return fig

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.table import Table
-
 from ov_tuner.analyse.points import best_per_device_precision, short_label
 from ov_tuner.analyse.recommend import NothingMeetsBudget, recommend
+from ov_tuner.present.document import Table, table
 from ov_tuner.store.results import StoredResults
 
 
@@ -23,24 +22,23 @@ class HostResults:
 def fleet_table(hosts: list[HostResults]) -> Table:
     """The search's best per device and precision (each point measured on its own), and beside it what to deploy
     on that host: the confirmation round's answer where one ran, which may differ from a best measured apart."""
-    table = Table(title="The fleet: the best configuration per host, device and precision")
-    for column in ("host", "CPU", "devices", "device", "precision", "search's best", "FPS", "p90 ms", "deploy"):
-        table.add_column(column, justify="right" if column in ("FPS", "p90 ms") else "left")
+    rows = []
     for host in hosts:
         results = host.results
         bests = best_per_device_precision(results.points) if results else []
         if results is None or not bests:
-            table.add_row(host.name, "-", "-", "-", "-", "-", "-", "-", host.problem or "nothing measured")
+            rows.append([host.name, "-", "-", "-", "-", "-", "-", "-", host.problem or "nothing measured"])
             continue
         env = results.environment
         deploy = _deployment(results)
         for i, best in enumerate(bests):
             first = i == 0
-            table.add_row(host.name if first else "", env.cpu_model if first else "",
-                          ", ".join(results.devices) if first else "", best.device, best.precision.value,
-                          short_label(best.point), f"{best.fps:.1f}", f"{best.point.latency_ms(90):.2f}",
-                          deploy if first else "")
-    return table
+            rows.append([host.name if first else "", env.cpu_model if first else "",
+                         ", ".join(results.devices) if first else "", best.device, best.precision.value,
+                         short_label(best.point), f"{best.fps:.1f}", f"{best.point.latency_ms(90):.2f}",
+                         deploy if first else ""])
+    return table(("host", "CPU", "devices", "device", "precision", "search's best", "FPS", "p90 ms", "deploy"), rows,
+                 "The fleet: the best configuration per host, device and precision", ("FPS", "p90 ms"))
 
 
 def _deployment(results: StoredResults) -> str:

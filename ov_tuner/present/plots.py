@@ -6,140 +6,19 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 from matplotlib import colormaps
-from matplotlib.axes import Axes
-from matplotlib.colors import Colormap, TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Rectangle
 
-from ov_tuner.analyse.compare import Comparison, matched_label
-from ov_tuner.analyse.heatmaps import Heatmap, Metric, heatmap_grid, heatmap_groups
+from ov_tuner.analyse.compare import Comparison
+from ov_tuner.analyse.heatmaps import heatmap_groups
 from ov_tuner.analyse.points import BatchSeries, batch_series, explicit_points, fastest, pareto_front, short_label
-from ov_tuner.analyse.precisions import PrecisionComparison, compare_precisions, ran_in
-from ov_tuner.analyse.saturation import saturation
+from ov_tuner.analyse.precisions import compare_precisions
 from ov_tuner.present.edge_figures import capacity_figure, soak_figure
-from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision, Profile
+from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
+from ov_tuner.present.words.findings import matched_label
+from ov_tuner.schema import DeviceInfo, Environment, PointResult, Precision, Profile, cell_text
 from ov_tuner.store.results import StoredResults
-
-HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
-BEST_COLOUR, SATURATION_COLOUR = "#ff2d55", "#00c2ff"
-
-
-@dataclass(frozen=True)
-class CellMark:
-    cell: tuple[int, int]
-    colour: str
-    style: str  # matplotlib line style: "-" best, "--" saturation
-
-
-def _annotation(value: float) -> str:
-    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
-
-
-def _draw_grid(ax: Axes, grid: Heatmap, title: str, cmap: Colormap, marks: list[CellMark],
-               norm: TwoSlopeNorm | None = None, fmt: str = "") -> None:
-    """Cells coloured and annotated with their value; failed cells say so; marked cells outlined."""
-    image = ax.imshow(np.ma.masked_invalid(grid.values), cmap=cmap.with_extremes(bad="#d9d9d9"), norm=norm,
-                      aspect="auto")
-    for (row, col), value in np.ndenumerate(grid.values):
-        if grid.failed[row, col]:
-            ax.text(col, row, "failed", ha="center", va="center", color="#b00020", fontsize=9)
-        elif not np.isfinite(value):  # left out by smart search, or not in this sweep
-            ax.text(col, row, "not measured", ha="center", va="center", color="#707070", fontsize=8)
-        else:
-            r, g, b, _ = image.cmap(image.norm(value))
-            dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
-            ax.text(col, row, format(value, fmt) if fmt else _annotation(value), ha="center", va="center",
-                    fontsize=10, color="white" if dark else "black")
-    for mark in marks:
-        row, col = mark.cell
-        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor=mark.colour, linewidth=3,
-                               linestyle=mark.style))
-    ax.set_xticks(range(len(grid.nireqs)), [str(n) for n in grid.nireqs])
-    ax.set_yticks(range(len(grid.streams)), [str(s) for s in grid.streams])
-    ax.set_xlabel("infer requests in flight (nireq)")
-    ax.set_ylabel("streams (NUM_STREAMS)")
-    ax.set_title(title)
-    ax.figure.colorbar(image, ax=ax, shrink=0.85)
-
-
-def _figure_for(grid: Heatmap, panels: int) -> Figure:
-    rows, cols = grid.values.shape
-    return Figure(figsize=(max(4.5 * panels, 3 * cols * panels / 1.5), max(3.8, 0.7 * rows + 2.6)),
-                  layout="constrained")
-
-
-def _device_name(device: str, devices: dict[str, DeviceInfo]) -> str:
-    return f"{device}: {devices[device].full_name}" if device in devices else device
-
-
-def heatmap_figure(points: list[PointResult], device: str, precision: Precision, batch: int,
-                   env: Environment, devices: dict[str, DeviceInfo]) -> Figure:
-    """FPS, median and p90 latency over streams x nireq for one (device, precision, batch).
-
-    The best FPS cell is outlined solid, the saturation point (smallest configuration within 5% of it) dashed.
-    """
-    grids = {m: heatmap_grid(points, device, precision, batch, m) for m in HEATMAP_METRICS}
-    marks = []
-    for s in saturation(points):
-        if (s.device, s.precision, s.batch) == (device, precision, batch):
-            marks = [CellMark(grids[Metric.FPS].cell(s.best), BEST_COLOUR, "-"),
-                     CellMark(grids[Metric.FPS].cell(s.point), SATURATION_COLOUR, "--")]
-    fig = _figure_for(grids[Metric.FPS], len(HEATMAP_METRICS))
-    axes = fig.subplots(1, len(HEATMAP_METRICS))
-    for ax, metric in zip(axes, HEATMAP_METRICS, strict=True):
-        # Brighter is better in every panel.
-        cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"]
-        _draw_grid(ax, grids[metric], metric.heading, cmap, marks)
-    executed = sorted(ran_in(points, device, precision, batch))
-    ran = f" (ran {', '.join(executed)})" if executed else ""
-    fig.suptitle(f"{env.model_name} on {_device_name(device, devices)}\n{precision.value}{ran}, batch {batch}; "
-                 "best throughput outlined solid, saturation point dashed; brighter is better", fontsize=12)
-    return fig
-
-
-def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo],
-                     paired_only: bool = False, accuracy: Accuracy | None = None) -> Figure:
-    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white.
-
-    Cells compare points measured apart, in the search; those are hatched, and `paired_only` leaves them out.
-    A cell measured head to head in both precisions in the confirmation round shows that ratio instead, and
-    the title gives the best-to-best ratio from that round where there is one.
-    """
-    c = comparison
-    fps = c.fps_ratio
-    apart = np.ones_like(fps.values, dtype=bool)
-    for (streams, nireq), ratio in c.paired.items():
-        if streams in fps.streams and nireq in fps.nireqs:
-            cell = (fps.streams.index(streams), fps.nireqs.index(nireq))
-            fps.values[cell] = ratio.value
-            apart[cell] = False
-    fig = _figure_for(fps, 2)
-    axes = fig.subplots(1, 2)
-    panels = [(fps, "FPS ratio (higher: faster)", "RdBu"), (c.latency_ratio, "p90 latency ratio", "RdBu_r")]
-    for ax, (grid, title, cmap) in zip(axes, panels, strict=True):
-        shown = Heatmap(grid.streams, grid.nireqs, np.where(apart & paired_only, np.nan, grid.values),
-                            grid.failed) if grid is fps else grid
-        finite = shown.values[np.isfinite(shown.values)]
-        spread = max(abs(finite - 1).max(), 0.05) if finite.size else 0.5
-        norm = TwoSlopeNorm(vcenter=1.0, vmin=1 - spread, vmax=1 + spread)
-        _draw_grid(ax, shown, f"{c.numerator.value} / {c.denominator.value}: {title}", colormaps[cmap], [],
-                   norm=norm, fmt=".2f")
-        if not paired_only:
-            for row, col in zip(*np.nonzero(apart & np.isfinite(grid.values)), strict=True):
-                ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, hatch="//", edgecolor="#888888",
-                                       linewidth=0))
-    notes = "; ".join(c.notes) if c.notes else "both ran the precision asked for"
-    if accuracy is not None:
-        notes += f"\n{c.numerator.value} outputs against fp32: {accuracy.summary()}"
-    best = (f"best-to-best head to head {c.confirmed.as_factor()}" if c.confirmed is not None
-            else f"best-to-best {c.best_fps_ratio:.2f}x, measured apart")
-    fig.suptitle(f"{env.model_name} on {_device_name(c.device, devices)}, batch {c.batch}: "
-                 f"{c.numerator.value} vs {c.denominator.value}; {best}\n{notes}; hatched cells were measured apart, "
-                 "in the search, the others head to head", fontsize=11)
-    return fig
 
 
 def pareto_figure(points: list[PointResult], env: Environment, percentile: int = 90) -> Figure:
@@ -151,11 +30,11 @@ def pareto_figure(points: list[PointResult], env: Environment, percentile: int =
     palette = colormaps["tab10"]
     for i, (device, precision, batch) in enumerate(series):
         members = [p for p in measured if p.config.heatmap_key == (device, precision, batch)]
-        grid = [p for p in members if p.config.explicit]
+        explicit = [p for p in members if p.config.explicit]
         hints = [p for p in members if not p.config.explicit]
         colour = palette(i % 10)
-        ax.scatter([p.latency_ms(percentile) for p in grid], [p.fps for p in grid], color=colour, s=36, alpha=0.7,
-                   label=f"{device} {precision.value} batch {batch}")
+        ax.scatter([p.latency_ms(percentile) for p in explicit], [p.fps for p in explicit], color=colour, s=36,
+                   alpha=0.7, label=f"{device} {precision.value} batch {batch}")
         ax.scatter([p.latency_ms(percentile) for p in hints], [p.fps for p in hints], color=colour, marker="^", s=70,
                    edgecolor="black")
     front = pareto_front(measured, percentile)
@@ -257,7 +136,7 @@ def profile_figure(profile: Profile, model_name: str, top: int = 15) -> Figure:
     ax.set_xlabel("share of all layer time (%)")
     ax.set_xlim(0, max(shares, default=1) * 1.6)
     c = profile.config
-    ax.set_title(f"{model_name} on {c.device}, {c.precision.value}, batch {c.batch}, {c.streams}x{c.nireq}: "
+    ax.set_title(f"{model_name} on {c.device}, {c.precision.value}, batch {c.batch}, {cell_text(c.streams, c.nireq)}: "
                  f"top {len(rows)} layers over {profile.inferences} inferences")
     return fig
 

@@ -16,6 +16,7 @@ from ov_tuner.schema.config import (
     Settings,
     StopRule,
     SweepSpec,
+    cell_text,
     settings_text,
 )
 from ov_tuner.schema.devices import CompileInfo, DeviceInfo
@@ -85,6 +86,7 @@ __all__ = [
     "TypeTime",
     "Verdict",
     "Window",
+    "cell_text",
     "counted",
     "settings_text",
     "t975",

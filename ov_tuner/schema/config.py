@@ -35,7 +35,7 @@ class InputMode(str, Enum):
 
 
 class Mode(str, Enum):
-    """Who chooses streams and requests: ov-tuner's grid, or OpenVINO under a performance hint.
+    """Who chooses streams and requests: ov-tuner (an explicit point), or OpenVINO under a performance hint.
 
     On a real device the hint modes are baselines: what a user gets without tuning. Their points have
     streams and nireq 0 in the configuration; what OpenVINO chose is read back after compiling. DEFAULT is
@@ -73,6 +73,11 @@ class Mode(str, Enum):
 
 # Compile properties set with --set, as sorted (KEY, VALUE) pairs: part of a configuration like its streams.
 Settings = tuple[tuple[str, str], ...]
+
+
+def cell_text(streams: int, nireq: int) -> str:
+    """Streams by requests, written the one way every label writes them: '2 x 4'."""
+    return f"{streams} x {nireq}"
 
 
 def settings_text(settings: Settings) -> str:
@@ -125,16 +130,17 @@ class PointConfig:
         count. The others are hint baselines, where OpenVINO chose both."""
         return self.mode is Mode.EXPLICIT or self.nireq > 0
 
-    def short_label(self, streams: int, nireq: int) -> str:
+    def short_label(self, streams: int, nireq: int, ran: str | None = None) -> str:
         """The configuration within its device, precision and batch, with the streams and requests it ran:
-        '2 x 4'; 'THROUGHPUT hint (2 x 2)' and 'OpenVINO default (2 x 2)' for baselines, where OpenVINO chose
-        them; 'CUMULATIVE_THROUGHPUT, 16 requests' for a virtual device's point."""
-        own = f"{streams} x {nireq}"
+        '2 x 4'; 'THROUGHPUT hint (2 x 2)' and 'OpenVINO default (2 x 2, ran bf16)' for baselines, where
+        OpenVINO chose them (and, given `ran`, the precision); 'CUMULATIVE_THROUGHPUT, 16 requests' for a virtual
+        device's point."""
+        own = cell_text(streams, nireq)
         if self.mode is Mode.EXPLICIT:
             return own
         if self.explicit:
             return f"{self.mode.performance_hint}, {nireq} requests"
-        return f"{self.mode.hint_name} ({own})"
+        return f"{self.mode.hint_name} ({own}{f', ran {ran}' if ran else ''})"
 
     def label(self) -> str:
         """The configuration in full: 'CPU fp32 batch 1 2 streams x 4 requests', 'CPU fp32 batch 1 LATENCY hint',

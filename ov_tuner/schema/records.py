@@ -31,14 +31,6 @@ class ColdStart:
         values = [getattr(s, name) for s in self.samples]
         return median(values), min(values), max(values)
 
-    @property
-    def reason(self) -> str:
-        first, steady = self.stat("first_infer_ms")[0], self.stat("steady_median_ms")[0]
-        compile_ms, cached = self.stat("compile_ms")[0], self.stat("cache_compile_ms")[0]
-        return (f"the first inference takes {first:.2f} ms, {first / steady:.1f}x the steady median of "
-                f"{steady:.2f} ms; before it, reading the model takes {self.stat('read_ms')[0]:.1f} ms and compiling "
-                f"{compile_ms:.1f} ms, or {cached:.1f} ms from a CACHE_DIR ({cached / compile_ms - 1:+.0%})")
-
 
 @dataclass(frozen=True)
 class LayerTime:
@@ -108,13 +100,6 @@ class Profile:
 # -- output accuracy ------------------------------------------------------------------------------------------
 
 
-def cosine_text(cosine: float) -> str:
-    """'1 (exact)', '1 - 1.2e-09' near 1, else '0.999312': so that a tiny loss never reads as none."""
-    if cosine == 1.0:
-        return "1 (exact)"
-    return f"1 - {1 - cosine:.1e}" if cosine > 0.99999 else f"{cosine:.6f}"
-
-
 @dataclass(frozen=True)
 class OutputAccuracy:
     """One output against the FP32 reference over every input (see ov_tuner.analyse.accuracy)."""
@@ -128,16 +113,6 @@ class OutputAccuracy:
     top1: float | None  # share of rows whose top class agrees
     top5: float | None  # share of rows whose reference top class is among the top 5
     equal_share: float  # share of values exactly equal
-
-    def summary(self) -> str:
-        """'cosine 0.99931, top-1 agreement 98.4%, max abs error 0.0012', or 'equal 100.0%'."""
-        if self.exact_kind:
-            return f"equal {self.equal_share:.1%}"
-        parts = [f"cosine {cosine_text(self.cosine)}"] if self.cosine is not None else []
-        if self.top1 is not None:
-            parts.append(f"top-1 agreement {self.top1:.1%}")
-        parts.append(f"max abs error {self.max_abs:.3g}")
-        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -162,17 +137,12 @@ class Accuracy:
         values = [o.top1 for o in self.outputs if o.top1 is not None]
         return min(values) if values else None
 
-    def summary(self) -> str:
-        """'cosine 0.99931, top-1 agreement 98.4% on 32 inputs' (the least over the outputs)."""
-        if self.error:
-            return f"not compared: {self.error}"
-        parts = [f"cosine {cosine_text(self.cosine)}"] if self.cosine is not None else []
-        if self.top1 is not None:
-            parts.append(f"top-1 agreement {self.top1:.1%}")
-        worst = max((o.max_abs for o in self.outputs if not o.exact_kind), default=None)
-        if worst is not None:
-            parts.append(f"max abs error {worst:.3g}")
-        exact = [o for o in self.outputs if o.exact_kind]
-        if exact:
-            parts.append(f"integer outputs equal {min(o.equal_share for o in exact):.1%}")
-        return f"{', '.join(parts) or 'no outputs'} on {self.inputs} inputs"
+    @property
+    def max_abs(self) -> float | None:
+        """The largest absolute error over the floating-point outputs."""
+        return max((o.max_abs for o in self.outputs if not o.exact_kind), default=None)
+
+    @property
+    def integer_equal(self) -> float | None:
+        """The least share of equal values over the integer and boolean outputs."""
+        return min((o.equal_share for o in self.outputs if o.exact_kind), default=None)

@@ -1,1 +1,1 @@
-"""Which configurations to measure: the grid, and the search policy (pure: it never imports the runtime)."""
+"""Which configurations to measure: the search space, and the search policy (pure: it never imports the runtime)."""

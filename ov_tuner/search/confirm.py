@@ -38,16 +38,16 @@ def pass_order(positions: list[int], round_index: int) -> list[int]:
 
 def space_evidence(points: Iterable[PointResult], planned: PlannedSpace) -> Evidence:
     """What the stored points of one space say, as the policy sees it."""
-    grid: dict[Cell, tuple] = {}
+    cells: dict[Cell, tuple] = {}
     baselines = []
     for p in points:
         if not (p.ok and planned.owns(p.config)) or p.measurement is None:
             continue
         if p.config.explicit:
-            grid[Cell(p.config.streams, p.config.nireq)] = p.measurement.windows
+            cells[Cell(p.config.streams, p.config.nireq)] = p.measurement.windows
         else:
             baselines.append((Cell(p.streams, p.nireq), p.measurement.windows))
-    return Evidence(grid, baselines=tuple(baselines))
+    return Evidence(cells, baselines=tuple(baselines))
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from ov_tuner.schema import Ending, Window
+from ov_tuner.schema import Ending, Window, cell_text
 from ov_tuner.stats.evidence import Estimate, clearly_worse
 
 # A contender ends as DECIDED (when a confirmation round follows) once it has this many windows and its
@@ -47,7 +47,7 @@ class Cell:
     nireq: int
 
     def __str__(self) -> str:
-        return f"{self.streams} x {self.nireq}"
+        return cell_text(self.streams, self.nireq)
 
 
 @dataclass(frozen=True)

@@ -55,24 +55,6 @@ class Ratio:
         """B / A, with the interval turned around."""
         return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.rounds, self.confidence)
 
-    def as_gain(self) -> str:
-        """'+4.1% (95%: +2.0..+6.2%)'."""
-        return f"{self.value - 1:+.1%} ({self._interval()})"
-
-    def as_gain_inline(self) -> str:
-        """'+0.8%, 95%: -1.5..+3.1%', for inside a parenthesis."""
-        return f"{self.value - 1:+.1%}, {self._interval()}"
-
-    def _interval(self) -> str:
-        return f"{self.confidence * 100:g}%: {(self.low - 1) * 100:+.1f}..{(self.high - 1) * 100:+.1f}%"
-
-    def as_factor(self) -> str:
-        """'1.95x (95%: 1.90..2.00x)', or 'no measurable difference (1.02x, 95%: 0.97..1.07x)'."""
-        interval = f"{self.confidence * 100:g}%: {self.low:.2f}..{self.high:.2f}x"
-        if not self.clear:
-            return f"no measurable difference ({self.value:.2f}x, {interval})"
-        return f"{self.value:.2f}x ({interval})"
-
     def as_json(self) -> dict[str, float]:
         """The figures as numbers for JSON: ratio and its interval."""
         return {"ratio": self.value, "low": self.low, "high": self.high, "confidence": self.confidence,

@@ -19,9 +19,13 @@ from ov_tuner.devices.native import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.model.inputs import InputData
-from ov_tuner.schema import CompileInfo, Confirmation, ConfirmRule, Contender, PointConfig, RoundWindow
-from ov_tuner.search.confirm import follow_up, pass_order
+from ov_tuner.schema import CompileInfo, Confirmation, ConfirmRule, Contender, PointConfig, PointResult, RoundWindow
+from ov_tuner.search.confirm import follow_up, pass_order, plan_confirmation
+from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.store.results import ResultStore
+from ov_tuner.sweep.compiler import Compiler
+from ov_tuner.sweep.notices import Confirming
+from ov_tuner.sweep.progress import SweepProgress
 
 # Every contender warms up at least this long before the first pass: a new set of requests can start slow.
 CONFIRM_WARMUP_S = 0.2
@@ -78,3 +82,18 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
         for loop in loops:  # queues go before their compiled models
             loop.close()
         del loops, compiled
+
+
+def confirm_sweep(compiler: Compiler, store: ResultStore, progress: SweepProgress, points: list[PointResult],
+                  spaces: list[PlannedSpace], rule: ConfirmRule, data: InputData, stop: threading.Event,
+                  warmup_s: float) -> int:
+    """One confirmation round over every device's contenders, so that devices too are compared head to head;
+    returns the configurations it measured (0 when there are fewer than two, or a round already did)."""
+    planned = plan_confirmation(points, spaces)
+    if len(planned.configs) < 2 or store.has_confirmation(planned.configs):
+        return 0
+    progress.note(Confirming(len(planned.configs)))
+    devices = {s.device.name: s.device for s in spaces}
+    search_s = sum(p.measurement.wall_s for p in points if p.measurement is not None)
+    return run_confirmation(lambda config: compiler.compile(config, devices[config.device]), planned.configs, store,
+                            ",".join(devices), rule, rule.budget_s(search_s), data, stop, warmup_s, planned.twins)

@@ -1,33 +1,25 @@
-"""The sweep's driver: per space, the hint baselines, then what the search policy proposes, each point compiled,
-measured and stored before the next; at the end, the confirmation round over every device's contenders.
+"""The sweep's driver: per space, the baselines, then what the search policy proposes, each point compiled, measured
+and stored before the next.
 
-The policy decides (ov_tuner.search); the driver only carries its proposals out against the runtime, keeps
-count, and remembers what failed: a precision whose first compile on a device fails is skipped there.
+The policy decides (ov_tuner.search); the driver only carries its proposals out against the runtime and remembers
+what failed: a precision whose first compile on a device fails is skipped there.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 import openvino as ov
 
-from ov_tuner.analyse.accuracy import compare_with_reference
 from ov_tuner.devices.decisions import Merged, MergeReason, auto_batched
-from ov_tuner.devices.native import PointFailure, ov_error_text
+from ov_tuner.devices.native import PointFailure, failure_text
 from ov_tuner.errors import OvTunerError
-from ov_tuner.measure.accuracy import Reference, reference, run_outputs
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.inputs import InputData
-from ov_tuner.model.outputs import class_score_outputs
 from ov_tuner.schema import (
-    Accuracy,
     CompileInfo,
-    CompileKey,
-    ConfirmRule,
-    Ending,
     Mode,
     PointConfig,
     PointResult,
@@ -37,19 +29,16 @@ from ov_tuner.schema import (
     SweepSpec,
     Verdict,
 )
-from ov_tuner.search.confirm import plan_confirmation
 from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
 from ov_tuner.store.results import ResultStore
+from ov_tuner.sweep.compiled import CompiledCache
 from ov_tuner.sweep.compiler import Compiler
-from ov_tuner.sweep.confirm import run_confirmation
-from ov_tuner.sweep.notices import ComparingOutputs, Confirming, OutputsNotCompared, PrecisionMerged, PrecisionSkipped
+from ov_tuner.sweep.notices import PrecisionMerged, PrecisionSkipped
 from ov_tuner.sweep.progress import SweepProgress
 
 # The baselines of a real device's space; THROUGHPUT_UNBATCHED joins them where THROUGHPUT was auto-batched.
 HINT_MODES = (Mode.LATENCY, Mode.THROUGHPUT)
-# Compiled models kept alive at once within a space: a climb often steps back to the streams it just left.
-COMPILED_KEPT = 2
 
 
 def policy_for(spec: SweepSpec) -> SearchPolicy:
@@ -67,14 +56,8 @@ class Driver:
     stop: threading.Event
     data: InputData
     stored: dict[PointConfig, PointResult] = field(default_factory=dict)
-    measured: int = 0
-    failed: int = 0
-    skipped: int = 0
-    compiles: int = 0
-    dropped: int = 0
-    abandoned: int = 0
-    explicit_points: int = 0
-    endings: dict[Ending, int] = field(default_factory=lambda: dict.fromkeys(Ending, 0))
+    planned: set[PointConfig] = field(default_factory=set)  # every cell the policy may ask for, and the baselines
+    grid_size: int = 0  # the points a grid search of the same spaces holds
     tried: set[PointConfig] = field(default_factory=set)
     compiled_ok: set[tuple[str, Precision]] = field(default_factory=set)
     dead: dict[tuple[str, Precision], str] = field(default_factory=dict)
@@ -88,14 +71,12 @@ class Driver:
         self.math = {(p.config.device, p.config.precision): p.compile.executed_precision
                      for p in self.stored.values() if p.compile is not None and p.config.mode is not Mode.DEFAULT}
         smart = self.spec.search is Search.SMART
-        upper = 0
         for s in spaces:
-            configs = [s.config(c) for c in (s.space.busy_cells() if smart else s.space.cells())]
-            configs += self._baseline_configs(s)
-            self.explicit_points += len(s.space.cells()) + len(self._baseline_configs(s))
-            self.skipped += sum(c in self.stored for c in configs)
-            upper += sum(c not in self.stored for c in configs)
-        self.progress.planned(upper, self.skipped)
+            self.planned.update(s.config(c) for c in (s.space.busy_cells() if smart else s.space.cells()))
+            self.planned.update(self._baseline_configs(s))
+            self.grid_size += len(s.space.cells()) + len(self._baseline_configs(s))
+        skipped = sum(c in self.stored for c in self.planned)
+        self.progress.planned(len(self.planned) - skipped, skipped)
 
     def _baseline_configs(self, planned: PlannedSpace) -> list[PointConfig]:
         if not self.spec.baselines or planned.mode is not Mode.EXPLICIT:
@@ -120,9 +101,9 @@ class Driver:
                   if (p := self.stored.get(planned.config(c))) is not None and p.measurement is not None}
         baselines = self._baseline_evidence(planned)
         failed: set[Cell] = set()
-        compiled = _CompiledCache(self, planned)
+        compiled = CompiledCache(self.compiler, planned.device, self.store.add_compile, self.compiled)
         try:
-            while not self.stop.is_set() and not self._abandoned(planned):
+            while not self.stop.is_set() and not self.abandoned(planned):
                 evidence = Evidence(dict(points), frozenset(failed), baselines)
                 cell = policy.next_cell(space, evidence)
                 if cell is None:
@@ -137,21 +118,17 @@ class Driver:
         self._left_out(planned, {*points, *failed}, space)
 
     def _left_out(self, planned: PlannedSpace, done: set[Cell], space: Space | None = None) -> None:
-        """Count what the space will not measure (left out by smart search, or after its precision was skipped or
-        merged), so that the front end's total stays honest."""
+        """Tell the front end what the space will not measure (left out by smart search, or after its precision was
+        skipped or merged), so that its total stays honest."""
         if self.stop.is_set():
             return
         space = space or planned.space
         cells = space.busy_cells() if self.spec.search is Search.SMART else space.cells()
         configs = [planned.config(c) for c in cells if c not in done]
         left = sum(c not in self.stored and c not in self.tried for c in configs + self._baseline_configs(planned))
-        if self._abandoned(planned):
-            self.abandoned += left
-        else:
-            self.dropped += left
         self.progress.dropped(left)
 
-    def _abandoned(self, planned: PlannedSpace) -> bool:
+    def abandoned(self, planned: PlannedSpace) -> bool:
         key = (planned.device.name, planned.precision)
         return key in self.dead or key in self.merged
 
@@ -207,7 +184,7 @@ class Driver:
         stored = self.stored.get(config)
         if stored is not None:
             return stored.compile
-        if (self._abandoned(planned) and config.mode is not Mode.DEFAULT) or self.stop.is_set():
+        if (self.abandoned(planned) and config.mode is not Mode.DEFAULT) or self.stop.is_set():
             return None
         if self.spec.baselines:
             return self._compile_and_measure(planned, config, policy.baseline_verdict).compile
@@ -250,7 +227,7 @@ class Driver:
             del compiled
         return self._finish(point, compile_id)
 
-    def _measure(self, compiled: _CompiledCache, config: PointConfig, verdict: Verdict) -> PointResult:
+    def _measure(self, compiled: CompiledCache, config: PointConfig, verdict: Verdict) -> PointResult:
         """A point of the search on the compiled model of its key (compiled, or reused warm)."""
         self.progress.starting(config)
         try:
@@ -275,7 +252,6 @@ class Driver:
     def compiled(self, info: CompileInfo) -> None:
         """A compile succeeded: its precision does compile on its device, and ran this arithmetic there."""
         key = info.key
-        self.compiles += 1
         self.compiled_ok.add((key.device, key.precision))
         if key.mode is not Mode.DEFAULT:
             self.math.setdefault((key.device, key.precision), info.executed_precision)
@@ -296,119 +272,6 @@ class Driver:
         self.store.add_point(point, compile_id)
         self.tried.add(point.config)
         if point.ok:
-            assert point.measurement is not None
-            self.measured += 1
-            self.endings[point.measurement.ended] += 1
             self.stored[point.config] = point
-        else:
-            self.failed += 1
         self.progress.finished(point)
         return point
-
-    # -- output accuracy ------------------------------------------------------------------------------------
-
-    def accuracy(self, spaces: list[PlannedSpace], inputs: int) -> None:
-        """Each device, precision and batch's outputs against the FP32 reference, once, outside every timed loop:
-        stored, and never a reason to stop the sweep."""
-        done = {(a.device, a.precision, a.batch) for a in self.store.accuracies()}
-        references: dict[int, Reference] = {}
-        for planned in spaces:
-            key = (planned.device.name, planned.precision, planned.batch)
-            if key in done or self._abandoned(planned) or self.stop.is_set():
-                continue
-            done.add(key)
-            if planned.batch not in references:
-                self.progress.note(ComparingOutputs(self.data.count(inputs), planned.batch))
-                references[planned.batch] = self._reference(planned.batch, self.data.count(inputs))
-            config = planned.config(Cell(1, 1)) if planned.mode is Mode.EXPLICIT else planned.baseline(planned.mode)
-            try:
-                compiled, _ = self.compiler.compile(config, planned.device)
-            except (PointFailure, OvTunerError) as e:
-                self.store.add_accuracy(Accuracy(*key, 0, (), f"no compile: {e}"))
-                continue
-            ref = references[planned.batch]
-            try:
-                actual = run_outputs(compiled, self.data, config.batch, ref.inputs)
-            except RuntimeError as e:
-                accuracy = Accuracy(*key, ref.inputs, (), f"the comparison failed: {ov_error_text(e)}")
-            else:
-                classes = class_score_outputs(self.compiler.models[Precision.FP32])
-                accuracy = compare_with_reference(config, ref, actual, classes)
-            del compiled
-            self.store.add_accuracy(accuracy)
-            if accuracy.error:
-                self.progress.note(OutputsNotCompared(config.device, config.precision, accuracy.error))
-
-    def _reference(self, batch: int, inputs: int) -> Reference:
-        stored = self.store.reference(batch, inputs)
-        if stored is not None:
-            return Reference.from_bytes(batch, inputs, *stored)
-        cpu = self.compiler.runtime.device_info("CPU")
-        compiled, _ = self.compiler.compile(PointConfig("CPU", Precision.FP32, batch, 1, 1), cpu)
-        ref = reference(compiled, self.data, batch, inputs)
-        del compiled
-        self.store.add_reference(batch, inputs, ref.deterministic, ref.to_bytes())
-        return ref
-
-    # -- the confirmation round ------------------------------------------------------------------------------
-
-    def confirm(self, spaces: list[PlannedSpace], rule: ConfirmRule) -> int:
-        """One confirmation round over every device's contenders, so that devices too are compared head to head;
-        returns the configurations it measured (0 when there are fewer than two, or a round already did)."""
-        planned = plan_confirmation(list(self.stored.values()), spaces)
-        if len(planned.configs) < 2 or self.store.has_confirmation(planned.configs):
-            return 0
-        self.progress.note(Confirming(len(planned.configs)))
-        devices = {s.device.name: s.device for s in spaces}
-        search_s = sum(p.measurement.wall_s for p in self.stored.values() if p.measurement is not None)
-        return run_confirmation(lambda config: self.compiler.compile(config, devices[config.device]), planned.configs,
-                                self.store, ",".join(devices), rule, rule.budget_s(search_s), self.data, self.stop,
-                                self.spec.warmup_s, planned.twins)
-
-
-def failure_text(error: Exception) -> str:
-    """A failed point's stored error: its one line, then OpenVINO's whole message where it says more."""
-    if isinstance(error, PointFailure) and error.detail not in str(error):
-        return f"{error}\n{error.detail}"
-    return str(error)
-
-
-@dataclass
-class _Compiled:
-    compiled: ov.CompiledModel
-    info: CompileInfo
-    compile_id: int
-
-
-class _CompiledCache:
-    """The compiled models of one space, the most recent COMPILED_KEPT kept alive; a failed compile is
-    remembered so that its other request counts fail at once."""
-
-    def __init__(self, driver: Driver, planned: PlannedSpace) -> None:
-        self._driver, self._planned = driver, planned
-        self._alive: OrderedDict[CompileKey, _Compiled] = OrderedDict()
-        self._failed: dict[CompileKey, Exception] = {}
-
-    def get(self, config: PointConfig) -> tuple[_Compiled, bool]:
-        """The compiled model of the configuration's key and whether it was compiled just now (and so needs its
-        warm-up)."""
-        key = config.compile_key
-        if key in self._failed:
-            raise self._failed[key]
-        if key in self._alive:
-            self._alive.move_to_end(key)
-            return self._alive[key], False
-        while len(self._alive) >= COMPILED_KEPT:
-            self._alive.popitem(last=False)
-        driver = self._driver
-        try:
-            compiled, info = driver.compiler.compile(config, self._planned.device)
-        except (PointFailure, OvTunerError) as e:
-            self._failed[key] = e
-            raise
-        driver.compiled(info)
-        self._alive[key] = _Compiled(compiled, info, driver.store.add_compile(info))
-        return self._alive[key], True
-
-    def clear(self) -> None:
-        self._alive.clear()

@@ -8,8 +8,6 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass
-from pathlib import Path
 
 import openvino as ov
 
@@ -21,7 +19,6 @@ from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.schema import (
     FOREIGN_CPU_LIMIT,
-    Ending,
     Precision,
     SweepSpec,
 )
@@ -29,38 +26,12 @@ from ov_tuner.search.plan import plan
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
+from ov_tuner.sweep.confirm import confirm_sweep
 from ov_tuner.sweep.driver import Driver
 from ov_tuner.sweep.notices import HostBusy, PrecisionsChosen
+from ov_tuner.sweep.outputs import compare_outputs
 from ov_tuner.sweep.progress import Silent, SweepProgress
-
-
-@dataclass(frozen=True)
-class SweepSummary:
-    """What a sweep did: points measured (some stopped early by smart search), failed, already stored
-    (skipped), and left out by smart search; how long the search and the confirmation round took, and how
-    many points a full grid of the same spaces holds."""
-
-    out: Path
-    measured: int
-    failed: int
-    skipped: int
-    compiles: int
-    interrupted: bool
-    dropped: int = 0
-    outpaced: int = 0
-    decided: int = 0
-    search_s: float = 0.0
-    confirm_s: float = 0.0
-    explicit_points: int = 0
-    confirmed: int = 0
-    abandoned: int = 0
-
-    @property
-    def fixed_grid_s(self) -> float | None:
-        """What a fixed-time grid of every point would take at this sweep's mean time per measured point."""
-        if not self.measured:
-            return None
-        return self.explicit_points * self.search_s / self.measured
+from ov_tuner.sweep.summary import SweepSummary, summarise
 
 
 def run_sweep(
@@ -106,6 +77,7 @@ def run_sweep(
                             spec.cache_dir, spec.cache_everywhere)
         run = Driver(compiler, store, spec, progress, stop, InputData(images))
         run.plan(spaces)
+        before, compiles, rounds = store.points(), store.compile_count(), len(store.confirmations())
         started = time.perf_counter()
         for planned in spaces:
             if stop.is_set():
@@ -113,12 +85,15 @@ def run_sweep(
             run.search(planned)
         search_s = time.perf_counter() - started
         if spec.accuracy_inputs and not stop.is_set():
-            run.accuracy(spaces, spec.accuracy_inputs)
+            compare_outputs(compiler, store, progress, run.data, spaces, spec.accuracy_inputs, run.abandoned, stop)
         started_confirm = time.perf_counter()
-        confirmed = run.confirm(spaces, spec.confirm) if spec.confirm is not None and not stop.is_set() else 0
-        return SweepSummary(spec.out, run.measured, run.failed, run.skipped, run.compiles, stop.is_set(),
-                            run.dropped, run.endings[Ending.OUTPACED], run.endings[Ending.DECIDED], search_s,
-                            time.perf_counter() - started_confirm, run.explicit_points, confirmed, run.abandoned)
+        confirmed = 0 if spec.confirm is None or stop.is_set() else confirm_sweep(
+            compiler, store, progress, list(run.stored.values()), spaces, spec.confirm, run.data, stop, spec.warmup_s)
+        confirm_s = time.perf_counter() - started_confirm
+        if len(store.confirmations()) == rounds:
+            confirmed = 0
+        return summarise(spec.out, run.planned, run.grid_size, before, store.points(),
+                         store.compile_count() - compiles, confirmed, search_s, confirm_s, stop.is_set())
 
 
 def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:

@@ -1,0 +1,168 @@
+"""What each command shows, as one document of sections, built from the same section builders: `show` (everything),
+the end of a sweep (the answer first, one screen), `recommend` (the answer and the forms to deploy it), the
+report (the answer, then the figures, then the detail) and a comparison of files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ov_tuner.analyse.compare import Comparison
+from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, recommend
+from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
+from ov_tuner.present.plots import WrittenFigures
+from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
+from ov_tuner.present.sections.findings import (
+    accuracy_table,
+    comparison_blocks,
+    diagnostic_blocks,
+    environment_table,
+    precision_comparisons,
+    precision_cost_bullets,
+    saturation_blocks,
+    virtual_bullets,
+)
+from ov_tuner.present.sections.jobs import capacity_table, coldstart_table, profile_tables
+from ov_tuner.present.sections.tables import (
+    baselines_table,
+    best_table,
+    comparison_table,
+    headtohead_table,
+    points_table,
+)
+from ov_tuner.present.words.answer import recommendation_text
+from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
+from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
+from ov_tuner.present.words.notices import summary_lines
+from ov_tuner.store.results import StoredResults
+from ov_tuner.sweep import SweepSummary
+
+ANSWER = "What to deploy"
+
+
+def _recommendation(results: StoredResults) -> Recommendation | None:
+    try:
+        return recommend(results.points, confirmations=results.confirmations)
+    except NothingMeetsBudget:
+        return None
+
+
+def answer_section(results: StoredResults, detail: bool = True, deploy: bool = False) -> Section:
+    """The answer block first; with `detail`, the verdict in full and every gain; with `deploy`, the snippets."""
+    rec = _recommendation(results)
+    if rec is None:
+        return Section(ANSWER, (Paragraph("No explicit configuration was measured: nothing to deploy.", Tone.WARN),))
+    blocks: list[Block] = [answer_facts(results, rec)]
+    blocks += answer_detail(rec) if detail else []
+    blocks += deploy_blocks(rec) if deploy else []
+    return Section(ANSWER, tuple(blocks))
+
+
+def sweep_ending(results: StoredResults, summary: SweepSummary) -> list[Section]:
+    """What a sweep ends with: what it did in a few lines, then the answer block (the rest is in `show`)."""
+    return [Section("", tuple(Paragraph(line) for line in summary_lines(summary))),
+            answer_section(results, detail=False)]
+
+
+def recommend_document(results: StoredResults, rec: Recommendation) -> list[Section]:
+    """`recommend`: the answer under its budget, its gains, and the forms to deploy it in."""
+    blocks = [answer_facts(results, rec), *answer_detail(rec), *deploy_blocks(rec)]
+    return [Section(ANSWER, tuple(blocks))]
+
+
+def show_document(results: StoredResults, verbose: bool = False) -> list[Section]:
+    """Everything the file holds, the answer first."""
+    sections = [answer_section(results), Section("Every point", (points_table(results),)),
+                Section("Best per device and precision", (best_table(results),))]
+    head = headtohead_table(results)
+    if head is not None:
+        sections.append(Section("Head to head", (head,)))
+    sections.append(Section("Saturation", tuple(saturation_blocks(results))))
+    if results.accuracies:
+        sections.append(Section("What each precision costs", (precision_cost_bullets(results),)))
+    virtual = virtual_bullets(results)
+    if virtual is not None:
+        sections.append(Section("Virtual devices against their members", (virtual,)))
+    sections += _job_sections(results, figures=None)
+    sections.append(Section("Diagnostics", tuple(diagnostic_blocks(results, verbose))))
+    return sections
+
+
+def report_document(results: StoredResults, figures: WrittenFigures) -> list[Section]:
+    """The report: the answer and how to deploy it, then the figures, then the detail."""
+    sections = [answer_section(results, deploy=True)]
+    sections.append(Section("Heatmaps: streams x infer requests", tuple(Image(p, p.stem) for p in figures.heatmaps)))
+    for title, path, alt in (("Throughput against latency: the Pareto front", figures.pareto, "Pareto front"),
+                             ("Batch size and devices", figures.batch, "FPS and latency against batch")):
+        if path is not None:
+            sections.append(Section(title, (Image(path, alt),)))
+    comparisons = precision_comparisons(results)
+    if comparisons:
+        sections.append(Section("Precisions against each other", tuple(
+            block for c, path in zip(comparisons, figures.precision, strict=True)
+            for block in (*comparison_blocks(c), Image(path, path.stem)))))
+    head = headtohead_table(results)
+    if head is not None:
+        sections.append(Section("Head to head", (head,)))
+    sections += [Section("Best configurations, as the search measured them", (best_table(results),)),
+                 Section("Saturation: where more streams or requests stop paying", tuple(saturation_blocks(results))),
+                 Section("OpenVINO's own choices: the baselines", (baselines_table(results.points),))]
+    if results.accuracies:
+        sections.append(Section("What each precision costs: speed and output accuracy", (accuracy_table(results),)))
+    virtual = virtual_bullets(results)
+    if virtual is not None:
+        sections.append(Section("OpenVINO's virtual devices against their members tuned alone",
+                                (virtual, *(Image(p, p.stem) for p in figures.virtual))))
+    sections += _job_sections(results, figures)
+    sections += [Section("Every point", (points_table(results),)),
+                 Section("Environment", (environment_table(results),)),
+                 Section("Diagnostics", tuple(diagnostic_blocks(results)))]
+    return sections
+
+
+def _job_sections(results: StoredResults, figures: WrittenFigures | None) -> list[Section]:
+    """Cold starts, profiles, cameras served and soaks, where the file holds them (with figures in the report)."""
+    sections = []
+    for cold in results.coldstarts:
+        sections.append(Section("Cold start: why the first inference is slow",
+                                (Paragraph(coldstart_text(cold)), coldstart_table(cold))))
+    profiles = results.latest_profiles()
+    for i, prof in enumerate(profiles):
+        blocks: list[Block] = list(profile_tables(prof, 10))
+        if figures is not None and i < len(figures.profiles):
+            blocks.append(Image(figures.profiles[i], figures.profiles[i].stem))
+        sections.append(Section("Per-layer profile", tuple(blocks)))
+    if results.capacities:
+        summary = capacity_summary(results.capacities)
+        blocks = [*([Paragraph(summary)] if summary else []), capacity_table(results.capacities)]
+        if figures is not None and figures.capacity is not None:
+            blocks.append(Image(figures.capacity, "cameras served"))
+        sections.append(Section("Cameras served: open-loop load", tuple(blocks)))
+    soaks = [s for s in results.soaks if len(s.windows) >= 2]
+    for i, soak in enumerate(soaks):
+        blocks = [Bullets(tuple(soak_lines(soak)))]
+        if figures is not None and i < len(figures.soaks):
+            blocks.append(Image(figures.soaks[i], "FPS, p99 and clock over time"))
+        sections.append(Section(f"Soak: {soak.config.label()}", tuple(blocks)))
+    return sections
+
+
+def comparison_document(comparison: Comparison, figure: Path | None) -> list[Section]:
+    """Several results files on one page: their environments, each one's answer, the shared configurations."""
+    files = [f"file {i}: {f.path} ({f.environment.host}, {f.environment.cpu_model}, {f.environment.cores} cores, "
+             f"OpenVINO {f.environment.ov_version.split('-')[0]}, {f.environment.model_name})"
+             for i, f in enumerate(comparison.files, 1)]
+    differs = [f"differs: {difference_text(*d)}" for d in comparison.differences] or ["The environments match."]
+    answers = []
+    for i, f in enumerate(comparison.files, 1):
+        rec = _recommendation(f)
+        answers.append(f"file {i} ({f.environment.host}): "
+                       f"{recommendation_text(rec) if rec else 'no explicit configuration measured'}")
+    same: list[Block] = [comparison_table(comparison)]
+    if figure is not None:
+        same.append(Image(figure, "FPS per configuration and file"))
+    same.append(Bullets(tuple([best_elsewhere_text(b) for b in comparison.bests]
+                              + [f"only in file {i + 1}: {c.label()}" for i, c in comparison.only_in])))
+    return [Section("Files", (Bullets(tuple(files)), Bullets(tuple(differs)))),
+            Section("What to deploy, per file", (Bullets(tuple(answers)),)),
+            Section("The same configurations in every file", tuple(same))]
+

@@ -1,0 +1,64 @@
+"""The answer, first in every output: one block of labelled rows (what to deploy, its speed, its gain over
+OpenVINO left alone, why it was chosen, the one caveat, where the details are); then, where there is room (show,
+the report, recommend), every gain with its interval and the forms to deploy it in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ov_tuner.analyse.caveat import caveat
+from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.devices.decisions import Merged, auto_precisions
+from ov_tuner.present.document import Block, Bullets, Code, Facts, Paragraph, Tone
+from ov_tuner.present.formats import deploy_snippets
+from ov_tuner.present.words.accuracy import breach_text
+from ov_tuner.present.words.answer import gain_lines, recommendation_text, rule_text
+from ov_tuner.present.words.short import (
+    caveat_text,
+    configuration_text,
+    default_gain_text,
+    details_text,
+    precision_text,
+    speed_text,
+    why_text,
+)
+from ov_tuner.store.results import StoredResults
+
+
+def merged_precisions(results: StoredResults, device: str) -> list[Merged]:
+    """The precisions `--precision auto` measures as fp32 on `device` that this file holds no point of."""
+    info = results.devices.get(device)
+    if info is None:
+        return []
+    swept = {p.config.precision for p in results.points if p.config.device == device}
+    return [m for m in auto_precisions(info)[1] if m.precision not in swept]
+
+
+def answer_facts(results: StoredResults, rec: Recommendation, path: Path | None = None) -> Facts:
+    """The answer block."""
+    rows = [("deploy", configuration_text(rec.winner)), ("speed", speed_text(rec))]
+    default = default_gain_text(rec)
+    if default is not None:
+        rows.append(("vs default", default))
+    rows.append(("why", why_text(rec)))
+    precision = precision_text(rec, merged_precisions(results, rec.winner.config.device))
+    if precision is not None:
+        rows.append(("precision", precision))
+    rows += [("excluded", breach_text(b)) for b in rec.excluded]
+    rows.append(("caveat", caveat_text(caveat(rec, results.accuracies, results.points))))
+    rows.append(("details", details_text(path or results.path)))
+    return Facts(tuple(rows), Tone.GOOD if rec.confirmed else Tone.WARN)
+
+
+def answer_detail(rec: Recommendation) -> list[Block]:
+    """The verdict in one sentence, the rule that chose, and every gain and precision ratio with its interval."""
+    return [Paragraph(recommendation_text(rec)), Bullets((f"rule: {rule_text(rec)}", *gain_lines(rec)))]
+
+
+def deploy_blocks(rec: Recommendation) -> list[Block]:
+    """The configuration as compile_model properties in Python, a benchmark_app line and a -load_config file."""
+    snippets = deploy_snippets(rec.winner)
+    notes = [Bullets(tuple(f"note: {n}" for n in snippets.notes), Tone.WARN)] if snippets.notes else []
+    return [*notes, Paragraph("Python:"), Code(snippets.python, "python"), Paragraph("benchmark_app:"),
+            Code(snippets.benchmark_app, "bash"), Paragraph("benchmark_app -load_config file:"),
+            Code(snippets.load_config, "json")]

@@ -1,0 +1,96 @@
+"""The other jobs' results as document blocks: cameras served, soaks, cold starts, per-layer profiles; and what is
+here to tune (devices, the zoo)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import openvino as ov
+
+from ov_tuner.analyse.capacity import latest_served
+from ov_tuner.devices.decisions import auto_precisions
+from ov_tuner.model.zoo import model_stats
+from ov_tuner.present.document import Table, table
+from ov_tuner.present.words.edge import latency_text
+from ov_tuner.present.words.notices import merged_text
+from ov_tuner.schema import Capacity, ColdStart, DeviceInfo, LoadTrial, Profile
+
+COLDSTART_FIGURES = (
+    ("read_ms", "read the model"),
+    ("compile_ms", "compile, no cache"),
+    ("first_infer_ms", "first inference"),
+    ("steady_median_ms", "steady median after warm-up"),
+    ("cache_write_compile_ms", "compile, writing CACHE_DIR"),
+    ("cache_compile_ms", "compile from CACHE_DIR"),
+    ("cache_first_infer_ms", "first inference after a cached compile"),
+)
+
+
+def capacity_table(runs: Sequence[Capacity]) -> Table:
+    """Per configuration and target: cameras served and the trial that shows it."""
+    rows = []
+    for s in latest_served(runs):
+        t, trial = s.run.target, s.trial
+        cameras = f"{s.cameras}{'' if s.finished else '+'}" if s.run.searched else f"{s.cameras} (given)"
+        rows.append([s.run.config.label(), f"{t.fps:g} FPS, p{t.percentile:g} <= {t.max_latency_ms:g} ms, "
+                     f"{t.arrival.value}", cameras, latency_text(s), _percentiles(trial),
+                     f"{trial.achieved_fps:.1f}" if trial else "-", str(trial.dropped) if trial else "-",
+                     str(trial.late(t.max_latency_ms)) if trial else "-", str(len(s.run.trials))])
+    return table(("configuration", "target", "cameras", "latency", "completed frames p50 / p90 / p99 ms",
+                  "completed FPS", "dropped", "late", "trials"), rows,
+                 "Cameras served (latency counted from each frame's arrival)",
+                 ("cameras", "completed FPS", "dropped", "late", "trials"))
+
+
+def _percentiles(trial: LoadTrial | None) -> str:
+    stats = trial.latency if trial else None
+    return f"{stats.median:.1f} / {stats.p90:.1f} / {stats.p99:.1f}" if stats else "-"
+
+
+def coldstart_table(cold: ColdStart) -> Table:
+    k = cold.key
+    rows = [[label, *(f"{v:.2f}" for v in cold.stat(name))] for name, label in COLDSTART_FIGURES]
+    return table(("figure", "median ms", "min ms", "max ms"), rows,
+                 f"Cold start: {k.device} {k.precision.value} batch {k.batch}, {k.streams} streams "
+                 f"({len(cold.samples)} fresh processes each)", ("median ms", "min ms", "max ms"))
+
+
+def profile_tables(profile: Profile, top: int) -> tuple[Table, Table]:
+    """Time by layer type, and the `top` layers with the kernel each ran."""
+    c = profile.config
+    head = f"{c.device} {c.precision.value} batch {c.batch}, {c.streams} streams x {c.nireq} requests"
+    by_type = table(("layer type", "share", "cumulative", "calls", "mean ms", "exec types (kernels)"),
+                    [[r.layer_type, f"{r.share:.1%}", f"{r.cumulative_share:.1%}", str(r.calls), f"{r.mean_ms:.4f}",
+                      ", ".join(r.exec_types)] for r in profile.by_type()],
+                    f"Time by layer type: {head}; {profile.inferences} inferences, layers "
+                    f"{profile.layer_ms_per_inference:.3f} ms of a {profile.mean_request_ms:.3f} ms request",
+                    ("share", "cumulative", "calls", "mean ms"))
+    layers = table(("layer", "type", "exec type", "share", "cumulative", "calls", "mean ms"),
+                   [[layer.name, layer.layer_type, layer.exec_type, f"{share:.1%}", f"{cumulative:.1%}",
+                     str(layer.calls), f"{layer.mean_ms:.4f}"] for layer, share, cumulative in profile.top_layers(top)],
+                   f"Top {top} layers", ("share", "cumulative", "calls", "mean ms"))
+    return by_type, layers
+
+
+def devices_table(devices: list[DeviceInfo]) -> Table:
+    """Each device with the properties that shape a sweep, and what `--precision auto` sweeps on it."""
+    rows = []
+    for d in devices:
+        streams = f"{d.streams_range[0]}-{d.streams_range[1]}" if d.streams_range else "n/a"
+        swept, merged = auto_precisions(d)
+        auto = ", ".join(p.value for p in swept) + (f" ({merged_text(merged)})" if merged else "")
+        rows.append([d.name, d.full_name, streams, str(d.optimal_nireq or "n/a"), ", ".join(d.capabilities),
+                     d.default_precision or "n/a", auto])
+    return table(("device", "full name", "streams range", "optimal nireq", "capabilities", "default precision",
+                  "--precision auto"), rows, "OpenVINO devices on this machine")
+
+
+def zoo_table(models: list[tuple[str, str, ov.Model]]) -> Table:
+    rows = []
+    for name, description, model in models:
+        stats = model_stats(model)
+        inputs = ", ".join(f"{p.get_any_name()} {p.get_element_type().get_type_name()}{p.get_partial_shape()}"
+                           for p in model.inputs)
+        rows.append([name, description, inputs, f"{stats.parameters / 1e6:.2f} M", f"{stats.flops / 1e9:.2f}"])
+    return table(("name", "what", "inputs", "parameters", "GFLOPs"), rows,
+                 "ov-tuner zoo (build one with `ov-tuner zoo build NAME -o DIR`)", ("parameters", "GFLOPs"))

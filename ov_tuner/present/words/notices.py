@@ -1,0 +1,99 @@
+"""Words for what a sweep reports as it goes (its notices), what `--precision auto` chose, and how a --device value
+was read."""
+
+from __future__ import annotations
+
+from ov_tuner.devices.decisions import PRECISION_CAPABILITY, Merged, MergeReason
+from ov_tuner.devices.strings import ReadAs, Reading
+from ov_tuner.present.words.numbers import names
+from ov_tuner.sweep import SweepSummary
+from ov_tuner.sweep.notices import (
+    ComparingOutputs,
+    Confirming,
+    HostBusy,
+    Notice,
+    OutputsNotCompared,
+    PrecisionMerged,
+    PrecisionsChosen,
+    PrecisionSkipped,
+    Resuming,
+)
+
+
+def merged_text(merged: tuple[Merged, ...] | list[Merged]) -> str:
+    """'bf16 and fp16 run f32 math on CPU (it lists no BF16, no FP16): measured as fp32'."""
+    if not merged:
+        return ""
+    device = merged[0].device
+    precisions = names([m.precision.value for m in merged])
+    reason = merged[0].reason
+    verb = "runs" if len(merged) == 1 else "run"
+    if reason is MergeReason.VIRTUAL:
+        return (f"{device} is a virtual device: its members may run {precisions} differently, so auto sweeps fp32 "
+                "there; name them with --precision to sweep them")
+    if reason is MergeReason.NO_CAPABILITY:
+        lacks = ", no ".join(PRECISION_CAPABILITY[m.precision] for m in merged)
+        return f"{precisions} {verb} f32 math on {device} (it lists no {lacks}): measured as fp32"
+    ran = names(sorted({m.ran for m in merged}))
+    return f"{precisions} {verb} {ran} on {device}, the same math as fp32 (read back after a compile): measured as fp32"
+
+
+def reading_text(reading: Reading) -> str:
+    """How a --device value was read, where that is worth saying."""
+    devices = names(list(reading.devices))
+    if reading.why is ReadAs.TWICE:
+        return f"--device {reading.written}: {devices} is named twice; swept once"
+    if reading.why is ReadAs.BATCH_TAKES_ONE:
+        return (f"--device {reading.written} read as {devices}: BATCH takes one device, so the names after it are "
+                "devices of their own")
+    return (f"--device {reading.written} read as {devices}: a virtual device takes every plain name after it; to "
+            "sweep one of them on its own too, name it before the virtual device or in another --device")
+
+
+def notice_text(notice: Notice) -> str:
+    """One line for what a sweep reports as it goes."""
+    if isinstance(notice, PrecisionSkipped):
+        p = notice.precision.value
+        return (f"{notice.device} {p}: its first compile failed ({notice.error}); the rest of {p} on {notice.device} "
+                "is skipped: sweep without it (--precision) or fix the cause; --verbose shows OpenVINO's whole message")
+    if isinstance(notice, PrecisionsChosen):
+        swept = ", ".join(p.value for p in notice.swept)
+        merged = merged_text(notice.merged)
+        return f"--precision auto on {notice.device}: {swept}" + (f"; {merged}" if merged else "")
+    if isinstance(notice, PrecisionMerged):
+        return merged_text([notice.merged])
+    if isinstance(notice, ComparingOutputs):
+        return (f"comparing outputs with the FP32 reference (CPU, f32) on {notice.inputs} inputs at batch "
+                f"{notice.batch}")
+    if isinstance(notice, OutputsNotCompared):
+        return f"{notice.device} {notice.precision.value}: outputs not compared: {notice.why}"
+    if isinstance(notice, Confirming):
+        return f"confirming {notice.configurations} configurations head to head"
+    if isinstance(notice, HostBusy):
+        return (f"the host is already busy: other processes used {notice.foreign_cpu:.0%} of the CPUs while the model "
+                "was prepared; windows measured while that lasts are flagged and set aside")
+    assert isinstance(notice, Resuming)
+    return f"resuming: {notice.points} points already measured are kept"
+
+
+def summary_lines(summary: SweepSummary) -> list[str]:
+    """What a sweep did, and what the same spaces would have cost as a fixed-time grid."""
+    early = []
+    if summary.outpaced:
+        early.append(f"{summary.outpaced} stopped early, outpaced by a better one")
+    if summary.decided:
+        early.append(f"{summary.decided} stopped once the search had its answer")
+    left = f", {summary.left_out} left out (by smart search or with a skipped precision)" if summary.left_out else ""
+    lines = [f"{summary.measured} points measured{' (' + '; '.join(early) + ')' if early else ''}, {summary.failed} "
+             f"failed, {summary.skipped} already stored{left}; {summary.compiles} compiles; results in {summary.out}"]
+    grid_s = summary.fixed_grid_s
+    if grid_s is not None:
+        per_point, points = summary.search_s / summary.measured, summary.grid_size
+        lines.append(f"the search took {summary.search_s:.0f} s for {summary.measured} of {points} points; a "
+                     f"fixed-time grid of all {points} at the same {per_point:.1f} s per point would take "
+                     f"{grid_s:.0f} s")
+    if summary.confirmed:
+        wall = summary.search_s + summary.confirm_s
+        lines.append(f"the confirmation round measured {summary.confirmed} configurations head to head in "
+                     f"{summary.confirm_s:.0f} s ({summary.confirm_s / wall:.0%} of the sweep's {wall:.0f} s)")
+    return lines

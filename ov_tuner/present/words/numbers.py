@@ -1,0 +1,51 @@
+"""How numbers read: ratios with their intervals, latencies, cosine similarities, lists of names."""
+
+from __future__ import annotations
+
+import math
+
+from ov_tuner.stats.headtohead import Ratio
+
+
+def names(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def percentile_name(percentile: int) -> str:
+    """'median', 'p90'."""
+    return "median" if percentile == 50 else f"p{percentile}"
+
+
+def _interval(ratio: Ratio) -> str:
+    return f"{ratio.confidence * 100:g}%: {(ratio.low - 1) * 100:+.1f}..{(ratio.high - 1) * 100:+.1f}%"
+
+
+def gain(ratio: Ratio) -> str:
+    """'+4.1% (95%: +2.0..+6.2%)'."""
+    return f"{ratio.value - 1:+.1%} ({_interval(ratio)})"
+
+
+def gain_inline(ratio: Ratio) -> str:
+    """'+0.8%, 95%: -1.5..+3.1%', for inside a parenthesis."""
+    return f"{ratio.value - 1:+.1%}, {_interval(ratio)}"
+
+
+def factor(ratio: Ratio) -> str:
+    """'1.95x (95%: 1.90..2.00x)', or 'no measurable difference (1.02x, 95%: 0.97..1.07x)'."""
+    interval = f"{ratio.confidence * 100:g}%: {ratio.low:.2f}..{ratio.high:.2f}x"
+    if not ratio.clear:
+        return f"no measurable difference ({ratio.value:.2f}x, {interval})"
+    return f"{ratio.value:.2f}x ({interval})"
+
+
+def ms_text(ms: float) -> str:
+    """'41 ms', or what an infinite percentile means: too many frames were dropped."""
+    return f"{ms:.0f} ms" if math.isfinite(ms) else "not reached (too many frames dropped)"
+
+
+def cosine_text(cosine: float) -> str:
+    """'1 (exact)', '1 - 1.2e-09' near 1, else '0.999312': so that a tiny loss never reads as none."""
+    if cosine == 1.0:
+        return "1 (exact)"
+    return f"1 - {1 - cosine:.1e}" if cosine > 0.99999 else f"{cosine:.6f}"

@@ -1,0 +1,127 @@
+"""Words for the answer block: each row short enough to read at a glance on one screen of 100 columns (what to
+deploy, its speed, its gain over OpenVINO left alone, why it was chosen, the one caveat, where the details are)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ov_tuner.analyse.caveat import Caveat, CaveatKind
+from ov_tuner.analyse.confirmed import CostStep, Rule, Standing
+from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.devices.decisions import Merged
+from ov_tuner.present.words.accuracy import accuracy_summary
+from ov_tuner.present.words.answer import baseline_label, figures_label
+from ov_tuner.present.words.notices import merged_text
+from ov_tuner.present.words.numbers import factor, gain_inline
+from ov_tuner.schema import Mode, PointResult
+from ov_tuner.stats.headtohead import TIE_MARGIN
+
+
+def configuration_text(p: PointResult) -> str:
+    """'CPU fp32, 2 streams x 4 requests, batch 1'; 'CPU: OpenVINO default (2 x 2, ran f32), batch 1';
+    'AUTO:GPU,CPU fp32, CUMULATIVE_THROUGHPUT, 8 requests, batch 1'."""
+    c = p.config
+    if c.mode is Mode.EXPLICIT:
+        return f"{c.scope} {c.precision.value}, {p.streams} streams x {p.nireq} requests, batch {c.batch}"
+    if c.explicit:
+        return f"{c.scope} {c.precision.value}, {c.short_label(p.streams, p.nireq)}, batch {c.batch}"
+    precision = "" if c.mode is Mode.DEFAULT else f" {c.precision.value}"
+    return f"{c.scope}{precision}: {baseline_label(p)}, batch {c.batch}"
+
+
+def speed_text(rec: Recommendation) -> str:
+    """'72.2 FPS, p90 38.6 ms, median 26.3 ms; head to head over 6 interleaved passes'."""
+    lat = rec.latency
+    head = f"{rec.fps:.1f} FPS, p90 {lat.p90:.3g} ms, median {lat.median:.3g} ms"
+    if rec.answer is None:
+        return f"{head}; measured one point after another, not confirmed head to head"
+    return f"{head}; head to head over {rec.answer.deploy.windows} interleaved passes"
+
+
+def default_gain_text(rec: Recommendation) -> str | None:
+    """Its FPS over OpenVINO left alone: 'no measurable difference from OpenVINO default (2 x 2, ran f32): +0.7%, 95%:
+    -8.3..+10.6%'; None where the round measured no such baseline."""
+    if rec.answer is not None:
+        found = next((s for s in rec.answer.gains if s.figures.contender.config.mode is Mode.DEFAULT), None)
+        if found is None:
+            return None
+        name = baseline_label(found.figures.contender)
+        if found.ratio.clear:
+            return f"{found.ratio.value - 1:+.1%} FPS over {name}, 95%: {_interval(found)}"
+        return f"no measurable difference from {name}: {gain_inline(found.ratio)}"
+    apart = next((g for g in rec.baselines if g.baseline.config.mode is Mode.DEFAULT), None)
+    if apart is None:
+        return None
+    return f"{apart.fps_gain:+.1%} FPS over {apart.baseline.config.mode.hint_name}, measured apart"
+
+
+def _interval(s: Standing) -> str:
+    return f"{(s.ratio.low - 1) * 100:+.1f}..{(s.ratio.high - 1) * 100:+.1f}%"
+
+
+CHOSEN_BY = {CostStep.REQUESTS: "fewer requests in flight", CostStep.STREAMS: "as many requests, fewer streams",
+             CostStep.PRECISION: "as cheap, a more exact precision", CostStep.LATENCY: "as cheap, a lower latency"}
+
+
+def why_text(rec: Recommendation) -> str:
+    """Why this one: 'the fastest: +12.0% (95%: ...) FPS over 1 x 2'; 'the cheapest of 3 within noise and 5% of the
+    fastest (2 x 4: +1.3%, 95%: -8.1..+11.6%)'."""
+    answer = rec.answer
+    if answer is None:
+        return "the most FPS as the search measured it"
+    home = answer.device
+    if answer.rule is Rule.ONLY:
+        return "the only configuration confirmed head to head"
+    if answer.rule is Rule.BASELINE:
+        return "a baseline beat every explicit configuration the search measured beyond noise: widen the search"
+    if answer.rule is Rule.FASTEST:
+        if answer.runner_up is None:
+            return "the fastest"
+        ahead = answer.runner_up.ratio.reciprocal()
+        return (f"the fastest: {ahead.value - 1:+.1%} FPS over {figures_label(answer.runner_up.figures, home)} "
+                f"(95%: {(ahead.low - 1) * 100:+.1f}..{(ahead.high - 1) * 100:+.1f}%)")
+    count = f"{len(answer.near) + 1} within noise and {TIE_MARGIN:.0%} of the fastest"
+    if answer.deploy is answer.leader:
+        others = "; ".join(f"{figures_label(s.figures, home)}: {gain_inline(s.ratio)}" for s in answer.near)
+        return f"the fastest, and the cheapest of the {count} ({others})"
+    versus = next(s for s in answer.near if s.figures is answer.deploy)
+    step = CHOSEN_BY[answer.decided_by or CostStep.REQUESTS]
+    return (f"the cheapest of the {count}, {figures_label(answer.leader, home)} ({gain_inline(versus.ratio)} against "
+            f"it): {step}")
+
+
+def precision_text(rec: Recommendation, merged: list[Merged]) -> str | None:
+    """What the precisions measured say: the deployed one against the others head to head, or which ran fp32's math
+    and were measured as fp32."""
+    answer = rec.answer
+    mine = rec.winner.config
+    ratios = [r for r in (answer.precision_ratios if answer else ())
+              if r.numerator.contender.config.scope == mine.scope and r.batch == mine.batch
+              and r.numerator.contender.config.precision is not r.denominator.contender.config.precision]
+    parts = [f"{r.numerator.contender.config.precision.value}/{r.denominator.contender.config.precision.value} "
+             f"{factor(r.ratio)}" for r in ratios]
+    if merged:
+        parts.append(merged_text(merged))
+    return "; ".join(parts) or None
+
+
+def caveat_text(c: Caveat | None) -> str:
+    """The one caveat that matters most, or none."""
+    if c is None:
+        return "none: the round told the answer apart and the host was quiet enough"
+    if c.kind is CaveatKind.NOT_CONFIRMED:
+        return "not confirmed head to head: sweep with --confirm to measure the contenders interleaved"
+    if c.kind is CaveatKind.BASELINE_WON:
+        return "the search space missed what a baseline found: widen --streams/--nireq (or use auto)"
+    if c.kind is CaveatKind.ACCURACY:
+        assert c.accuracy is not None
+        return f"{c.accuracy.precision.value} outputs against FP32: {accuracy_summary(c.accuracy)}"
+    if c.kind is CaveatKind.OPEN:
+        return (f"{c.open_count} more could not be told apart from the fastest: more passes (--confirm-rounds) or a "
+                "quieter host would")
+    return f"a noisy host: windows varied by a median {c.median_cv:.0%} (CV); rerun when it is quieter"
+
+
+def details_text(path: Path) -> str:
+    """Where every figure is."""
+    return f"ov-tuner show {path} (every point and figure); ov-tuner report {path} -o report (figures)"
