@@ -1,0 +1,44 @@
+"""The README stays a five-minute read, and every link in it and in docs/ leads somewhere, anchor included."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ov_tuner.cli import app
+
+ROOT = Path(__file__).parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)")
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors for a page's headings: lower case, punctuation dropped, spaces as hyphens."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(), flags=re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_readme_is_short() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 150
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_links_lead_somewhere(page: Path) -> None:
+    for target, anchor in LINK.findall(page.read_text()):
+        if target.startswith(("http://", "https://")):
+            continue
+        linked = (page.parent / target).resolve() if target else page
+        assert linked.exists(), f"{page.name} links to {target}, which is not there"
+        if anchor and linked.suffix == ".md":
+            assert anchor in _anchors(linked), f"{page.name} links to {target}#{anchor}, a heading it lacks"
+
+
+def test_readme_commands_exist() -> None:
+    """Every `ov-tuner COMMAND` the README shows is a command of the CLI."""
+    shown = set(re.findall(r"bin/ov-tuner ((?:fleet |zoo )?[a-z]+)", (ROOT / "README.md").read_text()))
+    for command in sorted(shown):
+        result = CliRunner().invoke(app, [*command.split(), "--help"])
+        assert result.exit_code == 0, f"ov-tuner {command}: {result.output}"
