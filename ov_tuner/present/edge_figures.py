@@ -29,7 +29,7 @@ def capacity_figure(runs: Sequence[Capacity], env: Environment) -> Figure:
     ax.set_ylabel("cameras served")
     ax.set_ylim(0, max([s.cameras for s in served] + [1]) * 1.25)
     ax.grid(axis="y", alpha=0.3)
-    ax.set_title(f"{env.model_name} on {env.host}: cameras served (red, hatched: not served)")
+    ax.set_title(f"{env.model_name} on {env.host}: cameras served (red, hatched: not served)", wrap=True)
     return fig
 
 

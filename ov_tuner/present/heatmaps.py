@@ -58,7 +58,7 @@ def _draw_heatmap(ax: Axes, heatmap: Heatmap, title: str, cmap: Colormap, marks:
     ax.set_yticks(range(len(heatmap.streams)), [str(s) for s in heatmap.streams])
     ax.set_xlabel("infer requests in flight (nireq)")
     ax.set_ylabel("streams (NUM_STREAMS)")
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)
     ax.figure.colorbar(image, ax=ax, shrink=0.85)
 
 
@@ -93,7 +93,7 @@ def heatmap_figure(points: list[PointResult], device: str, precision: Precision,
     executed = sorted(ran_in(points, device, precision, batch))
     ran = f" (ran {', '.join(executed)})" if executed else ""
     fig.suptitle(f"{env.model_name} on {_device_name(device, devices)}\n{precision.value}{ran}, batch {batch}; "
-                 "best throughput outlined solid, saturation point dashed; brighter is better", fontsize=12)
+                 "best throughput outlined solid, saturation point dashed; brighter is better", fontsize=12, wrap=True)
     return fig
 
 
@@ -135,5 +135,5 @@ def precision_figure(comparison: PrecisionComparison, env: Environment, devices:
             else f"best-to-best {c.best_fps_ratio:.2f}x, measured apart")
     fig.suptitle(f"{env.model_name} on {_device_name(c.device, devices)}, batch {c.batch}: "
                  f"{c.numerator.value} vs {c.denominator.value}; {best}\n{notes}; hatched cells were measured apart, "
-                 "in the search, the others head to head", fontsize=11)
+                 "in the search, the others head to head", fontsize=11, wrap=True)
     return fig

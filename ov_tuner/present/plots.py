@@ -56,7 +56,7 @@ def pareto_figure(points: list[PointResult], env: Environment, percentile: int =
                 Line2D([], [], marker="^", linestyle="", color="grey", markeredgecolor="black",
                        label="OpenVINO performance-hint baseline")]
     ax.legend(handles=handles, fontsize=8, loc="lower right")
-    ax.set_title(f"{env.model_name}: throughput vs {name} latency (up and left is better)")
+    ax.set_title(f"{env.model_name}: throughput vs {name} latency (up and left is better)", wrap=True)
     return fig
 
 
@@ -81,7 +81,7 @@ def virtual_figure(points: list[PointResult], device: DeviceInfo, env: Environme
     ax.set_ylabel("throughput (FPS)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(f"{env.model_name} on {device.name}: each hint against its members tuned alone")
+    ax.set_title(f"{env.model_name} on {device.name}: each hint against its members tuned alone", wrap=True)
     return fig
 
 
@@ -99,7 +99,7 @@ def comparison_figure(comparison: Comparison) -> Figure:
     ax.set_ylabel("throughput (FPS)")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(f"{comparison.files[0].environment.model_name}: the same configurations in each file")
+    ax.set_title(f"{comparison.files[0].environment.model_name}: the same configurations in each file", wrap=True)
     return fig
 
 
@@ -117,7 +117,7 @@ def batch_figure(series: list[BatchSeries], env: Environment) -> Figure:
         ax.set_xticks(sorted({b for s in series for b in s.batches}))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"{env.model_name}: where a bigger batch stops paying", fontsize=12)
+    fig.suptitle(f"{env.model_name}: where a bigger batch stops paying", fontsize=12, wrap=True)
     return fig
 
 
@@ -137,7 +137,7 @@ def profile_figure(profile: Profile, model_name: str, top: int = 15) -> Figure:
     ax.set_xlim(0, max(shares, default=1) * 1.6)
     c = profile.config
     ax.set_title(f"{model_name} on {c.device}, {c.precision.value}, batch {c.batch}, {cell_text(c.streams, c.nireq)}: "
-                 f"top {len(rows)} layers over {profile.inferences} inferences")
+                 f"top {len(rows)} layers over {profile.inferences} inferences", wrap=True)
     return fig
 
 

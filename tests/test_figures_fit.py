@@ -1,0 +1,52 @@
+"""No figure text falls outside its canvas: every title, label and annotation of each figure kind the report uses,
+drawn at the size the report draws it, lies inside the figure."""
+
+from __future__ import annotations
+
+from factories import make_point
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+from test_renderers import constructed_results
+
+from ov_tuner.analyse.points import batch_series
+from ov_tuner.analyse.precisions import compare_precisions
+from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
+from ov_tuner.present.plots import batch_figure, pareto_figure
+from ov_tuner.schema import Precision
+
+
+def outside(fig: Figure) -> list[str]:
+    """What of `fig`, once drawn, reaches past its canvas (a pixel of slack): matplotlib's tight bounding box holds
+    every drawn artist (tick labels outside the axes' limits are not drawn, so not counted); the titles and labels
+    that stick out are named."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    slack = 1 / fig.dpi
+    tight, size = fig.get_tightbbox(renderer), fig.get_size_inches()
+    if tight.x0 >= -slack and tight.y0 >= -slack and tight.x1 <= size[0] + slack and tight.y1 <= size[1] + slack:
+        return []
+    width, height = fig.bbox.width, fig.bbox.height
+    named = [text.get_text() for text in fig.findobj(Text) if text.get_visible() and text.get_text().strip()
+             and not ((box := text.get_window_extent(renderer)).x0 >= 0 and box.x1 <= width + 1
+                      and box.y0 >= 0 and box.y1 <= height + 1)]
+    return named or [f"drawn over {tight}, canvas {size[0]:.2f} x {size[1]:.2f} in"]
+
+
+def test_every_figure_kind_keeps_its_text_inside_the_canvas() -> None:
+    results = constructed_results()
+    fp16 = [make_point(s, n, fps * 1.1, precision=Precision.FP16, batch=b)
+            for s, n, fps in ((1, 2, 150), (2, 2, 230), (2, 4, 235)) for b in (1, 2)]
+    fp32_b2 = [make_point(s, n, fps * 1.6, batch=2) for s, n, fps in ((1, 2, 150), (2, 2, 230), (2, 4, 235))]
+    points = [*results.points, *fp16, *fp32_b2]
+    env, devices = results.environment, results.devices
+    comparison = next(iter(compare_precisions(points)))
+    figures = {
+        "heatmap": heatmap_figure(points, "CPU", Precision.FP32, 1, env, devices),
+        "precision": precision_figure(comparison, env, devices, accuracy=results.accuracies[0]),
+        "pareto": pareto_figure(points, env),
+        "batch": batch_figure(batch_series(points), env),
+    }
+    clipped = {name: texts for name, fig in figures.items() if (texts := outside(fig))}
+    assert not clipped, clipped
