@@ -65,7 +65,7 @@ def test_a_budget_nothing_meets_names_the_fastest_point() -> None:
 
 
 def test_snippets_carry_the_requested_properties() -> None:
-    snippets = deploy_snippets(POINTS[2])
+    snippets = deploy_snippets(POINTS[2], "/models/m.xml")
     assert snippets.properties == {"INFERENCE_PRECISION_HINT": "f32", "NUM_STREAMS": "2",
                                    "PERFORMANCE_HINT": "THROUGHPUT"}
     expected = ("core.compile_model(model, 'CPU', {'INFERENCE_PRECISION_HINT': 'f32', 'NUM_STREAMS': '2', "
@@ -75,12 +75,13 @@ def test_snippets_carry_the_requested_properties() -> None:
     assert "-hint throughput -nstreams 2 -nireq 4 -b 1 -infer_precision f32" in snippets.benchmark_app
     assert json.loads(snippets.load_config) == {"CPU": snippets.properties}
     assert snippets.notes == ()
-    assert "benchmark_app's -nireq caps NUM_STREAMS" in deploy_snippets(make_point(2, 1, 100)).notes[0]
+    capped = deploy_snippets(make_point(2, 1, 100), "/models/m.xml")
+    assert "benchmark_app's -nireq caps NUM_STREAMS" in capped.notes[0]
 
 
 def test_the_python_snippet_runs(tiny_model: Path) -> None:
     point = make_point(2, 4, 100, batch=2)
-    code = deploy_snippets(point).python.replace("/models/m.xml", str(tiny_model))
+    code = deploy_snippets(point, "/models/m.xml").python.replace("/models/m.xml", str(tiny_model))
     code += "assert compiled.get_property('NUM_STREAMS') == 2 and len(queue) == 4\n"
     code += "assert list(compiled.input(0).get_shape())[0] == 2\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -93,7 +94,7 @@ def test_benchmark_app_accepts_the_load_config_file(tiny_model: Path, tmp_path: 
     run_sweep(quick_spec(tiny_model, out, streams=(2,), nireq=(2,)))
     (point,) = load_results(out).points
     config = tmp_path / "config.json"
-    config.write_text(deploy_snippets(point).load_config)
+    config.write_text(deploy_snippets(point, str(tiny_model)).load_config)
     app = Path(sys.executable).with_name("benchmark_app")
     done = subprocess.run([str(app), "-m", str(tiny_model), "-d", "CPU", "-load_config", str(config), "-nireq", "2",
                            "-shape", "[1,8,16,16]", "-t", "1"], capture_output=True, text=True, timeout=120)

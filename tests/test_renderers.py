@@ -14,7 +14,7 @@ from factories import baseline, make_point, round_of
 from rich.console import Console
 
 from ov_tuner.present.document import Bullets, Code, Image, Paragraph, Section, Tone
-from ov_tuner.present.documents import show_document
+from ov_tuner.present.documents import answer_section, show_document
 from ov_tuner.present.pages import to_html, to_markdown
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.numbers import factor, gain, gain_inline
@@ -28,9 +28,9 @@ PIXEL = bytes.fromhex("89504e470d0a1a0a0000000d494844520000000100000001080600000
                       "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
 
 
-def constructed(tmp: Path) -> list[Section]:
+def constructed_results() -> StoredResults:
     """Made-up results of a 2-core CPU: three explicit points and the baselines, a confirmation round in which
-    2 x 2 and 2 x 4 are within noise, outputs compared with FP32, and a block of every kind."""
+    2 x 2 and 2 x 4 are within noise, outputs compared with FP32."""
     points = [make_point(1, 2, 150, latency_ms=13.0), make_point(2, 2, 230, latency_ms=8.6, noisy=True),
               make_point(2, 4, 235, latency_ms=17.0), baseline(Mode.LATENCY, 1, 1, 120),
               baseline(Mode.THROUGHPUT, 2, 2, 228), baseline(Mode.DEFAULT, 2, 2, 226)]
@@ -45,8 +45,13 @@ def constructed(tmp: Path) -> list[Section]:
     env = Environment("2026.4.1-x", "0.1.0", "host", "AMD EPYC", 2, "3.11.7", "/m/mobilenet_v2.xml", "0" * 64,
                       "mobilenet_v2")
     cpu = DeviceInfo("CPU", "AMD EPYC", (1, 2), 1, ("FP32", "INT8"), "f32")
-    results = StoredResults(Path("results/demo.db"), env, {"CPU": cpu}, points, confirmations=[round_],
-                            accuracies=[accuracy])
+    return StoredResults(Path("results/demo.db"), env, {"CPU": cpu}, points, confirmations=[round_],
+                         accuracies=[accuracy])
+
+
+def constructed(tmp: Path) -> list[Section]:
+    """The constructed results as `show` lays them out, and a block of every kind."""
+    results = constructed_results()
     image = tmp / "pixel.png"
     image.write_bytes(PIXEL)
     every_kind = Section("Every block", (Paragraph("A plain paragraph."), Paragraph("A warning.", Tone.WARN),
@@ -91,3 +96,13 @@ def test_ratio_wording() -> None:
     assert gain_inline(Ratio(1.008, 0.985, 1.031, 8)) == "+0.8%, 95%: -1.5..+3.1%"
     assert factor(Ratio(1.95, 1.90, 2.00, 8)) == "1.95x (95%: 1.90..2.00x)"
     assert factor(Ratio(1.02, 0.97, 1.07, 8)) == "no measurable difference (1.02x, 95%: 0.97..1.07x)"
+
+
+def test_the_answer_block_fits_one_screen_of_100_columns() -> None:
+    """The sweep's ending and `recommend` open with this block: at most 25 lines, none wider than 100 columns."""
+    np.random.seed(0)
+    console = Console(width=100, record=True, color_system=None, force_terminal=False)
+    print_sections(console, [answer_section(constructed_results(), detail=False)], titles=False)
+    lines = console.export_text().rstrip("\n").splitlines()
+    assert lines[0].startswith("deploy") and 5 <= len(lines) <= 25, lines
+    assert max(len(line.rstrip()) for line in lines) <= 100

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import Enum
 from pathlib import Path
@@ -15,11 +14,11 @@ from ov_tuner.analyse.compare import compare as compare_files
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
+from ov_tuner.present.deploy import DeployFormat, deploy_form
 from ov_tuner.present.documents import recommend_document, show_document
-from ov_tuner.present.formats import deploy_snippets, recommendation_json
+from ov_tuner.present.formats import deploy_snippets
 from ov_tuner.present.sections.tables import comparison_table
 from ov_tuner.present.terminal import print_blocks, print_sections
-from ov_tuner.present.words.answer import recommendation_text, rule_text
 from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
 from ov_tuner.store.destinations import output_file, output_folder
 from ov_tuner.store.export import to_csv, to_json
@@ -79,27 +78,41 @@ def recommend(
     precision: Annotated[str | None, typer.Option(help="Only this precision: fp32, fp16 or bf16.")] = None,
     config_out: Annotated[Path | None, typer.Option(help="Also write the benchmark_app -load_config JSON here.")]
     = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead: the configuration, its "
-                                          "figures, whether it was confirmed, ties and gains with intervals.")]
-    = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
+    fmt: Annotated[DeployFormat, typer.Option("--format", help="text: the answer and every form; or one form alone: "
+                                              "python, benchmark_app, load_config (benchmark_app -load_config), "
+                                              "ovms (OpenVINO Model Server config.json), dlstreamer (a gst-launch-1.0 "
+                                              "line), json (the configuration, figures, ties and gains).")]
+    = DeployFormat.TEXT,
+    out_file: Annotated[Path | None, typer.Option("-o", "--out", help="With a --format other than text: write the "
+                                                  "form to this file and print the steps that use it.")] = None,
     max_accuracy_loss: Annotated[str | None, typer.Option(help="Leave out precisions whose outputs lose more than "
                                                           "this against FP32: cosine=0.001 (1 - cosine similarity) "
                                                           "and/or top1=1% (top-1 disagreement).")] = None,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
-    if config_out is not None:
-        output_file(config_out, "--config-out")
+    for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
+        if path is not None:
+            output_file(path, flag)
     stored = load_results(results)
     chosen = parse_precision(precision) if precision else None
     limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
     rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
                           stored.confirmations, excluded(stored.accuracies, limit) if limit else None)
-    if as_json:
-        print(json.dumps(recommendation_json(rec, recommendation_text(rec), rule_text(rec)), indent=2))
+    source = stored.environment.model_path
+    if as_json or fmt is not DeployFormat.TEXT:
+        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, source)
+        if out_file is None:
+            print(text)
+            for step in steps:
+                print(f"# {step}", file=sys.stderr)
+            return
+        out_file.write_text(text + "\n")
+        out.print(f"wrote {out_file}", *steps, sep="\n", highlight=False)
         return
     print_sections(out, recommend_document(stored, rec), titles=False)
     if config_out is not None:
-        config_out.write_text(deploy_snippets(rec.winner).load_config + "\n")
+        config_out.write_text(deploy_snippets(rec.winner, source).load_config + "\n")
         out.print(f"wrote {config_out}")
 
 

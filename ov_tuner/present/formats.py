@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 from ov_tuner.analyse.confirmed import Standing
 from ov_tuner.analyse.recommend import Recommendation
@@ -18,13 +19,41 @@ CHOSEN_THREADING = ("INFERENCE_NUM_THREADS", "ENABLE_HYPER_THREADING", "ENABLE_C
 
 @dataclass(frozen=True)
 class DeploySnippets:
-    """Copy-paste forms of one configuration."""
+    """Copy-paste forms of one configuration, and the command that makes the model file they load where it is not
+    the one the user gave."""
 
     properties: dict[str, str]
     python: str
     benchmark_app: str
     load_config: str
     notes: tuple[str, ...]
+    model: DeployModel
+
+
+@dataclass(frozen=True)
+class DeployModel:
+    """The model file a deployment loads, and the command that makes it from the user's model where it differs."""
+
+    path: str
+    make: str | None = None
+
+
+def deploy_model(point: PointResult, source: str) -> DeployModel:
+    """The model the user gave (`source`, the path the sweep was given), or the IR to make from it: the FP16 IR for
+    fp16, an IR for a format OpenVINO converts rather than reads. Never a file in ov-tuner's cache, which the
+    deployment host does not have."""
+    src = Path(source)
+    if point.config.precision.fp16_weights:
+        out = str(src.with_name(f"{src.stem}_fp16.xml"))
+        if src.suffix == ".xml":
+            code = (f"import openvino as ov; ov.save_model(ov.Core().read_model({source!r}), {out!r}, "
+                    "compress_to_fp16=True)")
+            return DeployModel(out, shlex.join(["python3", "-c", code]))
+        return DeployModel(out, shlex.join(["ovc", source, "--output_model", out, "--compress_to_fp16=True"]))
+    if src.suffix in (".xml", ".onnx"):
+        return DeployModel(source)
+    out = str(src.with_name(f"{src.stem}.xml"))
+    return DeployModel(out, shlex.join(["ovc", source, "--output_model", out, "--compress_to_fp16=False"]))
 
 
 def deploy_properties(point: PointResult) -> dict[str, str]:
@@ -38,13 +67,14 @@ def deploy_properties(point: PointResult) -> dict[str, str]:
     return dict(sorted(properties.items()))
 
 
-def deploy_snippets(point: PointResult) -> DeploySnippets:
-    """The configuration as `compile_model` properties, a benchmark_app line and a -load_config file, on the IR
-    that ran (the FP16-compressed one for fp16)."""
+def deploy_snippets(point: PointResult, source: str) -> DeploySnippets:
+    """The configuration as `compile_model` properties, a benchmark_app line and a -load_config file, on the model
+    the user gave `source` (or the IR to make from it: see deploy_model)."""
     assert point.compile is not None, "only a compiled point can be deployed"
     c = point.config
     properties = deploy_properties(point)
-    model = point.compile.ir_path
+    made = deploy_model(point, source)
+    model = made.path
     reshape = f"ov.set_batch(model, {c.batch})\n" if c.batch != 1 else ""
     python = (
         "import openvino as ov\n\n"
@@ -67,7 +97,7 @@ def deploy_snippets(point: PointResult) -> DeploySnippets:
         notes.append(f"benchmark_app's -nireq caps NUM_STREAMS: this line runs {point.nireq} stream(s), "
                      f"not {point.streams}")
     load_config = json.dumps({c.device: properties}, indent=2)
-    return DeploySnippets(properties, python, shlex.join(args), load_config, tuple(notes))
+    return DeploySnippets(properties, python, shlex.join(args), load_config, tuple(notes), made)
 
 
 def _configuration(s: Standing) -> dict[str, object]:

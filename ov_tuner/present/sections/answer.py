@@ -55,10 +55,14 @@ def answer_detail(rec: Recommendation) -> list[Block]:
     return [Paragraph(recommendation_text(rec)), Bullets((f"rule: {rule_text(rec)}", *gain_lines(rec)))]
 
 
-def deploy_blocks(rec: Recommendation) -> list[Block]:
-    """The configuration as compile_model properties in Python, a benchmark_app line and a -load_config file."""
-    snippets = deploy_snippets(rec.winner)
+def deploy_blocks(rec: Recommendation, source: str) -> list[Block]:
+    """The configuration as compile_model properties in Python, a benchmark_app line and a -load_config file, on the
+    model the user gave `source` (first, the command that makes the IR they load, where it is another)."""
+    snippets = deploy_snippets(rec.winner, source)
     notes = [Bullets(tuple(f"note: {n}" for n in snippets.notes), Tone.WARN)] if snippets.notes else []
-    return [*notes, Paragraph("Python:"), Code(snippets.python, "python"), Paragraph("benchmark_app:"),
+    make = snippets.model.make
+    first: list[Block] = ([Paragraph(f"First make {snippets.model.path} from {source}:"), Code(make, "bash")]
+                          if make else [])
+    return [*notes, *first, Paragraph("Python:"), Code(snippets.python, "python"), Paragraph("benchmark_app:"),
             Code(snippets.benchmark_app, "bash"), Paragraph("benchmark_app -load_config file:"),
             Code(snippets.load_config, "json")]

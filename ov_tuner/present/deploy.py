@@ -1,0 +1,94 @@
+"""Every form `recommend --format` writes: Python, benchmark_app and its -load_config file (formats.py), JSON, and
+for the servers edge teams deploy on, an OpenVINO Model Server config.json with the command that serves it and a
+DL Streamer pipeline. All carry the properties that ran.
+
+Neither program runs here: the OVMS config is checked against OVMS's own JSON schema (src/schema.cpp) and the
+pipeline against the inference elements' documented properties, in tests/test_deploy_formats.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.present.formats import DeployModel, deploy_model, deploy_properties, deploy_snippets, recommendation_json
+from ov_tuner.present.words.answer import recommendation_text, rule_text
+from ov_tuner.schema import PointResult
+
+# The DL Streamer element a pipeline names: gvadetect and gvaclassify take the same properties.
+ELEMENT = "gvainference"
+OVMS_MODELS = "/models"
+
+
+@dataclass(frozen=True)
+class ServerForm:
+    """A file to write (the config, or the pipeline line) and the steps that use it."""
+
+    text: str
+    steps: tuple[str, ...]
+    model: DeployModel
+
+
+def served_name(source: str) -> str:
+    """The name a server gives the model: the file's stem, in the characters OVMS allows in a path."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", Path(source).stem) or "model"
+
+
+def ovms_config(point: PointResult, source: str) -> ServerForm:
+    """An OVMS config.json serving the model with the measured device, requests, batch and compile properties,
+    and the steps to lay out the model and start the server."""
+    name, made = served_name(source), deploy_model(point, source)
+    config = {"name": name, "base_path": f"{OVMS_MODELS}/{name}", "target_device": point.config.device,
+              "nireq": point.nireq, "batch_size": point.config.batch, "plugin_config": deploy_properties(point)}
+    text = json.dumps({"model_config_list": [{"config": config}]}, indent=2)
+    files = [made.path, str(Path(made.path).with_suffix(".bin"))] if made.path.endswith(".xml") else [made.path]
+    steps = (*((made.make,) if made.make else ()),
+             f"mkdir -p {OVMS_MODELS}/{name}/1 && cp {' '.join(map(shlex.quote, files))} {OVMS_MODELS}/{name}/1/",
+             "ovms --config_path config.json --port 9000 --rest_port 8000")
+    return ServerForm(text, steps, made)
+
+
+def dlstreamer_pipeline(point: PointResult, source: str) -> ServerForm:
+    """A gst-launch-1.0 line whose inference element runs the measured device, requests, batch and properties
+    (ie-config, KEY=VALUE pairs joined by commas, as DL Streamer parses it)."""
+    made = deploy_model(point, source)
+    ie_config = ",".join(f"{k}={v}" for k, v in deploy_properties(point).items())
+    element = [ELEMENT, f"model={made.path}", f"device={point.config.device}", f"nireq={point.nireq}",
+               f"batch-size={point.config.batch}", f"ie-config={ie_config}"]
+    line = ["gst-launch-1.0", "filesrc", "location=input.mp4", "!", "decodebin3", "!", *element, "!", "queue", "!",
+            "gvafpscounter", "!", "fakesink", "sync=false"]
+    text = " ".join(w if w == "!" else shlex.quote(w) for w in line)  # a bare '!', as gst-launch lines are written
+    return ServerForm(text, (made.make,) if made.make else (), made)
+
+
+class DeployFormat(str, Enum):
+    """What `recommend` prints: the answer with every form (text), or one form alone, ready to write to a file."""
+
+    TEXT = "text"
+    PYTHON = "python"
+    BENCHMARK_APP = "benchmark_app"
+    LOAD_CONFIG = "load_config"
+    OVMS = "ovms"
+    DLSTREAMER = "dlstreamer"
+    JSON = "json"
+
+def deploy_form(fmt: DeployFormat, rec: Recommendation, source: str) -> tuple[str, tuple[str, ...]]:
+    """One deploy form as file text, and the steps around it (make the model, lay it out, start the server)."""
+    if fmt is DeployFormat.JSON:
+        return json.dumps(recommendation_json(rec, recommendation_text(rec), rule_text(rec)), indent=2), ()
+    if fmt is DeployFormat.OVMS:
+        form = ovms_config(rec.winner, source)
+        return form.text, form.steps
+    if fmt is DeployFormat.DLSTREAMER:
+        form = dlstreamer_pipeline(rec.winner, source)
+        return form.text, form.steps
+    snippets = deploy_snippets(rec.winner, source)
+    make = (snippets.model.make,) if snippets.model.make else ()
+    text = {DeployFormat.PYTHON: snippets.python.rstrip("\n"), DeployFormat.BENCHMARK_APP: snippets.benchmark_app,
+            DeployFormat.LOAD_CONFIG: snippets.load_config}[fmt]
+    return text, make
+
