@@ -3,16 +3,19 @@ drawn at the size the report draws it, lies inside the figure."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from factories import make_point
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.image import imread
 from matplotlib.text import Text
 from test_renderers import constructed_results
 
 from ov_tuner.analyse.points import batch_series
 from ov_tuner.analyse.precisions import compare_precisions
 from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
-from ov_tuner.present.plots import batch_figure, pareto_figure
+from ov_tuner.present.plots import batch_figure, pareto_figure, save_figure
 from ov_tuner.schema import Precision
 
 
@@ -50,3 +53,13 @@ def test_every_figure_kind_keeps_its_text_inside_the_canvas() -> None:
     }
     clipped = {name: texts for name, fig in figures.items() if (texts := outside(fig))}
     assert not clipped, clipped
+
+
+def test_a_saved_figure_takes_in_text_wider_than_its_canvas(tmp_path: Path) -> None:
+    """Whatever a figure kind draws past its canvas, the file save_figure writes holds it whole."""
+    fig = Figure(figsize=(2, 2))
+    fig.add_subplot().plot([0, 1])
+    fig.suptitle("a title far wider than the two inches of this figure, which a plain save would cut off")
+    assert outside(fig)
+    width = imread(save_figure(fig, tmp_path, "wide")).shape[1]
+    assert width > 2 * 110 * 1.5  # well past the canvas's 220 pixels at the report's 110 dpi

@@ -172,10 +172,11 @@ def _safe(name: str) -> str:
 
 
 def save_figure(fig: Figure, out_dir: Path, name: str, fmt: str = "png") -> Path:
-    """Write a figure as png, svg or pdf (for reports and documents)."""
+    """Write a figure as png, svg or pdf (for reports and documents). The tight bounding box takes in every drawn
+    artist, so no title or label of any figure kind is cut off at the file's edge."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name}.{fmt}"
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.1)
     return path
 
 
