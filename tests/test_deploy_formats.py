@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import openvino as ov
 from conftest import quick_spec
-from factories import make_point
+from factories import make_point, ov_tuner
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -99,3 +99,14 @@ def test_recommend_writes_each_format_for_the_model_the_user_gave(tiny_model: Pa
             json.loads(text)
         if fmt in ("python", "benchmark_app", "ovms", "dlstreamer"):
             assert Path(stored_model).stem in text
+
+
+def test_recommend_opens_with_an_answer_on_one_screen_of_100_columns(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    run_sweep(quick_spec(tiny_model, out, streams=(1, 2), nireq=(1, 2)))
+    shown = ov_tuner("recommend", str(out), env={"COLUMNS": "100"})
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    block = lines[:next(i for i, line in enumerate(lines) if "(figures)" in line) + 1]  # through the details row
+    assert block[0].startswith("deploy") and any(line.startswith("details") for line in block)
+    assert len(block) <= 25 and max(len(line.rstrip()) for line in block) <= 100, block

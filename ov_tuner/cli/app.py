@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -21,7 +22,8 @@ from ov_tuner.errors import OvTunerError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
 # Piped or captured output is still read by people (logs, reports): give tables room there.
-out = Console(width=None if Console().is_terminal else 180)
+# A terminal's own width; piped output, COLUMNS where the user set it, else 180 (long table rows stay whole).
+out = Console(width=None if Console().is_terminal or "COLUMNS" in os.environ else 180)
 err = Console(stderr=True)
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
