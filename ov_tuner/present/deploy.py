@@ -76,6 +76,7 @@ class DeployFormat(str, Enum):
     DLSTREAMER = "dlstreamer"
     JSON = "json"
 
+
 def deploy_form(fmt: DeployFormat, rec: Recommendation, source: str) -> tuple[str, tuple[str, ...]]:
     """One deploy form as file text, and the steps around it (make the model, lay it out, start the server)."""
     if fmt is DeployFormat.JSON:
