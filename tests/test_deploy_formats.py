@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import openvino as ov
 from conftest import quick_spec
-from factories import make_point, ov_tuner
+from factories import assert_one_line, make_point, ov_tuner
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -110,3 +110,11 @@ def test_recommend_opens_with_an_answer_on_one_screen_of_100_columns(tiny_model:
     block = lines[:next(i for i, line in enumerate(lines) if "(figures)" in line) + 1]  # through the details row
     assert block[0].startswith("deploy") and any(line.startswith("details") for line in block)
     assert len(block) <= 25 and max(len(line.rstrip()) for line in block) <= 100, block
+
+
+def test_o_without_a_format_is_one_clear_line(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    run_sweep(quick_spec(tiny_model, out, streams=(1,), nireq=(1,)))
+    done = ov_tuner("recommend", str(out), "-o", str(tmp_path / "x.txt"))
+    assert_one_line(done, "-o writes one form", "--format")
+    assert done.returncode == 2 and not (tmp_path / "x.txt").exists()

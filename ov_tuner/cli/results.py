@@ -14,6 +14,7 @@ from ov_tuner.analyse.compare import compare as compare_files
 from ov_tuner.analyse.recommend import recommend as recommend_point
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
+from ov_tuner.errors import BadInputError
 from ov_tuner.present.deploy import DeployFormat, deploy_form
 from ov_tuner.present.documents import recommend_document, show_document
 from ov_tuner.present.formats import deploy_snippets
@@ -91,6 +92,9 @@ def recommend(
                                                           "and/or top1=1% (top-1 disagreement).")] = None,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
+    if out_file is not None and fmt is DeployFormat.TEXT and not as_json:
+        raise BadInputError("-o writes one form: add --format python, benchmark_app, load_config, ovms, dlstreamer or "
+                            "json (the text answer goes to the terminal)")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
             output_file(path, flag)
