@@ -11,26 +11,28 @@ from ov_tuner.present.words.numbers import cosine_text, factor
 from ov_tuner.schema import Accuracy, OutputAccuracy, Precision
 
 
+def _closeness(cosine: float | None, top1: float | None, max_abs: float | None) -> list[str]:
+    """'cosine 0.99931', 'top-1 agreement 98.4%', 'max abs error 0.0012': those that were measured."""
+    parts = [f"cosine {cosine_text(cosine)}"] if cosine is not None else []
+    if top1 is not None:
+        parts.append(f"top-1 agreement {top1:.1%}")
+    if max_abs is not None:
+        parts.append(f"max abs error {max_abs:.3g}")
+    return parts
+
+
 def output_summary(o: OutputAccuracy) -> str:
     """'cosine 0.99931, top-1 agreement 98.4%, max abs error 0.0012', or 'equal 100.0%'."""
     if o.exact_kind:
         return f"equal {o.equal_share:.1%}"
-    parts = [f"cosine {cosine_text(o.cosine)}"] if o.cosine is not None else []
-    if o.top1 is not None:
-        parts.append(f"top-1 agreement {o.top1:.1%}")
-    parts.append(f"max abs error {o.max_abs:.3g}")
-    return ", ".join(parts)
+    return ", ".join(_closeness(o.cosine, o.top1, o.max_abs))
 
 
 def accuracy_summary(a: Accuracy) -> str:
     """'cosine 0.99931, top-1 agreement 98.4% on 32 inputs' (the least over the outputs)."""
     if a.error:
         return f"not compared: {a.error}"
-    parts = [f"cosine {cosine_text(a.cosine)}"] if a.cosine is not None else []
-    if a.top1 is not None:
-        parts.append(f"top-1 agreement {a.top1:.1%}")
-    if a.max_abs is not None:
-        parts.append(f"max abs error {a.max_abs:.3g}")
+    parts = _closeness(a.cosine, a.top1, a.max_abs)
     if a.integer_equal is not None:
         parts.append(f"integer outputs equal {a.integer_equal:.1%}")
     return f"{', '.join(parts) or 'no outputs'} on {a.inputs} inputs"
