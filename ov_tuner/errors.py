@@ -31,3 +31,7 @@ class OutputError(OvTunerError):
 
 class ResultsWriteError(OvTunerError):
     """Writing to the results file failed mid-run (disk full, file or folder made read-only)."""
+
+
+class MissingExtraError(OvTunerError):
+    """An optional part of ov-tuner (an extra such as [int8]) is not installed."""

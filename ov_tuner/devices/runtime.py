@@ -103,20 +103,24 @@ class Runtime:
 
     def read_model(self, source: ModelSource, precision: Precision) -> ov.Model:
         """The model with FP32 weights, or the FP16-compressed IR (converted once, then cached)."""
-        return self._read(self.ir_path(source, precision))
+        return self.read_ir(self.ir_path(source, precision))
 
     def ir_path(self, source: ModelSource, precision: Precision) -> Path:
         """The IR that `precision` compiles: the source IR, or one converted from the source (ONNX,
-        TensorFlow, TFLite, PaddlePaddle) and cached by its hash, FP16-compressed for fp16."""
+        TensorFlow, TFLite, PaddlePaddle) and cached by its hash, FP16-compressed for fp16. INT8 has no IR here:
+        NNCF makes it from calibration data (ov_tuner.quantize)."""
+        if precision is Precision.INT8:
+            raise ModelError("int8 runs an IR that NNCF makes from calibration data: sweep it (ov-tuner sweep "
+                             "--precision fp32,int8), or make it with `ov-tuner quantize` and give that IR")
         if source.path.suffix == ".xml":
             fp32 = source.path
         else:
-            fp32 = self._cached_ir(source, source.name, lambda: convert(source), compress=False)
+            fp32 = self.cached_ir(source, source.name, lambda: convert(source), compress=False)
         if not precision.fp16_weights:
             return fp32
-        return self._cached_ir(source, f"{source.name}_fp16", lambda: self._read(fp32), compress=True)
+        return self.cached_ir(source, f"{source.name}_fp16", lambda: self.read_ir(fp32), compress=True)
 
-    def _read(self, path: Path) -> ov.Model:
+    def read_ir(self, path: Path) -> ov.Model:
         with native_output_kept() as logged:
             try:
                 return self.core.read_model(path)
@@ -127,9 +131,14 @@ class Runtime:
                 ) from with_log(e, logged())
 
     @staticmethod
-    def _cached_ir(source: ModelSource, stem: str, make: Callable[[], ov.Model], compress: bool) -> Path:
+    def cached_ir_path(source: ModelSource, stem: str) -> Path:
+        """Where cached_ir keeps an IR derived from `source`."""
+        return cache_dir() / "ir" / source.sha256[:24] / f"{stem}.xml"
+
+    @staticmethod
+    def cached_ir(source: ModelSource, stem: str, make: Callable[[], ov.Model], compress: bool) -> Path:
         """An IR derived from `source`, made once and kept under the cache, keyed by the source's hash."""
-        target = cache_dir() / "ir" / source.sha256[:24] / f"{stem}.xml"
+        target = Runtime.cached_ir_path(source, stem)
         if not target.exists():
             model = make()
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -29,3 +29,10 @@ def input_sets(request: ov.InferRequest, count: int, seed: int = 1) -> list[dict
     rng = np.random.default_rng(seed)
     return [{port: _random_like(request.get_tensor(port).data, rng) for port in request.model_inputs}
             for _ in range(count)]
+
+
+def generated_inputs(ports: list[ov.Output], seed: int) -> dict[str, np.ndarray]:
+    """One set of generated inputs for static `ports`, by input name: the values fill_inputs writes."""
+    rng = np.random.default_rng(seed)
+    return {port.get_any_name(): _random_like(np.zeros(list(port.get_shape()), port.get_element_type().to_dtype()),
+                                              rng) for port in ports}

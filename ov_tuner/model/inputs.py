@@ -38,29 +38,49 @@ def load_images(folder: Path) -> list[np.ndarray]:
     return images
 
 
-def image_input(model: ov.Model) -> ov.Output:
-    """The model's one image input: four dimensions, three channels."""
-    candidates = [p for p in model.inputs if p.get_partial_shape().rank.get_length() == 4]
+def image_input(inputs: list[ov.Output]) -> ov.Output:
+    """A model's one image input among its `inputs`: four dimensions, three channels."""
+    candidates = [p for p in inputs if p.get_partial_shape().rank.get_length() == 4]
     if len(candidates) != 1:
-        names = ", ".join(f"{p.get_any_name()}{p.get_partial_shape()}" for p in model.inputs)
+        names = ", ".join(f"{p.get_any_name()}{p.get_partial_shape()}" for p in inputs)
         raise ModelError(f"--images needs a model with exactly one 4-dimensional image input; this one has {names}")
     return candidates[0]
 
 
 def add_image_preprocessing(model: ov.Model) -> ov.Model:
     """Let the image input take 8-bit NHWC BGR, converted inside the model to what it was trained on."""
-    port = image_input(model)
-    layout = ov.layout_helpers.get_layout(port)
-    model_layout = layout if not layout.empty else ov.Layout("NCHW")
-    channels = port.get_partial_shape()[ov.layout_helpers.channels_idx(model_layout)]
+    port = image_input(model.inputs)
+    layout = model_layout(port)
+    channels = port.get_partial_shape()[ov.layout_helpers.channels_idx(layout)]
     if channels.is_static and channels.get_length() != 3:
         raise ModelError(f"--images works with 3-channel image inputs; {port.get_any_name()} has {channels}")
     ppp = PrePostProcessor(model)
     step = ppp.input(port.get_any_name())
     step.tensor().set_element_type(ov.Type.u8).set_layout(ov.Layout("NHWC")).set_color_format(ColorFormat.BGR)
     step.preprocess().convert_element_type(port.get_element_type()).convert_color(ColorFormat.RGB)
-    step.model().set_layout(model_layout)
+    step.model().set_layout(layout)
     return ppp.build()
+
+
+def model_layout(port: ov.Output) -> ov.Layout:
+    """The image input's own layout: as set (--layout, or the IR's), else NCHW."""
+    layout = ov.layout_helpers.get_layout(port)
+    return layout if not layout.empty else ov.Layout("NCHW")
+
+
+def as_model_input(images: list[np.ndarray], port: ov.Output) -> np.ndarray:
+    """Images as the model's own (static) image input takes them: the host's resize, then on the host the steps
+    add_image_preprocessing puts inside the model (RGB order, the input's element type and layout). Calibrating a
+    model without those steps on these arrays calibrates it on exactly what the sweep feeds it."""
+    layout, shape = model_layout(port), list(port.get_shape())
+    helpers = ov.layout_helpers
+    axes = [helpers.batch_idx(layout), helpers.height_idx(layout), helpers.width_idx(layout),
+            helpers.channels_idx(layout)]
+    height, width = shape[axes[1]], shape[axes[2]]
+    nhwc = np.stack([cv2.resize(image, (width, height)) for image in images])[..., ::-1]
+    position = {axis % 4: nhwc_axis for nhwc_axis, axis in enumerate(axes)}
+    return np.ascontiguousarray(nhwc.transpose([position[i] for i in range(4)])).astype(
+        port.get_element_type().to_dtype())
 
 
 @dataclass

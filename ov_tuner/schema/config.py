@@ -15,6 +15,7 @@ class Precision(str, Enum):
     FP32 = "fp32"
     FP16 = "fp16"
     BF16 = "bf16"
+    INT8 = "int8"  # the INT8 IR NNCF makes (ov_tuner.quantize); what it leaves in float runs at f32
 
     @property
     def fp16_weights(self) -> bool:
@@ -22,9 +23,15 @@ class Precision(str, Enum):
         return self is Precision.FP16
 
     @property
+    def math(self) -> tuple[str, ...]:
+        """The element types its compute layers run in when it runs as asked (read back after a compile)."""
+        return ("u8", "i8") if self is Precision.INT8 else (self.hint,)
+
+    @property
     def hint(self) -> str:
-        """The INFERENCE_PRECISION_HINT value that means this precision."""
-        return {"fp32": "f32", "fp16": "f16", "bf16": "bf16"}[self.value]
+        """The INFERENCE_PRECISION_HINT value that means this precision. INT8 asks f32 for the layers quantization
+        left in float, so that int8 against fp32 measures what quantizing does and nothing else."""
+        return {"fp32": "f32", "fp16": "f16", "bf16": "bf16", "int8": "f32"}[self.value]
 
 
 class InputMode(str, Enum):
@@ -231,6 +238,42 @@ class Search(str, Enum):
 
 
 AUTO = "auto"
+
+
+class Preset(str, Enum):
+    """NNCF's quantization presets: symmetric weights and activations, or asymmetric activations (better where
+    activations are not centred on zero, a little slower)."""
+
+    PERFORMANCE = "performance"
+    MIXED = "mixed"
+
+
+# Calibration inputs by default: NNCF's own 300 from images (as many as there are); 64 generated ones, since noise
+# only sets a speed figure and more of it costs time for nothing.
+CALIBRATION_IMAGES = 300
+CALIBRATION_GENERATED = 64
+
+
+@dataclass(frozen=True)
+class Int8Options:
+    """How the INT8 IR is made: NNCF's preset, how many calibration inputs it takes (None: CALIBRATION_IMAGES or
+    CALIBRATION_GENERATED), and, with accuracy control, the most top-1 agreement with FP32 (percentage points;
+    cosine where no output holds class scores) it may give up on held-apart inputs (None: plain post-training
+    quantization)."""
+
+    preset: Preset = Preset.PERFORMANCE
+    subset_size: int | None = None
+    max_drop: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.subset_size is not None and self.subset_size < 1) or (
+                self.max_drop is not None and not 0 <= self.max_drop <= 100):
+            raise ValueError("subset_size must be >= 1 and max_drop between 0 and 100")
+
+    def calibration_count(self, images: bool) -> int:
+        """How many calibration inputs NNCF takes."""
+        return self.subset_size or (CALIBRATION_IMAGES if images else CALIBRATION_GENERATED)
+
 # How many generated inputs an output-accuracy comparison runs by default (with --images: every image given).
 ACCURACY_INPUTS = 32
 
@@ -260,7 +303,15 @@ class SweepSpec:
     cache_dir: Path | None = None  # CACHE_DIR for compiles where a cache pays (GPU, virtual devices) ...
     cache_everywhere: bool = False  # ... or for every device, when the user named the folder
     accuracy_inputs: int | None = ACCURACY_INPUTS  # outputs against the FP32 reference on this many inputs (None: off)
+    int8: Int8Options | None = None  # given: int8 joins --precision auto; its options where precisions name INT8
 
     def __post_init__(self) -> None:
         if self.warmup_s < 0:
             raise ValueError("warmup_s must be >= 0")
+
+    @property
+    def int8_options(self) -> Int8Options | None:
+        """How to make the INT8 IR, when int8 is swept (named in `precisions`, or added to auto by `int8`)."""
+        if self.int8 is not None or (self.precisions is not None and Precision.INT8 in self.precisions):
+            return self.int8 or Int8Options()
+        return None

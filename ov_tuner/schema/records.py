@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-from ov_tuner.schema.config import CompileKey, PointConfig, Precision
+from ov_tuner.schema.config import CompileKey, Int8Options, PointConfig, Precision
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,7 @@ class OutputAccuracy:
     top1: float | None  # share of rows whose top class agrees
     top5: float | None  # share of rows whose reference top class is among the top 5
     equal_share: float  # share of values exactly equal
+    top_boxes: float | None = None  # detector scores: share of the reference's top (box, class) pairs kept on top
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,11 @@ class Accuracy:
         return min(values) if values else None
 
     @property
+    def top_boxes(self) -> float | None:
+        values = [o.top_boxes for o in self.outputs if o.top_boxes is not None]
+        return min(values) if values else None
+
+    @property
     def max_abs(self) -> float | None:
         """The largest absolute error over the floating-point outputs."""
         return max((o.max_abs for o in self.outputs if not o.exact_kind), default=None)
@@ -146,3 +152,31 @@ class Accuracy:
     def integer_equal(self) -> float | None:
         """The least share of equal values over the integer and boolean outputs."""
         return min((o.equal_share for o in self.outputs if o.exact_kind), default=None)
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """How the INT8 IR a sweep measured was made (ov_tuner.quantize), kept in the results file so that every
+    int8 figure can say what it rests on.
+
+    `given`: the model was already quantized and was swept as given (nothing made, never quantized twice).
+    `images`: calibrated on the user's images (else on generated inputs: a speed figure, not an accuracy one);
+    `calibration` inputs went into NNCF and `held_apart` others are what accuracy is measured on. `command` is the
+    `ov-tuner quantize` line that writes the same IR for deployment."""
+
+    ir: str
+    given: bool
+    quantized_ops: int
+    images: bool
+    calibration: int
+    held_apart: int
+    options: Int8Options
+    nncf_version: str
+    seconds: float
+    cached: bool
+    command: str
+
+    @property
+    def speed_only(self) -> bool:
+        """Calibrated on generated inputs: its accuracy figures say little about real data."""
+        return not self.images and not self.given
