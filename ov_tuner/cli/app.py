@@ -33,9 +33,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 # Options that several commands share.
 ModelArgument = Annotated[Path, typer.Argument(help="OpenVINO IR (.xml), ONNX, or another model OpenVINO converts.")]
 OneDevice = Annotated[str, typer.Option(help="One device: CPU, GPU, ...")]
-OnePrecision = Annotated[str, typer.Option(help="fp32, fp16 or bf16.")]
+OnePrecision = Annotated[str, typer.Option(help="fp32, fp16 or bf16 (an INT8 IR: give it, as fp32).")]
 Count = Annotated[int, typer.Option(min=1)]
 ShapeOption = Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
+Int8MaxDrop = Annotated[float | None, typer.Option(min=0.0, max=100.0, help="With int8: NNCF's accuracy control "
+                                                  "keeps layers in float until top-1 agreement with FP32 (cosine "
+                                                  "where no output holds class scores) on held-apart inputs drops "
+                                                  "at most this many percentage points.")]
 ResultsOut = Annotated[Path, typer.Option("--out", help="SQLite results file; stored with a sweep's results.")]
 
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import AUTO, Precision, StopRule
+from ov_tuner.schema import AUTO, Int8Options, Precision, Preset, StopRule
 
 
 def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ...] | None:
@@ -27,13 +27,17 @@ def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ..
 
 
 def parse_precisions(text: str, allow_auto: bool = True) -> tuple[Precision, ...] | None:
-    """'fp32,fp16' -> (FP32, FP16); 'auto' -> None (the precisions each device runs differently, resolved per
-    device)."""
-    if allow_auto and text.strip().lower() == AUTO:
+    """'fp32,fp16' -> (FP32, FP16); 'auto' (or 'auto,int8': int8 is never part of auto, see int8_asked) -> None,
+    the precisions each device runs differently, resolved per device."""
+    parts = [p.strip().lower() for p in text.split(",")]
+    if allow_auto and AUTO in parts:
+        if set(parts) - {AUTO, Precision.INT8.value}:
+            raise BadInputError(f"--precision: auto goes alone or with int8 ('auto,int8'), not with "
+                                f"'{text}'; use e.g. --precision auto or --precision fp32,fp16")
         return None
     choices = [p.value for p in Precision]
     result: list[Precision] = []
-    for part in (p.strip().lower() for p in text.split(",")):
+    for part in parts:
         if part not in choices:
             names = ", ".join(choices) + (" or auto" if allow_auto else "")
             raise BadInputError(f"--precision: '{part}' is not one of {names}; use e.g. --precision fp32,fp16")
@@ -41,10 +45,29 @@ def parse_precisions(text: str, allow_auto: bool = True) -> tuple[Precision, ...
     return tuple(dict.fromkeys(result))
 
 
-def parse_precision(text: str) -> Precision:
-    """One precision, for commands that compile one configuration."""
+def int8_asked(text: str) -> bool:
+    """Whether --precision names int8 (alone, in a list, or beside auto)."""
+    return Precision.INT8.value in (p.strip().lower() for p in text.split(","))
+
+
+def int8_options(asked: bool, preset: Preset, subset_size: int | None, max_drop: float | None,
+                 ) -> Int8Options | None:
+    """How to make the INT8 IR, when int8 is asked for; --int8-max-drop without int8 is a mistake said at once."""
+    if not asked:
+        if max_drop is not None:
+            raise BadInputError("--int8-max-drop applies to int8: add it to --precision, e.g. --precision fp32,int8")
+        return None
+    return Int8Options(preset, subset_size, max_drop)
+
+
+def parse_precision(text: str, compiles: bool = True) -> Precision:
+    """One precision; for commands that compile one configuration, a float one (int8's IR is made by a sweep or by
+    `ov-tuner quantize`)."""
     found = parse_precisions(text, allow_auto=False)
     assert found is not None
+    if found[0] is Precision.INT8 and compiles:
+        raise BadInputError("--precision int8: this command compiles a model as given; make the INT8 IR with "
+                            "`ov-tuner quantize MODEL -o MODEL_int8.xml` and give that IR with --precision fp32")
     return found[0]
 
 

@@ -1,0 +1,7 @@
+"""INT8: the quantized IR NNCF makes from calibration data (ov_tuner.quantize.make), the inputs it calibrates on and
+those held apart for accuracy (.data), the agreement with FP32 that accuracy control keeps (.agreement). Only
+.nncf_backend imports NNCF, an optional extra."""
+
+from ov_tuner.quantize.make import QuantizedIR, quantize_command, quantize_model
+
+__all__ = ["QuantizedIR", "quantize_command", "quantize_model"]
