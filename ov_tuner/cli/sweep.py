@@ -18,6 +18,7 @@ from rich.progress import (
 
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
+    Int8MaxDrop,
     ModelArgument,
     ShapeOption,
     app,
@@ -30,6 +31,8 @@ from ov_tuner.cli.app import (
 )
 from ov_tuner.cli.flags import (
     cache_choice,
+    int8_asked,
+    int8_options,
     parse_counts,
     parse_layouts,
     parse_precisions,
@@ -41,7 +44,17 @@ from ov_tuner.devices.strings import parse_devices
 from ov_tuner.present.documents import sweep_ending
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.notices import notice_text, reading_text, summary_lines
-from ov_tuner.schema import ACCURACY_INPUTS, ConfirmRule, InputMode, PointConfig, PointResult, Search, Status, SweepSpec
+from ov_tuner.schema import (
+    ACCURACY_INPUTS,
+    ConfirmRule,
+    InputMode,
+    PointConfig,
+    PointResult,
+    Preset,
+    Search,
+    Status,
+    SweepSpec,
+)
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 from ov_tuner.sweep.notices import Notice, Resuming
@@ -91,8 +104,9 @@ def sweep_spec(
                                                      "BATCH:GPU(4); repeat it for several, or list plain ones: "
                                                      "CPU,GPU. [default: CPU]")] = None,
     precision: Annotated[str, typer.Option(help="auto: fp32 and each precision the device runs as math of its own "
-                                           "(`ov-tuner devices` says which); or fp32, fp16 and/or bf16, "
-                                           "comma-separated.")] = "auto",
+                                           "(`ov-tuner devices` says which); or fp32, fp16, bf16 and/or int8 "
+                                           "(quantized with NNCF), comma-separated; auto,int8 adds int8 to auto."
+                                           )] = "auto",
     streams: Annotated[str, typer.Option(help="NUM_STREAMS values, e.g. 1,2,4, or auto.")] = "auto",
     nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
@@ -131,7 +145,9 @@ def sweep_spec(
     layout: Annotated[str | None, typer.Option(help="Input layouts where the model has none: NCHW, or "
                                                "name[NHWC],mask[NC]; the batch is the N axis.")] = None,
     images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images to feed the image input "
-                                                "(read with OpenCV) instead of generated data.")] = None,
+                                                "(read with OpenCV) instead of generated data; with int8, every "
+                                                "other image calibrates and the rest measure accuracy.")] = None,
+    int8_max_drop: Int8MaxDrop = None,
 ) -> SweepSpec:
     """The sweep's flags as a spec: every flag checked before anything is measured. `sweep` and `fleet sweep`
     both take these options. Long only for its signature, an option and its help per flag."""
@@ -144,6 +160,7 @@ def sweep_spec(
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
         confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
+        int8=int8_options(int8_asked(precision), Preset.PERFORMANCE, None, int8_max_drop),
     )
 
 

@@ -68,8 +68,8 @@ class PlannedSpace:
 
 def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
     """The sweep's spaces in order: device, --set combination, precision, batch (and hint, on a virtual device).
-    Precisions 'auto' are those the device runs as math of their own, fp32 first; streams 'auto' run 1, 2, 4,
-    ... to the device's maximum; requests 'auto' double up to the device's request bound
+    Precisions 'auto' are those the device runs as math of their own, fp32 first (and int8 where asked); streams
+    'auto' run 1, 2, 4, ... to the device's maximum; requests 'auto' double up to the device's request bound
     (ov_tuner.devices.decisions)."""
     spaces = []
     for device in devices:
@@ -79,17 +79,18 @@ def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
         top = device.streams_range[1] if device.streams_range else None
         auto = spec.streams is None and spec.nireq is None
         modes = virtual_hints(device.name) if virtual else (Mode.EXPLICIT,)
-        precisions = spec.precisions or auto_precisions(device)[0]
+        precisions = spec.precisions or (*auto_precisions(device)[0], *((Precision.INT8,) if spec.int8 else ()))
         hosted: set[tuple[int, InputMode]] = set()
         for settings in settings_combinations(spec.settings):
             for precision in precisions:
+                merges = spec.precisions is None and precision is not Precision.INT8  # int8 is never fp32's math
                 for batch in spec.batches:
                     for mode in modes:
                         first = not virtual and (batch, spec.input_mode) not in hosted
                         hosted.add((batch, spec.input_mode))
                         spaces.append(PlannedSpace(device, precision, batch, spec.input_mode,
                                                    Space(streams, nireqs, top), auto, mode, settings,
-                                                   auto_precision=spec.precisions is None, hosts_default=first))
+                                                   auto_precision=merges, hosts_default=first))
     return spaces
 
 

@@ -20,9 +20,12 @@ from ov_tuner.schema import (
     Contender,
     DeviceInfo,
     Environment,
+    Int8Options,
     PointConfig,
     PointResult,
+    Preset,
     Profile,
+    Quantization,
     RoundWindow,
     Soak,
     Window,
@@ -54,6 +57,23 @@ class ResultStore(MoreRecords):
             raise IncompatibleResultsError(
                 f"{self.path} holds results measured elsewhere ({detail}); sweep into a new --out file"
             )
+
+    def record_quantization(self, record: Quantization) -> None:
+        """How the INT8 IR was made; a resumed sweep that reused the same IR keeps the record of its making."""
+        stored = self.quantization()
+        if stored is not None and stored.ir == record.ir:
+            return
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('quantization', ?)", (json.dumps(asdict(record)),))
+
+    def quantization(self) -> Quantization | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key='quantization'").fetchone()
+        if not row:
+            return None
+        fields = json.loads(row[0])
+        options = fields.pop("options")
+        return Quantization(**fields, options=Int8Options(Preset(options["preset"]), options["subset_size"],
+                                                          options["max_drop"]))
 
     def record_device(self, device: DeviceInfo) -> None:
         with self._writing():
@@ -190,6 +210,7 @@ class StoredResults:
     accuracies: list[Accuracy] = field(default_factory=list)
     capacities: list[Capacity] = field(default_factory=list)
     soaks: list[Soak] = field(default_factory=list)
+    quantization: Quantization | None = None
 
     def latest_profiles(self) -> list[Profile]:
         """The most recent profile of each configuration."""
@@ -203,4 +224,5 @@ def load_results(path: Path) -> StoredResults:
         if env is None:
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
         return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles(),
-                             store.confirmations(), store.accuracies(), store.capacities(), store.soaks())
+                             store.confirmations(), store.accuracies(), store.capacities(), store.soaks(),
+                             store.quantization())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ov_tuner.devices.decisions import Merged
-from ov_tuner.schema import Precision
+from ov_tuner.schema import Precision, Quantization
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,20 @@ class PrecisionMerged:
     """`--precision auto` measures a precision once, as another (it runs the same math there)."""
 
     merged: Merged
+
+
+@dataclass(frozen=True)
+class Quantizing:
+    """NNCF starts quantizing the model for int8 (seconds to minutes, once: the IR is cached)."""
+
+    images: bool
+
+
+@dataclass(frozen=True)
+class Quantized:
+    """How the INT8 IR the sweep measures was made (or found: cached, or the model came quantized)."""
+
+    record: Quantization
 
 
 @dataclass(frozen=True)
@@ -71,5 +85,5 @@ class Resuming:
     points: int
 
 
-Notice = (PrecisionSkipped | PrecisionsChosen | PrecisionMerged | ComparingOutputs | OutputsNotCompared | Confirming
-          | HostBusy | Resuming)
+Notice = (PrecisionSkipped | PrecisionsChosen | PrecisionMerged | Quantizing | Quantized | ComparingOutputs
+          | OutputsNotCompared | Confirming | HostBusy | Resuming)

@@ -9,15 +9,19 @@ import threading
 import time
 from contextlib import nullcontext
 
+import numpy as np
 import openvino as ov
 
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.modelfile import open_model_source, set_layouts
+from ov_tuner.devices.modelfile import ModelSource, open_model_source, set_layouts
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
+from ov_tuner.quantize import QuantizedIR, quantize_model
+from ov_tuner.quantize.data import split_images
 from ov_tuner.schema import (
+    ACCURACY_INPUTS,
     FOREIGN_CPU_LIMIT,
     Precision,
     SweepSpec,
@@ -28,7 +32,7 @@ from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.confirm import confirm_sweep
 from ov_tuner.sweep.driver import Driver
-from ov_tuner.sweep.notices import HostBusy, PrecisionsChosen
+from ov_tuner.sweep.notices import HostBusy, PrecisionsChosen, Quantized, Quantizing
 from ov_tuner.sweep.outputs import compare_outputs
 from ov_tuner.sweep.progress import Silent, SweepProgress
 from ov_tuner.sweep.summary import SweepSummary, summarise
@@ -59,7 +63,11 @@ def run_sweep(
     # The FP32 IR (the model as given) also feeds the output reference and the "OpenVINO default" baseline.
     reference = [Precision.FP32] if spec.accuracy_inputs or spec.baselines else []
     wanted = dict.fromkeys([*(s.precision for s in spaces), *reference])
-    models = {p: _prepared(runtime.read_model(source, p), spec, images is not None) for p in wanted}
+    int8 = _int8(runtime, source, spec, images, progress) if Precision.INT8 in wanted else None
+    if int8 is not None and not int8.record.given and images is not None:
+        images = split_images(images)[1]  # accuracy only on images NNCF did not calibrate on
+    ir_paths = {p: int8.path if p is Precision.INT8 and int8 else runtime.ir_path(source, p) for p in wanted}
+    models = {p: _prepared(runtime.read_ir(ir_paths[p]), spec, images is not None) for p in wanted}
     for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
         runtime.reshape(models[spaces[0].precision], batch, spec.shapes)
 
@@ -73,8 +81,9 @@ def run_sweep(
         if spec.precisions is None:
             for device in devices:
                 progress.note(PrecisionsChosen(device.name, *auto_precisions(device)))
-        compiler = Compiler(runtime, models, {p: runtime.ir_path(source, p) for p in models}, spec.shapes,
-                            spec.cache_dir, spec.cache_everywhere)
+        if int8 is not None:
+            store.record_quantization(int8.record)
+        compiler = Compiler(runtime, models, ir_paths, spec.shapes, spec.cache_dir, spec.cache_everywhere)
         run = Driver(compiler, store, spec, progress, stop, InputData(images))
         run.plan(spaces)
         before, compiles, rounds = store.points(), store.compile_count(), len(store.confirmations())
@@ -94,6 +103,18 @@ def run_sweep(
             confirmed = 0
         return summarise(spec.out, run.planned, run.grid_size, before, store.points(),
                          store.compile_count() - compiles, confirmed, search_s, confirm_s, stop.is_set())
+
+
+def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[np.ndarray] | None,
+          progress: SweepProgress) -> QuantizedIR:
+    """The INT8 IR, made the way `ov-tuner quantize` makes it (from the cache after the first time)."""
+    options = spec.int8_options
+    assert options is not None
+    made = quantize_model(runtime, source, options, images=images, images_dir=spec.images, shapes=spec.shapes,
+                          layouts=spec.layouts, held_apart=spec.accuracy_inputs or ACCURACY_INPUTS,
+                          starting=lambda on_images: progress.note(Quantizing(on_images)))
+    progress.note(Quantized(made.record))
+    return made
 
 
 def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ov_tuner.devices.decisions import PRECISION_CAPABILITY, Merged, MergeReason
 from ov_tuner.devices.strings import ReadAs, Reading
 from ov_tuner.present.words.numbers import names
+from ov_tuner.present.words.quantization import quantization_lines
 from ov_tuner.sweep import SweepSummary
 from ov_tuner.sweep.notices import (
     ComparingOutputs,
@@ -16,6 +17,8 @@ from ov_tuner.sweep.notices import (
     PrecisionMerged,
     PrecisionsChosen,
     PrecisionSkipped,
+    Quantized,
+    Quantizing,
     Resuming,
 )
 
@@ -62,6 +65,11 @@ def notice_text(notice: Notice) -> str:
         return f"--precision auto on {notice.device}: {swept}" + (f"; {merged}" if merged else "")
     if isinstance(notice, PrecisionMerged):
         return merged_text([notice.merged])
+    if isinstance(notice, Quantizing):
+        on = "every other image" if notice.images else "generated inputs"
+        return f"int8: quantizing with NNCF, calibrated on {on} (once: the IR is cached)"
+    if isinstance(notice, Quantized):
+        return "\n".join(quantization_lines(notice.record))
     if isinstance(notice, ComparingOutputs):
         return (f"comparing outputs with the FP32 reference (CPU, f32) on {notice.inputs} inputs at batch "
                 f"{notice.batch}")
