@@ -3,8 +3,10 @@
 Per output: the largest and the mean absolute error, the largest relative error (where the reference is not
 near zero: below NEAR_ZERO of the output's largest magnitude a relative error means nothing), the cosine
 similarity of each input's output to the reference's (the least over the inputs), and, where the output holds
-class scores, how often the top-1 class (and the reference's top-1 among the top 5) agree. Integer and boolean
-outputs compare exactly: the share of equal values.
+class scores, how often the top-1 class (and the reference's top-1 among the top 5) agree; where it holds a
+detector's scores (boxes x classes, every value in [0, 1]), how many of the reference's TOP_BOXES highest-scoring
+(box, class) pairs stay among the highest: a cosine over thousands of background boxes hides a lost detection.
+Integer and boolean outputs compare exactly: the share of equal values.
 """
 
 from __future__ import annotations
@@ -21,6 +23,25 @@ from ov_tuner.schema import Accuracy, OutputAccuracy, PointConfig, Precision
 # A reference value below this fraction of the output's largest magnitude is "near zero": left out of the
 # relative error, which would otherwise measure rounding noise divided by almost nothing.
 NEAR_ZERO = 1e-3
+# How many of a detector's highest-scoring (box, class) pairs the top-box agreement follows per input.
+TOP_BOXES = 10
+
+
+def detector_scores(reference: np.ndarray) -> bool:
+    """Shaped like a detector's scores over N inputs: [N, boxes, classes], more boxes than classes, every value a
+    score in [0, 1] (not 4 wide: that is box corners)."""
+    return (reference.ndim == 3 and reference.shape[1] > reference.shape[2] > 1 and reference.shape[2] != 4
+            and bool(np.all((reference >= 0) & (reference <= 1))))
+
+
+def top_box_agreement(reference: np.ndarray, actual: np.ndarray) -> float:
+    """The mean share, over inputs, of the reference's TOP_BOXES highest (box, class) scores that are among the
+    actual output's TOP_BOXES highest."""
+    flat_ref, flat_act = reference.reshape(len(reference), -1), actual.reshape(len(actual), -1)
+    k = min(TOP_BOXES, flat_ref.shape[1])
+    top_ref = np.argpartition(-flat_ref, k - 1, axis=1)[:, :k]
+    top_act = np.argpartition(-flat_act, k - 1, axis=1)[:, :k]
+    return float(np.mean([len(np.intersect1d(r, a)) / k for r, a in zip(top_ref, top_act, strict=True)]))
 
 
 def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_scores: bool) -> OutputAccuracy:
@@ -47,9 +68,10 @@ def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_s
         if ref.shape[-1] >= 5:
             five = np.argpartition(-rows_act, 4, axis=1)[:, :5]
             top5 = float(np.mean(np.any(five == best[:, None], axis=1)))
+    boxes = top_box_agreement(ref, act) if detector_scores(ref) else None
     return OutputAccuracy(name, False, float(error.max()) if error.size else 0.0,
                           float(error.mean()) if error.size else 0.0, max_rel, float(np.min(cosines)), top1, top5,
-                          equal)
+                          equal, boxes)
 
 
 def compare_with_reference(config: PointConfig, ref: Reference, actual: dict[str, np.ndarray],

@@ -24,7 +24,7 @@ from enum import Enum
 from ov_tuner.schema import Mode, PointConfig, Precision
 from ov_tuner.stats.headtohead import TIE_MARGIN, HeadToHead, Ratio, RoundFigures
 
-EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16)
+EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8)
 # The order the gains over the baselines are stated in: what OpenVINO does left alone first.
 BASELINE_ORDER = (Mode.DEFAULT, Mode.THROUGHPUT, Mode.THROUGHPUT_UNBATCHED, Mode.CUMULATIVE_THROUGHPUT, Mode.LATENCY)
 

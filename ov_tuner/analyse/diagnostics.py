@@ -117,7 +117,8 @@ def _precision_figures(precision: Precision, c: CompileInfo) -> dict[str, object
     """What differs between the precision asked for and what ran; None if nothing. `asked` is the hint ov-tuner
     set: another than the precision's own where the device lists no capability for it."""
     asked = c.requested.get("INFERENCE_PRECISION_HINT", "")
-    if asked != precision.hint or c.executed_precision not in (asked, "unknown") or c.inference_precision != asked:
+    ran_as_asked = c.executed_precision in (*precision.math, "unknown")
+    if asked != precision.hint or not ran_as_asked or c.inference_precision != asked:
         return {"precision": precision, "asked": asked, "reported": c.inference_precision, "ran": c.ran,
                 "device": c.key.device}
     return None

@@ -82,18 +82,48 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
     return result
 
 
+# The precision pairs compared (numerator over denominator): each lower precision over fp32, and int8 over each
+# float precision, since INT8 must beat the fastest float precision, not only fp32, to be worth its accuracy.
+PRECISION_PAIRS = ((Precision.FP16, Precision.FP32), (Precision.BF16, Precision.FP32), (Precision.INT8, Precision.FP32),
+                   (Precision.INT8, Precision.FP16), (Precision.INT8, Precision.BF16))
+
+
+def all_precision_comparisons(points: list[PointResult], confirmations: Sequence[Confirmation] = (),
+                              ) -> list[PrecisionComparison]:
+    """Every pair of PRECISION_PAIRS measured at a device and batch."""
+    return [c for numerator, denominator in PRECISION_PAIRS
+            for c in compare_precisions(points, numerator, denominator, confirmations)]
+
+
 @dataclass(frozen=True)
 class PrecisionSpeed:
-    """A precision's best FPS against fp32's best at a device and batch: head to head where a round measured both
-    (`confirmed`), else as the search measured them one after the other (`apart`)."""
+    """A precision's best FPS against another's best (`against`, fp32 unless said) at a device and batch: head to
+    head where a round measured both (`confirmed`), else as the search measured them one after the other
+    (`apart`)."""
 
     apart: float
     confirmed: Ratio | None
+    against: Precision = Precision.FP32
 
 
 def precision_speeds(points: list[PointResult], confirmations: Sequence[Confirmation] = (),
                      ) -> dict[tuple[str, Precision, int], PrecisionSpeed]:
-    """Per (device, precision, batch) of fp16 and bf16, its speed against fp32's."""
-    return {(c.device, numerator, c.batch): PrecisionSpeed(c.best_fps_ratio, c.confirmed)
-            for numerator in (Precision.FP16, Precision.BF16)
-            for c in compare_precisions(points, numerator, confirmations=confirmations)}
+    """Per (device, precision, batch) of fp16, bf16 and int8, its speed against fp32's."""
+    return {(c.device, c.numerator, c.batch): PrecisionSpeed(c.best_fps_ratio, c.confirmed)
+            for c in all_precision_comparisons(points, confirmations) if c.denominator is Precision.FP32}
+
+
+def int8_against_fastest_float(points: list[PointResult], confirmations: Sequence[Confirmation] = (),
+                               ) -> dict[tuple[str, int], PrecisionSpeed]:
+    """Per (device, batch): int8's speed against the fastest float precision there where that is not fp32 (bf16 on
+    an AMX CPU, f16 on a GPU): the precision int8 has to beat."""
+    found: dict[tuple[str, int], tuple[float, PrecisionSpeed]] = {}
+    for c in all_precision_comparisons(points, confirmations):
+        if c.numerator is not Precision.INT8 or c.denominator is Precision.FP32:
+            continue
+        float_fps = c.best[1].fps
+        key = (c.device, c.batch)
+        if key not in found or float_fps > found[key][0]:
+            found[key] = (float_fps, PrecisionSpeed(c.best_fps_ratio, c.confirmed, c.denominator))
+    fp32 = {(c.device, c.batch): c.best[1].fps for c in compare_precisions(points, Precision.INT8, Precision.FP32)}
+    return {key: speed for key, (fps, speed) in found.items() if fps > fp32.get(key, 0.0)}

@@ -99,13 +99,13 @@ def recommend(
         if path is not None:
             output_file(path, flag)
     stored = load_results(results)
-    chosen = parse_precision(precision) if precision else None
+    chosen = parse_precision(precision, compiles=False) if precision else None
     limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
     rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
                           stored.confirmations, excluded(stored.accuracies, limit) if limit else None)
     source = stored.environment.model_path
     if as_json or fmt is not DeployFormat.TEXT:
-        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, source)
+        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, source, stored.quantization)
         if out_file is None:
             print(text)
             for step in steps:
@@ -116,7 +116,7 @@ def recommend(
         return
     print_sections(out, recommend_document(stored, rec), titles=False)
     if config_out is not None:
-        config_out.write_text(deploy_snippets(rec.winner, source).load_config + "\n")
+        config_out.write_text(deploy_snippets(rec.winner, source, stored.quantization).load_config + "\n")
         out.print(f"wrote {config_out}")
 
 

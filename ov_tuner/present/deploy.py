@@ -17,7 +17,7 @@ from pathlib import Path
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.present.formats import DeployModel, deploy_model, deploy_properties, deploy_snippets, recommendation_json
 from ov_tuner.present.words.answer import recommendation_text, rule_text
-from ov_tuner.schema import PointResult
+from ov_tuner.schema import PointResult, Quantization
 
 # The DL Streamer element a pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"
@@ -38,10 +38,10 @@ def served_name(source: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", Path(source).stem) or "model"
 
 
-def ovms_config(point: PointResult, source: str) -> ServerForm:
+def ovms_config(point: PointResult, source: str, quantization: Quantization | None = None) -> ServerForm:
     """An OVMS config.json serving the model with the measured device, requests, batch and compile properties,
     and the steps to lay out the model and start the server."""
-    name, made = served_name(source), deploy_model(point, source)
+    name, made = served_name(source), deploy_model(point, source, quantization)
     config = {"name": name, "base_path": f"{OVMS_MODELS}/{name}", "target_device": point.config.device,
               "nireq": point.nireq, "batch_size": point.config.batch, "plugin_config": deploy_properties(point)}
     text = json.dumps({"model_config_list": [{"config": config}]}, indent=2)
@@ -52,10 +52,10 @@ def ovms_config(point: PointResult, source: str) -> ServerForm:
     return ServerForm(text, steps, made)
 
 
-def dlstreamer_pipeline(point: PointResult, source: str) -> ServerForm:
+def dlstreamer_pipeline(point: PointResult, source: str, quantization: Quantization | None = None) -> ServerForm:
     """A gst-launch-1.0 line whose inference element runs the measured device, requests, batch and properties
     (ie-config, KEY=VALUE pairs joined by commas, as DL Streamer parses it)."""
-    made = deploy_model(point, source)
+    made = deploy_model(point, source, quantization)
     ie_config = ",".join(f"{k}={v}" for k, v in deploy_properties(point).items())
     element = [ELEMENT, f"model={made.path}", f"device={point.config.device}", f"nireq={point.nireq}",
                f"batch-size={point.config.batch}", f"ie-config={ie_config}"]
@@ -77,17 +77,18 @@ class DeployFormat(str, Enum):
     JSON = "json"
 
 
-def deploy_form(fmt: DeployFormat, rec: Recommendation, source: str) -> tuple[str, tuple[str, ...]]:
+def deploy_form(fmt: DeployFormat, rec: Recommendation, source: str, quantization: Quantization | None = None,
+                ) -> tuple[str, tuple[str, ...]]:
     """One deploy form as file text, and the steps around it (make the model, lay it out, start the server)."""
     if fmt is DeployFormat.JSON:
         return json.dumps(recommendation_json(rec, recommendation_text(rec), rule_text(rec)), indent=2), ()
     if fmt is DeployFormat.OVMS:
-        form = ovms_config(rec.winner, source)
+        form = ovms_config(rec.winner, source, quantization)
         return form.text, form.steps
     if fmt is DeployFormat.DLSTREAMER:
-        form = dlstreamer_pipeline(rec.winner, source)
+        form = dlstreamer_pipeline(rec.winner, source, quantization)
         return form.text, form.steps
-    snippets = deploy_snippets(rec.winner, source)
+    snippets = deploy_snippets(rec.winner, source, quantization)
     make = (snippets.model.make,) if snippets.model.make else ()
     text = {DeployFormat.PYTHON: snippets.python.rstrip("\n"), DeployFormat.BENCHMARK_APP: snippets.benchmark_app,
             DeployFormat.LOAD_CONFIG: snippets.load_config}[fmt]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ov_tuner.analyse.confirmed import Standing
 from ov_tuner.analyse.recommend import Recommendation
-from ov_tuner.schema import Mode, PointResult
+from ov_tuner.schema import Mode, PointResult, Precision, Quantization
 
 # What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
 # that it runs what was measured.
@@ -38,11 +38,16 @@ class DeployModel:
     make: str | None = None
 
 
-def deploy_model(point: PointResult, source: str) -> DeployModel:
-    """The model the user gave (`source`, the path the sweep was given), or the IR to make from it: the FP16 IR for
-    fp16, an IR for a format OpenVINO converts rather than reads. Never a file in ov-tuner's cache, which the
-    deployment host does not have."""
+def deploy_model(point: PointResult, source: str, quantization: Quantization | None = None) -> DeployModel:
+    """The model the user gave (`source`, the path the sweep was given), or the IR to make from it: the INT8 IR for
+    int8 (with the `ov-tuner quantize` line that makes the one measured), the FP16 IR for fp16, an IR for a format
+    OpenVINO converts rather than reads. Never a file in ov-tuner's cache, which the deployment host does not
+    have."""
     src = Path(source)
+    if point.config.precision is Precision.INT8 and not (quantization is not None and quantization.given):
+        command = quantization.command if quantization is not None else shlex.join(
+            ["ov-tuner", "quantize", source, "-o", str(src.with_name(f"{src.stem}_int8.xml"))])
+        return DeployModel(shlex.split(command)[shlex.split(command).index("-o") + 1], command)
     if point.config.precision.fp16_weights:
         out = str(src.with_name(f"{src.stem}_fp16.xml"))
         if src.suffix == ".xml":
@@ -67,13 +72,13 @@ def deploy_properties(point: PointResult) -> dict[str, str]:
     return dict(sorted(properties.items()))
 
 
-def deploy_snippets(point: PointResult, source: str) -> DeploySnippets:
+def deploy_snippets(point: PointResult, source: str, quantization: Quantization | None = None) -> DeploySnippets:
     """The configuration as `compile_model` properties, a benchmark_app line and a -load_config file, on the model
     the user gave `source` (or the IR to make from it: see deploy_model)."""
     assert point.compile is not None, "only a compiled point can be deployed"
     c = point.config
     properties = deploy_properties(point)
-    made = deploy_model(point, source)
+    made = deploy_model(point, source, quantization)
     model = made.path
     reshape = f"ov.set_batch(model, {c.batch})\n" if c.batch != 1 else ""
     python = (

@@ -18,7 +18,7 @@ from ov_tuner.analyse.saturation import saturation
 from ov_tuner.present.words.accuracy import accuracy_summary
 from ov_tuner.present.words.findings import comparison_notes
 from ov_tuner.present.words.numbers import factor
-from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision
+from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision, Quantization
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
 BEST_COLOUR, SATURATION_COLOUR = "#ff2d55", "#00c2ff"
@@ -98,7 +98,8 @@ def heatmap_figure(points: list[PointResult], device: str, precision: Precision,
 
 
 def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo],
-                     paired_only: bool = False, accuracy: Accuracy | None = None) -> Figure:
+                     paired_only: bool = False, accuracy: Accuracy | None = None,
+                     quantization: Quantization | None = None) -> Figure:
     """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white.
 
     Cells compare points measured apart, in the search; those are hatched, and `paired_only` leaves them out.
@@ -130,7 +131,7 @@ def precision_figure(comparison: PrecisionComparison, env: Environment, devices:
                                        linewidth=0))
     notes = "; ".join(comparison_notes(c)) or "both ran the precision asked for"
     if accuracy is not None:
-        notes += f"\n{c.numerator.value} outputs against fp32: {accuracy_summary(accuracy)}"
+        notes += f"\n{c.numerator.value} outputs against fp32: {accuracy_summary(accuracy, quantization)}"
     best = (f"best-to-best head to head {factor(c.confirmed)}" if c.confirmed is not None
             else f"best-to-best {c.best_fps_ratio:.2f}x, measured apart")
     fig.suptitle(f"{env.model_name} on {_device_name(c.device, devices)}, batch {c.batch}: "

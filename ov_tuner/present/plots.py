@@ -13,7 +13,7 @@ from matplotlib.lines import Line2D
 from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.heatmaps import heatmap_groups
 from ov_tuner.analyse.points import BatchSeries, batch_series, explicit_points, fastest, pareto_front, short_label
-from ov_tuner.analyse.precisions import compare_precisions
+from ov_tuner.analyse.precisions import all_precision_comparisons
 from ov_tuner.present.edge_figures import capacity_figure, soak_figure
 from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
 from ov_tuner.present.words.findings import matched_label
@@ -192,13 +192,14 @@ def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = Fal
     for device, precision, batch in heatmap_groups(points):
         fig = heatmap_figure(points, device, precision, batch, env, devices)
         written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
-    for numerator in (Precision.FP16, Precision.BF16):
-        for comparison in compare_precisions(points, numerator, confirmations=results.confirmations):
-            accuracy = next((a for a in results.accuracies if (a.device, a.precision, a.batch)
-                             == (comparison.device, numerator, comparison.batch)), None)
-            fig = precision_figure(comparison, env, devices, paired_only, accuracy)
-            name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
-            written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))
+    for comparison in all_precision_comparisons(points, results.confirmations):
+        numerator, denominator = comparison.numerator, comparison.denominator
+        accuracy = next((a for a in results.accuracies if (a.device, a.precision, a.batch)
+                         == (comparison.device, numerator, comparison.batch)), None)
+        fig = precision_figure(comparison, env, devices, paired_only, accuracy, results.quantization)
+        name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
+        name += "" if denominator is Precision.FP32 else f"_over_{denominator.value}"
+        written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))
     if fastest(explicit_points(points)) is not None:
         written.pareto = save(pareto_figure(points, env), "pareto")
     series = batch_series(points)

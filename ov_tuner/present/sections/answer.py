@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ov_tuner.analyse.caveat import caveat
+from ov_tuner.analyse.precisions import int8_against_fastest_float, precision_speeds
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.devices.decisions import Merged, auto_precisions
 from ov_tuner.present.document import Block, Bullets, Code, Facts, Paragraph, Tone
 from ov_tuner.present.formats import deploy_snippets
-from ov_tuner.present.words.accuracy import breach_text
+from ov_tuner.present.words.accuracy import breach_text, int8_trade_text
 from ov_tuner.present.words.answer import gain_lines, recommendation_text, rule_text
 from ov_tuner.present.words.short import (
     caveat_text,
@@ -22,6 +23,7 @@ from ov_tuner.present.words.short import (
     speed_text,
     why_text,
 )
+from ov_tuner.schema import Precision, Quantization
 from ov_tuner.store.results import StoredResults
 
 
@@ -44,10 +46,25 @@ def answer_facts(results: StoredResults, rec: Recommendation, path: Path | None 
     precision = precision_text(rec, merged_precisions(results, rec.winner.config.device))
     if precision is not None:
         rows.append(("precision", precision))
+    int8 = int8_row(results, rec.winner.config.device, rec.winner.config.batch)
+    if int8 is not None:
+        rows.append(("int8", int8))
     rows += [("excluded", breach_text(b)) for b in rec.excluded]
     rows.append(("caveat", caveat_text(caveat(rec, results.accuracies, results.points))))
     rows.append(("details", details_text(path or results.path)))
     return Facts(tuple(rows), Tone.GOOD if rec.confirmed else Tone.WARN)
+
+
+def int8_row(results: StoredResults, device: str, batch: int) -> str | None:
+    """INT8's trade-off at the deployed device and batch, where int8 was measured there: its speed against fp32
+    (and the fastest float precision) beside its agreement with FP32."""
+    if not any(p.config.heatmap_key == (device, Precision.INT8, batch) for p in results.points if p.ok):
+        return None
+    speed = precision_speeds(results.points, results.confirmations).get((device, Precision.INT8, batch))
+    fastest_float = int8_against_fastest_float(results.points, results.confirmations).get((device, batch))
+    accuracy = next((a for a in results.accuracies if (a.device, a.precision, a.batch)
+                     == (device, Precision.INT8, batch)), None)
+    return int8_trade_text(speed, fastest_float, accuracy, results.quantization)
 
 
 def answer_detail(rec: Recommendation) -> list[Block]:
@@ -55,10 +72,10 @@ def answer_detail(rec: Recommendation) -> list[Block]:
     return [Paragraph(recommendation_text(rec)), Bullets((f"rule: {rule_text(rec)}", *gain_lines(rec)))]
 
 
-def deploy_blocks(rec: Recommendation, source: str) -> list[Block]:
+def deploy_blocks(rec: Recommendation, source: str, quantization: Quantization | None = None) -> list[Block]:
     """The configuration as compile_model properties in Python, a benchmark_app line and a -load_config file, on the
     model the user gave `source` (first, the command that makes the IR they load, where it is another)."""
-    snippets = deploy_snippets(rec.winner, source)
+    snippets = deploy_snippets(rec.winner, source, quantization)
     notes = [Bullets(tuple(f"note: {n}" for n in snippets.notes), Tone.WARN)] if snippets.notes else []
     make = snippets.model.make
     first: list[Block] = ([Paragraph(f"First make {snippets.model.path} from {source}:"), Code(make, "bash")]

@@ -4,10 +4,17 @@ precision comparisons and output accuracy, virtual devices against their members
 from __future__ import annotations
 
 from ov_tuner import __version__
+from ov_tuner.analyse.accuracy import TOP_BOXES
 from ov_tuner.analyse.baselines import inconsistencies
 from ov_tuner.analyse.diagnostics import diagnostics, how_measured
 from ov_tuner.analyse.hints import hint_effects
-from ov_tuner.analyse.precisions import PrecisionComparison, compare_precisions, precision_speeds, ran_by_scope
+from ov_tuner.analyse.precisions import (
+    PrecisionComparison,
+    all_precision_comparisons,
+    int8_against_fastest_float,
+    precision_speeds,
+    ran_by_scope,
+)
 from ov_tuner.analyse.saturation import saturation
 from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.present.document import Block, Bullets, Paragraph, Table, Tone, table
@@ -23,6 +30,7 @@ from ov_tuner.present.words.findings import (
 )
 from ov_tuner.present.words.measurement import diagnostic_text, how_measured_text
 from ov_tuner.present.words.numbers import cosine_text
+from ov_tuner.present.words.quantization import SPEED_ONLY
 from ov_tuner.schema import Precision
 from ov_tuner.store.results import StoredResults
 
@@ -36,8 +44,7 @@ def saturation_blocks(results: StoredResults) -> list[Block]:
 
 
 def precision_comparisons(results: StoredResults) -> list[PrecisionComparison]:
-    return [c for numerator in (Precision.FP16, Precision.BF16)
-            for c in compare_precisions(results.points, numerator, confirmations=results.confirmations)]
+    return all_precision_comparisons(results.points, results.confirmations)
 
 
 def comparison_blocks(c: PrecisionComparison) -> list[Block]:
@@ -48,13 +55,14 @@ def comparison_blocks(c: PrecisionComparison) -> list[Block]:
 
 def precision_cost_bullets(results: StoredResults) -> Bullets:
     """Per device, precision and batch: what ran, its speed against fp32, and what its outputs lose."""
-    return Bullets(tuple(precision_cost_lines(results.accuracies, precision_speeds(results.points,
-                                                                                   results.confirmations),
-                                              ran_by_scope(results.points))))
+    return Bullets(tuple(precision_cost_lines(
+        results.accuracies, precision_speeds(results.points, results.confirmations), ran_by_scope(results.points),
+        int8_against_fastest_float(results.points, results.confirmations), results.quantization)))
 
 
 def accuracy_table(results: StoredResults) -> Table:
     speeds = precision_speeds(results.points, results.confirmations)
+    quantization = results.quantization is not None and results.quantization.speed_only
     rows = []
     for a in results.accuracies:
         pace = "reference" if a.precision is Precision.FP32 else speed_text(speeds.get((a.device, a.precision,
@@ -62,9 +70,11 @@ def accuracy_table(results: StoredResults) -> Table:
         rows.append([a.device, a.precision.value, str(a.batch), pace,
                      cosine_text(a.cosine) if a.cosine is not None else "-",
                      f"{a.top1:.1%}" if a.top1 is not None else "-",
-                     f"{a.max_abs:.3g}" if a.max_abs is not None else "-", str(a.inputs), a.error or ""])
-    return table(("device", "precision", "batch", "speed", "cosine", "top-1 agreement", "max abs error", "inputs",
-                  "not compared because"), rows, numeric=("inputs",))
+                     f"{a.top_boxes:.1%}" if a.top_boxes is not None else "-",
+                     f"{a.max_abs:.3g}" if a.max_abs is not None else "-", str(a.inputs),
+                     a.error or (SPEED_ONLY if a.precision is Precision.INT8 and quantization else "")])
+    return table(("device", "precision", "batch", "speed", "cosine", "top-1 agreement", f"top-{TOP_BOXES} boxes",
+                  "max abs error", "inputs", "note"), rows, numeric=("inputs",))
 
 
 def virtual_bullets(results: StoredResults) -> Bullets | None:
