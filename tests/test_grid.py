@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ov_tuner.cli.flags import parse_counts, parse_precisions, parse_shapes, parse_stop_rule
+from ov_tuner.cli.flags import int8_asked, parse_counts, parse_precisions, parse_shapes, parse_stop_rule
 from ov_tuner.devices.decisions import auto_nireq, auto_streams
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import DeviceInfo, Mode, PointConfig, Precision, SweepSpec
@@ -34,8 +34,11 @@ def test_batch_does_not_accept_auto() -> None:
 
 def test_precisions_parse_and_reject_unknown() -> None:
     assert parse_precisions("fp16,FP32,fp16") == (Precision.FP16, Precision.FP32)
-    with pytest.raises(BadInputError, match="'int8' is not one of fp32, fp16, bf16"):
-        parse_precisions("fp32,int8")
+    with pytest.raises(BadInputError, match="'int4' is not one of fp32, fp16, bf16, int8"):
+        parse_precisions("fp32,int4")
+    assert parse_precisions("auto,int8") is None and int8_asked("auto,int8") and not int8_asked("fp32")
+    with pytest.raises(BadInputError, match="auto goes alone or with int8"):
+        parse_precisions("auto,fp16")
 
 
 def test_shapes_in_benchmark_app_syntax() -> None:

@@ -42,7 +42,7 @@ def test_fp32_is_f32_even_where_the_device_default_is_not(runtime: Runtime, cpu:
 
 
 def test_read_back_matches_the_compiled_model(runtime: Runtime, cpu: DeviceInfo, tiny_model: Path) -> None:
-    for precision in Precision:
+    for precision in (Precision.FP32, Precision.FP16, Precision.BF16):  # int8 has no IR without NNCF: test_int8
         compiled, info = compile_tiny(runtime, cpu, tiny_model, precision, streams=2)
         assert info.requested["INFERENCE_PRECISION_HINT"] == precision_hint(precision, cpu)
         assert info.inference_precision == compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
