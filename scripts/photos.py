@@ -8,6 +8,9 @@ tells apart. Nothing is downloaded: scikit-image is a test dependency (`scripts/
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -18,6 +21,19 @@ MIN_SIDE = 100
 TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
+@contextmanager
+def libpng_quiet() -> Iterator[None]:
+    """Keep libpng's warnings about the photos' colour profiles (printed from C, on fd 2) off the terminal."""
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def write_photos(out: Path, rotations: bool = False) -> int:
     """Write the photos (and their rotations) into `out`; return how many files were written."""
     out.mkdir(parents=True, exist_ok=True)
@@ -25,7 +41,8 @@ def write_photos(out: Path, rotations: bool = False) -> int:
     for path in sorted((Path(skimage.__file__).parent / "data").iterdir()):
         if path.suffix.lower() not in (".png", ".jpg"):
             continue
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        with libpng_quiet():
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None or min(image.shape[:2]) < MIN_SIDE:
             continue
         cv2.imwrite(str(out / f"{path.stem}_0.png"), image)

@@ -13,7 +13,7 @@ from ov_tuner.present.words.accuracy import accuracy_summary
 from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline
-from ov_tuner.schema import Mode, PointResult
+from ov_tuner.schema import Mode, PointResult, Precision
 from ov_tuner.stats.headtohead import TIE_MARGIN
 
 
@@ -97,7 +97,9 @@ def precision_text(rec: Recommendation, merged: list[Merged]) -> str | None:
     mine = rec.winner.config
     ratios = [r for r in (answer.precision_ratios if answer else ())
               if r.numerator.contender.config.scope == mine.scope and r.batch == mine.batch
-              and r.numerator.contender.config.precision is not r.denominator.contender.config.precision]
+              and r.numerator.contender.config.precision is not r.denominator.contender.config.precision
+              and Precision.INT8 not in (r.numerator.contender.config.precision,
+                                         r.denominator.contender.config.precision)]  # the int8 row says those
     parts = [f"{r.numerator.contender.config.precision.value}/{r.denominator.contender.config.precision.value} "
              f"{factor(r.ratio)}" for r in ratios]
     if merged:
