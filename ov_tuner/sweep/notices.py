@@ -49,10 +49,11 @@ class Quantized:
 
 @dataclass(frozen=True)
 class ComparingOutputs:
-    """The output comparison with the FP32 reference starts at a batch."""
+    """The output comparison with the FP32 reference starts at a batch (on images, or generated inputs)."""
 
     inputs: int
     batch: int
+    images: bool = False
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ def compare_outputs(compiler: Compiler, store: ResultStore, progress: SweepProgr
             continue
         done.add(key)
         if planned.batch not in references:
-            progress.note(ComparingOutputs(count, planned.batch))
+            progress.note(ComparingOutputs(count, planned.batch, data.images is not None))
             references[planned.batch] = _reference(compiler, store, data, planned.batch, count)
         ref = references[planned.batch]
         accuracy = (_against(compiler, data, planned, ref) if isinstance(ref, Reference)

@@ -71,8 +71,8 @@ def notice_text(notice: Notice) -> str:
     if isinstance(notice, Quantized):
         return "\n".join(quantization_lines(notice.record))
     if isinstance(notice, ComparingOutputs):
-        return (f"comparing outputs with the FP32 reference (CPU, f32) on {notice.inputs} inputs at batch "
-                f"{notice.batch}")
+        return (f"comparing outputs with the FP32 reference (CPU, f32) on {notice.inputs} "
+                f"{'images' if notice.images else 'inputs'} at batch {notice.batch}")
     if isinstance(notice, OutputsNotCompared):
         return f"{notice.device} {notice.precision.value}: outputs not compared: {notice.why}"
     if isinstance(notice, Confirming):
