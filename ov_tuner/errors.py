@@ -35,3 +35,7 @@ class ResultsWriteError(OvTunerError):
 
 class MissingExtraError(OvTunerError):
     """An optional part of ov-tuner (an extra such as [int8]) is not installed."""
+
+
+class QuantizationError(OvTunerError):
+    """NNCF could not quantize a model (an operation it does not handle, a model it trips on)."""

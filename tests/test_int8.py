@@ -204,6 +204,12 @@ def test_accuracy_control_keeps_agreement_within_the_bound(classifier: Path, tmp
     default = quantize_model(Runtime(), open_model_source(classifier), Int8Options(subset_size=16), held_apart=24)
     assert 0 < controlled.quantized_ops <= default.record.quantized_ops
 
+    # The same file resumed with another INT8 IR would mix two IRs' points under int8: refused in one line.
+    mixed = ov_tuner("sweep", str(classifier), "--precision", "fp32,int8", "--streams", "1", "--nireq", "1",
+                     "--time", "0.1", "--no-baselines", "--no-confirm", "--accuracy-inputs", "24", "--out", str(out))
+    assert_one_line(mixed, "holds int8 points of another INT8 IR", "--int8-max-drop")
+    assert len(load_results(out).points) == len(stored.points)
+
 
 def test_without_nncf_int8_is_one_line_saying_how_to_install_it(classifier: Path, tmp_path: Path) -> None:
     hidden = tmp_path / "no_nncf"

@@ -1,5 +1,6 @@
-"""Whether a model is already quantized: ov-tuner sweeps such a model as given and never quantizes it twice (NNCF
-would stack a second set of FakeQuantize operations on the first without a word)."""
+"""What quantizing a model needs to know about it: whether it is already quantized (ov-tuner sweeps such a model as
+given and never quantizes it twice: NNCF would stack a second set of FakeQuantize operations on the first without
+a word), and whether it has attention (NNCF quantizes transformers with a model type of their own)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,10 @@ def quantized_ops(model: ov.Model) -> int:
             consumers = op.output(0).get_target_inputs()
             count += any(c.get_node().get_type_name() == "Convert" for c in consumers)
     return count
+
+
+def has_attention(model: ov.Model) -> bool:
+    """A Softmax whose result feeds a MatMul: attention, as in a transformer."""
+    return any(op.get_type_name() == "Softmax"
+               and any(t.get_node().get_type_name() == "MatMul" for t in op.output(0).get_target_inputs())
+               for op in model.get_ops())

@@ -20,7 +20,7 @@ import openvino as ov
 from ov_tuner.devices.modelfile import ModelSource, set_layouts
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.model.outputs import class_score_outputs
-from ov_tuner.model.quantized import quantized_ops
+from ov_tuner.model.quantized import has_attention, quantized_ops
 from ov_tuner.quantize import nncf_backend
 from ov_tuner.quantize.agreement import agreement_with, outputs_of
 from ov_tuner.quantize.data import CalibrationSets, calibration_sets
@@ -53,33 +53,39 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
                                         False, ""))
     version = nncf_backend.require_nncf()
     sets = calibration_sets(model, images, shapes, options.calibration_count(images is not None), held_apart)
+    # The held-apart inputs make the IR only under accuracy control (they judge the drop).
+    held = sets.held_apart.identity() if options.max_drop is not None else None
     key = hashlib.sha256(json.dumps({
-        "calibration": sets.calibration.identity(), "held_apart": sets.held_apart.identity(),
-        "options": asdict(options), "layouts": layouts, "nncf": version, "openvino": ov.get_version(),
+        "calibration": sets.calibration.identity(), "held_apart": held, "options": asdict(options),
+        "layouts": layouts, "nncf": version, "openvino": ov.get_version(),
     }, sort_keys=True).encode()).hexdigest()
     stem = f"{source.name}_int8_{key[:12]}"
     cached = runtime.cached_ir_path(source, stem).exists()
     if not cached and starting is not None:
         starting(sets.images)
     started = time.perf_counter()
-    path = runtime.cached_ir(source, stem, lambda: _quantized(runtime, model, sets, options), compress=False)
+    transformer = has_attention(model)
+    path = runtime.cached_ir(source, stem, lambda: _quantized(runtime, model, sets, options, transformer),
+                             compress=False)
     seconds = 0.0 if cached else time.perf_counter() - started
     made = runtime.read_ir(path)
     return QuantizedIR(path, Quantization(
         str(path), False, quantized_ops(made), sets.images,
         min(len(sets.calibration), options.calibration_count(sets.images)),
-        len(sets.held_apart), options, version, seconds, cached, command))
+        len(sets.held_apart), options, version, seconds, cached, command, transformer))
 
 
-def _quantized(runtime: Runtime, model: ov.Model, sets: CalibrationSets, options: Int8Options) -> ov.Model:
+def _quantized(runtime: Runtime, model: ov.Model, sets: CalibrationSets, options: Int8Options,
+               transformer: bool) -> ov.Model:
     if options.max_drop is None:
-        return nncf_backend.quantize(model, sets.calibration, options)
+        return nncf_backend.quantize(model, sets.calibration, options, transformer)
     fp32 = runtime.core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     reference = [outputs_of(fp32, inputs) for inputs in sets.held_apart]
     del fp32
     validate = agreement_with(reference, class_score_outputs(model))
     return nncf_backend.quantize_with_accuracy_control(model, sets.calibration,
-                                                       list(enumerate(sets.held_apart)), validate, options)
+                                                       list(enumerate(sets.held_apart)), validate, options,
+                                                       transformer)
 
 
 def quantize_command(model: Path, options: Int8Options, images_dir: Path | None, shapes: dict[str, list[int]],

@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import openvino as ov
 
-from ov_tuner.errors import MissingExtraError
+from ov_tuner.errors import MissingExtraError, QuantizationError
 from ov_tuner.schema import Int8Options
 
 INSTALL_HINT = 'int8 needs NNCF, which is not installed: pip install "ov-tuner[int8]"'
@@ -37,22 +37,41 @@ def require_nncf() -> str:
     return str(_nncf().__version__)
 
 
-def quantize(model: ov.Model, calibration: Sequence[dict], options: Int8Options) -> ov.Model:
+@contextlib.contextmanager
+def _running(nncf: Any) -> Iterator[None]:
+    """NNCF's progress bars kept off stdout; any failure inside NNCF as one QuantizationError line."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    except Exception as e:  # NNCF raises its own errors and, on a graph it trips on, plain KeyError and the like
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise QuantizationError(
+            f"NNCF {nncf.__version__} could not quantize the model ({type(e).__name__}: {first[:200]}); "
+            "sweep without int8, or quantize it yourself and sweep the quantized IR as given") from e
+
+
+def _model_type(nncf: Any, transformer: bool) -> Any:
+    """NNCF's model type: TRANSFORMER for a model with attention (it fails on some embeddings otherwise)."""
+    return nncf.ModelType.TRANSFORMER if transformer else None
+
+
+def quantize(model: ov.Model, calibration: Sequence[dict], options: Int8Options, transformer: bool) -> ov.Model:
     """`model` with INT8 quantization from NNCF's post-training quantization on `calibration` inputs."""
     nncf = _nncf()
-    with contextlib.redirect_stdout(io.StringIO()):  # NNCF's progress bars
+    with _running(nncf):
         return nncf.quantize(model, nncf.Dataset(calibration), preset=nncf.QuantizationPreset(options.preset.value),
-                             subset_size=len(calibration))
+                             subset_size=len(calibration), model_type=_model_type(nncf, transformer))
 
 
 def quantize_with_accuracy_control(model: ov.Model, calibration: Sequence[dict], held_apart: list[tuple[int, dict]],
-                                   validate: Validation, options: Int8Options) -> ov.Model:
+                                   validate: Validation, options: Int8Options, transformer: bool) -> ov.Model:
     """`model` quantized so that `validate`'s metric on `held_apart` (index, inputs) items drops at most
     options.max_drop percentage points: NNCF puts the layers that cost it most back into float until it does."""
     assert options.max_drop is not None
     nncf = _nncf()
-    with contextlib.redirect_stdout(io.StringIO()):
+    with _running(nncf):
         return nncf.quantize_with_accuracy_control(
             model, nncf.Dataset(calibration), nncf.Dataset(held_apart, lambda item: item[1]), validate,
             max_drop=options.max_drop / 100, drop_type=nncf.DropType.ABSOLUTE,
-            preset=nncf.QuantizationPreset(options.preset.value), subset_size=len(calibration))
+            preset=nncf.QuantizationPreset(options.preset.value), subset_size=len(calibration),
+            model_type=_model_type(nncf, transformer))

@@ -175,6 +175,7 @@ class Quantization:
     seconds: float
     cached: bool
     command: str
+    transformer: bool = False  # quantized with NNCF's TRANSFORMER model type (the model has attention)
 
     @property
     def speed_only(self) -> bool:

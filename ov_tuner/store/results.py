@@ -59,10 +59,15 @@ class ResultStore(MoreRecords):
             )
 
     def record_quantization(self, record: Quantization) -> None:
-        """How the INT8 IR was made; a resumed sweep that reused the same IR keeps the record of its making."""
+        """How the INT8 IR was made; a resumed sweep that reused the same IR keeps the record of its making, and
+        one with another INT8 IR (other calibration data or options) is refused: its int8 points would mix."""
         stored = self.quantization()
         if stored is not None and stored.ir == record.ir:
             return
+        if stored is not None:
+            raise IncompatibleResultsError(
+                f"{self.path} holds int8 points of another INT8 IR ({stored.command or stored.ir}); sweep into a "
+                "new --out file, or give the same --images and --int8-max-drop as before")
         with self._writing():
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('quantization', ?)", (json.dumps(asdict(record)),))
 

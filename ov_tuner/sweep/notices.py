@@ -48,6 +48,13 @@ class Quantized:
 
 
 @dataclass(frozen=True)
+class QuantizationFailed:
+    """NNCF could not quantize the model: int8 is left out, the rest of the sweep goes on."""
+
+    why: str
+
+
+@dataclass(frozen=True)
 class ComparingOutputs:
     """The output comparison with the FP32 reference starts at a batch (on images, or generated inputs)."""
 
@@ -86,5 +93,6 @@ class Resuming:
     points: int
 
 
-Notice = (PrecisionSkipped | PrecisionsChosen | PrecisionMerged | Quantizing | Quantized | ComparingOutputs
+Notice = (PrecisionSkipped | PrecisionsChosen | PrecisionMerged | Quantizing | Quantized | QuantizationFailed
+          | ComparingOutputs
           | OutputsNotCompared | Confirming | HostBusy | Resuming)

@@ -16,6 +16,7 @@ from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource, open_model_source, set_layouts
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.errors import QuantizationError
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.quantize import QuantizedIR, quantize_model
@@ -32,7 +33,7 @@ from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.confirm import confirm_sweep
 from ov_tuner.sweep.driver import Driver
-from ov_tuner.sweep.notices import HostBusy, PrecisionsChosen, Quantized, Quantizing
+from ov_tuner.sweep.notices import HostBusy, PrecisionsChosen, QuantizationFailed, Quantized, Quantizing
 from ov_tuner.sweep.outputs import compare_outputs
 from ov_tuner.sweep.progress import Silent, SweepProgress
 from ov_tuner.sweep.summary import SweepSummary, summarise
@@ -64,6 +65,9 @@ def run_sweep(
     reference = [Precision.FP32] if spec.accuracy_inputs or spec.baselines else []
     wanted = dict.fromkeys([*(s.precision for s in spaces), *reference])
     int8 = _int8(runtime, source, spec, images, progress) if Precision.INT8 in wanted else None
+    if int8 is None and Precision.INT8 in wanted:  # NNCF could not quantize it: said, and the rest goes on
+        spaces = [s for s in spaces if s.precision is not Precision.INT8]
+        del wanted[Precision.INT8]
     if int8 is not None and not int8.record.given and images is not None:
         images = split_images(images)[1]  # accuracy only on images NNCF did not calibrate on
     ir_paths = {p: int8.path if p is Precision.INT8 and int8 else runtime.ir_path(source, p) for p in wanted}
@@ -106,13 +110,18 @@ def run_sweep(
 
 
 def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[np.ndarray] | None,
-          progress: SweepProgress) -> QuantizedIR:
-    """The INT8 IR, made the way `ov-tuner quantize` makes it (from the cache after the first time)."""
+          progress: SweepProgress) -> QuantizedIR | None:
+    """The INT8 IR, made the way `ov-tuner quantize` makes it (from the cache after the first time); None where
+    NNCF could not quantize the model."""
     options = spec.int8_options
     assert options is not None
-    made = quantize_model(runtime, source, options, images=images, images_dir=spec.images, shapes=spec.shapes,
-                          layouts=spec.layouts, held_apart=spec.accuracy_inputs or ACCURACY_INPUTS,
-                          starting=lambda on_images: progress.note(Quantizing(on_images)))
+    try:
+        made = quantize_model(runtime, source, options, images=images, images_dir=spec.images, shapes=spec.shapes,
+                              layouts=spec.layouts, held_apart=spec.accuracy_inputs or ACCURACY_INPUTS,
+                              starting=lambda on_images: progress.note(Quantizing(on_images)))
+    except QuantizationError as e:
+        progress.note(QuantizationFailed(str(e)))
+        return None
     progress.note(Quantized(made.record))
     return made
 

@@ -17,6 +17,7 @@ from ov_tuner.sweep.notices import (
     PrecisionMerged,
     PrecisionsChosen,
     PrecisionSkipped,
+    QuantizationFailed,
     Quantized,
     Quantizing,
     Resuming,
@@ -70,6 +71,8 @@ def notice_text(notice: Notice) -> str:
         return f"int8: quantizing with NNCF, calibrated on {on} (once: the IR is cached)"
     if isinstance(notice, Quantized):
         return "\n".join(quantization_lines(notice.record))
+    if isinstance(notice, QuantizationFailed):
+        return f"int8 left out: {notice.why}"
     if isinstance(notice, ComparingOutputs):
         return (f"comparing outputs with the FP32 reference (CPU, f32) on {notice.inputs} "
                 f"{'images' if notice.images else 'inputs'} at batch {notice.batch}")

@@ -20,8 +20,10 @@ def quantization_lines(record: Quantization) -> list[str]:
                 "given, never quantized twice"]
     control = (f", with accuracy control (agreement with FP32 on the held-apart inputs may drop at most "
                f"{record.options.max_drop:g} points)" if record.options.max_drop is not None else "")
+    kind = ", transformer model type (it has attention)" if record.transformer else ""
     how = (f"calibrated on {inputs_text(record, record.calibration)}, {record.held_apart} others held apart for "
-           f"accuracy{control}; {record.quantized_ops} quantizing operations, {record.options.preset.value} preset")
+           f"accuracy{control}; {record.quantized_ops} quantizing operations, {record.options.preset.value} preset"
+           f"{kind}")
     if record.cached:
         head = f"int8: reusing the INT8 IR NNCF {record.nncf_version} made earlier ({record.ir})"
     else:
