@@ -19,12 +19,13 @@ from rich.console import Console
 from ov_tuner.analyse.confirmed import precision_ratios
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.errors import QuantizationError
 from ov_tuner.model.inputs import add_image_preprocessing, as_model_input, load_images
 from ov_tuner.model.quantized import quantized_ops
 from ov_tuner.present.documents import show_document
 from ov_tuner.present.formats import deploy_snippets
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.quantize import quantize_model
+from ov_tuner.quantize import nncf_backend, quantize_model
 from ov_tuner.quantize.data import calibration_sets
 from ov_tuner.schema import ConfirmRule, Int8Options, Precision
 from ov_tuner.stats.headtohead import HeadToHead
@@ -242,3 +243,12 @@ def test_a_reference_that_cannot_compile_is_one_line_and_the_sweep_goes_on(tiny_
     accuracies = {a.batch: a for a in load_results(out).accuracies}
     assert accuracies[1].error is None and accuracies[1].cosine == 1.0
     assert accuracies[huge].error is not None and not accuracies[huge].outputs
+
+
+def test_nncf_failing_on_a_model_is_one_line(classifier: Path) -> None:
+    """Whatever NNCF raises on a model it trips on (here: calibration inputs for an input the model lacks) comes out
+    as one QuantizationError line naming NNCF, never its traceback."""
+    model = ov.Core().read_model(classifier)
+    with pytest.raises(QuantizationError, match=r"^NNCF [\d.]+ could not quantize the model \(") as caught:
+        nncf_backend.quantize(model, [{"no_such_input": np.zeros((1, 3, 32, 32), np.float32)}], FEW, False)
+    assert "\n" not in str(caught.value)
