@@ -93,6 +93,7 @@ def benchmark_app_ratio(fp32: Path, int8: Path, rounds: int) -> list[float]:
     """int8/fp32 FPS from benchmark_app at 2 streams x 4 requests, the two runs interleaved, once per round."""
     def fps(model: Path) -> float:
         done = subprocess.run([str(BENCHMARK_APP), "-m", str(model), "-d", "CPU", "-nstreams", "2", "-nireq", "4",
+                               "-shape", "[1,3,224,224]",
                                "-t", "5", "-infer_precision", "f32", "-hint", "none"],
                               capture_output=True, text=True, check=True)
         return float(re.findall(r"Throughput:\s+([\d.]+) FPS", done.stdout)[-1])

@@ -64,7 +64,9 @@ def int8_trade_text(speed: PrecisionSpeed | None, fastest_float: PrecisionSpeed 
         figure = f"top-{TOP_BOXES} box agreement {a.top_boxes:.1%}"
     else:
         figure = f"cosine {cosine_text(a.cosine)}" if a.cosine is not None else "no float outputs"
-    return f"{pace}; {figure} {_on(a, quantization)}"
+    control = (f" (accuracy control: --int8-max-drop {quantization.options.max_drop:g})"
+               if quantization is not None and quantization.options.max_drop is not None else "")
+    return f"{pace}; {figure} {_on(a, quantization)}{control}"
 
 
 def speed_text(speed: PrecisionSpeed | None) -> str:
