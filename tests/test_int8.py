@@ -126,7 +126,8 @@ def test_a_sweep_measures_int8_beside_fp32_head_to_head(classifier: Path, tmp_pa
     text = console.export_text()
     int8_line = next(ln for ln in text.splitlines() if "CPU int8 batch 1" in ln and "outputs:" in ln)
     assert "FPS of fp32, head to head" in int8_line and "a speed figure, not an accuracy figure" in int8_line
-    assert sum(isinstance(n, Quantizing) for n in notes) == 1
+    # NNCF ran (and said so once) unless an earlier test's quantize_model already cached this IR.
+    assert sum(isinstance(n, Quantizing) for n in notes) == (0 if stored.quantization.cached else 1)
 
     # The answer names the trade-off; the figures compare int8 with fp32; the deploy forms name the INT8 IR and
     # the `ov-tuner quantize` line, which writes it.
@@ -208,7 +209,9 @@ def test_accuracy_control_keeps_agreement_within_the_bound(classifier: Path, tmp
     # The same file resumed with another INT8 IR would mix two IRs' points under int8: refused in one line.
     mixed = ov_tuner("sweep", str(classifier), "--precision", "fp32,int8", "--streams", "1", "--nireq", "1",
                      "--time", "0.1", "--no-baselines", "--no-confirm", "--accuracy-inputs", "24", "--out", str(out))
-    assert_one_line(mixed, "holds int8 points of another INT8 IR", "--int8-max-drop")
+    errors = [ln for ln in mixed.stderr.splitlines() if ln.startswith("error:")]
+    assert mixed.returncode == 2 and "Traceback" not in mixed.stderr, mixed.stderr
+    assert len(errors) == 1 and "holds int8 points of another INT8 IR" in errors[0] and "--int8-max-drop" in errors[0]
     assert len(load_results(out).points) == len(stored.points)
 
 
