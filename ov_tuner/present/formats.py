@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ov_tuner.analyse.confirmed import Standing
 from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.quantize import int8_ir_path
 from ov_tuner.schema import Mode, PointResult, Precision, Quantization
 
 # What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
@@ -45,9 +46,9 @@ def deploy_model(point: PointResult, source: str, quantization: Quantization | N
     have."""
     src = Path(source)
     if point.config.precision is Precision.INT8 and not (quantization is not None and quantization.given):
-        command = quantization.command if quantization is not None else shlex.join(
-            ["ov-tuner", "quantize", source, "-o", str(src.with_name(f"{src.stem}_int8.xml"))])
-        return DeployModel(shlex.split(command)[shlex.split(command).index("-o") + 1], command)
+        out = str(int8_ir_path(src))
+        return DeployModel(out, quantization.command if quantization is not None else shlex.join(
+            ["ov-tuner", "quantize", source, "-o", out]))
     if point.config.precision.fp16_weights:
         out = str(src.with_name(f"{src.stem}_fp16.xml"))
         if src.suffix == ".xml":

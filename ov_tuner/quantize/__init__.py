@@ -2,6 +2,6 @@
 those held apart for accuracy (.data), the agreement with FP32 that accuracy control keeps (.agreement). Only
 .nncf_backend imports NNCF, an optional extra."""
 
-from ov_tuner.quantize.make import QuantizedIR, quantize_command, quantize_model
+from ov_tuner.quantize.make import QuantizedIR, int8_ir_path, quantize_command, quantize_model
 
-__all__ = ["QuantizedIR", "quantize_command", "quantize_model"]
+__all__ = ["QuantizedIR", "int8_ir_path", "quantize_command", "quantize_model"]

@@ -88,10 +88,15 @@ def _quantized(runtime: Runtime, model: ov.Model, sets: CalibrationSets, options
                                                        transformer)
 
 
+def int8_ir_path(model: Path) -> Path:
+    """Where the deploy forms and the quantize line put a model's INT8 IR: beside it, named *_int8.xml."""
+    return model.with_name(f"{model.stem}_int8.xml")
+
+
 def quantize_command(model: Path, options: Int8Options, images_dir: Path | None, shapes: dict[str, list[int]],
                      layouts: dict[str, str]) -> str:
     """The `ov-tuner quantize` line that writes this INT8 IR beside the model, for a deployment to load."""
-    words = ["ov-tuner", "quantize", str(model), "-o", str(model.with_name(f"{model.stem}_int8.xml"))]
+    words = ["ov-tuner", "quantize", str(model), "-o", str(int8_ir_path(model))]
     if images_dir is not None:
         words += ["--images", str(images_dir)]
     if options.preset is not Preset.PERFORMANCE:
