@@ -45,7 +45,7 @@ def quantize(
     made = quantize_model(Runtime(), source, Int8Options(preset, subset_size, int8_max_drop),
                           images=load_images(images) if images else None, images_dir=images,
                           shapes=parse_shapes(shape), layouts=parse_layouts(layout),
-                          starting=lambda on_images: err.print("quantizing with NNCF ...", highlight=False))
+                          starting=lambda ir, on_images: err.print("quantizing with NNCF ...", highlight=False))
     if made.record.given:
         raise BadInputError(f"{model} is already quantized ({made.record.quantized_ops} quantizing operations): it is "
                             "its own INT8 IR; sweep or deploy it as given (ov-tuner never quantizes twice)")

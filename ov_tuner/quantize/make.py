@@ -38,11 +38,12 @@ class QuantizedIR:
 def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, *,
                    images: list[np.ndarray] | None = None, images_dir: Path | None = None,
                    shapes: dict[str, list[int]] | None = None, layouts: dict[str, str] | None = None,
-                   held_apart: int = ACCURACY_INPUTS, starting: Callable[[bool], None] | None = None) -> QuantizedIR:
+                   held_apart: int = ACCURACY_INPUTS, starting: Callable[[Path, bool], None] | None = None,
+                   ) -> QuantizedIR:
     """The INT8 IR of `source`: calibrated on every other image of `images` (the rest held apart), or on generated
     inputs; with options.max_drop, NNCF's accuracy control keeps the agreement with FP32 on the held-apart inputs
     within that many points. Made once per model, calibration set, options and versions, then reused. `starting` is
-    told (whether on images) when NNCF is about to run, the one slow step."""
+    told the IR to be made (and whether on images) before NNCF runs, the one slow step: it may still refuse."""
     shapes, layouts = shapes or {}, layouts or {}
     model = runtime.read_model(source, Precision.FP32)
     set_layouts(model, layouts)
@@ -62,7 +63,7 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
     stem = f"{source.name}_int8_{key[:12]}"
     cached = runtime.cached_ir_path(source, stem).exists()
     if not cached and starting is not None:
-        starting(sets.images)
+        starting(runtime.cached_ir_path(source, stem), sets.images)
     started = time.perf_counter()
     transformer = has_attention(model)
     path = runtime.cached_ir(source, stem, lambda: _quantized(runtime, model, sets, options, transformer),

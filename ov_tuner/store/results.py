@@ -64,12 +64,17 @@ class ResultStore(MoreRecords):
         stored = self.quantization()
         if stored is not None and stored.ir == record.ir:
             return
-        if stored is not None:
+        self.check_int8_ir(record.ir)
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('quantization', ?)", (json.dumps(asdict(record)),))
+
+    def check_int8_ir(self, ir: str) -> None:
+        """Refuse int8 points of another INT8 IR than the file's own, if it has one: they would mix."""
+        stored = self.quantization()
+        if stored is not None and stored.ir != ir:
             raise IncompatibleResultsError(
                 f"{self.path} holds int8 points of another INT8 IR ({stored.command or stored.ir}); sweep into a "
                 "new --out file, or give the same --images and --int8-max-drop as before")
-        with self._writing():
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('quantization', ?)", (json.dumps(asdict(record)),))
 
     def quantization(self) -> Quantization | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='quantization'").fetchone()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import nullcontext
+from pathlib import Path
 
 import numpy as np
 import openvino as ov
@@ -64,7 +65,7 @@ def run_sweep(
     # The FP32 IR (the model as given) also feeds the output reference and the "OpenVINO default" baseline.
     reference = [Precision.FP32] if spec.accuracy_inputs or spec.baselines else []
     wanted = dict.fromkeys([*(s.precision for s in spaces), *reference])
-    int8 = _int8(runtime, source, spec, images, progress) if Precision.INT8 in wanted else None
+    int8 = _int8(runtime, source, spec, images, progress, store) if Precision.INT8 in wanted else None
     if int8 is None and Precision.INT8 in wanted:  # NNCF could not quantize it: said, and the rest goes on
         spaces = [s for s in spaces if s.precision is not Precision.INT8]
         del wanted[Precision.INT8]
@@ -110,18 +111,32 @@ def run_sweep(
 
 
 def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[np.ndarray] | None,
-          progress: SweepProgress) -> QuantizedIR | None:
+          progress: SweepProgress, store: ResultStore | None) -> QuantizedIR | None:
     """The INT8 IR, made the way `ov-tuner quantize` makes it (from the cache after the first time); None where
-    NNCF could not quantize the model."""
+    NNCF could not quantize the model. A results file that holds another INT8 IR's points refuses before NNCF
+    runs (`store`, or the file at spec.out)."""
     options = spec.int8_options
     assert options is not None
+
+    def check(ir: Path) -> None:
+        if store is not None:
+            store.check_int8_ir(str(ir))
+        elif spec.out.exists():
+            with ResultStore(spec.out, create=False) as stored:
+                stored.check_int8_ir(str(ir))
+
+    def starting(ir: Path, on_images: bool) -> None:
+        check(ir)
+        progress.note(Quantizing(on_images))
+
     try:
         made = quantize_model(runtime, source, options, images=images, images_dir=spec.images, shapes=spec.shapes,
                               layouts=spec.layouts, held_apart=spec.accuracy_inputs or ACCURACY_INPUTS,
-                              starting=lambda on_images: progress.note(Quantizing(on_images)))
+                              starting=starting)
     except QuantizationError as e:
         progress.note(QuantizationFailed(str(e)))
         return None
+    check(Path(made.record.ir))  # a cached IR was not checked before
     progress.note(Quantized(made.record))
     return made
 
