@@ -210,7 +210,7 @@ def test_accuracy_control_keeps_agreement_within_the_bound(classifier: Path, tmp
     # NNCF spends its minutes.
     mixed = ov_tuner("sweep", str(classifier), "--precision", "fp32,int8", "--streams", "1", "--nireq", "1",
                      "--time", "0.1", "--no-baselines", "--no-confirm", "--accuracy-inputs", "24", "--out", str(out))
-    assert_one_line(mixed, "holds int8 points of another INT8 IR", "--int8-max-drop")  # before NNCF ran
+    assert_one_line(mixed, "holds int8 points of another INT8 IR", "--int8-max-drop 1", "new --out")  # before NNCF
     assert len(load_results(out).points) == len(stored.points)
 
 

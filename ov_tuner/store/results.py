@@ -73,8 +73,9 @@ class ResultStore(MoreRecords):
         stored = self.quantization()
         if stored is not None and stored.ir != ir:
             raise IncompatibleResultsError(
-                f"{self.path} holds int8 points of another INT8 IR ({stored.command or stored.ir}); sweep into a "
-                "new --out file, or give the same --images and --int8-max-drop as before")
+                f"{self.path} holds int8 points of another INT8 IR (made by NNCF {stored.nncf_version or '-'}: "
+                f"{stored.command or stored.ir}); this sweep's comes from other images, options, or NNCF, OpenVINO "
+                "or ov-tuner versions: sweep into a new --out file")
 
     def quantization(self) -> Quantization | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='quantization'").fetchone()
