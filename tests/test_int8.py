@@ -164,6 +164,7 @@ def test_images_split_into_disjoint_calibration_and_accuracy_sets(classifier: Pa
     calibrating = {item["image"].tobytes() for item in sets.calibration}
     held = {item["image"].tobytes() for item in sets.held_apart}
     assert len(calibrating) == 4 and len(held) == 3 and not calibrating & held
+    assert len(calibration_sets(model, images, {}, 2, 32).calibration) == 2  # --subset-size holds with images too
 
     out = tmp_path / "photos.db"
     run_sweep(quick_spec(classifier, out, precisions=(Precision.FP32, Precision.INT8), streams=(1,), nireq=(1,),

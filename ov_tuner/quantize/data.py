@@ -36,17 +36,20 @@ class Inputs(Sequence[dict[str, np.ndarray]]):
     """Input sets made when asked for (a few hundred generated sets of a large input would not fit in memory)."""
 
     def __init__(self, ports: list[ov.Output], seeds: range, images: list[np.ndarray] | None = None) -> None:
+        """One input set per seed; with `images`, one per image (as many as seeds)."""
+        assert images is None or len(images) == len(seeds)
         self._ports, self._seeds, self._images = ports, seeds, images
         self._image_port = image_input(ports) if images is not None else None
 
     def __len__(self) -> int:
-        return len(self._images) if self._images is not None else len(self._seeds)
+        return len(self._seeds)
 
     def __getitem__(self, index: int) -> dict[str, np.ndarray]:  # type: ignore[override]
         if not 0 <= index < len(self):
             raise IndexError(index)
-        inputs = generated_inputs(self._ports, self._seeds[index % len(self._seeds)])
-        if self._images is not None and self._image_port is not None:
+        inputs = generated_inputs(self._ports, self._seeds[index])
+        if self._image_port is not None:  # with images: theirs on the image input, generated on any other
+            assert self._images is not None
             inputs[self._image_port.get_any_name()] = as_model_input([self._images[index]], self._image_port)
         return inputs
 
@@ -75,7 +78,8 @@ class CalibrationSets:
 
 def calibration_sets(model: ov.Model, images: list[np.ndarray] | None, shapes: dict[str, list[int]],
                      calibration_count: int, held_apart_count: int) -> CalibrationSets:
-    """The two sets for `model` at batch 1 (its other dimensions from `shapes`)."""
+    """The two sets for `model` at batch 1 (its other dimensions from `shapes`): at most `calibration_count`
+    calibration inputs (the first of every other image, or generated), and the held-apart ones."""
     static = model.clone()
     Runtime.reshape(static, 1, shapes)
     ports = list(static.inputs)
@@ -83,5 +87,6 @@ def calibration_sets(model: ov.Model, images: list[np.ndarray] | None, shapes: d
         return CalibrationSets(Inputs(ports, range(CALIBRATION_SEED, CALIBRATION_SEED + calibration_count)),
                                Inputs(ports, range(held_apart_count)), images=False)
     calibrating, held = split_images(images)
+    calibrating = calibrating[:calibration_count]
     return CalibrationSets(Inputs(ports, range(len(calibrating)), calibrating),
-                           Inputs(ports, range(len(calibrating), len(images)), held), images=True)
+                           Inputs(ports, range(len(calibrating), len(calibrating) + len(held)), held), images=True)

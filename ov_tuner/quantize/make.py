@@ -61,9 +61,10 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
         "layouts": layouts, "nncf": version, "openvino": ov.get_version(),
     }, sort_keys=True).encode()).hexdigest()
     stem = f"{source.name}_int8_{key[:12]}"
-    cached = runtime.cached_ir_path(source, stem).exists()
+    target = runtime.cached_ir_path(source, stem)
+    cached = target.exists()
     if not cached and starting is not None:
-        starting(runtime.cached_ir_path(source, stem), sets.images)
+        starting(target, sets.images)
     started = time.perf_counter()
     transformer = has_attention(model)
     path = runtime.cached_ir(source, stem, lambda: _quantized(runtime, model, sets, options, transformer),
@@ -71,9 +72,8 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
     seconds = 0.0 if cached else time.perf_counter() - started
     made = runtime.read_ir(path)
     return QuantizedIR(path, Quantization(
-        str(path), False, quantized_ops(made), sets.images,
-        min(len(sets.calibration), options.calibration_count(sets.images)),
-        len(sets.held_apart), options, version, seconds, cached, command, transformer))
+        str(path), False, quantized_ops(made), sets.images, len(sets.calibration), len(sets.held_apart), options,
+        version, seconds, cached, command, transformer))
 
 
 def _quantized(runtime: Runtime, model: ov.Model, sets: CalibrationSets, options: Int8Options,
