@@ -137,6 +137,11 @@ class Breach:
     least: float
 
 
+def accuracy_of(accuracies: list[Accuracy], device: str, precision: Precision, batch: int) -> Accuracy | None:
+    """The stored comparison of one device, precision and batch, if there is one."""
+    return next((a for a in accuracies if (a.device, a.precision, a.batch) == (device, precision, batch)), None)
+
+
 def excluded(accuracies: list[Accuracy], limit: AccuracyLimit) -> dict[tuple[str, Precision, int], Breach]:
     """The (device, precision, batch) combinations whose outputs lose more than `limit`, each with its breach."""
     found = {}

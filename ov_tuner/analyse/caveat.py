@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from statistics import median
 
+from ov_tuner.analyse.accuracy import accuracy_of
 from ov_tuner.analyse.confirmed import Rule
 from ov_tuner.analyse.diagnostics import NOISY_FPS_CV
 from ov_tuner.analyse.recommend import Recommendation
@@ -40,7 +41,7 @@ def caveat(rec: Recommendation, accuracies: list[Accuracy], points: list[PointRe
     if rec.answer.rule is Rule.BASELINE:
         return Caveat(CaveatKind.BASELINE_WON)
     c = rec.winner.config
-    mine = next((a for a in accuracies if (a.device, a.precision, a.batch) == (c.device, c.precision, c.batch)), None)
+    mine = accuracy_of(accuracies, c.device, c.precision, c.batch)
     if mine is not None and (mine.error or (mine.cosine is not None and mine.cosine < ACCURACY_COSINE)
                              or (mine.top1 is not None and mine.top1 < ACCURACY_TOP1)):
         return Caveat(CaveatKind.ACCURACY, accuracy=mine)

@@ -117,13 +117,11 @@ def int8_against_fastest_float(points: list[PointResult], confirmations: Sequenc
                                ) -> dict[tuple[str, int], PrecisionSpeed]:
     """Per (device, batch): int8's speed against the fastest float precision there where that is not fp32 (bf16 on
     an AMX CPU, f16 on a GPU): the precision int8 has to beat."""
-    found: dict[tuple[str, int], tuple[float, PrecisionSpeed]] = {}
+    fastest: dict[tuple[str, int], tuple[float, PrecisionSpeed | None]] = {}  # None: fp32 is the fastest
     for c in all_precision_comparisons(points, confirmations):
-        if c.numerator is not Precision.INT8 or c.denominator is Precision.FP32:
-            continue
-        float_fps = c.best[1].fps
-        key = (c.device, c.batch)
-        if key not in found or float_fps > found[key][0]:
-            found[key] = (float_fps, PrecisionSpeed(c.best_fps_ratio, c.confirmed, c.denominator))
-    fp32 = {(c.device, c.batch): c.best[1].fps for c in compare_precisions(points, Precision.INT8, Precision.FP32)}
-    return {key: speed for key, (fps, speed) in found.items() if fps > fp32.get(key, 0.0)}
+        key, float_fps = (c.device, c.batch), c.best[1].fps
+        if c.numerator is Precision.INT8 and (key not in fastest or float_fps > fastest[key][0]):
+            speed = (None if c.denominator is Precision.FP32
+                     else PrecisionSpeed(c.best_fps_ratio, c.confirmed, c.denominator))
+            fastest[key] = (float_fps, speed)
+    return {key: speed for key, (_, speed) in fastest.items() if speed is not None}

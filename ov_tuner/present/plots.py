@@ -10,6 +10,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ov_tuner.analyse.accuracy import accuracy_of
 from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.heatmaps import heatmap_groups
 from ov_tuner.analyse.points import BatchSeries, batch_series, explicit_points, fastest, pareto_front, short_label
@@ -194,8 +195,7 @@ def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = Fal
         written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
     for comparison in all_precision_comparisons(points, results.confirmations):
         numerator, denominator = comparison.numerator, comparison.denominator
-        accuracy = next((a for a in results.accuracies if (a.device, a.precision, a.batch)
-                         == (comparison.device, numerator, comparison.batch)), None)
+        accuracy = accuracy_of(results.accuracies, comparison.device, numerator, comparison.batch)
         fig = precision_figure(comparison, env, devices, paired_only, accuracy, results.quantization)
         name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
         name += "" if denominator is Precision.FP32 else f"_over_{denominator.value}"

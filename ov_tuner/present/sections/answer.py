@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ov_tuner.analyse.accuracy import accuracy_of
 from ov_tuner.analyse.caveat import caveat
 from ov_tuner.analyse.precisions import int8_against_fastest_float, precision_speeds
 from ov_tuner.analyse.recommend import Recommendation
@@ -23,7 +24,7 @@ from ov_tuner.present.words.short import (
     speed_text,
     why_text,
 )
-from ov_tuner.schema import Precision, Quantization
+from ov_tuner.schema import PointConfig, Precision, Quantization
 from ov_tuner.store.results import StoredResults
 
 
@@ -46,7 +47,7 @@ def answer_facts(results: StoredResults, rec: Recommendation, path: Path | None 
     precision = precision_text(rec, merged_precisions(results, rec.winner.config.device))
     if precision is not None:
         rows.append(("precision", precision))
-    int8 = int8_row(results, rec.winner.config.device, rec.winner.config.batch)
+    int8 = int8_row(results, rec.winner.config)
     if int8 is not None:
         rows.append(("int8", int8))
     rows += [("excluded", breach_text(b)) for b in rec.excluded]
@@ -55,15 +56,15 @@ def answer_facts(results: StoredResults, rec: Recommendation, path: Path | None 
     return Facts(tuple(rows), Tone.GOOD if rec.confirmed else Tone.WARN)
 
 
-def int8_row(results: StoredResults, device: str, batch: int) -> str | None:
-    """INT8's trade-off at the deployed device and batch, where int8 was measured there: its speed against fp32
-    (and the fastest float precision) beside its agreement with FP32."""
-    if not any(p.config.heatmap_key == (device, Precision.INT8, batch) for p in results.points if p.ok):
+def int8_row(results: StoredResults, deployed: PointConfig) -> str | None:
+    """INT8's trade-off beside the deployed configuration (its device and --set properties, its batch), where int8
+    was measured there: its speed against fp32 (and the fastest float precision) beside its agreement with FP32."""
+    scope, batch = deployed.scope, deployed.batch
+    if not any(p.config.heatmap_key == (scope, Precision.INT8, batch) for p in results.points if p.ok):
         return None
-    speed = precision_speeds(results.points, results.confirmations).get((device, Precision.INT8, batch))
-    fastest_float = int8_against_fastest_float(results.points, results.confirmations).get((device, batch))
-    accuracy = next((a for a in results.accuracies if (a.device, a.precision, a.batch)
-                     == (device, Precision.INT8, batch)), None)
+    speed = precision_speeds(results.points, results.confirmations).get((scope, Precision.INT8, batch))
+    fastest_float = int8_against_fastest_float(results.points, results.confirmations).get((scope, batch))
+    accuracy = accuracy_of(results.accuracies, deployed.device, Precision.INT8, batch)
     return int8_trade_text(speed, fastest_float, accuracy, results.quantization)
 
 
