@@ -105,7 +105,7 @@ def test_dynamic_model_with_shape_runs(spatially_dynamic_model: Path, tmp_path: 
 
 def test_batch_the_model_cannot_take(batch_one_only_model: Path, tmp_path: Path) -> None:
     code, _, err = run(*sweep_args(batch_one_only_model, tmp_path / "r.db", "--batch", "1,4"))
-    assert_one_line_error(code, err, "cannot be reshaped to batch 4")
+    assert_one_line_error(code, err, "cannot take input x[4,8,4,4]", "sweep --batch 1")
     assert not (tmp_path / "r.db").exists()  # refused before anything was measured
 
 

@@ -11,6 +11,7 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 from conftest import quick_spec
+from factories import assert_one_line, ov_tuner
 from onnx import TensorProto, helper, numpy_helper
 from typer.testing import CliRunner
 
@@ -21,7 +22,7 @@ from ov_tuner.errors import BadInputError, ModelError
 from ov_tuner.model.architectures import ARCHITECTURES
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
 from ov_tuner.model.zoo import build_zoo_model, model_stats
-from ov_tuner.schema import Precision, Status
+from ov_tuner.schema import Int8Options, Precision, Status
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 
@@ -148,6 +149,55 @@ def test_sweep_with_images(rgb_model: Path, image_folder: Path, tmp_path: Path) 
                                      "--precision", "fp32", "--no-baselines", "--out", str(out)])
         assert result.exit_code == 0, result.stderr
     assert len(load_results(out).points) == 2
+
+
+@pytest.fixture(scope="module")
+def dynamic_spatial_onnx(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A classifier exported as YOLO and DBNet exports usually are: input [?,3,?,?], batch, height and width dynamic,
+    no layout information; convolution, pooling and a dense layer to 10 class probabilities."""
+    rng = np.random.default_rng(3)
+    weights = [numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+               for name, shape in (("w", (8, 3, 3, 3)), ("fc", (10, 8)))]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("GlobalAveragePool", ["r"], ["p"]), helper.make_node("Flatten", ["p"], ["f"]),
+             helper.make_node("Gemm", ["f", "fc"], ["g"], transB=1), helper.make_node("Softmax", ["g"], ["y"])]
+    graph = helper.make_graph(nodes, "dynamic_spatial", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                                       ["N", 3, "H", "W"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])], weights)
+    path = tmp_path_factory.mktemp("dynamic_onnx") / "dynamic_spatial.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    return path
+
+
+def test_a_dynamic_spatial_onnx_takes_shape_and_images_at_fp32_and_int8(dynamic_spatial_onnx: Path,
+                                                                        image_folder: Path, tmp_path: Path) -> None:
+    """--shape is written in the model's own layout (NCHW here) and --images feeds the same input: the shape must
+    reach the model before the preprocessing turns its input into NHWC (the two once disagreed)."""
+    out = tmp_path / "dynamic.db"
+    run_sweep(quick_spec(dynamic_spatial_onnx, out, precisions=(Precision.FP32, Precision.INT8), streams=(1,),
+                         nireq=(1,), batches=(1, 2), shapes={"": [1, 3, 40, 48]}, images=image_folder,
+                         accuracy_inputs=8, int8=Int8Options(subset_size=8)))
+    stored = load_results(out)
+    assert {(p.config.precision, p.config.batch) for p in stored.points if p.ok} == {
+        (precision, batch) for precision in (Precision.FP32, Precision.INT8) for batch in (1, 2)}
+    rows = {a.precision: a for a in stored.accuracies if a.batch == 1}
+    assert rows[Precision.FP32].top1 == 1.0  # the reference against itself
+    held_apart = len(load_images(image_folder)) // 2  # every other image calibrates, the rest judge
+    assert rows[Precision.INT8].error is None and rows[Precision.INT8].top1 is not None
+    assert rows[Precision.INT8].inputs == held_apart
+    assert stored.quantization is not None and stored.quantization.images
+
+
+def test_a_shape_the_model_cannot_take_is_named_not_blamed_on_the_batch(dynamic_spatial_onnx: Path,
+                                                                         image_folder: Path, tmp_path: Path) -> None:
+    """NHWC written for an NCHW input, with or without images: the shape that failed and the input as it is."""
+    args = ["sweep", str(dynamic_spatial_onnx), "--shape", "[1,40,48,3]", "--precision", "fp32", "--streams", "1",
+            "--nireq", "1", "--time", "0.2", "--no-baselines", "--out", str(tmp_path / "r.db")]
+    for extra in ([], ["--images", str(image_folder)]):
+        line = assert_one_line(ov_tuner(*args, *extra), "cannot take input x[1,40,48,3]",
+                               "check --shape against the model's own inputs, x[?,3,?,?]")
+        assert "batch" not in line.split(";")[-1]
+    assert not (tmp_path / "r.db").exists()
 
 
 def test_an_unreadable_image_is_named(image_folder: Path, tmp_path: Path) -> None:

@@ -184,10 +184,14 @@ class Runtime:
             with native_output_kept():  # OpenVINO's passes can report there (OV_ENABLE_PROFILE_PASS)
                 model.reshape(new_shapes)
         except RuntimeError as e:
-            raise ModelError(
-                f"model {model.friendly_name} cannot be reshaped to batch {batch} "
-                f"({ov_error_text(e)}); sweep --batch 1 or export the model with a dynamic batch"
-            ) from e
+            wanted = ", ".join(f"{port.get_any_name()}{shape_text(shape)}" for port, shape in new_shapes.items())
+            inputs = ", ".join(f"{p.get_any_name()}{shape_text(p.get_partial_shape())}" for p in model.inputs)
+            hints = [f"check --shape against the model's own inputs, {inputs}" if shapes
+                     else f"its own inputs are {inputs}"]
+            if batch != 1:
+                hints.insert(0, "sweep --batch 1 or export the model with a dynamic batch")
+            raise ModelError(f"model {model.friendly_name} cannot take input {wanted} ({ov_error_text(e)}); "
+                             f"{'; '.join(hints)}") from e
 
     # -- compiling -----------------------------------------------------------------------------
 

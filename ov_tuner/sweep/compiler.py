@@ -31,14 +31,13 @@ class Compiler:
     runtime: Runtime
     models: dict[Precision, ov.Model]
     ir_paths: dict[Precision, Path]
-    shapes: dict[str, list[int]]
     cache_dir: Path | None = None
     cache_everywhere: bool = False
 
     def compile(self, config: PointConfig, device: DeviceInfo) -> tuple[ov.CompiledModel, CompileInfo]:
         """Reshape the model for the configuration's batch and compile it (raises PointFailure where it cannot)."""
         model = self.models[config.precision]
-        self.runtime.reshape(model, config.batch, self.shapes)
+        self.runtime.reshape(model, config.batch, {})  # the user's shapes are in the model already
         extra = {}
         if self.cache_dir is not None and (self.cache_everywhere or cache_pays(device)):
             extra["CACHE_DIR"] = str(self.cache_dir)

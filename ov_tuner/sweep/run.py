@@ -73,8 +73,8 @@ def run_sweep(
         images = split_images(images)[1]  # accuracy only on images NNCF did not calibrate on
     ir_paths = {p: int8.path if p is Precision.INT8 and int8 else runtime.ir_path(source, p) for p in wanted}
     models = {p: _prepared(runtime.read_ir(ir_paths[p]), spec, images is not None) for p in wanted}
-    for batch in spec.batches:  # a shape problem surfaces now, before anything is measured
-        runtime.reshape(models[spaces[0].precision], batch, spec.shapes)
+    for batch in spec.batches:  # a batch problem surfaces now, before anything is measured
+        runtime.reshape(models[spaces[0].precision], batch, {})
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
         store.claim(environment(source))
@@ -88,7 +88,7 @@ def run_sweep(
                 progress.note(PrecisionsChosen(device.name, *auto_precisions(device)))
         if int8 is not None:
             store.record_quantization(int8.record)
-        compiler = Compiler(runtime, models, ir_paths, spec.shapes, spec.cache_dir, spec.cache_everywhere)
+        compiler = Compiler(runtime, models, ir_paths, spec.cache_dir, spec.cache_everywhere)
         run = Driver(compiler, store, spec, progress, stop, InputData(images))
         run.plan(spaces)
         before, compiles, rounds = store.points(), store.compile_count(), len(store.confirmations())
@@ -142,7 +142,10 @@ def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[n
 
 
 def _prepared(model: ov.Model, spec: SweepSpec, with_images: bool) -> ov.Model:
-    """The model with the user's layouts, and image preprocessing when real images go in."""
+    """The model with the user's layouts and shapes, then image preprocessing when real images go in. --shape is
+    written in the model's own layout, so it is applied before the preprocessing turns the image input into NHWC;
+    from here on a reshape only moves each input's batch axis."""
     set_layouts(model, spec.layouts)
+    Runtime.reshape(model, spec.batches[0], spec.shapes)
     return add_image_preprocessing(model) if with_images else model
 
