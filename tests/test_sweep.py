@@ -212,10 +212,27 @@ def test_auto_measures_a_precision_once_when_it_runs_fp32s_math(tiny_model: Path
         assert bf16 and {p.compile.executed_precision for p in bf16 if p.compile} != {fp32}
 
 
-def test_auto_on_this_host_sweeps_what_its_cpu_lists(tiny_model: Path, tmp_path: Path) -> None:
+class ListsNoBf16(Runtime):
+    """The real runtime, with BF16 left out of the CPU's OPTIMIZATION_CAPABILITIES, as an AVX2-only CPU lists them."""
+
+    def device_info(self, device: str) -> DeviceInfo:
+        info = super().device_info(device)
+        return replace(info, capabilities=tuple(c for c in info.capabilities if c != "BF16"))
+
+
+@pytest.mark.parametrize("runtime", [Runtime, ListsBf16, ListsNoBf16], ids=["this-host", "lists-bf16", "no-bf16"])
+def test_auto_sweeps_what_the_cpu_lists_less_what_runs_fp32s_math(runtime: type[Runtime], tiny_model: Path,
+                                                                  tmp_path: Path) -> None:
+    """What auto sweeps comes from the listing, and what is stored from what each compile read back: a precision
+    whose compile ran fp32's math (a tiny model's bf16 on an AVX512-BF16 CPU does) is measured once, as fp32."""
     notes = Recorder()
-    run_sweep(quick_spec(tiny_model, tmp_path / "r.db", precisions=None), notes)
+    run_sweep(quick_spec(tiny_model, tmp_path / "r.db", precisions=None), notes, runtime=runtime())
     (chosen,) = [n for n in notes.notes if isinstance(n, PrecisionsChosen)]
-    cpu = Runtime().device_info("CPU")
+    cpu = runtime().device_info("CPU")
     assert chosen.swept == auto_precisions(cpu)[0]
-    assert {p.config.precision for p in load_results(tmp_path / "r.db").points} == set(chosen.swept)
+    assert (Precision.BF16 in chosen.swept) == ("BF16" in cpu.capabilities)
+    points = load_results(tmp_path / "r.db").points
+    (fp32,) = {p.compile.executed_precision for p in points if p.compile and p.config.precision is Precision.FP32}
+    merged = [n.merged for n in notes.notes if isinstance(n, PrecisionMerged)]
+    assert all(m.measured_as is Precision.FP32 and m.ran == fp32 for m in merged)
+    assert {p.config.precision for p in points} == set(chosen.swept) - {m.precision for m in merged}
