@@ -255,3 +255,37 @@ def test_nncf_failing_on_a_model_is_one_line(classifier: Path) -> None:
     with pytest.raises(QuantizationError, match=r"^NNCF [\d.]+ could not quantize the model \(") as caught:
         nncf_backend.quantize(model, [{"no_such_input": np.zeros((1, 3, 32, 32), np.float32)}], FEW, False)
     assert "\n" not in str(caught.value)
+
+
+def test_quantize_never_writes_over_the_model_it_was_given(classifier: Path, tmp_path: Path) -> None:
+    model = tmp_path / "net.xml"
+    for suffix in (".xml", ".bin"):
+        model.with_suffix(suffix).write_bytes(classifier.with_suffix(suffix).read_bytes())
+    before = {suffix: model.with_suffix(suffix).read_bytes() for suffix in (".xml", ".bin")}
+    for target in (model, tmp_path / "." / "net.xml"):
+        assert_one_line(ov_tuner("quantize", str(model), "-o", str(target), "--subset-size", "8"),
+                        "would replace", "which you gave as input")
+    assert_one_line(ov_tuner("sweep", str(model), "--out", str(model.with_suffix(".bin"))), "would replace")
+    assert {suffix: model.with_suffix(suffix).read_bytes() for suffix in (".xml", ".bin")} == before
+
+
+def test_a_cache_that_cannot_be_a_folder_is_one_line_before_nncf_runs(classifier: Path, tmp_path: Path) -> None:
+    in_the_way = tmp_path / "cache"
+    in_the_way.write_text("a file where the cache folder would be")
+    done = ov_tuner("quantize", str(classifier), "-o", str(tmp_path / "q.xml"), "--subset-size", "8",
+                    env={"OV_TUNER_CACHE": str(in_the_way)})
+    assert_one_line(done, f"cannot keep converted models under {in_the_way}", "OV_TUNER_CACHE")
+    assert "quantizing" not in done.stderr + done.stdout and not (tmp_path / "q.xml").exists()
+
+
+def test_images_for_a_model_without_three_channels_name_the_channels(photos: Path, tmp_path: Path) -> None:
+    """Calibration on photos for a 1-channel input is refused before NNCF runs, as the sweep refuses it."""
+    x = ops.parameter([-1, 1, 32, 32], ov.Type.f32, name="gray")
+    y = ops.convolution(x, ops.constant(np.ones((4, 1, 3, 3), np.float32)), [1, 1], [1, 1], [1, 1], [1, 1])
+    gray = tmp_path / "gray.xml"
+    ov.save_model(ov.Model([y], [x], "gray"), gray, compress_to_fp16=False)
+    expected = ("--images works with 3-channel image inputs", "gray has 1 channels")
+    assert_one_line(ov_tuner("quantize", str(gray), "-o", str(tmp_path / "q.xml"), "--images", str(photos)),
+                    *expected)
+    assert_one_line(ov_tuner("sweep", str(gray), "--precision", "fp32,int8", "--images", str(photos), "--out",
+                             str(tmp_path / "r.db")), *expected)

@@ -10,7 +10,7 @@ import typer
 
 from ov_tuner.cli.app import Int8MaxDrop, ModelArgument, ShapeOption, app, err, one_line_errors, out
 from ov_tuner.cli.flags import parse_layouts, parse_shapes
-from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
 from ov_tuner.model.inputs import load_images
@@ -40,7 +40,8 @@ def quantize(
     """Quantize a model to INT8 with NNCF (post-training, or accuracy-aware with --int8-max-drop) and write the IR."""
     if output.suffix != ".xml":
         raise BadInputError(f"-o: {output} is not an .xml path; give the IR to write, e.g. -o model_int8.xml")
-    output_file(output, "-o")
+    for written in (output, output.with_suffix(".bin")):
+        output_file(written, "-o", model_files(model))
     source = open_model_source(model)
     made = quantize_model(Runtime(), source, Int8Options(preset, subset_size, int8_max_drop),
                           images=load_images(images) if images else None, images_dir=images,

@@ -7,6 +7,8 @@ properties differ (an f16 hint may run bf16, a plugin may lower NUM_STREAMS).
 
 from __future__ import annotations
 
+import errno
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -28,7 +30,7 @@ from ov_tuner.devices.modelfile import (
 from ov_tuner.devices.native import PointFailure, native_output_kept, ov_error_text, with_log
 from ov_tuner.devices.readback import compile_info
 from ov_tuner.devices.strings import is_virtual, virtual_members
-from ov_tuner.errors import BadInputError, DeviceError, ModelError
+from ov_tuner.errors import BadInputError, DeviceError, ModelError, OutputError
 from ov_tuner.model.generated import fill_inputs
 from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
 
@@ -140,8 +142,14 @@ class Runtime:
         """An IR derived from `source`, made once and kept under the cache, keyed by the source's hash."""
         target = Runtime.cached_ir_path(source, stem)
         if not target.exists():
+            try:  # before `make`, which may take NNCF minutes
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not os.access(target.parent, os.W_OK | os.X_OK):
+                    raise PermissionError(errno.EACCES, "read-only", str(target.parent))
+            except OSError as e:
+                raise OutputError(f"cannot keep converted models under {cache_dir()} ({e.strerror}: "
+                                  f"{e.filename}); set OV_TUNER_CACHE to a writable folder") from e
             model = make()
-            target.parent.mkdir(parents=True, exist_ok=True)
             # Write beside the target and rename, so an interrupted save never leaves a half IR.
             with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
                 tmp_xml = Path(tmp) / target.name

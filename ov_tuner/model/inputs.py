@@ -39,21 +39,25 @@ def load_images(folder: Path) -> list[np.ndarray]:
 
 
 def image_input(inputs: list[ov.Output]) -> ov.Output:
-    """A model's one image input among its `inputs`: four dimensions, three channels."""
+    """A model's one image input among its `inputs`: four dimensions, three channels (in its layout). Checked for
+    the sweep's in-model preprocessing and for quantize's calibration alike, before either feeds an image."""
     candidates = [p for p in inputs if p.get_partial_shape().rank.get_length() == 4]
     if len(candidates) != 1:
         names = ", ".join(f"{p.get_any_name()}{p.get_partial_shape()}" for p in inputs)
         raise ModelError(f"--images needs a model with exactly one 4-dimensional image input; this one has {names}")
-    return candidates[0]
+    port = candidates[0]
+    layout = model_layout(port)
+    channels = port.get_partial_shape()[ov.layout_helpers.channels_idx(layout)]
+    if channels.is_static and channels.get_length() != 3:
+        raise ModelError(f"--images works with 3-channel image inputs; {port.get_any_name()} has {channels} "
+                         f"channels in its layout {layout.to_string()} (give another with --layout)")
+    return port
 
 
 def add_image_preprocessing(model: ov.Model) -> ov.Model:
     """Let the image input take 8-bit NHWC BGR, converted inside the model to what it was trained on."""
     port = image_input(model.inputs)
     layout = model_layout(port)
-    channels = port.get_partial_shape()[ov.layout_helpers.channels_idx(layout)]
-    if channels.is_static and channels.get_length() != 3:
-        raise ModelError(f"--images works with 3-channel image inputs; {port.get_any_name()} has {channels}")
     ppp = PrePostProcessor(model)
     step = ppp.input(port.get_any_name())
     step.tensor().set_element_type(ov.Type.u8).set_layout(ov.Layout("NHWC")).set_color_format(ColorFormat.BGR)

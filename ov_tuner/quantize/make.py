@@ -63,12 +63,15 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
     stem = f"{source.name}_int8_{key[:12]}"
     target = runtime.cached_ir_path(source, stem)
     cached = target.exists()
-    if not cached and starting is not None:
-        starting(target, sets.images)
     started = time.perf_counter()
     transformer = has_attention(model)
-    path = runtime.cached_ir(source, stem, lambda: _quantized(runtime, model, sets, options, transformer),
-                             compress=False)
+
+    def make() -> ov.Model:  # called once the cache has a folder for it
+        if starting is not None:
+            starting(target, sets.images)
+        return _quantized(runtime, model, sets, options, transformer)
+
+    path = runtime.cached_ir(source, stem, make, compress=False)
     seconds = 0.0 if cached else time.perf_counter() - started
     made = runtime.read_ir(path)
     return QuantizedIR(path, Quantization(

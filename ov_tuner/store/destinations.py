@@ -9,19 +9,22 @@ is created when missing.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from ov_tuner.errors import OutputError
 
 
-def results_file(path: Path, flag: str = "--out") -> None:
-    """A results file to create or add to: its folder exists and is writable, and the path is not a folder."""
-    _file(path, flag, f"a file path such as {path / 'results.db'}")
+def results_file(path: Path, flag: str = "--out", inputs: Iterable[Path] = ()) -> None:
+    """A results file to create or add to: its folder exists and is writable, the path is not a folder, and it is
+    none of the user's `inputs`."""
+    _file(path, flag, f"a file path such as {path / 'results.db'}", inputs)
 
 
-def output_file(path: Path, flag: str) -> None:
-    """A single file to write: its folder exists and is writable, and the path is a writable file or nothing."""
-    _file(path, flag, f"a file path such as {path / 'out.json'}")
+def output_file(path: Path, flag: str, inputs: Iterable[Path] = ()) -> None:
+    """A single file to write: its folder exists and is writable, the path is a writable file or nothing, and it is
+    none of the user's `inputs` (a model, a results file): no output ever replaces what the user gave."""
+    _file(path, flag, f"a file path such as {path / 'out.json'}", inputs)
 
 
 def output_folder(path: Path, flag: str) -> Path:
@@ -43,7 +46,11 @@ def output_folder(path: Path, flag: str) -> Path:
     return path
 
 
-def _file(path: Path, flag: str, example: str) -> None:
+def _file(path: Path, flag: str, example: str, inputs: Iterable[Path]) -> None:
+    for given in inputs:
+        if _same_file(path, given):
+            raise OutputError(f"{flag}: writing {path} would replace {given}, which you gave as input; pick another "
+                              f"path, e.g. {path.with_name(f'{path.stem}_out{path.suffix}')}")
     if path.is_dir():
         raise OutputError(f"{flag}: {path} is a folder; give {example}")
     folder = path.parent
@@ -55,3 +62,11 @@ def _file(path: Path, flag: str, example: str) -> None:
                           "make it writable or pick another path")
     if path.exists() and not os.access(path, os.W_OK):
         raise OutputError(f"{flag}: {path} is read-only; make it writable (chmod u+w {path}) or pick another path")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same file on disk (links included), or the same absolute path."""
+    try:
+        return a.exists() and b.exists() and a.samefile(b)
+    except OSError:
+        return a.absolute() == b.absolute()

@@ -15,7 +15,7 @@ import openvino as ov
 
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.modelfile import ModelSource, open_model_source, set_layouts
+from ov_tuner.devices.modelfile import ModelSource, model_files, open_model_source, set_layouts
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import QuantizationError
 from ov_tuner.measure import host
@@ -56,7 +56,7 @@ def run_sweep(
     stop = stop or threading.Event()
     quiet_start = host.sample()  # what other processes do while the model is prepared: is the host busy?
     if store is None:
-        results_file(spec.out)
+        results_file(spec.out, inputs=model_files(spec.model))
     source = open_model_source(spec.model)
     devices = runtime.resolve_devices(spec.devices)
     runtime.check_settings(devices, spec.settings)
