@@ -10,11 +10,22 @@ from pathlib import Path
 
 import pytest
 from conftest import quick_spec
-from factories import baseline, failed_point, make_point
+from factories import baseline, failed_point, make_point, round_of
 
+from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, NO_LIMIT, AccuracyLimit, excluded
 from ov_tuner.analyse.recommend import NothingMeetsBudget, recommend
 from ov_tuner.present.formats import deploy_snippets
-from ov_tuner.schema import Mode, Precision
+from ov_tuner.schema import (
+    Accuracy,
+    Confirmation,
+    Int8Options,
+    Mode,
+    OutputAccuracy,
+    PointConfig,
+    PointResult,
+    Precision,
+    Quantization,
+)
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 
@@ -101,3 +112,64 @@ def test_benchmark_app_accepts_the_load_config_file(tiny_model: Path, tmp_path: 
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert re.search(r"NUM_STREAMS: 2\b", done.stdout)
     assert "INFERENCE_PRECISION_HINT: <Type: 'float32'>" in done.stdout
+
+
+# -- the default accuracy limit ----------------------------------------------------------------------------------
+
+FP32_2X4 = PointConfig("CPU", Precision.FP32, 1, 2, 4)
+INT8_2X4 = PointConfig("CPU", Precision.INT8, 1, 2, 4)
+
+
+def _compared(precision: Precision, cosine: float, top1: float | None) -> Accuracy:
+    output = OutputAccuracy("scores", False, 0.1, 0.01, None, cosine, top1, None, 0.0)
+    return Accuracy("CPU", precision, 1, 13, (output,))
+
+
+def _quantization(images: bool) -> Quantization:
+    return Quantization("/cache/m_int8.xml", False, 10, images, 13, 13, Int8Options(), "3.4.0", 1.0, False,
+                        "ov-tuner quantize m.xml -o m_int8.xml")
+
+
+def _int8_leads(int8_fps: float) -> tuple[list[PointResult], Confirmation]:
+    """fp32 and int8 at 2 x 4, measured apart and head to head over four passes."""
+    points = [make_point(2, 4, 100), make_point(2, 4, int8_fps, precision=Precision.INT8)]
+    passes = {FP32_2X4: [100.0, 98.0, 102.0, 100.0], INT8_2X4: [int8_fps * f for f in (1.0, 0.98, 1.02, 1.01)]}
+    return points, round_of(passes, {FP32_2X4: 20.0, INT8_2X4: 15.0})
+
+
+@pytest.mark.parametrize(("cosine", "top1", "images", "figure"), [
+    (0.926, None, True, "cosine"), (0.9999, 0.9, True, "top1"), (0.9999, 1.0, False, "generated")])
+def test_by_default_a_faster_int8_that_leaves_fp32_is_held_back(cosine: float, top1: float | None, images: bool,
+                                                                figure: str) -> None:
+    """Outputs far from FP32 (cosine, top-1), or agreement measured on generated inputs, never make int8 the answer;
+    the answer says what int8 would gain, head to head, and why it is held back."""
+    points, round_ = _int8_leads(150)
+    accuracies = [_compared(Precision.FP32, 1.0, 1.0), _compared(Precision.INT8, cosine, top1)]
+    out = excluded(accuracies, DEFAULT_LIMIT, _quantization(images))
+    rec = recommend(points, confirmations=[round_], excluded=out)
+    assert rec.winner.config.precision is Precision.FP32
+    assert rec.held_back is not None and rec.held_back.winner.config == INT8_2X4
+    assert rec.held_back.breach.figure == figure
+    assert rec.held_back.ratio is not None and rec.held_back.ratio.value == pytest.approx(1.5, rel=0.02)
+    assert recommend(points, confirmations=[round_], excluded=excluded(accuracies, NO_LIMIT, _quantization(images))
+                     ).winner.config == INT8_2X4  # --max-accuracy-loss none: deployed as measured
+
+
+def test_an_int8_within_the_default_limit_and_calibrated_on_images_is_deployed() -> None:
+    points, round_ = _int8_leads(150)
+    accuracies = [_compared(Precision.FP32, 1.0, 1.0), _compared(Precision.INT8, 0.9995, 1.0)]
+    rec = recommend(points, confirmations=[round_], excluded=excluded(accuracies, DEFAULT_LIMIT, _quantization(True)))
+    assert rec.winner.config == INT8_2X4 and rec.held_back is None and rec.excluded == ()
+
+
+def test_a_slower_int8_held_back_changes_nothing_and_is_not_called_a_loss() -> None:
+    points, round_ = _int8_leads(60)
+    accuracies = [_compared(Precision.FP32, 1.0, 1.0), _compared(Precision.INT8, 0.5, 0.5)]
+    rec = recommend(points, confirmations=[round_], excluded=excluded(accuracies, DEFAULT_LIMIT, _quantization(True)))
+    assert rec.winner.config == FP32_2X4 and rec.held_back is None and len(rec.excluded) == 1
+
+
+def test_the_limit_reads_none_and_each_figure() -> None:
+    assert AccuracyLimit.parse("none") == NO_LIMIT and not NO_LIMIT.proof_needed
+    assert AccuracyLimit.parse("cosine=0.01,top1=1%,boxes=10%") == AccuracyLimit(0.99, 0.99, 0.9)
+    assert DEFAULT_LIMIT.proof_needed

@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ov_tuner.analyse.accuracy import Breach
+from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit, Breach
+from ov_tuner.analyse.accuracy import excluded as breaches
 from ov_tuner.analyse.baselines import BaselineGain, baseline_gains
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
 from ov_tuner.analyse.points import explicit_points, fastest
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Confirmation, LatencyStats, PointResult, Precision
-from ov_tuner.stats.headtohead import HeadToHead
+from ov_tuner.stats.headtohead import HeadToHead, Ratio
+from ov_tuner.store.results import StoredResults
 
 PERCENTILES = (50, 90, 99)
 
@@ -44,10 +46,31 @@ class Recommendation:
     baselines: tuple[BaselineGain, ...]
     answer: ConfirmedAnswer | None = None
     excluded: tuple[Breach, ...] = ()  # precisions left out for losing too much output accuracy
+    held_back: HeldBack | None = None  # what would have been deployed without the accuracy limit
 
     @property
     def confirmed(self) -> bool:
         return self.answer is not None
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    """The configuration the answer would deploy without the accuracy limit, why it is not deployed, and its FPS
+    over the deployed one: paired by pass where one round measured both (`ratio`), else measured apart."""
+
+    winner: PointResult
+    breach: Breach
+    fps_ratio: float
+    ratio: Ratio | None
+
+
+def results_answer(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_latency_ms: float | None = None,
+                   percentile: int = 90, device: str | None = None, precision: Precision | None = None,
+                   ) -> Recommendation:
+    """What a results file answers: recommend over its points and rounds, under the accuracy `limit` (by default
+    outputs close to FP32, and no INT8 IR calibrated on generated inputs)."""
+    return recommend(results.points, max_latency_ms, percentile, device, precision, results.confirmations,
+                     breaches(results.accuracies, limit, results.quantization))
 
 
 def recommend(points: list[PointResult], max_latency_ms: float | None = None, percentile: int = 90,
@@ -59,8 +82,12 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
     combinations, which lose too much output accuracy, are left out; the recommendation says which and why."""
     if percentile not in PERCENTILES:
         raise ValueError(f"percentile must be one of {PERCENTILES}")
-    excluded = excluded or {}
-    points = [p for p in points if (p.config.device, p.config.precision, p.config.batch) not in excluded]
+    if excluded:
+        kept = [p for p in points if (p.config.device, p.config.precision, p.config.batch) not in excluded]
+        rec = recommend(kept, max_latency_ms, percentile, device, precision, confirmations)
+        return replace(rec, excluded=tuple(excluded.values()),
+                       held_back=_held_back(rec, points, max_latency_ms, percentile, device, precision,
+                                            confirmations, excluded))
     pool = [p for p in explicit_points(points)
             if (device is None or p.config.device == device) and (precision is None or p.config.precision is precision)]
     if not pool:
@@ -69,7 +96,7 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
                                  "against `ov-tuner show`")
     confirmed = _confirmed(points, max_latency_ms, percentile, device, precision, confirmations)
     if confirmed is not None:
-        return replace(confirmed, excluded=tuple(excluded.values()))
+        return confirmed
     name = percentile_name(percentile)
     within = [p for p in pool if max_latency_ms is None or p.latency_ms(percentile) <= max_latency_ms]
     if not within:
@@ -83,7 +110,24 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
     assert winner is not None and winner.measurement is not None
     runner_up = fastest(p for p in within if p is not winner)
     return Recommendation(winner, winner.fps, winner.measurement.latency, runner_up, max_latency_ms, percentile,
-                          len(within), tuple(baseline_gains(winner, points)), None, tuple(excluded.values()))
+                          len(within), tuple(baseline_gains(winner, points)))
+
+
+def _held_back(rec: Recommendation, points: list[PointResult], max_latency_ms: float | None, percentile: int,
+               device: str | None, precision: Precision | None, confirmations: Sequence[Confirmation],
+               excluded: Mapping[tuple[str, Precision, int], Breach]) -> HeldBack | None:
+    """The answer without the exclusions, where it is an excluded configuration: what the limit costs."""
+    free = recommend(points, max_latency_ms, percentile, device, precision, confirmations)
+    c = free.winner.config
+    breach = excluded.get((c.device, c.precision, c.batch))
+    if breach is None:
+        return None
+    ratio = None
+    if free.answer is not None and rec.answer is not None:  # both from the latest round: paired by its passes
+        head = HeadToHead.of(confirmations[-1])
+        assert head is not None
+        ratio = head.ratio(free.answer.deploy.contender, rec.answer.deploy.contender)
+    return HeldBack(free.winner, breach, free.fps / rec.fps, ratio)
 
 
 def _confirmed(points: list[PointResult], max_latency_ms: float | None, percentile: int, device: str | None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ov_tuner.analyse.compare import Comparison
-from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, recommend
+from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, results_answer
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
 from ov_tuner.present.plots import WrittenFigures
 from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
@@ -41,7 +41,7 @@ ANSWER = "What to deploy"
 
 def _recommendation(results: StoredResults) -> Recommendation | None:
     try:
-        return recommend(results.points, confirmations=results.confirmations)
+        return results_answer(results)
     except NothingMeetsBudget:
         return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ov_tuner.analyse.points import best_per_device_precision, short_label
-from ov_tuner.analyse.recommend import NothingMeetsBudget, recommend
+from ov_tuner.analyse.recommend import NothingMeetsBudget, results_answer
 from ov_tuner.present.document import Table, table
 from ov_tuner.store.results import StoredResults
 
@@ -44,7 +44,7 @@ def fleet_table(hosts: list[HostResults]) -> Table:
 def _deployment(results: StoredResults) -> str:
     """What `recommend` says to deploy on this host: confirmed head to head where a round ran."""
     try:
-        rec = recommend(results.points, confirmations=results.confirmations)
+        rec = results_answer(results)
     except NothingMeetsBudget as e:
         return str(e)
     how = "confirmed head to head" if rec.confirmed else "not confirmed"

@@ -20,6 +20,7 @@ from ov_tuner.present.words.short import (
     configuration_text,
     default_gain_text,
     details_text,
+    held_back_text,
     precision_text,
     speed_text,
     why_text,
@@ -50,7 +51,9 @@ def answer_facts(results: StoredResults, rec: Recommendation, path: Path | None 
     int8 = int8_row(results, rec.winner.config)
     if int8 is not None:
         rows.append(("int8", int8))
-    rows += [("excluded", breach_text(b)) for b in rec.excluded]
+    if rec.held_back is not None:
+        rows.append(("held back", held_back_text(rec.held_back, results.quantization)))
+    rows += [("excluded", breach_text(b)) for b in rec.excluded if rec.held_back is None or b != rec.held_back.breach]
     rows.append(("caveat", caveat_text(caveat(rec, results.accuracies, results.points))))
     rows.append(("details", details_text(path or results.path)))
     return Facts(tuple(rows), Tone.GOOD if rec.confirmed else Tone.WARN)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from ov_tuner.analyse.caveat import Caveat, CaveatKind
 from ov_tuner.analyse.confirmed import CostStep, Rule, Standing
-from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.analyse.recommend import HeldBack, Recommendation
 from ov_tuner.devices.decisions import Merged
-from ov_tuner.present.words.accuracy import accuracy_summary
+from ov_tuner.present.words.accuracy import accuracy_summary, breach_reason
 from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline
-from ov_tuner.schema import Mode, PointResult, Precision
+from ov_tuner.schema import Mode, PointResult, Precision, Quantization
 from ov_tuner.stats.headtohead import TIE_MARGIN
 
 
@@ -105,6 +105,23 @@ def precision_text(rec: Recommendation, merged: list[Merged]) -> str | None:
     if merged:
         parts.append(merged_text(merged))
     return "; ".join(parts) or None
+
+
+def held_back_text(held: HeldBack, quantization: Quantization | None) -> str:
+    """What the accuracy limit costs, and how to get it back: 'CPU int8, 2 streams x 4 requests, batch 1 runs 1.31x FPS
+    of the deployed (95%: 1.12..1.52x), head to head, but cosine 0.926 < 0.99 on 13 inputs; let NNCF keep the loss
+    within a bound (--int8-max-drop 1), or deploy it anyway: --max-accuracy-loss none'."""
+    c, r = held.winner.config, held.ratio
+    pace = (f"{r.value:.2f}x FPS of the deployed (95%: {r.low:.2f}..{r.high:.2f}x), head to head" if r is not None
+            else f"{held.fps_ratio:.2f}x FPS of the deployed, measured apart")
+    if c.precision is not Precision.INT8:
+        back = "loosen the limit (--max-accuracy-loss cosine=0.05,top1=5%)"
+    elif quantization is not None and quantization.images:
+        back = "let NNCF keep the loss within a bound (--int8-max-drop 1)"
+    else:
+        back = "calibrate on your own images (--images DIR), with --int8-max-drop 1 to bound the loss"
+    return (f"{configuration_text(held.winner)} runs {pace}, but {breach_reason(held.breach)}; {back}, or deploy it "
+            "anyway: --max-accuracy-loss none")
 
 
 def caveat_text(c: Caveat | None) -> str:
