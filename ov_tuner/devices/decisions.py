@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from enum import Enum
 
-from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision
+from ov_tuner.schema import CompileKey, DeviceInfo, Merged, MergeReason, Mode, Precision
 
 # The most requests a GPU's request counts double up to (unless its optimal count x 4 is more).
 GPU_REQUEST_BOUND = 32
@@ -72,25 +70,6 @@ def virtual_hints(name: str) -> tuple[Mode, ...]:
     if head == "MULTI":
         return (Mode.THROUGHPUT,)
     return (Mode.LATENCY, Mode.THROUGHPUT)
-
-
-class MergeReason(str, Enum):
-    """Why `--precision auto` measures a precision once, as fp32."""
-
-    NO_CAPABILITY = "no_capability"  # the device does not list the capability: that precision runs f32 math
-    SAME_MATH = "same_math"  # a compile read back the same arithmetic as fp32's
-    VIRTUAL = "virtual"  # a virtual device: its members may run a precision differently; name it to sweep it
-
-
-@dataclass(frozen=True)
-class Merged:
-    """A precision `--precision auto` measures as another on one device, and why."""
-
-    device: str
-    precision: Precision
-    measured_as: Precision
-    reason: MergeReason
-    ran: str = "f32"  # what it runs there, in CompileInfo.ran's words
 
 
 # The capability a device lists where a precision runs as math of its own.

@@ -21,7 +21,7 @@ from ov_tuner.schema.config import (
     cell_text,
     settings_text,
 )
-from ov_tuner.schema.devices import CompileInfo, DeviceInfo
+from ov_tuner.schema.devices import CompileInfo, DeviceInfo, Merged, MergeReason
 from ov_tuner.schema.edge import PASS_RATIO, Arrival, CameraTarget, Capacity, LoadTrial, Soak, SoakWindow
 from ov_tuner.schema.measurement import (
     FOREIGN_CPU_LIMIT,
@@ -73,6 +73,8 @@ __all__ = [
     "LayerTime",
     "LoadTrial",
     "Measurement",
+    "MergeReason",
+    "Merged",
     "Mode",
     "OutputAccuracy",
     "PointConfig",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
-from ov_tuner.schema.config import CompileKey
+from ov_tuner.schema.config import CompileKey, Precision
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,22 @@ class CompileInfo:
         if self.weights_precision in ("unknown", math) or math == "unknown":
             return math
         return f"{math} math, {self.weights_precision} weights"
+
+
+class MergeReason(str, Enum):
+    """Why `--precision auto` measures a precision once, as fp32."""
+
+    NO_CAPABILITY = "no_capability"  # the device does not list the capability: that precision runs f32 math
+    SAME_MATH = "same_math"  # a compile read back the same arithmetic as fp32's
+    VIRTUAL = "virtual"  # a virtual device: its members may run a precision differently; name it to sweep it
+
+
+@dataclass(frozen=True)
+class Merged:
+    """A precision `--precision auto` measures as another on one device, and why."""
+
+    device: str
+    precision: Precision
+    measured_as: Precision
+    reason: MergeReason
+    ran: str = "f32"  # what it runs there, in CompileInfo.ran's words

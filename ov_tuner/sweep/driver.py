@@ -13,13 +13,15 @@ from functools import partial
 
 import openvino as ov
 
-from ov_tuner.devices.decisions import Merged, MergeReason, auto_batched
+from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.devices.native import PointFailure, failure_text
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.inputs import InputData
 from ov_tuner.schema import (
     CompileInfo,
+    Merged,
+    MergeReason,
     Mode,
     PointConfig,
     PointResult,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ov_tuner.devices.decisions import Merged
-from ov_tuner.schema import Precision, Quantization
+from ov_tuner.schema import Merged, Precision, Quantization
 
 
 @dataclass(frozen=True)

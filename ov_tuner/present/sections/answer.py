@@ -10,7 +10,7 @@ from ov_tuner.analyse.accuracy import accuracy_of
 from ov_tuner.analyse.caveat import caveat
 from ov_tuner.analyse.precisions import int8_against_fastest_float, precision_speeds
 from ov_tuner.analyse.recommend import Recommendation
-from ov_tuner.devices.decisions import Merged, auto_precisions
+from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.present.document import Block, Bullets, Code, Facts, Paragraph, Tone
 from ov_tuner.present.formats import deploy_snippets
 from ov_tuner.present.words.accuracy import breach_text, int8_trade_text
@@ -25,7 +25,7 @@ from ov_tuner.present.words.short import (
     speed_text,
     why_text,
 )
-from ov_tuner.schema import PointConfig, Precision, Quantization
+from ov_tuner.schema import Merged, PointConfig, Precision, Quantization
 from ov_tuner.store.results import StoredResults
 
 

@@ -3,10 +3,11 @@ was read."""
 
 from __future__ import annotations
 
-from ov_tuner.devices.decisions import PRECISION_CAPABILITY, Merged, MergeReason
+from ov_tuner.devices.decisions import PRECISION_CAPABILITY
 from ov_tuner.devices.strings import ReadAs, Reading
 from ov_tuner.present.words.numbers import names
 from ov_tuner.present.words.quantization import quantization_lines
+from ov_tuner.schema import Merged, MergeReason
 from ov_tuner.sweep import SweepSummary
 from ov_tuner.sweep.notices import (
     ComparingOutputs,

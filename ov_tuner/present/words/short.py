@@ -8,12 +8,11 @@ from pathlib import Path
 from ov_tuner.analyse.caveat import Caveat, CaveatKind
 from ov_tuner.analyse.confirmed import CostStep, Rule, Standing
 from ov_tuner.analyse.recommend import HeldBack, Recommendation
-from ov_tuner.devices.decisions import Merged
 from ov_tuner.present.words.accuracy import accuracy_summary, breach_reason
 from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline
-from ov_tuner.schema import Mode, PointResult, Precision, Quantization
+from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization
 from ov_tuner.stats.headtohead import TIE_MARGIN
 
 
