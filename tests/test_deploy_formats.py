@@ -1,10 +1,14 @@
-"""Every `recommend --format` form parses or has its documented shape, names the model the user gave (or the command
-that makes the IR it loads), and carries the properties that ran. OVMS and DL Streamer cannot run here: the config is
-checked against OVMS's own schema, the pipeline against the elements' documented properties."""
+"""Every `recommend --format` form is run by its own client where the client runs here: the benchmark_app form (its
+-load_config file and line) by benchmark_app and the Python form by Python, each compiling what the sweep measured
+(the read-back properties and the input shape). Every form names the model the user gave (or the command that makes
+the IR it loads) and the file it is written to. OVMS and DL Streamer cannot run here: the config is checked against
+OVMS's own schema, the pipeline against the elements' documented properties."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
 import subprocess
 import sys
@@ -12,14 +16,16 @@ from pathlib import Path
 
 import jsonschema
 import openvino as ov
+import pytest
 from conftest import quick_spec
 from factories import assert_one_line, make_point, ov_tuner
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
+from ov_tuner.devices.decisions import type_name
 from ov_tuner.present.deploy import dlstreamer_pipeline, ovms_config
-from ov_tuner.present.formats import deploy_model, deploy_properties
-from ov_tuner.schema import Precision
+from ov_tuner.present.formats import deploy_model, deploy_properties, deploy_snippets
+from ov_tuner.schema import Mode, PointResult, Precision
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 
@@ -31,6 +37,62 @@ DLSTREAMER_PROPERTIES = {"model", "model-proc", "device", "nireq", "batch-size",
                          "model-instance-id", "object-class", "labels", "labels-file", "reshape", "reshape-width",
                          "reshape-height", "scale-method", "custom-preproc-lib", "custom-postproc-lib",
                          "ov-extension-lib", "share-va-display-ctx", "no-block", "qos", "name"}
+BIN = Path(sys.executable).parent  # benchmark_app ships in the openvino wheel, beside this Python
+# The Python form, run, then what its compiled model reads back, as the sweep read it back (ov_tuner.devices.readback).
+PYTHON_READ_BACK = """
+import json
+from ov_tuner.devices.readback import read_back
+print(json.dumps({**read_back(compiled), "NUM_STREAMS": str(compiled.get_property("NUM_STREAMS")),
+                  "INFERENCE_PRECISION_HINT": compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name(),
+                  "shape": [list(i.get_shape()) for i in compiled.inputs], "requests": len(queue)}))
+"""
+
+
+def measured(point: PointResult) -> dict[str, str]:
+    """What the sweep's compile of `point` read back: the properties that shape a run, its streams and precision."""
+    assert point.compile is not None
+    return {**point.compile.read_back, "NUM_STREAMS": str(point.compile.num_streams),
+            "INFERENCE_PRECISION_HINT": point.compile.inference_precision}
+
+
+def _value(text: str) -> str:
+    """A property as benchmark_app prints it ('True', "<Type: 'float32'>", 'SchedulingCoreType.ANY_CORE'), as a
+    config writes it ('YES', 'f32', 'ANY_CORE')."""
+    if text in ("True", "False"):
+        return "YES" if text == "True" else "NO"
+    if text.startswith("<Type:"):
+        return type_name(text)
+    enum = re.fullmatch(r"[A-Za-z]\w*\.([A-Z][A-Z_]*)", text)
+    return enum.group(1) if enum else text
+
+
+def run_benchmark_app(script: str, cwd: Path) -> tuple[dict[str, str], list[str]]:
+    """Run a printed benchmark_app form for a few iterations; what the compiled model reports (step 8) and the
+    shape of each input it compiled (step 6)."""
+    script = script.rstrip("\n") + " -niter 4\n"  # a short run: the same compile, 4 inferences
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-euc", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    steps = re.split(r"^\[Step \d+/\d+\]", done.stdout, flags=re.M)
+    inputs = steps[6].split("Model inputs:")[1].split("Model outputs:")[0]
+    shapes = re.findall(r"/ (\[[\d,?]*\])\s*$", inputs, flags=re.M)
+    properties = dict(re.findall(r"^\[ INFO \]   (\w+): (.*)$", steps[8], flags=re.M))
+    return {k: _value(v) for k, v in properties.items()}, shapes
+
+
+def run_python(code: str, cwd: Path) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", code + PYTHON_READ_BACK], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+def recommend_form(db: Path, fmt: str, target: Path, *more: str) -> tuple[str, list[str]]:
+    """`recommend --format FMT -o TARGET`: the file it wrote and the steps it printed."""
+    shown = CliRunner().invoke(app, ["recommend", str(db), "--format", fmt, "-o", str(target), *more])
+    assert shown.exit_code == 0, shown.output
+    return target.read_text(), shown.stdout.splitlines()
 
 
 def test_the_ovms_config_follows_the_ovms_schema_and_carries_what_ran() -> None:
@@ -118,3 +180,77 @@ def test_o_without_a_format_is_one_clear_line(tiny_model: Path, tmp_path: Path) 
     done = ov_tuner("recommend", str(out), "-o", str(tmp_path / "x.txt"))
     assert_one_line(done, "-o writes one form", "--format")
     assert done.returncode == 2 and not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize(("model", "batch", "shape"), [("tiny_model", 2, [2, 8, 16, 16]),
+                                                       ("batch_one_only_model", 1, [1, 8, 4, 4])])
+def test_benchmark_app_and_python_run_the_recommended_compile(model: str, batch: int, shape: list[int],
+                                                              request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """The printed benchmark_app form, the line printed beside a -load_config file and the Python form each compile
+    what the sweep measured: every property it read back (streams, threads, pinning, precision, hint) and the input
+    shape, on an IR with a dynamic batch (tiny_model: [?,8,16,16]) and on a static one."""
+    source: Path = request.getfixturevalue(model)
+    db = tmp_path / "r.db"
+    run_sweep(quick_spec(source, db, streams=(2,), nireq=(2,), batches=(batch,)))
+    (point,) = load_results(db).points
+    expected = measured(point)
+    assert {"PERFORMANCE_HINT", "INFERENCE_NUM_THREADS", "ENABLE_CPU_PINNING"} <= set(expected)
+
+    script, steps = recommend_form(db, "benchmark_app", tmp_path / "run.sh")
+    assert f"sh {tmp_path / 'run.sh'}" in steps and "-hint" not in script and "-nstreams" not in script
+    compiled, shapes = run_benchmark_app(script, tmp_path)
+    assert {k: compiled.get(k) for k in expected} == expected and shapes == [str(shape).replace(" ", "")]
+    assert json.loads((tmp_path / "load_config.json").read_text()) == {"CPU": deploy_properties(point)}
+
+    config, steps = recommend_form(db, "load_config", tmp_path / "mine.json")
+    (line,) = [s for s in steps if s.startswith("benchmark_app ")]
+    assert f"-load_config {tmp_path / 'mine.json'}" in line and json.loads(config) == {"CPU": deploy_properties(point)}
+    compiled, shapes = run_benchmark_app(line, tmp_path)
+    assert {k: compiled.get(k) for k in expected} == expected and shapes == [str(shape).replace(" ", "")]
+
+    code, _ = recommend_form(db, "python", tmp_path / "deploy.py")
+    ran = run_python(code, tmp_path)
+    assert {k: ran.get(k) for k in expected} == expected
+    assert ran["shape"] == [shape] and ran["requests"] == point.nireq
+
+
+def test_a_baseline_deploys_what_openvino_chose_on_this_host(tiny_model: Path, tmp_path: Path) -> None:
+    """OpenVINO's own choice (no precision hint, no streams) runs under benchmark_app as it ran in the sweep: the
+    precision it read back (f32 or bf16, by the host's CPU) and the streams, as the compile chose them here."""
+    db = tmp_path / "r.db"
+    run_sweep(quick_spec(tiny_model, db, streams=(1,), nireq=(1,), baselines=True))
+    default = next(p for p in load_results(db).points if p.ok and p.config.mode is Mode.DEFAULT)
+    snippets = deploy_snippets(default, str(tiny_model))
+    assert "INFERENCE_PRECISION_HINT" not in snippets.properties and "NUM_STREAMS" not in snippets.properties
+    compiled, shapes = run_benchmark_app(snippets.benchmark_app, tmp_path)
+    expected = measured(default)
+    assert {k: compiled.get(k) for k in expected} == expected and shapes == ["[1,8,16,16]"]
+
+
+def test_an_input_shape_the_results_cannot_tell_is_left_open_and_said(spatially_dynamic_model: Path) -> None:
+    """The results file keeps no --shape: a dimension it gave is -1 in the Python reshape and ? on the -shape, with a
+    note; the measured batch is set."""
+    snippets = deploy_snippets(make_point(1, 1, 50, batch=2), str(spatially_dynamic_model))
+    assert "model.reshape({'image': [2, 3, -1, -1]})" in snippets.python
+    assert "-shape '[2,3,?,?]'" in snippets.benchmark_app_line
+    assert any("--shape" in n and "image[2,3,?,?]" in n for n in snippets.notes)
+
+
+def test_a_model_not_here_sets_the_batch_and_says_so() -> None:
+    snippets = deploy_snippets(make_point(1, 1, 50, batch=2), "/gone/net.xml")
+    assert "ov.set_batch(model, 2)" in snippets.python and "-shape" not in snippets.benchmark_app_line
+    assert any("/gone/net.xml is not readable here" in n for n in snippets.notes)
+
+
+def test_each_form_written_to_a_file_names_it_and_config_out_goes_with_every_format(tiny_model: Path,
+                                                                                    tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    run_sweep(quick_spec(tiny_model, db, streams=(1,), nireq=(1,)))
+    _, steps = recommend_form(db, "ovms", tmp_path / "serve.json")
+    assert steps[-1].startswith(f"ovms --config_path {tmp_path / 'serve.json'} ")
+    config = tmp_path / "from_config_out.json"
+    script, steps = recommend_form(db, "benchmark_app", tmp_path / "run.sh", "--config-out", str(config))
+    assert json.loads(config.read_text()) == json.loads(script.split("<<'EOF'\n")[1].split("\nEOF\n")[0])
+    assert f"-load_config {config}" in script and f"wrote {config}" in steps
+    stdout_only = CliRunner().invoke(app, ["recommend", str(db), "--format", "benchmark_app"])
+    assert stdout_only.exit_code == 0 and stdout_only.stdout.startswith("cat > load_config.json <<'EOF'")

@@ -76,9 +76,9 @@ def recommend(
     percentile: Annotated[Percentile, typer.Option(help="Latency percentile the budget applies to.")]
     = Percentile.P90,
     device: Annotated[str | None, typer.Option(help="Only this device.")] = None,
-    precision: Annotated[str | None, typer.Option(help="Only this precision: fp32, fp16 or bf16.")] = None,
-    config_out: Annotated[Path | None, typer.Option(help="Also write the benchmark_app -load_config JSON here.")]
-    = None,
+    precision: Annotated[str | None, typer.Option(help="Only this precision: fp32, fp16, bf16 or int8.")] = None,
+    config_out: Annotated[Path | None, typer.Option(help="Also write the benchmark_app -load_config JSON here (with "
+                                                    "any --format); the benchmark_app line names it.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
     fmt: Annotated[DeployFormat, typer.Option("--format", help="text: the answer and every form; or one form alone: "
                                               "python, benchmark_app, load_config (benchmark_app -load_config), "
@@ -104,20 +104,26 @@ def recommend(
     rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
                           stored.confirmations, excluded(stored.accuracies, limit) if limit else None)
     source = stored.environment.model_path
+    config_file = str(config_out) if config_out is not None else None
+    wrote: tuple[str, ...] = ()
+    if config_out is not None:
+        snippets = deploy_snippets(rec.winner, source, stored.quantization, str(config_out))
+        config_out.write_text(snippets.load_config + "\n")
+        wrote = (f"wrote {config_out}", snippets.benchmark_app_line)
     if as_json or fmt is not DeployFormat.TEXT:
-        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, source, stored.quantization)
+        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, source, stored.quantization,
+                                  str(out_file) if out_file is not None else None, config_file)
         if out_file is None:
             print(text)
-            for step in steps:
+            for step in (*wrote, *steps):
                 print(f"# {step}", file=sys.stderr)
             return
         out_file.write_text(text + "\n")
-        out.print(f"wrote {out_file}", *steps, sep="\n", highlight=False)
+        out.print(*wrote, f"wrote {out_file}", *steps, sep="\n", highlight=False, markup=False, soft_wrap=True)
         return
     print_sections(out, recommend_document(stored, rec), titles=False)
-    if config_out is not None:
-        config_out.write_text(deploy_snippets(rec.winner, source, stored.quantization).load_config + "\n")
-        out.print(f"wrote {config_out}")
+    if wrote:
+        out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()

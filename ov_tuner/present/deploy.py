@@ -1,9 +1,12 @@
-"""Every form `recommend --format` writes: Python, benchmark_app and its -load_config file (formats.py), JSON, and
-for the servers edge teams deploy on, an OpenVINO Model Server config.json with the command that serves it and a
-DL Streamer pipeline. All carry the properties that ran.
+"""Every form `recommend --format` writes: Python, the -load_config file and the benchmark_app line that loads it
+(formats.py), JSON, and for the servers edge teams deploy on, an OpenVINO Model Server config.json with the command
+that serves it and a DL Streamer pipeline. All carry the properties that ran, and each names the file it is written to
+(-o) in the steps that use it.
 
-Neither program runs here: the OVMS config is checked against OVMS's own JSON schema (src/schema.cpp) and the
-pipeline against the inference elements' documented properties, in tests/test_deploy_formats.py."""
+The tests run the Python form and benchmark_app on a sweep's answer and compare what they compiled with what the sweep
+read back. OVMS and DL Streamer do not run there: the OVMS config is checked against OVMS's own JSON schema
+(src/schema.cpp), the pipeline against the inference elements' documented properties, in
+tests/test_deploy_formats.py."""
 
 from __future__ import annotations
 
@@ -15,13 +18,21 @@ from enum import Enum
 from pathlib import Path
 
 from ov_tuner.analyse.recommend import Recommendation
-from ov_tuner.present.formats import DeployModel, deploy_model, deploy_properties, deploy_snippets, recommendation_json
+from ov_tuner.present.formats import (
+    LOAD_CONFIG_FILE,
+    DeployModel,
+    deploy_model,
+    deploy_properties,
+    deploy_snippets,
+    recommendation_json,
+)
 from ov_tuner.present.words.answer import recommendation_text, rule_text
 from ov_tuner.schema import PointResult, Quantization
 
 # The DL Streamer element a pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"
 OVMS_MODELS = "/models"
+OVMS_CONFIG = "config.json"
 
 
 @dataclass(frozen=True)
@@ -38,9 +49,10 @@ def served_name(source: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", Path(source).stem) or "model"
 
 
-def ovms_config(point: PointResult, source: str, quantization: Quantization | None = None) -> ServerForm:
+def ovms_config(point: PointResult, source: str, quantization: Quantization | None = None,
+                config_path: str = OVMS_CONFIG) -> ServerForm:
     """An OVMS config.json serving the model with the measured device, requests, batch and compile properties,
-    and the steps to lay out the model and start the server."""
+    and the steps to lay out the model and start the server on it (written to `config_path`)."""
     name, made = served_name(source), deploy_model(point, source, quantization)
     config = {"name": name, "base_path": f"{OVMS_MODELS}/{name}", "target_device": point.config.device,
               "nireq": point.nireq, "batch_size": point.config.batch, "plugin_config": deploy_properties(point)}
@@ -48,7 +60,7 @@ def ovms_config(point: PointResult, source: str, quantization: Quantization | No
     files = [made.path, str(Path(made.path).with_suffix(".bin"))] if made.path.endswith(".xml") else [made.path]
     steps = (*((made.make,) if made.make else ()),
              f"mkdir -p {OVMS_MODELS}/{name}/1 && cp {' '.join(map(shlex.quote, files))} {OVMS_MODELS}/{name}/1/",
-             "ovms --config_path config.json --port 9000 --rest_port 8000")
+             f"ovms --config_path {shlex.quote(config_path)} --port 9000 --rest_port 8000")
     return ServerForm(text, steps, made)
 
 
@@ -78,19 +90,24 @@ class DeployFormat(str, Enum):
 
 
 def deploy_form(fmt: DeployFormat, rec: Recommendation, source: str, quantization: Quantization | None = None,
-                ) -> tuple[str, tuple[str, ...]]:
-    """One deploy form as file text, and the steps around it (make the model, lay it out, start the server)."""
+                written_to: str | None = None, config_file: str | None = None) -> tuple[str, tuple[str, ...]]:
+    """One deploy form as file text, and the steps around it (make the model, lay it out, start the server), which
+    name the file it is `written_to` where it is written to one. `config_file`: where the -load_config file is
+    (recommend --config-out), for the benchmark_app line to name."""
+    make = deploy_model(rec.winner, source, quantization).make
+    first = (make,) if make else ()
     if fmt is DeployFormat.JSON:
         return json.dumps(recommendation_json(rec, recommendation_text(rec), rule_text(rec)), indent=2), ()
     if fmt is DeployFormat.OVMS:
-        form = ovms_config(rec.winner, source, quantization)
+        form = ovms_config(rec.winner, source, quantization, written_to or OVMS_CONFIG)
         return form.text, form.steps
     if fmt is DeployFormat.DLSTREAMER:
-        form = dlstreamer_pipeline(rec.winner, source, quantization)
-        return form.text, form.steps
-    snippets = deploy_snippets(rec.winner, source, quantization)
-    make = (snippets.model.make,) if snippets.model.make else ()
-    text = {DeployFormat.PYTHON: snippets.python.rstrip("\n"), DeployFormat.BENCHMARK_APP: snippets.benchmark_app,
-            DeployFormat.LOAD_CONFIG: snippets.load_config}[fmt]
-    return text, make
-
+        return dlstreamer_pipeline(rec.winner, source, quantization).text, (
+            *first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))
+    if fmt is DeployFormat.LOAD_CONFIG:
+        snippets = deploy_snippets(rec.winner, source, quantization, written_to or config_file or LOAD_CONFIG_FILE)
+        return snippets.load_config, (*first, snippets.benchmark_app_line)
+    snippets = deploy_snippets(rec.winner, source, quantization, config_file or LOAD_CONFIG_FILE)
+    if fmt is DeployFormat.PYTHON:
+        return snippets.python.rstrip("\n"), (*first, *((f"python3 {shlex.quote(written_to)}",) if written_to else ()))
+    return snippets.benchmark_app, (*first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))

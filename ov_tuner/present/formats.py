@@ -1,5 +1,6 @@
-"""The deployed configuration in the forms people paste: compile_model properties in Python, a benchmark_app line,
-a benchmark_app -load_config file, and one JSON object with the figures behind the choice."""
+"""The deployed configuration in the forms people paste: compile_model properties in Python, a -load_config file with
+the benchmark_app line that loads it, and one JSON object with the figures behind the choice. Each reshapes the model
+to the input shape the sweep compiled."""
 
 from __future__ import annotations
 
@@ -10,12 +11,17 @@ from pathlib import Path
 
 from ov_tuner.analyse.confirmed import Standing
 from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.devices.modelfile import batch_index
+from ov_tuner.devices.runtime import Runtime
+from ov_tuner.errors import OvTunerError
 from ov_tuner.quantize import int8_ir_path
-from ov_tuner.schema import Mode, PointResult, Precision, Quantization
+from ov_tuner.schema import PointResult, Precision, Quantization
 
 # What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
 # that it runs what was measured.
 CHOSEN_THREADING = ("INFERENCE_NUM_THREADS", "ENABLE_HYPER_THREADING", "ENABLE_CPU_PINNING")
+# The -load_config file the benchmark_app line names where the user named none (recommend --config-out FILE).
+LOAD_CONFIG_FILE = "load_config.json"
 
 
 @dataclass(frozen=True)
@@ -25,10 +31,31 @@ class DeploySnippets:
 
     properties: dict[str, str]
     python: str
-    benchmark_app: str
+    benchmark_app: str  # writes the -load_config file (a here-document), then runs benchmark_app_line
+    benchmark_app_line: str  # benchmark_app -load_config config_file, with the measured requests, batch and shape
     load_config: str
     notes: tuple[str, ...]
     model: DeployModel
+    config_file: str = LOAD_CONFIG_FILE
+    inputs: tuple[InputShape, ...] | None = None  # None: the model file is not readable here
+
+
+@dataclass(frozen=True)
+class InputShape:
+    """One model input: its dimensions in the model file (None: dynamic) and as the sweep compiled them (None: not
+    known, a dimension the sweep's --shape gave, which the results file does not keep)."""
+
+    name: str
+    stored: tuple[int | None, ...]
+    measured: tuple[int | None, ...]
+
+    @property
+    def reshaped(self) -> bool:
+        return self.measured != self.stored
+
+    def text(self, unknown: str = "?") -> str:
+        """'[2,3,224,224]', as benchmark_app's -shape writes a shape."""
+        return "[" + ",".join(unknown if d is None else str(d) for d in self.measured) + "]"
 
 
 @dataclass(frozen=True)
@@ -73,15 +100,56 @@ def deploy_properties(point: PointResult) -> dict[str, str]:
     return dict(sorted(properties.items()))
 
 
-def deploy_snippets(point: PointResult, source: str, quantization: Quantization | None = None) -> DeploySnippets:
-    """The configuration as `compile_model` properties, a benchmark_app line and a -load_config file, on the model
-    the user gave `source` (or the IR to make from it: see deploy_model)."""
+def measured_inputs(point: PointResult, source: str) -> tuple[InputShape, ...] | None:
+    """The input shapes the sweep compiled, as it reshaped them: the model's own dimensions with the measured batch
+    on each input's batch axis (its layout's N, else axis 0). Read from the IR that was compiled, else from the
+    model the user gave; None where neither is readable here (the results file keeps no shapes)."""
+    assert point.compile is not None, "only a compiled point can be deployed"
+    runtime = Runtime()
+    for path in dict.fromkeys(p for p in (point.compile.ir_path, source) if p and Path(p).is_file()):
+        try:
+            model = runtime.read_ir(Path(path))
+        except OvTunerError:
+            continue
+        inputs = []
+        for port in model.inputs:
+            stored = tuple(None if d.is_dynamic else d.get_length() for d in port.get_partial_shape())
+            measured = list(stored)
+            axis = batch_index(port)
+            if axis is not None and measured:
+                measured[axis] = point.config.batch
+            inputs.append(InputShape(port.get_any_name(), stored, tuple(measured)))
+        return tuple(inputs)
+    return None
+
+
+def _reshape_lines(inputs: tuple[InputShape, ...] | None, batch: int) -> tuple[str, str | None]:
+    """The Python line that gives the model the measured input shapes ('' where it has them already; -1 stands for
+    a dimension not known), and the benchmark_app -shape value (None where none is needed)."""
+    if inputs is None:
+        return (f"ov.set_batch(model, {batch})\n" if batch != 1 else ""), None
+    if not any(i.reshaped for i in inputs):
+        return "", None
+    shapes = {i.name: [-1 if d is None else d for d in i.measured] for i in inputs}
+    shape = inputs[0].text() if len(inputs) == 1 else ",".join(f"{i.name}{i.text()}" for i in inputs)
+    return f"model.reshape({shapes!r})\n", shape
+
+
+def deploy_snippets(point: PointResult, source: str, quantization: Quantization | None = None,
+                    config_file: str = LOAD_CONFIG_FILE) -> DeploySnippets:
+    """The configuration as `compile_model` properties, a -load_config file and the benchmark_app line that loads it
+    (named `config_file`), on the model the user gave `source` (or the IR to make from it: see deploy_model),
+    reshaped to the input shapes the sweep compiled (measured_inputs).
+
+    benchmark_app refuses -nstreams, -nthreads and -pin beside a -hint, and with -hint none it compiles under the
+    LATENCY hint: only -load_config sets what was measured. Its -nireq also sets PERFORMANCE_HINT_NUM_REQUESTS."""
     assert point.compile is not None, "only a compiled point can be deployed"
     c = point.config
     properties = deploy_properties(point)
     made = deploy_model(point, source, quantization)
     model = made.path
-    reshape = f"ov.set_batch(model, {c.batch})\n" if c.batch != 1 else ""
+    inputs = measured_inputs(point, source)
+    reshape, shape = _reshape_lines(inputs, c.batch)
     python = (
         "import openvino as ov\n\n"
         "core = ov.Core()\n"
@@ -90,20 +158,23 @@ def deploy_snippets(point: PointResult, source: str, quantization: Quantization 
         f"compiled = core.compile_model(model, {c.device!r}, {properties!r})\n"
         f"queue = ov.AsyncInferQueue(compiled, {point.nireq})\n"
     )
-    args = ["benchmark_app", "-m", model, "-d", c.device, "-hint", c.mode.performance_hint.lower()]
-    if c.mode is Mode.EXPLICIT:
-        args += ["-nstreams", str(point.streams)]
-    args += ["-nireq", str(point.nireq), "-b", str(c.batch)]
-    if "INFERENCE_PRECISION_HINT" in properties:
-        args += ["-infer_precision", properties["INFERENCE_PRECISION_HINT"]]
-    if "INFERENCE_NUM_THREADS" in properties:
-        args += ["-nthreads", properties["INFERENCE_NUM_THREADS"]]
+    args = ["benchmark_app", "-m", model, "-d", c.device, "-load_config", config_file, "-nireq", str(point.nireq),
+            "-b", str(c.batch), *(("-shape", shape) if shape else ())]
+    line = shlex.join(args)
+    load_config = json.dumps({c.device: properties}, indent=2)
+    script = f"cat > {shlex.quote(config_file)} <<'EOF'\n{load_config}\nEOF\n{line}"
     notes = []
     if point.nireq < point.streams:
         notes.append(f"benchmark_app's -nireq caps NUM_STREAMS: this line runs {point.nireq} stream(s), "
                      f"not {point.streams}")
-    load_config = json.dumps({c.device: properties}, indent=2)
-    return DeploySnippets(properties, python, shlex.join(args), load_config, tuple(notes), made)
+    if inputs is None:
+        notes.append(f"{source} is not readable here, so the input shapes the sweep compiled are not known: these "
+                     f"forms set batch {c.batch} alone; give any other dimension the sweep's --shape gave")
+    unknown = ", ".join(i.name + i.text() for i in inputs or () if None in i.measured)
+    if unknown:
+        notes.append(f"the results file does not keep the sweep's --shape: give {unknown} the dimensions it had in "
+                     "place of ? (-1 in the Python reshape)")
+    return DeploySnippets(properties, python, script, line, load_config, tuple(notes), made, config_file, inputs)
 
 
 def _configuration(s: Standing) -> dict[str, object]:
