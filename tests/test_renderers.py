@@ -18,7 +18,17 @@ from ov_tuner.present.documents import answer_section, show_document
 from ov_tuner.present.pages import to_html, to_markdown
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.numbers import factor, gain, gain_inline
-from ov_tuner.schema import Accuracy, DeviceInfo, Environment, Mode, OutputAccuracy, PointConfig, Precision
+from ov_tuner.schema import (
+    Accuracy,
+    DeviceInfo,
+    Environment,
+    Merged,
+    MergeReason,
+    Mode,
+    OutputAccuracy,
+    PointConfig,
+    Precision,
+)
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.store.results import StoredResults
 
@@ -45,8 +55,9 @@ def constructed_results() -> StoredResults:
     env = Environment("2026.4.1-x", "0.1.0", "host", "AMD EPYC", 2, "3.11.7", "/m/mobilenet_v2.xml", "0" * 64,
                       "mobilenet_v2")
     cpu = DeviceInfo("CPU", "AMD EPYC", (1, 2), 1, ("FP32", "INT8"), "f32")
+    merged = [Merged("CPU", p, Precision.FP32, MergeReason.NO_CAPABILITY) for p in (Precision.BF16, Precision.FP16)]
     return StoredResults(Path("results/demo.db"), env, {"CPU": cpu}, points, confirmations=[round_],
-                         accuracies=[accuracy])
+                         accuracies=[accuracy], merged=merged)
 
 
 def constructed(tmp: Path) -> list[Section]:

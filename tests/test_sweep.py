@@ -16,9 +16,11 @@ from conftest import quick_spec
 from factories import as_schema_v1, count_rows, start_until
 
 from ov_tuner.analyse.diagnostics import DiagnosticKind, diagnostics
+from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import IncompatibleResultsError
+from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.schema import DeviceInfo, Ending, PointConfig, PointResult, Precision, Status
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.store.tables import SCHEMA_VERSION
@@ -236,3 +238,14 @@ def test_auto_sweeps_what_the_cpu_lists_less_what_runs_fp32s_math(runtime: type[
     merged = [n.merged for n in notes.notes if isinstance(n, PrecisionMerged)]
     assert all(m.measured_as is Precision.FP32 and m.ran == fp32 for m in merged)
     assert {p.config.precision for p in points} == set(chosen.swept) - {m.precision for m in merged}
+    stored = load_results(tmp_path / "r.db").merged  # kept, for every later output to say, and only that
+    assert sorted(stored, key=repr) == sorted({*chosen.merged, *merged}, key=repr)
+
+
+def test_precisions_named_leave_nothing_merged_to_say(tiny_model: Path, tmp_path: Path) -> None:
+    """--precision fp32,int8 asks for no fp16 or bf16: the answer says nothing of what they would have run."""
+    run_sweep(quick_spec(tiny_model, tmp_path / "r.db", precisions=(Precision.FP32,)))
+    stored = load_results(tmp_path / "r.db")
+    assert stored.merged == []
+    rows = dict(answer_facts(stored, results_answer(stored)).rows)
+    assert "precision" not in rows

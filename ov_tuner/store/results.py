@@ -21,8 +21,11 @@ from ov_tuner.schema import (
     DeviceInfo,
     Environment,
     Int8Options,
+    Merged,
+    MergeReason,
     PointConfig,
     PointResult,
+    Precision,
     Preset,
     Profile,
     Quantization,
@@ -85,6 +88,21 @@ class ResultStore(MoreRecords):
         options = fields.pop("options")
         return Quantization(**fields, options=Int8Options(Preset(options["preset"]), options["subset_size"],
                                                           options["max_drop"]))
+
+    def record_merged(self, merged: Merged) -> None:
+        """A precision measured once, as another (auto's choice from the device's listing, or a compile that read
+        back fp32's math): kept, so that every output names what was merged in this file and nothing else."""
+        known = self.merged()
+        if merged in known:
+            return
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('merged', ?)",
+                             (json.dumps([asdict(m) for m in (*known, merged)]),))
+
+    def merged(self) -> list[Merged]:
+        row = self._db.execute("SELECT value FROM meta WHERE key='merged'").fetchone()
+        return [Merged(m["device"], Precision(m["precision"]), Precision(m["measured_as"]), MergeReason(m["reason"]),
+                       m["ran"]) for m in json.loads(row[0])] if row else []
 
     def record_device(self, device: DeviceInfo) -> None:
         with self._writing():
@@ -222,6 +240,7 @@ class StoredResults:
     capacities: list[Capacity] = field(default_factory=list)
     soaks: list[Soak] = field(default_factory=list)
     quantization: Quantization | None = None
+    merged: list[Merged] = field(default_factory=list)  # precisions measured once, as another
 
     def latest_profiles(self) -> list[Profile]:
         """The most recent profile of each configuration."""
@@ -236,4 +255,4 @@ def load_results(path: Path) -> StoredResults:
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
         return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles(),
                              store.confirmations(), store.accuracies(), store.capacities(), store.soaks(),
-                             store.quantization())
+                             store.quantization(), store.merged())

@@ -146,6 +146,7 @@ class Driver:
         if ran is None or ran != self._math(planned, Precision.FP32):
             return False
         self.merged[key] = Merged(planned.device.name, planned.precision, Precision.FP32, MergeReason.SAME_MATH, ran)
+        self.store.record_merged(self.merged[key])
         self.progress.note(PrecisionMerged(self.merged[key]))
         return True
 

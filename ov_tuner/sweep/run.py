@@ -85,7 +85,10 @@ def run_sweep(
             progress.note(HostBusy(busy))
         if spec.precisions is None:
             for device in devices:
-                progress.note(PrecisionsChosen(device.name, *auto_precisions(device)))
+                swept, merged = auto_precisions(device)
+                for m in merged:
+                    store.record_merged(m)
+                progress.note(PrecisionsChosen(device.name, swept, merged))
         if int8 is not None:
             store.record_quantization(int8.record)
         compiler = Compiler(runtime, models, ir_paths, spec.cache_dir, spec.cache_everywhere)

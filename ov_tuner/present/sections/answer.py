@@ -10,7 +10,6 @@ from ov_tuner.analyse.accuracy import accuracy_of
 from ov_tuner.analyse.caveat import caveat
 from ov_tuner.analyse.precisions import int8_against_fastest_float, precision_speeds
 from ov_tuner.analyse.recommend import Recommendation
-from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.present.document import Block, Bullets, Code, Facts, Paragraph, Tone
 from ov_tuner.present.formats import deploy_snippets
 from ov_tuner.present.words.accuracy import breach_text, int8_trade_text
@@ -30,12 +29,9 @@ from ov_tuner.store.results import StoredResults
 
 
 def merged_precisions(results: StoredResults, device: str) -> list[Merged]:
-    """The precisions `--precision auto` measures as fp32 on `device` that this file holds no point of."""
-    info = results.devices.get(device)
-    if info is None:
-        return []
+    """The precisions this file's sweeps measured once, as fp32, on `device` and hold no point of."""
     swept = {p.config.precision for p in results.points if p.config.device == device}
-    return [m for m in auto_precisions(info)[1] if m.precision not in swept]
+    return [m for m in results.merged if m.device == device and m.precision not in swept]
 
 
 def answer_facts(results: StoredResults, rec: Recommendation, path: Path | None = None) -> Facts:
