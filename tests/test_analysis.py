@@ -6,17 +6,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import baseline, failed_point, make_point
+from factories import baseline, failed_point, make_point, round_of
 from matplotlib.patches import Rectangle
 
 from ov_tuner.analyse.baselines import baseline_gains
 from ov_tuner.analyse.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
 from ov_tuner.analyse.heatmaps import Metric, heatmap_of
 from ov_tuner.analyse.points import batch_series, best_per_device_precision, pareto_front
-from ov_tuner.analyse.precisions import compare_precisions
+from ov_tuner.analyse.precisions import compare_precisions, int8_against_fastest_float, ran_by_scope, ran_in
 from ov_tuner.analyse.saturation import saturation
 from ov_tuner.present.plots import heatmap_figure
-from ov_tuner.schema import Ending, Environment, Mode, PointResult, Precision
+from ov_tuner.schema import Ending, Environment, Mode, PointConfig, PointResult, Precision
 
 
 def point(streams: int, nireq: int, fps: float, precision: Precision = Precision.FP32, **kwargs: object) -> PointResult:
@@ -216,3 +216,26 @@ def test_cells_smart_search_left_out_say_so() -> None:
     fig = heatmap_figure([point(1, 1, 100), point(2, 2, 180)], "CPU", Precision.FP32, 1, env, {})
     fps_panel = next(ax for ax in fig.axes if ax.get_title() == "Throughput (FPS)")
     assert sorted(t.get_text() for t in fps_panel.texts) == ["100", "180", "not measured", "not measured"]
+
+
+def test_openvino_default_speaks_for_itself_not_for_fp32() -> None:
+    """OpenVINO default asks for no precision and is filed under fp32; on a bf16 CPU it runs bf16. What fp32 ran
+    comes from fp32's own compiles."""
+    points = [make_point(2, 2, 100, ran="f32"), make_point(2, 4, 110, ran="f32"),
+              baseline(Mode.DEFAULT, 2, 2, 180, ran="bf16")]
+    assert ran_in(points, "CPU", Precision.FP32, 1) == {"f32"}
+    assert ran_by_scope(points) == {("CPU", Precision.FP32, 1): "f32"}
+    assert ran_by_scope([points[-1]]) == {}  # a default alone says nothing of fp32
+
+
+def test_int8_against_the_fastest_float_is_head_to_head_where_the_round_paired_them() -> None:
+    """int8 fastest, bf16 next, fp32 last, all in one round: int8 over bf16 is a paired ratio, not 'measured apart'
+    (it once was, since the fastest precision overall was int8 itself)."""
+    speeds = {Precision.FP32: 100.0, Precision.BF16: 180.0, Precision.INT8: 270.0}
+    points = [make_point(2, 4, fps, precision=p) for p, fps in speeds.items()]
+    configs = {p: PointConfig("CPU", p, 1, 2, 4) for p in speeds}
+    round_ = round_of({configs[p]: [fps * f for f in (1.0, 0.97, 1.03, 1.0)] for p, fps in speeds.items()},
+                      {c: 10.0 for c in configs.values()})
+    against = int8_against_fastest_float(points, [round_])[("CPU", 1)]
+    assert against.against is Precision.BF16 and against.confirmed is not None
+    assert against.confirmed.value == pytest.approx(1.5, rel=0.01)

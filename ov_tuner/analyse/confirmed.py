@@ -164,7 +164,8 @@ def _gains(head: HeadToHead, deploy: RoundFigures) -> tuple[Standing, ...]:
 
 def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:
     """Per device (with its --set properties) and batch, the best grid contender of each precision over the best
-    fp32 one, and over the best of the fastest precision where that is another."""
+    fp32 one, and over the best of the fastest precision where that is another; int8 also over each float precision
+    (it has to beat the fastest float one, which is not the fastest overall where int8 is)."""
     ratios = []
     grid = [f for f in head.figures if f.contender.config.mode is Mode.EXPLICIT and not f.contender.twin]
     for scope, batch in sorted({(f.contender.config.scope, f.contender.config.batch) for f in grid}):
@@ -175,7 +176,8 @@ def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:
                 best[c.precision] = f
         fastest = max(best, key=lambda p: best[p].fps)
         for numerator in (p for p in EXACTNESS if p in best):
-            for denominator in dict.fromkeys((Precision.FP32, fastest)):
+            floats = (Precision.FP16, Precision.BF16) if numerator is Precision.INT8 else ()
+            for denominator in dict.fromkeys((Precision.FP32, fastest, *floats)):
                 if denominator in best and denominator is not numerator:
                     ratio = head.ratio(best[numerator].contender, best[denominator].contender)
                     ratios.append(PrecisionRatio(batch, best[numerator], best[denominator], ratio))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ov_tuner.analyse.confirmed import paired_cells, precision_ratios
 from ov_tuner.analyse.heatmaps import Heatmap, Metric, heatmap_groups, heatmap_of, ratio_grid
 from ov_tuner.analyse.points import explicit_points, fastest
-from ov_tuner.schema import Confirmation, PointResult, Precision
+from ov_tuner.schema import Confirmation, Mode, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead, Ratio
 
 
@@ -36,15 +36,21 @@ class PrecisionComparison:
 
 
 def ran_in(points: list[PointResult], device: str, precision: Precision, batch: int) -> set[str]:
-    """What ran (CompileInfo.ran) for every compile of a (device, precision, batch)."""
-    return {p.compile.ran for p in points
+    """What ran (CompileInfo.ran) for every compile of a (device, precision, batch) that asked for the precision:
+    OpenVINO default asks for none (it is filed under fp32, and runs bf16 on a bf16 CPU), so it speaks for itself."""
+    return {p.compile.ran for p in _asking(points)
             if p.compile is not None and p.config.heatmap_key == (device, precision, batch)}
 
 
 def ran_by_scope(points: list[PointResult]) -> dict[tuple[str, Precision, int], str]:
-    """What ran for each (device, precision, batch), in CompileInfo.ran's words."""
-    keys = {(p.config.device, p.config.precision, p.config.batch) for p in points if p.compile is not None}
+    """What ran for each (device, precision, batch) asked for, in CompileInfo.ran's words."""
+    keys = {(p.config.device, p.config.precision, p.config.batch) for p in _asking(points)}
     return {k: ", ".join(sorted(ran_in(points, *k))) for k in keys}
+
+
+def _asking(points: list[PointResult]) -> list[PointResult]:
+    """The compiled points that asked for their precision (every one but OpenVINO default)."""
+    return [p for p in points if p.compile is not None and p.config.mode is not Mode.DEFAULT]
 
 
 def compare_precisions(points: list[PointResult], numerator: Precision = Precision.FP16,
