@@ -13,9 +13,10 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
+from ov_tuner.jobs.irs import JobIRs, Quantizing
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
-from ov_tuner.schema import Arrival, CameraTarget, Capacity, LoadTrial, PointConfig
+from ov_tuner.schema import Arrival, CameraTarget, Capacity, LoadTrial, PointConfig, Quantization
 from ov_tuner.search.cameras import next_cameras
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
@@ -28,7 +29,8 @@ WARMUP_S = 0.5
 class CapacitySpec:
     """Configurations (batch 1: each frame is one request) and the cameras' target; `cameras` given runs that many
     cameras once per configuration, None searches for the most each serves. `seconds` of arrivals are counted per
-    trial, after `lead_in_s` seconds of the same load that are not."""
+    trial, after `lead_in_s` seconds of the same load that are not. int8 runs the INT8 IR `int8` records (a sweep's,
+    from its results file), else one made now (ov_tuner.jobs.irs)."""
 
     model: Path
     out: Path
@@ -38,6 +40,7 @@ class CapacitySpec:
     seconds: float = 5.0
     lead_in_s: float = 1.0
     shapes: dict[str, list[int]] = field(default_factory=dict)
+    int8: Quantization | None = None
 
     def __post_init__(self) -> None:
         batched = [c.label() for c in self.configs if c.batch != 1]
@@ -53,20 +56,21 @@ TrialSeen = Callable[[PointConfig, LoadTrial], None]
 
 
 def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
-                 stop: threading.Event | None = None) -> list[Capacity]:
+                 stop: threading.Event | None = None, quantizing: Quantizing | None = None) -> list[Capacity]:
     """Every configuration's trials, stored in `spec.out` as they end; `stop` set ends the run after the trial
-    in progress (what was measured is kept)."""
+    in progress (what was measured is kept). `quantizing` is told when NNCF starts making the INT8 IR."""
     results_file(spec.out)
     runtime = Runtime()
     devices = {d.name: d for d in runtime.resolve_devices(tuple(dict.fromkeys(c.device for c in spec.configs)))}
     source = open_model_source(spec.model)
+    irs = JobIRs(runtime, source, spec.int8, spec.shapes, quantizing)
     capacities = []
     with ResultStore(spec.out) as store:
         store.claim(environment(source))
         for config in spec.configs:
             if stop is not None and stop.is_set():
                 break
-            compiled, _ = runtime.compile_alone(source, config.compile_key, devices[config.device], spec.shapes)
+            compiled, _ = irs.compile(config.compile_key, devices[config.device])
             with RequestLoop(compiled, config.nireq, 1) as loop:
                 loop.warm_up(WARMUP_S)
             capacity_id = store.begin_capacity(config, spec.target, spec.cameras is None)

@@ -20,6 +20,7 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
+from ov_tuner.jobs.irs import JobIRs, Quantizing
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule
 from ov_tuner.store.destinations import results_file
@@ -31,6 +32,8 @@ STEADY_S, STEADY_WARMUP_S = 0.5, 0.2
 
 @dataclass(frozen=True)
 class ColdStartSpec:
+    """One configuration's cold start, `repeats` times; int8 reads an INT8 IR made as a sweep makes it."""
+
     model: Path
     out: Path
     device: str = "CPU"
@@ -41,16 +44,17 @@ class ColdStartSpec:
     repeats: int = 5
 
 
-def run_coldstart(spec: ColdStartSpec) -> ColdStart:
-    """Check the inputs in this process, take `spec.repeats` samples in fresh ones, store them in `spec.out`."""
+def run_coldstart(spec: ColdStartSpec, quantizing: Quantizing | None = None) -> ColdStart:
+    """Check the inputs in this process, take `spec.repeats` samples in fresh ones, store them in `spec.out`.
+    `quantizing` is told when NNCF starts making the INT8 IR."""
     results_file(spec.out)
     runtime = Runtime()
     source = open_model_source(spec.model)
     (device,) = runtime.resolve_devices((spec.device,))
-    model = runtime.read_model(source, spec.precision)  # also makes the FP16 IR now, not inside a timed child
-    runtime.reshape(model, spec.batch, spec.shapes)
     key = CompileKey(device.name, spec.precision, spec.batch, spec.streams)
-    probe = {"model": str(spec.model), "device": device.name, "precision": spec.precision.value,
+    irs = JobIRs(runtime, source, shapes=spec.shapes, quantizing=quantizing)
+    irs.model(key)  # makes the FP16 or INT8 IR now, not inside a timed child, and checks the shapes
+    probe = {"ir": str(irs.path(spec.precision)), "device": device.name, "precision": spec.precision.value,
              "batch": spec.batch, "streams": spec.streams, "shapes": spec.shapes}
     samples = []
     for _ in range(spec.repeats):
@@ -81,9 +85,8 @@ def _probe(probe: dict) -> dict[str, float]:
     """Runs in the fresh process: time reading, compiling and the first inference."""
     runtime = Runtime()
     precision = Precision(probe["precision"])
-    source = open_model_source(Path(probe["model"]))
     start = time.perf_counter_ns()
-    model = runtime.read_model(source, precision)
+    model = runtime.read_ir(Path(probe["ir"]))
     read_ms = (time.perf_counter_ns() - start) / 1e6
     runtime.reshape(model, probe["batch"], probe["shapes"])
     key = CompileKey(probe["device"], precision, probe["batch"], probe["streams"])

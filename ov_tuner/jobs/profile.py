@@ -14,6 +14,7 @@ import openvino as ov
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.jobs.irs import JobIRs, Quantizing
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
 from ov_tuner.store.destinations import results_file
@@ -21,15 +22,18 @@ from ov_tuner.store.results import ResultStore
 
 
 def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path,
-                shapes: dict[str, list[int]] | None = None, warmup_s: float = 0.2) -> Profile:
+                shapes: dict[str, list[int]] | None = None, warmup_s: float = 0.2,
+                quantizing: Quantizing | None = None) -> Profile:
     """Compile `config` with PERF_COUNT on, sum the layer counters of every inference for `seconds`, and store
-    the profile in `out` beside the sweep's results."""
+    the profile in `out` beside the sweep's results. int8 runs an INT8 IR made as a sweep makes it (`quantizing`
+    is told when NNCF starts)."""
     results_file(out)
     runtime = Runtime()
     (device,) = runtime.resolve_devices((config.device,))
     source = open_model_source(model_path)
     key = CompileKey(config.device, config.precision, config.batch, config.streams)
-    compiled, _ = runtime.compile_alone(source, key, device, shapes, extra={"PERF_COUNT": "YES"})
+    compiled, _ = JobIRs(runtime, source, shapes=shapes, quantizing=quantizing).compile(key, device,
+                                                                                        {"PERF_COUNT": "YES"})
     totals: dict[str, LayerTime] = {}
     run = measure(compiled, config.nireq, config.batch, StopRule(window_s=seconds, fixed_s=seconds), warmup_s,
                   on_complete=lambda request: _add_layers(request, totals))

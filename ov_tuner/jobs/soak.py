@@ -17,8 +17,9 @@ import numpy as np
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.jobs.irs import JobIRs, Quantizing
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.schema import PointConfig, SoakWindow, StopRule, Window
+from ov_tuner.schema import PointConfig, Quantization, SoakWindow, StopRule, Window
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 
@@ -28,24 +29,29 @@ WARMUP_S = 1.0
 
 @dataclass(frozen=True)
 class SoakSpec:
+    """One configuration for `seconds`, in windows of `window_s`; int8 runs the INT8 IR `int8` records (a sweep's),
+    else one made now (ov_tuner.jobs.irs)."""
+
     model: Path
     out: Path
     config: PointConfig
     seconds: float = 600.0
     window_s: float = 5.0
     shapes: dict[str, list[int]] = field(default_factory=dict)
+    int8: Quantization | None = None
 
 
 WindowSeen = Callable[[SoakWindow], None]
 
 
-def run_soak(spec: SoakSpec, on_window: WindowSeen | None = None) -> int:
-    """Run the soak, storing each window as it closes; returns the soak's id in the results file."""
+def run_soak(spec: SoakSpec, on_window: WindowSeen | None = None, quantizing: Quantizing | None = None) -> int:
+    """Run the soak, storing each window as it closes; returns the soak's id in the results file. `quantizing` is
+    told when NNCF starts making the INT8 IR."""
     results_file(spec.out)
     runtime = Runtime()
     (device,) = runtime.resolve_devices((spec.config.device,))
     source = open_model_source(spec.model)
-    compiled, _ = runtime.compile_alone(source, spec.config.compile_key, device, spec.shapes)
+    compiled, _ = JobIRs(runtime, source, spec.int8, spec.shapes, quantizing).compile(spec.config.compile_key, device)
     with ResultStore(spec.out) as store:
         store.claim(environment(source))
         soak_id = store.begin_soak(spec.config, spec.seconds, spec.window_s)
