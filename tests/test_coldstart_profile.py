@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import openvino as ov
 import pytest
+from factories import assert_one_line, ov_tuner
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -80,6 +82,41 @@ def test_profile_command_prints_stores_and_draws(tiny_model: Path, tmp_path: Pat
                                       "--plot-dir", str(tmp_path / "plots")])
     assert result.exit_code == 0, result.stderr
     assert "Time by layer type" in result.stdout and "Convolution" in result.stdout
-    assert list((tmp_path / "plots").glob("profile_CPU_fp32_b1_1x1.png"))
     (stored,) = load_results(out).profiles
     assert stored.inferences > 0 and stored.layers
+    assert list((tmp_path / "plots").glob(f"profile_CPU_{stored.config.precision.value}_b1_1x1.png"))
+    # --precision auto (the default): the precision a compile left alone runs, where auto sweeps it
+    plain = ov.Core().compile_model(ov.Core().read_model(tiny_model), "CPU")
+    ran = plain.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+    assert stored.config.precision is {"f32": Precision.FP32, "bf16": Precision.BF16, "f16": Precision.FP16}[ran]
+
+
+def test_profile_and_coldstart_run_int8_made_as_a_sweep_makes_it(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    profiled = CliRunner().invoke(app, ["profile", str(tiny_model), "--precision", "int8", "--time", "0.1", "--out",
+                                        str(out)])
+    assert profiled.exit_code == 0, profiled.output
+    cold = CliRunner().invoke(app, ["coldstart", str(tiny_model), "--device", "CPU", "--precision", "int8",
+                                    "--repeats", "1", "--out", str(out)])
+    assert cold.exit_code == 0, cold.output
+    stored = load_results(out)
+    (profile,) = stored.profiles
+    assert profile.config.precision is Precision.INT8 and stored.coldstarts[0].key.precision is Precision.INT8
+    # the kernels read back run 8-bit convolutions (OpenVINO's CPU plugin names them *_I8)
+    assert any("I8" in layer.exec_type.upper() for layer in profile.layers if layer.layer_type == "Convolution")
+
+
+@pytest.mark.parametrize("flags, says", [
+    (["--precision", "fp32,int8"], "profile runs one configuration; give one precision"),
+    (["--device", "CPU,AUTO:CPU"], "profile runs one configuration, on one device"),
+])
+def test_profile_runs_one_configuration(flags: list[str], says: str, tiny_model: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["profile", str(tiny_model), *flags, "--out", str(tmp_path / "r.db")])
+    assert result.exit_code == 2 and says in result.stderr
+
+
+@pytest.mark.parametrize("command", ["profile", "coldstart"])
+def test_a_missing_device_is_one_line(command: str, tiny_model: Path, tmp_path: Path) -> None:
+    absent = next(d for d in ("GPU", "NPU", "HDDL") if d not in " ".join(Runtime().available_devices()))
+    done = ov_tuner(command, str(tiny_model), "--device", absent, "--out", str(tmp_path / "r.db"))
+    assert_one_line(done, f"device {absent} is not present")

@@ -3,14 +3,17 @@ the drift analysis."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 import pytest
-from factories import make_point, start_until
+from conftest import quick_spec
+from factories import assert_one_line, make_point, ov_tuner, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.analyse.capacity import capacity_candidates, latest_served
@@ -18,7 +21,9 @@ from ov_tuner.analyse.drift import drift
 from ov_tuner.cli import app
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.errors import ModelError
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
+from ov_tuner.jobs.irs import int8_ir
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
@@ -27,6 +32,7 @@ from ov_tuner.schema import (
     CameraTarget,
     Capacity,
     CompileKey,
+    Int8Options,
     LoadTrial,
     PointConfig,
     Precision,
@@ -36,6 +42,7 @@ from ov_tuner.schema import (
 )
 from ov_tuner.search.cameras import capacity, next_cameras
 from ov_tuner.store.results import load_results
+from ov_tuner.sweep import run_sweep
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)
 
@@ -180,9 +187,9 @@ def test_the_summary_names_the_most_cameras_first() -> None:
 
 def test_capacity_at_a_given_camera_count_reports_and_stores_it(default_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.db"
-    result = CliRunner().invoke(app, ["capacity", str(default_model), "--streams", "1", "--nireq", "1,2",
-                                      "--cameras", "1", "--fps", "10", "--seconds", "0.5", "--out", str(out),
-                                      "--plot-dir", str(tmp_path / "plots")])
+    result = CliRunner().invoke(app, ["capacity", str(default_model), "--precision", "fp32", "--streams", "1",
+                                      "--nireq", "1,2", "--cameras", "1", "--fps", "10", "--seconds", "0.5",
+                                      "--out", str(out), "--plot-dir", str(tmp_path / "plots")])
     assert result.exit_code == 0, result.output
     assert "1 cameras: 10 frames/s offered" in result.output and "Cameras served" in result.output
     runs = load_results(out).capacities
@@ -193,6 +200,84 @@ def test_capacity_at_a_given_camera_count_reports_and_stores_it(default_model: P
 def test_capacity_refuses_a_missing_grid_with_one_line(default_model: Path) -> None:
     result = CliRunner().invoke(app, ["capacity", str(default_model)])
     assert result.exit_code == 2 and "give --streams and --nireq" in result.stderr
+
+
+def test_capacity_takes_the_sweeps_device_and_precision_flags(tiny_model: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.db"
+    result = CliRunner().invoke(app, ["capacity", str(tiny_model), "--device", "CPU", "--device", "AUTO:CPU",
+                                      "--precision", "int8", "--streams", "1", "--nireq", "1", "--cameras", "1",
+                                      "--fps", "10", "--seconds", "0.5", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [(r.config.device, r.config.precision) for r in load_results(out).capacities] == [
+        ("CPU", Precision.INT8), ("AUTO:CPU", Precision.INT8)]
+
+
+@pytest.mark.parametrize("command", ["capacity", "soak"])
+def test_a_missing_device_is_one_line(command: str, tiny_model: Path, tmp_path: Path) -> None:
+    absent = next(d for d in ("GPU", "NPU", "HDDL") if d not in " ".join(Runtime().available_devices()))
+    done = ov_tuner(command, str(tiny_model), "--device", f"AUTO:{absent},CPU", "--streams", "1", "--nireq", "1",
+                    "--out", str(tmp_path / "r.db"))
+    assert_one_line(done, f"AUTO:{absent},CPU needs {absent}")
+
+
+# -- capacity and soak --from a results file whose answer is int8 ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def int8_answer(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real sweep of int8 alone: its answer is int8, and it records the INT8 IR NNCF made."""
+    out = tmp_path_factory.mktemp("int8") / "int8.db"
+    run_sweep(quick_spec(tiny_model, out, precisions=(Precision.INT8,), streams=(1,), nireq=(1, 2),
+                         int8=Int8Options(subset_size=8)))
+    return out
+
+
+def test_capacity_and_soak_from_an_int8_answer_run_the_recorded_int8_ir(
+        int8_answer: Path, tiny_model: Path, tmp_path: Path) -> None:
+    db = Path(shutil.copy(int8_answer, tmp_path / "r.db"))
+    recorded = load_results(db).quantization
+    assert recorded is not None and Path(recorded.ir).exists()
+    capacity_run = CliRunner().invoke(app, ["capacity", str(tiny_model), "--from", str(db), "--top", "1",
+                                            "--cameras", "1", "--fps", "10", "--seconds", "0.5"])
+    assert capacity_run.exit_code == 0, capacity_run.output
+    soak_run = CliRunner().invoke(app, ["soak", str(tiny_model), "--from", str(db), "--minutes", "0.01",
+                                        "--window", "0.2"])
+    assert soak_run.exit_code == 0, soak_run.output
+    assert "quantizing" not in capacity_run.stderr + soak_run.stderr  # the recorded IR, not a new one
+    stored = load_results(db)
+    assert [r.config.precision for r in stored.capacities] == [Precision.INT8]
+    assert [s.config.precision for s in stored.soaks] == [Precision.INT8]
+
+
+def test_an_int8_ir_the_cache_lost_is_made_again_the_same_way(int8_answer: Path, tiny_model: Path,
+                                                              tmp_path: Path) -> None:
+    db = Path(shutil.copy(int8_answer, tmp_path / "r.db"))
+    recorded = load_results(db).quantization
+    assert recorded is not None
+    for suffix in (".xml", ".bin"):
+        Path(recorded.ir).with_suffix(suffix).unlink()
+    result = CliRunner().invoke(app, ["soak", str(tiny_model), "--from", str(db), "--minutes", "0.01", "--window",
+                                      "0.2"])
+    assert result.exit_code == 0, result.output
+    assert "int8: quantizing with NNCF" in result.stderr and Path(recorded.ir).exists()  # the same IR again
+    assert load_results(db).soaks[-1].config.precision is Precision.INT8
+
+
+def test_an_int8_ir_calibrated_on_images_that_are_gone_names_the_quantize_line(int8_answer: Path,
+                                                                               tiny_model: Path) -> None:
+    recorded = load_results(int8_answer).quantization
+    assert recorded is not None
+    lost = replace(recorded, ir=str(Path(recorded.ir).with_name("gone.xml")), images=True,
+                   command=f"{recorded.command} --images /nowhere/photos")
+    with pytest.raises(ModelError, match="/nowhere/photos, which is not a folder here") as raised:
+        int8_ir(Runtime(), open_model_source(tiny_model), lost, {})
+    assert f"run `{lost.command}`" in str(raised.value)
+
+
+def test_from_takes_the_files_device_and_precision(int8_answer: Path, tiny_model: Path) -> None:
+    for command in ("capacity", "soak"):
+        result = CliRunner().invoke(app, [command, str(tiny_model), "--from", str(int8_answer), "--precision",
+                                          "fp32"])
+        assert result.exit_code == 2 and "leave out --device and --precision" in result.stderr
 
 
 # -- soaks ---------------------------------------------------------------------------------------------------------

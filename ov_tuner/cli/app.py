@@ -17,7 +17,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import OvTunerError
+from ov_tuner.present.words.notices import notice_text, reading_text
+from ov_tuner.sweep.notices import Quantizing
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
@@ -32,8 +35,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Options that several commands share.
 ModelArgument = Annotated[Path, typer.Argument(help="OpenVINO IR (.xml), ONNX, or another model OpenVINO converts.")]
-OneDevice = Annotated[str, typer.Option(help="One device: CPU, GPU, ...")]
-OnePrecision = Annotated[str, typer.Option(help="fp32, fp16 or bf16 (an INT8 IR: give it, as fp32).")]
+Devices = Annotated[list[str] | None, typer.Option(help="A device as OpenVINO names it: CPU, GPU, AUTO:GPU,CPU (one "
+                                                  "device over GPU and CPU), MULTI:GPU,CPU, HETERO:GPU,CPU, "
+                                                  "BATCH:GPU(4); repeat it for several, or list plain ones: CPU,GPU. "
+                                                  "\\[default: CPU]")]
+Precisions = Annotated[str, typer.Option(help="auto: fp32 and each precision the device runs as math of its own "
+                                         "(`ov-tuner devices` says which); or fp32, fp16, bf16 and/or int8 (quantized "
+                                         "with NNCF), comma-separated; auto,int8 adds int8 to auto.")]
+OnePrecision = Annotated[str, typer.Option(help="auto: the precision the device runs when not told, where auto "
+                                           "sweeps it (bf16 on many CPUs, fp16 on a GPU), else fp32; or one of fp32, "
+                                           "fp16, bf16, int8 (quantized with NNCF on generated inputs, as a sweep "
+                                           "does).")]
 Count = Annotated[int, typer.Option(min=1)]
 ShapeOption = Annotated[str | None, typer.Option(help="Input shapes for dynamic models: [1,3,224,224] or name[...].")]
 Int8MaxDrop = Annotated[float | None, typer.Option(min=0.0, max=100.0, help="With int8: NNCF's accuracy control "
@@ -94,6 +106,20 @@ def with_options_of(builder: Callable[..., Any], leave_out: tuple[str, ...] = ()
         wrapper.__annotations__ = {p.name: p.annotation for p in joined}
         return wrapper  # type: ignore[return-value]
     return decorate
+
+
+def read_devices(values: list[str] | None) -> tuple[str, ...]:
+    """The --device values (CPU where none) read as OpenVINO means them, saying in one line each how an ambiguous one
+    was read."""
+    parsed = parse_devices(values or ["CPU"])
+    for reading in parsed.readings:
+        err.print(reading_text(reading), highlight=False, markup=False)
+    return parsed.devices
+
+
+def say_quantizing(images: bool) -> None:
+    """NNCF starts making the INT8 IR: said as the sweep says it."""
+    err.print(notice_text(Quantizing(images)), highlight=False, soft_wrap=True)
 
 
 @contextmanager

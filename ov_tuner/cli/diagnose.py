@@ -9,22 +9,25 @@ import typer
 
 from ov_tuner.cli.app import (
     Count,
+    Devices,
     ModelArgument,
-    OneDevice,
     OnePrecision,
     ResultsOut,
     ShapeOption,
     app,
     one_line_errors,
     out,
+    read_devices,
+    say_quantizing,
 )
-from ov_tuner.cli.flags import parse_precision, parse_shapes
+from ov_tuner.cli.flags import one_device, one_precision, parse_shapes
 from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
+from ov_tuner.jobs.configs import one_config
 from ov_tuner.jobs.profile import run_profile
 from ov_tuner.present.sections.jobs import coldstart_table, profile_tables
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.present.words.edge import coldstart_text
-from ov_tuner.schema import PointConfig
+from ov_tuner.schema import AUTO
 from ov_tuner.store.destinations import output_folder
 
 
@@ -32,8 +35,8 @@ from ov_tuner.store.destinations import output_folder
 @one_line_errors
 def coldstart(
     model: ModelArgument,
-    device: OneDevice = "CPU",
-    precision: OnePrecision = "fp32",
+    device: Devices = None,
+    precision: OnePrecision = AUTO,
     batch: Count = 1,
     streams: Count = 1,
     repeats: Annotated[int, typer.Option(min=1, help="Fresh processes per figure.")] = 5,
@@ -41,9 +44,11 @@ def coldstart(
     out_path: ResultsOut = Path("results.db"),
 ) -> None:
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
-    spec = ColdStartSpec(model, out_path, device.upper(), parse_precision(precision), batch, streams,
-                         parse_shapes(shape), repeats)
-    cold = run_coldstart(spec)
+    config = one_config(one_device(read_devices(device), "coldstart"), one_precision(precision, "coldstart"), batch,
+                        streams, 1)
+    spec = ColdStartSpec(model, out_path, config.device, config.precision, batch, streams, parse_shapes(shape),
+                         repeats)
+    cold = run_coldstart(spec, say_quantizing)
     print_blocks(out, coldstart_table(cold))
     out.print(coldstart_text(cold), highlight=False)
 
@@ -52,8 +57,8 @@ def coldstart(
 @one_line_errors
 def profile(
     model: ModelArgument,
-    device: OneDevice = "CPU",
-    precision: OnePrecision = "fp32",
+    device: Devices = None,
+    precision: OnePrecision = AUTO,
     streams: Count = 1,
     nireq: Count = 1,
     batch: Count = 1,
@@ -64,10 +69,11 @@ def profile(
     plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
-    config = PointConfig(device.upper(), parse_precision(precision), batch, streams, nireq)
+    config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
+                        streams, nireq)
     if plot_dir is not None:
         output_folder(plot_dir, "--plot-dir")
-    result = run_profile(model, config, time, out_path, parse_shapes(shape))
+    result = run_profile(model, config, time, out_path, parse_shapes(shape), quantizing=say_quantizing)
     print_blocks(out, *profile_tables(result, top))
     if plot_dir is not None:
         from ov_tuner.present.plots import save_profile_figure  # imports matplotlib

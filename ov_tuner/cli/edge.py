@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Annotated
 
@@ -13,31 +12,35 @@ from ov_tuner.analyse.capacity import capacity_candidates
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
+    Devices,
     ModelArgument,
-    OneDevice,
     OnePrecision,
+    Precisions,
     ShapeOption,
     app,
     ctrl_c_interrupts,
     err,
     one_line_errors,
     out,
+    read_devices,
+    say_quantizing,
     stop_on_ctrl_c,
 )
-from ov_tuner.cli.flags import parse_counts, parse_precision, parse_precisions, parse_shapes
-from ov_tuner.devices.strings import parse_devices
+from ov_tuner.cli.flags import int8_asked, one_device, one_precision, parse_counts, parse_precisions, parse_shapes
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
+from ov_tuner.jobs.configs import Asked, grid_configs, one_config
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.present.sections.jobs import capacity_table
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.present.words.edge import capacity_summary, soak_lines, soak_window_line, trial_line
-from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, PointConfig, SoakWindow
+from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig, Quantization, SoakWindow
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import load_results
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
-                                                 "best configurations from there (and store the runs in it).")]
+                                                 "best configurations from there, int8 included (and store the runs "
+                                                 "in it).")]
 OutOption = Annotated[Path | None, typer.Option("--out", help="SQLite results file to store the runs in (default: "
                                                 "the --from file, else results.db).")]
 PlotOption = Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the figure here.")]
@@ -56,8 +59,8 @@ def capacity(
                                                 "configuration serves.")] = None,
     arrival: Annotated[Arrival, typer.Option(help="constant: each camera at a fixed interval; poisson: random "
                                              "arrivals at the same rate.")] = Arrival.CONSTANT,
-    device: Annotated[str, typer.Option(help="Devices, comma-separated.")] = "CPU",
-    precision: Annotated[str, typer.Option(help="fp32, fp16 and/or bf16, comma-separated.")] = "fp32",
+    device: Devices = None,
+    precision: Precisions = AUTO,
     streams: Annotated[str | None, typer.Option(help="NUM_STREAMS values, e.g. 1,2.")] = None,
     nireq: Annotated[str | None, typer.Option(help="Requests in flight, e.g. 2,4.")] = None,
     from_results: FromOption = None,
@@ -70,10 +73,10 @@ def capacity(
 ) -> None:
     """Open-loop load from cameras: per configuration, the most cameras it serves within the latency budget (or
     how it serves --cameras), latency counted from each frame's arrival. Batch 1: each frame is one request."""
-    configs = _configs(device, precision, streams, nireq, from_results, top)
+    configs, int8 = _configs(device, precision, streams, nireq, from_results, top)
     target = CameraTarget(fps, max_latency, percentile, arrival)
-    spec = CapacitySpec(model, _out(out_path, from_results), tuple(configs), target, cameras, seconds,
-                        shapes=parse_shapes(shape))
+    spec = CapacitySpec(model, _out(out_path, from_results), configs, target, cameras, seconds,
+                        shapes=parse_shapes(shape), int8=int8)
     if plot_dir is not None:
         output_folder(plot_dir, "--plot-dir")
 
@@ -81,7 +84,7 @@ def capacity(
         out.print(f"{config.label()}: {trial_line(trial, target)}", highlight=False, soft_wrap=True)
 
     with stop_on_ctrl_c("trial") as stop:
-        runs = run_capacity(spec, seen, stop)
+        runs = run_capacity(spec, seen, stop, say_quantizing)
     print_blocks(out, capacity_table(runs))
     summary = capacity_summary(runs)
     if summary:
@@ -103,8 +106,8 @@ def soak(
     model: ModelArgument,
     minutes: Annotated[float, typer.Option(min=0.01, help="How long to run.")] = 10.0,
     window: Annotated[float, typer.Option(min=0.1, help="Seconds per window.")] = 5.0,
-    device: OneDevice = "CPU",
-    precision: OnePrecision = "fp32",
+    device: Devices = None,
+    precision: OnePrecision = AUTO,
     streams: Annotated[int | None, typer.Option(min=1, help="NUM_STREAMS.")] = None,
     nireq: Annotated[int | None, typer.Option(min=1, help="Requests in flight.")] = None,
     batch: Annotated[int, typer.Option(min=1)] = 1,
@@ -115,14 +118,17 @@ def soak(
 ) -> None:
     """Run one configuration for minutes (the one --from a sweep recommends, or --streams/--nireq) and say whether
     it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the windows measured."""
+    int8: Quantization | None = None
     if from_results is not None:
+        _from_alone("soak", device, precision)
         stored = load_results(from_results)
-        config = recommend(stored.points, confirmations=stored.confirmations).winner.config
+        config, int8 = recommend(stored.points, confirmations=stored.confirmations).winner.config, stored.quantization
     elif streams is None or nireq is None:
         raise BadInputError("soak: give --streams and --nireq, or --from a results file to soak its recommendation")
     else:
-        config = PointConfig(device.upper(), parse_precision(precision), batch, streams, nireq)
-    spec = SoakSpec(model, _out(out_path, from_results), config, minutes * 60, window, parse_shapes(shape))
+        config = one_config(one_device(read_devices(device), "soak"), one_precision(precision, "soak"), batch,
+                            streams, nireq)
+    spec = SoakSpec(model, _out(out_path, from_results), config, minutes * 60, window, parse_shapes(shape), int8)
     if plot_dir is not None:
         output_folder(plot_dir, "--plot-dir")
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
@@ -134,7 +140,7 @@ def soak(
             def seen(w: SoakWindow) -> None:
                 progress.update(task, completed=w.start_s + w.window.seconds, description=soak_window_line(w))
 
-            run_soak(spec, seen)
+            run_soak(spec, seen, say_quantizing)
     except KeyboardInterrupt:
         interrupted = True
     stored = load_results(spec.out)
@@ -157,19 +163,26 @@ def _out(out_path: Path | None, from_results: Path | None) -> Path:
     return out_path or from_results or Path("results.db")
 
 
-def _configs(device: str, precision: str, streams: str | None, nireq: str | None, from_results: Path | None,
-             top: int) -> list[PointConfig]:
-    """The configurations a capacity run takes: every combination of the flags, or the best of a results file."""
+def _configs(device: list[str] | None, precision: str, streams: str | None, nireq: str | None,
+             from_results: Path | None, top: int) -> tuple[tuple[PointConfig, ...], Quantization | None]:
+    """The configurations a capacity run takes, and the INT8 IR a results file recorded: every combination of the
+    flags, or the best of a results file."""
     if from_results is not None:
+        _from_alone("capacity", device, precision)
         if streams is not None or nireq is not None:
             raise BadInputError("capacity: give either --from or --streams/--nireq, not both")
         stored = load_results(from_results)
-        return capacity_candidates(stored.points, stored.confirmations, top)
+        return tuple(capacity_candidates(stored.points, stored.confirmations, top)), stored.quantization
     if streams is None or nireq is None:
         raise BadInputError("capacity: give --streams and --nireq (e.g. --streams 1,2 --nireq 2,4), or --from a "
                             "results file to take its best configurations")
-    stream_counts = parse_counts(streams, "--streams", allow_auto=False) or ()
-    request_counts = parse_counts(nireq, "--nireq", allow_auto=False) or ()
-    return [PointConfig(d, p, 1, s, n) for d, p, s, n in
-            itertools.product(parse_devices([device]).devices, parse_precisions(precision, allow_auto=False) or (),
-                              stream_counts, request_counts)]
+    asked = Asked(read_devices(device), parse_precisions(precision), parse_counts(streams, "--streams", False) or (),
+                  parse_counts(nireq, "--nireq", False) or (), int8=int8_asked(precision))
+    return grid_configs(asked), None
+
+
+def _from_alone(command: str, device: list[str] | None, precision: str) -> None:
+    """--from takes the device and precision with the configuration the results file answered."""
+    if device is not None or precision.strip().lower() != AUTO:
+        raise BadInputError(f"{command}: --from runs the configurations the results file answered, device and "
+                            "precision included; leave out --device and --precision, or --from")

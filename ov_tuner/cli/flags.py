@@ -71,6 +71,25 @@ def parse_precision(text: str, compiles: bool = True) -> Precision:
     return found[0]
 
 
+def one_precision(text: str, command: str) -> Precision | None:
+    """--precision for a command that runs one configuration: one precision, or None for auto (resolved per device)."""
+    found = parse_precisions(text)
+    if found is None and not int8_asked(text):
+        return None
+    if found is None or len(found) != 1:
+        raise BadInputError(f"--precision {text}: {command} runs one configuration; give one precision, e.g. "
+                            "--precision int8, or auto")
+    return found[0]
+
+
+def one_device(devices: tuple[str, ...], command: str) -> str:
+    """The one device of a command that runs one configuration (a virtual device such as AUTO:GPU,CPU is one)."""
+    if len(devices) != 1:
+        raise BadInputError(f"--device: {command} runs one configuration, on one device, not {', '.join(devices)}; "
+                            "give one (AUTO:GPU,CPU is one device over both)")
+    return devices[0]
+
+
 _SHAPE = re.compile(r"([^\[\],]*)\[([^\]]*)\]")
 
 

@@ -18,14 +18,17 @@ from rich.progress import (
 
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
+    Devices,
     Int8MaxDrop,
     ModelArgument,
+    Precisions,
     ShapeOption,
     app,
     err,
     one_line_errors,
     options,
     out,
+    read_devices,
     stop_on_ctrl_c,
     with_options_of,
 )
@@ -40,10 +43,9 @@ from ov_tuner.cli.flags import (
     parse_shapes,
     parse_stop_rule,
 )
-from ov_tuner.devices.strings import parse_devices
 from ov_tuner.present.documents import sweep_ending
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.present.words.notices import notice_text, reading_text, summary_lines
+from ov_tuner.present.words.notices import notice_text, summary_lines
 from ov_tuner.schema import (
     ACCURACY_INPUTS,
     ConfirmRule,
@@ -99,14 +101,8 @@ class ProgressBar:
 
 def sweep_spec(
     model: ModelArgument,
-    device: Annotated[list[str] | None, typer.Option(help="A device as OpenVINO names it: CPU, GPU, AUTO:GPU,CPU "
-                                                     "(one device over GPU and CPU), MULTI:GPU,CPU, HETERO:GPU,CPU, "
-                                                     "BATCH:GPU(4); repeat it for several, or list plain ones: "
-                                                     "CPU,GPU. [default: CPU]")] = None,
-    precision: Annotated[str, typer.Option(help="auto: fp32 and each precision the device runs as math of its own "
-                                           "(`ov-tuner devices` says which); or fp32, fp16, bf16 and/or int8 "
-                                           "(quantized with NNCF), comma-separated; auto,int8 adds int8 to auto."
-                                           )] = "auto",
+    device: Devices = None,
+    precision: Precisions = "auto",
     streams: Annotated[str, typer.Option(help="NUM_STREAMS values, e.g. 1,2,4, or auto.")] = "auto",
     nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
@@ -153,7 +149,7 @@ def sweep_spec(
     both take these options. Long only for its signature, an option and its help per flag."""
     cache = cache_choice(cache_dir, out_path)
     return SweepSpec(
-        model=model, out=out_path, devices=_devices(device or ["CPU"]), precisions=parse_precisions(precision),
+        model=model, out=out_path, devices=read_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
         stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
@@ -162,14 +158,6 @@ def sweep_spec(
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
         int8=int8_options(int8_asked(precision), Preset.PERFORMANCE, None, int8_max_drop),
     )
-
-
-def _devices(values: list[str]) -> tuple[str, ...]:
-    """The --device values read as OpenVINO means them, saying in one line each how an ambiguous one was read."""
-    parsed = parse_devices(values)
-    for reading in parsed.readings:
-        err.print(reading_text(reading), highlight=False, markup=False)
-    return parsed.devices
 
 
 def progress_columns() -> tuple[ProgressColumn, ...]:
