@@ -182,16 +182,19 @@ def test_o_without_a_format_is_one_clear_line(tiny_model: Path, tmp_path: Path) 
     assert done.returncode == 2 and not (tmp_path / "x.txt").exists()
 
 
-@pytest.mark.parametrize(("model", "batch", "shape"), [("tiny_model", 2, [2, 8, 16, 16]),
-                                                       ("batch_one_only_model", 1, [1, 8, 4, 4])])
-def test_benchmark_app_and_python_run_the_recommended_compile(model: str, batch: int, shape: list[int],
-                                                              request: pytest.FixtureRequest, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("model", "batch", "given", "shape"), [
+    ("tiny_model", 2, {}, [2, 8, 16, 16]), ("batch_one_only_model", 1, {}, [1, 8, 4, 4]),
+    ("spatially_dynamic_model", 2, {"": [1, 3, 24, 40]}, [2, 3, 24, 40])])
+def test_benchmark_app_and_python_run_the_recommended_compile(model: str, batch: int, given: dict[str, list[int]],
+                                                              shape: list[int], request: pytest.FixtureRequest,
+                                                              tmp_path: Path) -> None:
     """The printed benchmark_app form, the line printed beside a -load_config file and the Python form each compile
     what the sweep measured: every property it read back (streams, threads, pinning, precision, hint) and the input
-    shape, on an IR with a dynamic batch (tiny_model: [?,8,16,16]) and on a static one."""
+    shape, on an IR with a dynamic batch (tiny_model: [?,8,16,16]), a static one, and one whose height and width
+    the sweep's --shape gave ([?,3,?,?]: the results file keeps --shape for the forms)."""
     source: Path = request.getfixturevalue(model)
     db = tmp_path / "r.db"
-    run_sweep(quick_spec(source, db, streams=(2,), nireq=(2,), batches=(batch,)))
+    run_sweep(quick_spec(source, db, streams=(2,), nireq=(2,), batches=(batch,), shapes=given))
     (point,) = load_results(db).points
     expected = measured(point)
     assert {"PERFORMANCE_HINT", "INFERENCE_NUM_THREADS", "ENABLE_CPU_PINNING"} <= set(expected)
@@ -227,19 +230,18 @@ def test_a_baseline_deploys_what_openvino_chose_on_this_host(tiny_model: Path, t
     assert {k: compiled.get(k) for k in expected} == expected and shapes == ["[1,8,16,16]"]
 
 
-def test_an_input_shape_the_results_cannot_tell_is_left_open_and_said(spatially_dynamic_model: Path) -> None:
-    """The results file keeps no --shape: a dimension it gave is -1 in the Python reshape and ? on the -shape, with a
-    note; the measured batch is set."""
+def test_a_shape_a_results_file_does_not_keep_is_said(spatially_dynamic_model: Path) -> None:
+    """A results file from before ov-tuner kept --shape, on a model whose height and width were dynamic: the forms set
+    the batch alone and say what to give."""
     snippets = deploy_snippets(make_point(1, 1, 50, batch=2), str(spatially_dynamic_model))
-    assert "model.reshape({'image': [2, 3, -1, -1]})" in snippets.python
-    assert "-shape '[2,3,?,?]'" in snippets.benchmark_app_line
-    assert any("--shape" in n and "image[2,3,?,?]" in n for n in snippets.notes)
+    assert snippets.inputs is None and "ov.set_batch(model, 2)" in snippets.python
+    assert any("keeps no --shape" in n for n in snippets.notes)
 
 
 def test_a_model_not_here_sets_the_batch_and_says_so() -> None:
     snippets = deploy_snippets(make_point(1, 1, 50, batch=2), "/gone/net.xml")
     assert "ov.set_batch(model, 2)" in snippets.python and "-shape" not in snippets.benchmark_app_line
-    assert any("/gone/net.xml is not readable here" in n for n in snippets.notes)
+    assert any("/gone/net.xml is not readable" in n for n in snippets.notes)
 
 
 def test_each_form_written_to_a_file_names_it_and_config_out_goes_with_every_format(tiny_model: Path,

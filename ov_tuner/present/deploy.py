@@ -28,6 +28,7 @@ from ov_tuner.present.formats import (
 )
 from ov_tuner.present.words.answer import recommendation_text, rule_text
 from ov_tuner.schema import PointResult, Quantization
+from ov_tuner.store.results import StoredResults
 
 # The DL Streamer element a pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"
@@ -89,11 +90,12 @@ class DeployFormat(str, Enum):
     JSON = "json"
 
 
-def deploy_form(fmt: DeployFormat, rec: Recommendation, source: str, quantization: Quantization | None = None,
-                written_to: str | None = None, config_file: str | None = None) -> tuple[str, tuple[str, ...]]:
-    """One deploy form as file text, and the steps around it (make the model, lay it out, start the server), which
-    name the file it is `written_to` where it is written to one. `config_file`: where the -load_config file is
-    (recommend --config-out), for the benchmark_app line to name."""
+def deploy_form(fmt: DeployFormat, rec: Recommendation, results: StoredResults, written_to: str | None = None,
+                config_file: str | None = None) -> tuple[str, tuple[str, ...]]:
+    """One deploy form of the answer `rec` to `results` as file text, and the steps around it (make the model, lay it
+    out, start the server), which name the file it is `written_to` where it is written to one. `config_file`: where
+    the -load_config file is (recommend --config-out), for the benchmark_app line to name."""
+    source, quantization = results.environment.model_path, results.quantization
     make = deploy_model(rec.winner, source, quantization).make
     first = (make,) if make else ()
     if fmt is DeployFormat.JSON:
@@ -105,9 +107,10 @@ def deploy_form(fmt: DeployFormat, rec: Recommendation, source: str, quantizatio
         return dlstreamer_pipeline(rec.winner, source, quantization).text, (
             *first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))
     if fmt is DeployFormat.LOAD_CONFIG:
-        snippets = deploy_snippets(rec.winner, source, quantization, written_to or config_file or LOAD_CONFIG_FILE)
+        snippets = deploy_snippets(rec.winner, source, quantization, written_to or config_file or LOAD_CONFIG_FILE,
+                                   results.inputs)
         return snippets.load_config, (*first, snippets.benchmark_app_line)
-    snippets = deploy_snippets(rec.winner, source, quantization, config_file or LOAD_CONFIG_FILE)
+    snippets = deploy_snippets(rec.winner, source, quantization, config_file or LOAD_CONFIG_FILE, results.inputs)
     if fmt is DeployFormat.PYTHON:
         return snippets.python.rstrip("\n"), (*first, *((f"python3 {shlex.quote(written_to)}",) if written_to else ()))
     return snippets.benchmark_app, (*first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))

@@ -53,7 +53,7 @@ def answer_section(results: StoredResults, detail: bool = True, deploy: bool = F
         return Section(ANSWER, (Paragraph("No explicit configuration was measured: nothing to deploy.", Tone.WARN),))
     blocks: list[Block] = [answer_facts(results, rec)]
     blocks += answer_detail(rec) if detail else []
-    blocks += deploy_blocks(rec, results.environment.model_path, results.quantization) if deploy else []
+    blocks += deploy_blocks(rec, results) if deploy else []
     return Section(ANSWER, tuple(blocks))
 
 
@@ -66,7 +66,7 @@ def sweep_ending(results: StoredResults, summary: SweepSummary) -> list[Section]
 def recommend_document(results: StoredResults, rec: Recommendation) -> list[Section]:
     """`recommend`: the answer under its budget, its gains, and the forms to deploy it in."""
     blocks = [answer_facts(results, rec), *answer_detail(rec),
-              *deploy_blocks(rec, results.environment.model_path, results.quantization)]
+              *deploy_blocks(rec, results)]
     return [Section(ANSWER, tuple(blocks))]
 
 

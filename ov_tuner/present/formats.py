@@ -11,11 +11,11 @@ from pathlib import Path
 
 from ov_tuner.analyse.confirmed import Standing
 from ov_tuner.analyse.recommend import Recommendation
-from ov_tuner.devices.modelfile import batch_index
+from ov_tuner.devices.modelfile import set_layouts
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
 from ov_tuner.quantize import int8_ir_path
-from ov_tuner.schema import PointResult, Precision, Quantization
+from ov_tuner.schema import ModelInputs, PointResult, Precision, Quantization
 
 # What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
 # that it runs what was measured.
@@ -42,20 +42,19 @@ class DeploySnippets:
 
 @dataclass(frozen=True)
 class InputShape:
-    """One model input: its dimensions in the model file (None: dynamic) and as the sweep compiled them (None: not
-    known, a dimension the sweep's --shape gave, which the results file does not keep)."""
+    """One model input: its dimensions in the model file (None: dynamic) and as the sweep compiled them."""
 
     name: str
     stored: tuple[int | None, ...]
-    measured: tuple[int | None, ...]
+    measured: tuple[int, ...]
 
     @property
     def reshaped(self) -> bool:
         return self.measured != self.stored
 
-    def text(self, unknown: str = "?") -> str:
+    def text(self) -> str:
         """'[2,3,224,224]', as benchmark_app's -shape writes a shape."""
-        return "[" + ",".join(unknown if d is None else str(d) for d in self.measured) + "]"
+        return "[" + ",".join(map(str, self.measured)) + "]"
 
 
 @dataclass(frozen=True)
@@ -100,46 +99,45 @@ def deploy_properties(point: PointResult) -> dict[str, str]:
     return dict(sorted(properties.items()))
 
 
-def measured_inputs(point: PointResult, source: str) -> tuple[InputShape, ...] | None:
-    """The input shapes the sweep compiled, as it reshaped them: the model's own dimensions with the measured batch
-    on each input's batch axis (its layout's N, else axis 0). Read from the IR that was compiled, else from the
-    model the user gave; None where neither is readable here (the results file keeps no shapes)."""
+def measured_inputs(point: PointResult, source: str, given: ModelInputs | None = None,
+                    ) -> tuple[InputShape, ...] | None:
+    """The input shapes the sweep compiled: the model read again and given the sweep's --layout and --shape (`given`,
+    kept in the results file) and the measured batch, by the sweep's own reshape. Read from the IR that was compiled,
+    else from the model the user gave; None where neither is readable here, or the reshape needs a --shape that a
+    results file from before ov-tuner kept them does not hold."""
     assert point.compile is not None, "only a compiled point can be deployed"
     runtime = Runtime()
     for path in dict.fromkeys(p for p in (point.compile.ir_path, source) if p and Path(p).is_file()):
         try:
             model = runtime.read_ir(Path(path))
+            stored = [tuple(None if d.is_dynamic else d.get_length() for d in port.get_partial_shape())
+                      for port in model.inputs]
+            set_layouts(model, given.layouts if given else {})
+            runtime.reshape(model, point.config.batch, given.shapes if given else {})
         except OvTunerError:
             continue
-        inputs = []
-        for port in model.inputs:
-            stored = tuple(None if d.is_dynamic else d.get_length() for d in port.get_partial_shape())
-            measured = list(stored)
-            axis = batch_index(port)
-            if axis is not None and measured:
-                measured[axis] = point.config.batch
-            inputs.append(InputShape(port.get_any_name(), stored, tuple(measured)))
-        return tuple(inputs)
+        return tuple(InputShape(port.get_any_name(), before, tuple(port.get_shape()))
+                     for port, before in zip(model.inputs, stored, strict=True))
     return None
 
 
 def _reshape_lines(inputs: tuple[InputShape, ...] | None, batch: int) -> tuple[str, str | None]:
-    """The Python line that gives the model the measured input shapes ('' where it has them already; -1 stands for
-    a dimension not known), and the benchmark_app -shape value (None where none is needed)."""
+    """The Python line that gives the model the measured input shapes ('' where it has them already), and the
+    benchmark_app -shape value (None where none is needed)."""
     if inputs is None:
         return (f"ov.set_batch(model, {batch})\n" if batch != 1 else ""), None
     if not any(i.reshaped for i in inputs):
         return "", None
-    shapes = {i.name: [-1 if d is None else d for d in i.measured] for i in inputs}
+    shapes = {i.name: list(i.measured) for i in inputs}
     shape = inputs[0].text() if len(inputs) == 1 else ",".join(f"{i.name}{i.text()}" for i in inputs)
     return f"model.reshape({shapes!r})\n", shape
 
 
 def deploy_snippets(point: PointResult, source: str, quantization: Quantization | None = None,
-                    config_file: str = LOAD_CONFIG_FILE) -> DeploySnippets:
+                    config_file: str = LOAD_CONFIG_FILE, given: ModelInputs | None = None) -> DeploySnippets:
     """The configuration as `compile_model` properties, a -load_config file and the benchmark_app line that loads it
     (named `config_file`), on the model the user gave `source` (or the IR to make from it: see deploy_model),
-    reshaped to the input shapes the sweep compiled (measured_inputs).
+    reshaped to the input shapes the sweep compiled (measured_inputs, from the sweep's `given` --shape and --layout).
 
     benchmark_app refuses -nstreams, -nthreads and -pin beside a -hint, and with -hint none it compiles under the
     LATENCY hint: only -load_config sets what was measured. Its -nireq also sets PERFORMANCE_HINT_NUM_REQUESTS."""
@@ -148,7 +146,7 @@ def deploy_snippets(point: PointResult, source: str, quantization: Quantization 
     properties = deploy_properties(point)
     made = deploy_model(point, source, quantization)
     model = made.path
-    inputs = measured_inputs(point, source)
+    inputs = measured_inputs(point, source, given)
     reshape, shape = _reshape_lines(inputs, c.batch)
     python = (
         "import openvino as ov\n\n"
@@ -168,12 +166,9 @@ def deploy_snippets(point: PointResult, source: str, quantization: Quantization 
         notes.append(f"benchmark_app's -nireq caps NUM_STREAMS: this line runs {point.nireq} stream(s), "
                      f"not {point.streams}")
     if inputs is None:
-        notes.append(f"{source} is not readable here, so the input shapes the sweep compiled are not known: these "
-                     f"forms set batch {c.batch} alone; give any other dimension the sweep's --shape gave")
-    unknown = ", ".join(i.name + i.text() for i in inputs or () if None in i.measured)
-    if unknown:
-        notes.append(f"the results file does not keep the sweep's --shape: give {unknown} the dimensions it had in "
-                     "place of ? (-1 in the Python reshape)")
+        notes.append(f"the input shapes the sweep compiled are not known here ({source} is not readable, or the "
+                     f"results file keeps no --shape): these forms set batch {c.batch} alone; give the model the "
+                     "other dimensions the sweep's --shape gave")
     return DeploySnippets(properties, python, script, line, load_config, tuple(notes), made, config_file, inputs)
 
 

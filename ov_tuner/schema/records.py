@@ -181,3 +181,13 @@ class Quantization:
     def speed_only(self) -> bool:
         """Calibrated on generated inputs: its accuracy figures say little about real data."""
         return not self.images and not self.given
+
+
+@dataclass(frozen=True)
+class ModelInputs:
+    """How a sweep gave the model its inputs: --shape (by input name, "" for every input) and --layout, as written
+    in the model's own layout. Kept in the results file, so that every deploy form reshapes the model as the sweep
+    compiled it, and a resumed sweep cannot mix points of other input sizes."""
+
+    shapes: dict[str, list[int]]
+    layouts: dict[str, str]

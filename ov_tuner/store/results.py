@@ -23,6 +23,7 @@ from ov_tuner.schema import (
     Int8Options,
     Merged,
     MergeReason,
+    ModelInputs,
     PointConfig,
     PointResult,
     Precision,
@@ -88,6 +89,23 @@ class ResultStore(MoreRecords):
         options = fields.pop("options")
         return Quantization(**fields, options=Int8Options(Preset(options["preset"]), options["subset_size"],
                                                           options["max_drop"]))
+
+    def record_inputs(self, inputs: ModelInputs) -> None:
+        """The sweep's --shape and --layout; a resumed sweep with others is refused: its points would mix sizes."""
+        stored = self.inputs()
+        if stored is None:
+            with self._writing():
+                self._db.execute("INSERT INTO meta VALUES ('inputs', ?)", (json.dumps(asdict(inputs)),))
+        elif stored != inputs:
+            raise IncompatibleResultsError(
+                f"{self.path} holds points measured with --shape {stored.shapes or 'none'} and --layout "
+                f"{stored.layouts or 'none'}; this sweep gives {inputs.shapes or 'none'} and "
+                f"{inputs.layouts or 'none'}: sweep into a new --out file")
+
+    def inputs(self) -> ModelInputs | None:
+        """The sweep's --shape and --layout; None in a file written before ov-tuner kept them."""
+        row = self._db.execute("SELECT value FROM meta WHERE key='inputs'").fetchone()
+        return ModelInputs(**json.loads(row[0])) if row else None
 
     def record_merged(self, merged: Merged) -> None:
         """A precision measured once, as another (auto's choice from the device's listing, or a compile that read
@@ -241,6 +259,7 @@ class StoredResults:
     soaks: list[Soak] = field(default_factory=list)
     quantization: Quantization | None = None
     merged: list[Merged] = field(default_factory=list)  # precisions measured once, as another
+    inputs: ModelInputs | None = None  # the sweep's --shape and --layout (None: not kept in older files)
 
     def latest_profiles(self) -> list[Profile]:
         """The most recent profile of each configuration."""
@@ -255,4 +274,4 @@ def load_results(path: Path) -> StoredResults:
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
         return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles(),
                              store.confirmations(), store.accuracies(), store.capacities(), store.soaks(),
-                             store.quantization(), store.merged())
+                             store.quantization(), store.merged(), store.inputs())

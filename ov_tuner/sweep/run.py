@@ -25,6 +25,7 @@ from ov_tuner.quantize.data import split_images
 from ov_tuner.schema import (
     ACCURACY_INPUTS,
     FOREIGN_CPU_LIMIT,
+    ModelInputs,
     Precision,
     SweepSpec,
 )
@@ -78,6 +79,7 @@ def run_sweep(
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
         store.claim(environment(source))
+        store.record_inputs(ModelInputs(spec.shapes, spec.layouts))
         for device in devices:
             store.record_device(device)
         busy = host.foreign_load_since(quiet_start)

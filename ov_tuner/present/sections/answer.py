@@ -24,7 +24,7 @@ from ov_tuner.present.words.short import (
     speed_text,
     why_text,
 )
-from ov_tuner.schema import Merged, PointConfig, Precision, Quantization
+from ov_tuner.schema import Merged, PointConfig, Precision
 from ov_tuner.store.results import StoredResults
 
 
@@ -72,14 +72,15 @@ def answer_detail(rec: Recommendation) -> list[Block]:
     return [Paragraph(recommendation_text(rec)), Bullets((f"rule: {rule_text(rec)}", *gain_lines(rec)))]
 
 
-def deploy_blocks(rec: Recommendation, source: str, quantization: Quantization | None = None) -> list[Block]:
-    """The configuration as compile_model properties in Python, a benchmark_app line and a -load_config file, on the
-    model the user gave `source` (first, the command that makes the IR they load, where it is another)."""
-    snippets = deploy_snippets(rec.winner, source, quantization)
+def deploy_blocks(rec: Recommendation, results: StoredResults) -> list[Block]:
+    """The configuration as compile_model properties in Python and as benchmark_app with its -load_config file, on
+    the model the user gave (first, the command that makes the IR they load, where it is another), reshaped as the
+    sweep compiled it."""
+    source = results.environment.model_path
+    snippets = deploy_snippets(rec.winner, source, results.quantization, given=results.inputs)
     notes = [Bullets(tuple(f"note: {n}" for n in snippets.notes), Tone.WARN)] if snippets.notes else []
     make = snippets.model.make
     first: list[Block] = ([Paragraph(f"First make {snippets.model.path} from {source}:"), Code(make, "bash")]
                           if make else [])
-    return [*notes, *first, Paragraph("Python:"), Code(snippets.python, "python"), Paragraph("benchmark_app:"),
-            Code(snippets.benchmark_app, "bash"), Paragraph("benchmark_app -load_config file:"),
-            Code(snippets.load_config, "json")]
+    return [*notes, *first, Paragraph("Python:"), Code(snippets.python, "python"),
+            Paragraph("benchmark_app, with the -load_config file it reads:"), Code(snippets.benchmark_app, "bash")]
