@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.analyse.accuracy import AccuracyLimit, excluded
+from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
 from ov_tuner.analyse.compare import compare as compare_files
-from ov_tuner.analyse.recommend import recommend as recommend_point
+from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
 from ov_tuner.errors import BadInputError
@@ -88,8 +88,11 @@ def recommend(
     out_file: Annotated[Path | None, typer.Option("-o", "--out", help="With a --format other than text: write the "
                                                   "form to this file and print the steps that use it.")] = None,
     max_accuracy_loss: Annotated[str | None, typer.Option(help="Leave out precisions whose outputs lose more than "
-                                                          "this against FP32: cosine=0.001 (1 - cosine similarity) "
-                                                          "and/or top1=1% (top-1 disagreement).")] = None,
+                                                          "this against FP32: cosine=0.01 (1 - cosine similarity), "
+                                                          "top1=1% (top-1 disagreement), boxes=10% (top boxes "
+                                                          "lost), or none. [default: cosine=0.01,top1=1%,boxes=10%; "
+                                                          "an INT8 IR calibrated on generated inputs only with "
+                                                          "none]")] = None,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     if out_file is not None and fmt is DeployFormat.TEXT and not as_json:
@@ -100,18 +103,17 @@ def recommend(
             output_file(path, flag)
     stored = load_results(results)
     chosen = parse_precision(precision, compiles=False) if precision else None
-    limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
-    rec = recommend_point(stored.points, max_latency, int(percentile.value), device and device.upper(), chosen,
-                          stored.confirmations, excluded(stored.accuracies, limit) if limit else None)
+    limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
+    rec = results_answer(stored, limit, max_latency, int(percentile.value), device and device.upper(), chosen)
     source = stored.environment.model_path
     config_file = str(config_out) if config_out is not None else None
     wrote: tuple[str, ...] = ()
     if config_out is not None:
-        snippets = deploy_snippets(rec.winner, source, stored.quantization, str(config_out))
+        snippets = deploy_snippets(rec.winner, source, stored.quantization, str(config_out), stored.inputs)
         config_out.write_text(snippets.load_config + "\n")
         wrote = (f"wrote {config_out}", snippets.benchmark_app_line)
     if as_json or fmt is not DeployFormat.TEXT:
-        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, source, stored.quantization,
+        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, stored,
                                   str(out_file) if out_file is not None else None, config_file)
         if out_file is None:
             print(text)
