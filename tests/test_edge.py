@@ -16,6 +16,7 @@ from conftest import quick_spec
 from factories import assert_one_line, make_point, ov_tuner, start_until
 from typer.testing import CliRunner
 
+from ov_tuner.analyse.accuracy import Breach
 from ov_tuner.analyse.capacity import capacity_candidates, latest_served
 from ov_tuner.analyse.drift import drift
 from ov_tuner.cli import app
@@ -29,6 +30,7 @@ from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
 from ov_tuner.present.words.edge import capacity_summary
 from ov_tuner.schema import (
+    Accuracy,
     CameraTarget,
     Capacity,
     CompileKey,
@@ -171,6 +173,13 @@ def test_capacity_candidates_put_the_recommendation_first_and_take_batch_one_onl
     points = [make_point(1, 1, 100), make_point(2, 4, 180), make_point(2, 2, 170), make_point(1, 2, 120),
               make_point(2, 4, 400, batch=4)]
     assert [(c.streams, c.nireq) for c in capacity_candidates(points, (), 3)] == [(2, 4), (2, 2), (1, 2)]
+
+
+def test_capacity_candidates_leave_out_what_the_accuracy_limit_holds_back() -> None:
+    points = [make_point(2, 4, 180), make_point(2, 4, 400, precision=Precision.INT8), make_point(1, 2, 120)]
+    breach = Breach(Accuracy("CPU", Precision.INT8, 1, 8, ()), "generated", None, None)
+    held = capacity_candidates(points, (), 3, {("CPU", Precision.INT8, 1): breach})
+    assert [(c.precision, c.streams, c.nireq) for c in held] == [(Precision.FP32, 2, 4), (Precision.FP32, 1, 2)]
 
 
 def test_the_summary_names_the_most_cameras_first() -> None:

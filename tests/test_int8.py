@@ -16,7 +16,9 @@ from conftest import quick_spec
 from factories import assert_one_line, ov_tuner
 from rich.console import Console
 
+from ov_tuner.analyse.accuracy import NO_LIMIT
 from ov_tuner.analyse.confirmed import precision_ratios
+from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import QuantizationError
@@ -134,6 +136,15 @@ def test_a_sweep_measures_int8_beside_fp32_head_to_head(classifier: Path, tmp_pa
     answer = ov_tuner("recommend", str(out))
     assert any(ln.startswith("int8 ") and "FPS of fp32" in ln and "top-1 agreement" in ln
                for ln in answer.stdout.splitlines()), answer.stdout
+    # Calibrated on generated inputs: by default never the answer, whatever this host's INT8 kernels make of it;
+    # where it was the fastest, the answer says so and how to get it (a VNNI/AMX host), else nothing is held back.
+    rec, free = results_answer(stored), results_answer(stored, NO_LIMIT)
+    assert rec.winner.config.precision is not Precision.INT8
+    if free.winner.config.precision is Precision.INT8:
+        assert rec.held_back is not None and rec.held_back.winner.config == free.winner.config
+        assert any(ln.startswith("held back") for ln in answer.stdout.splitlines()), answer.stdout
+    else:
+        assert rec.held_back is None
     assert ov_tuner("plot", str(out), "-o", str(tmp_path / "plots")).returncode == 0
     assert (tmp_path / "plots" / "precision_int8_CPU_b1.png").exists()
     point = next(p for p in stored.points if p.ok and p.config.precision is Precision.INT8 and p.config.explicit)

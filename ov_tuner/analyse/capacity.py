@@ -4,13 +4,14 @@ sweep are worth a capacity run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ov_tuner.analyse.accuracy import Breach
 from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.errors import OvTunerError
-from ov_tuner.schema import Capacity, Confirmation, LoadTrial, PointConfig, PointResult
+from ov_tuner.schema import Capacity, Confirmation, LoadTrial, PointConfig, PointResult, Precision
 from ov_tuner.search.cameras import capacity, next_cameras
 
 
@@ -46,9 +47,12 @@ def latest_served(runs: Sequence[Capacity]) -> list[Served]:
 
 
 def capacity_candidates(points: list[PointResult], confirmations: Sequence[Confirmation], top: int,
-                        ) -> list[PointConfig]:
-    """The batch-1 configurations a sweep found fastest: the recommended one first, then by FPS, `top` in all."""
-    pool = [p for p in explicit_points(points) if p.config.batch == 1]
+                        excluded: Mapping[tuple[str, Precision, int], Breach] | None = None) -> list[PointConfig]:
+    """The batch-1 configurations a sweep found fastest, less those the accuracy limit holds back (`excluded`): the
+    recommended one first, then by FPS, `top` in all."""
+    excluded = excluded or {}
+    pool = [p for p in explicit_points(points) if p.config.batch == 1
+            and (p.config.device, p.config.precision, p.config.batch) not in excluded]
     ranked = sorted(pool, key=lambda p: -p.fps)
     try:
         first = [recommend(pool, confirmations=confirmations).winner] if pool else []

@@ -70,7 +70,13 @@ def results_answer(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT,
     """What a results file answers: recommend over its points and rounds, under the accuracy `limit` (by default
     outputs close to FP32, and no INT8 IR calibrated on generated inputs)."""
     return recommend(results.points, max_latency_ms, percentile, device, precision, results.confirmations,
-                     breaches(results.accuracies, limit, results.quantization))
+                     accuracy_exclusions(results, limit))
+
+
+def accuracy_exclusions(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT,
+                        ) -> dict[tuple[str, Precision, int], Breach]:
+    """The (device, precision, batch) combinations of a results file that `limit` holds back from deployment."""
+    return breaches(results.accuracies, limit, results.quantization)
 
 
 def recommend(points: list[PointResult], max_latency_ms: float | None = None, percentile: int = 90,

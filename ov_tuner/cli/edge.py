@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ov_tuner.analyse.capacity import capacity_candidates
-from ov_tuner.analyse.recommend import recommend
+from ov_tuner.analyse.recommend import accuracy_exclusions, results_answer
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
     Devices,
@@ -122,7 +122,7 @@ def soak(
     if from_results is not None:
         _from_alone("soak", device, precision)
         stored = load_results(from_results)
-        config, int8 = recommend(stored.points, confirmations=stored.confirmations).winner.config, stored.quantization
+        config, int8 = results_answer(stored).winner.config, stored.quantization
     elif streams is None or nireq is None:
         raise BadInputError("soak: give --streams and --nireq, or --from a results file to soak its recommendation")
     else:
@@ -172,7 +172,8 @@ def _configs(device: list[str] | None, precision: str, streams: str | None, nire
         if streams is not None or nireq is not None:
             raise BadInputError("capacity: give either --from or --streams/--nireq, not both")
         stored = load_results(from_results)
-        return tuple(capacity_candidates(stored.points, stored.confirmations, top)), stored.quantization
+        candidates = capacity_candidates(stored.points, stored.confirmations, top, accuracy_exclusions(stored))
+        return tuple(candidates), stored.quantization
     if streams is None or nireq is None:
         raise BadInputError("capacity: give --streams and --nireq (e.g. --streams 1,2 --nireq 2,4), or --from a "
                             "results file to take its best configurations")

@@ -48,7 +48,7 @@ def answer_facts(results: StoredResults, rec: Recommendation, path: Path | None 
     if int8 is not None:
         rows.append(("int8", int8))
     if rec.held_back is not None:
-        rows.append(("held back", held_back_text(rec.held_back, results.quantization)))
+        rows.append(("held back", held_back_text(rec.held_back, results.quantization, path or results.path)))
     rows += [("excluded", breach_text(b)) for b in rec.excluded if rec.held_back is None or b != rec.held_back.breach]
     rows.append(("caveat", caveat_text(caveat(rec, results.accuracies, results.points))))
     rows.append(("details", details_text(path or results.path)))

@@ -106,10 +106,10 @@ def precision_text(rec: Recommendation, merged: list[Merged]) -> str | None:
     return "; ".join(parts) or None
 
 
-def held_back_text(held: HeldBack, quantization: Quantization | None) -> str:
+def held_back_text(held: HeldBack, quantization: Quantization | None, path: Path) -> str:
     """What the accuracy limit costs, and how to get it back: 'CPU int8, 2 streams x 4 requests, batch 1 runs 1.31x FPS
     of the deployed (95%: 1.12..1.52x), head to head, but cosine 0.926 < 0.99 on 13 inputs; let NNCF keep the loss
-    within a bound (--int8-max-drop 1), or deploy it anyway: --max-accuracy-loss none'."""
+    within a bound (--int8-max-drop 1), or deploy it anyway: ov-tuner recommend r.db --max-accuracy-loss none'."""
     c, r = held.winner.config, held.ratio
     pace = (f"{r.value:.2f}x FPS of the deployed (95%: {r.low:.2f}..{r.high:.2f}x), head to head" if r is not None
             else f"{held.fps_ratio:.2f}x FPS of the deployed, measured apart")
@@ -120,7 +120,7 @@ def held_back_text(held: HeldBack, quantization: Quantization | None) -> str:
     else:
         back = "calibrate on your own images (--images DIR), with --int8-max-drop 1 to bound the loss"
     return (f"{configuration_text(held.winner)} runs {pace}, but {breach_reason(held.breach)}; {back}, or deploy it "
-            "anyway: --max-accuracy-loss none")
+            f"anyway: ov-tuner recommend {path} --max-accuracy-loss none")
 
 
 def caveat_text(c: Caveat | None) -> str:
