@@ -37,6 +37,20 @@ def test_figures_on_known_numbers() -> None:
     assert ints.exact_kind and ints.equal_share == 0.75 and ints.cosine is None and ints.top1 is None
 
 
+def test_a_score_map_is_compared_as_masks() -> None:
+    """A text detector's [N, 1, H, W] probability map: the masks at 0.5 and their IoU, per input, then the mean."""
+    ref = np.zeros((2, 1, 8, 8), np.float32)
+    ref[0, 0, :4] = 0.9  # 32 pixels of text in the first input; none in the second
+    act = ref.copy()
+    act[0, 0, :2] = 0.4  # half of them fall below 0.5
+    act[0, 0, 4:5] = 0.6  # and 8 new ones appear
+    mapped = compare_output("maps", ref, act, class_scores=False)
+    assert mapped.mask_iou == pytest.approx((16 / 40 + 1.0) / 2)  # the empty second input agrees fully
+    assert compare_output("maps", ref, ref.copy(), class_scores=False).mask_iou == 1.0
+    assert compare_output("features", ref * 3, act * 3, class_scores=False).mask_iou is None  # not probabilities
+    assert compare_output("vector", ref[:, :, 0], act[:, :, 0], class_scores=False).mask_iou is None
+
+
 def test_class_scores_are_told_from_other_outputs() -> None:
     assert list(class_score_outputs(zoo_model("mobilenet_v2")).values()) == [True]  # a softmax over 1000 classes
     assert list(class_score_outputs(zoo_model("tiny_conv")).values()) == [False]  # a feature map

@@ -25,6 +25,10 @@ from ov_tuner.schema import Accuracy, OutputAccuracy, PointConfig, Precision, Qu
 NEAR_ZERO = 1e-3
 # How many of a detector's highest-scoring (box, class) pairs the top-box agreement follows per input.
 TOP_BOXES = 10
+# A one-channel score map (a DBNet text map, a segmentation mask) is read as a mask at this probability.
+MASK_AT = 0.5
+# The least height and width of an output read as a score map rather than a vector.
+MAP_SIDE = 8
 
 
 def detector_scores(reference: np.ndarray) -> bool:
@@ -32,6 +36,21 @@ def detector_scores(reference: np.ndarray) -> bool:
     score in [0, 1] (not 4 wide: that is box corners)."""
     return (reference.ndim == 3 and reference.shape[1] > reference.shape[2] > 1 and reference.shape[2] != 4
             and bool(np.all((reference >= 0) & (reference <= 1))))
+
+
+def score_map(reference: np.ndarray) -> bool:
+    """Shaped like a one-channel score map over N inputs: [N, 1, H, W], at least MAP_SIDE high and wide, every value
+    a probability in [0, 1] (a text detector's map, a binary segmentation)."""
+    return (reference.ndim == 4 and reference.shape[1] == 1 and min(reference.shape[2:]) >= MAP_SIDE
+            and bool(np.all((reference >= 0) & (reference <= 1))))
+
+
+def mask_iou(reference: np.ndarray, actual: np.ndarray) -> float:
+    """The mean over inputs of the intersection over union of the two masks at MASK_AT (1 where both are empty)."""
+    ref = reference.reshape(len(reference), -1) >= MASK_AT
+    act = actual.reshape(len(actual), -1) >= MASK_AT
+    union = (ref | act).sum(axis=1)
+    return float(np.mean(np.where(union > 0, (ref & act).sum(axis=1) / np.maximum(union, 1), 1.0)))
 
 
 def top_box_agreement(reference: np.ndarray, actual: np.ndarray) -> float:
@@ -69,9 +88,10 @@ def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_s
             five = np.argpartition(-rows_act, 4, axis=1)[:, :5]
             top5 = float(np.mean(np.any(five == best[:, None], axis=1)))
     boxes = top_box_agreement(ref, act) if detector_scores(ref) else None
+    mask = mask_iou(ref, act) if score_map(ref) else None
     return OutputAccuracy(name, False, float(error.max()) if error.size else 0.0,
                           float(error.mean()) if error.size else 0.0, max_rel, float(np.min(cosines)), top1, top5,
-                          equal, boxes)
+                          equal, boxes, mask)
 
 
 def compare_with_reference(config: PointConfig, ref: Reference, actual: dict[str, np.ndarray],
@@ -93,7 +113,7 @@ def compare_with_reference(config: PointConfig, ref: Reference, actual: dict[str
 
 
 # The figures a limit bounds, as --max-accuracy-loss names them, and the Accuracy property each reads.
-LIMIT_FIGURES = {"cosine": "cosine", "top1": "top1", "boxes": "top_boxes"}
+LIMIT_FIGURES = {"cosine": "cosine", "top1": "top1", "boxes": "top_boxes", "mask": "mask_iou"}
 
 
 @dataclass(frozen=True)
@@ -105,12 +125,14 @@ class AccuracyLimit:
     min_cosine: float | None = None
     min_top1: float | None = None
     min_top_boxes: float | None = None
+    min_mask_iou: float | None = None
     proof_needed: bool = True
 
     @classmethod
     def parse(cls, text: str) -> AccuracyLimit:
         """'none'; or 'cosine=0.01' (1 - cosine at most 0.01), 'top1=1%' (top-1 agreement at least 99%),
-        'boxes=10%' (top-box agreement at least 90%), any of them together."""
+        'boxes=10%' (top-box agreement at least 90%), 'mask=10%' (score-map mask IoU at least 90%), any of them
+        together."""
         if text.strip().lower() == "none":
             return NO_LIMIT
         limits: dict[str, float] = {}
@@ -122,9 +144,10 @@ class AccuracyLimit:
                 loss = -1.0
             if name.strip().lower() not in LIMIT_FIGURES or not 0 <= loss <= 1:
                 raise BadInputError(f"--max-accuracy-loss: cannot read '{part}'; use none, or cosine=0.01 (1 - cosine "
-                                    "similarity), top1=1% (top-1 disagreement) and/or boxes=10% (top boxes lost)")
+                                    "similarity), top1=1% (top-1 disagreement), boxes=10% (top boxes lost) and/or "
+                                    "mask=10% (score-map IoU lost)")
             limits[name.strip().lower()] = 1 - loss
-        return cls(limits.get("cosine"), limits.get("top1"), limits.get("boxes"))
+        return cls(limits.get("cosine"), limits.get("top1"), limits.get("boxes"), limits.get("mask"))
 
     def breach(self, accuracy: Accuracy, quantization: Quantization | None = None) -> Breach | None:
         """What of `accuracy` loses more than the limit allows (or proves nothing, for an INT8 IR calibrated on
@@ -133,7 +156,8 @@ class AccuracyLimit:
             return None
         if self.proof_needed and accuracy.precision is Precision.INT8 and quantization and quantization.speed_only:
             return Breach(accuracy, "generated", None, None)
-        for figure, least in (("cosine", self.min_cosine), ("top1", self.min_top1), ("boxes", self.min_top_boxes)):
+        for figure, least in (("cosine", self.min_cosine), ("top1", self.min_top1), ("boxes", self.min_top_boxes),
+                              ("mask", self.min_mask_iou)):
             value = getattr(accuracy, LIMIT_FIGURES[figure])
             if least is not None and value is not None and value < least:
                 return Breach(accuracy, figure, value, least)
@@ -141,14 +165,16 @@ class AccuracyLimit:
 
 
 # By default an answer keeps every output close to FP32: cosine similarity at least 0.99 and, where the outputs
-# hold class scores, the same top-1 class on at least 99% of inputs; detector scores keep 90% of the top boxes.
-DEFAULT_LIMIT = AccuracyLimit(0.99, 0.99, 0.90)
+# hold class scores, the same top-1 class on at least 99% of inputs; detector scores keep 90% of the top boxes, and a
+# score map 90% of its mask (IoU).
+DEFAULT_LIMIT = AccuracyLimit(0.99, 0.99, 0.90, 0.90)
 NO_LIMIT = AccuracyLimit(proof_needed=False)
 
 
 @dataclass(frozen=True)
 class Breach:
-    """A device, precision and batch whose outputs lose more than a limit: which figure ("cosine", "top1", "boxes";
+    """A device, precision and batch whose outputs lose more than a limit: which figure ("cosine", "top1", "boxes",
+    "mask";
     or "generated": an INT8 IR calibrated on generated inputs), its value and the least allowed."""
 
     accuracy: Accuracy

@@ -31,7 +31,8 @@ def item_agreement(reference: Mapping[str, np.ndarray], actual: Mapping[str, np.
     values = []
     for name, ref in reference.items():
         o = compare_output(name, ref[None], actual[name][None], class_scores.get(name, False))
-        figure = o.equal_share if o.exact_kind else o.top1 if o.top1 is not None else o.top_boxes
+        figure = (o.equal_share if o.exact_kind else o.top1 if o.top1 is not None
+                  else o.top_boxes if o.top_boxes is not None else o.mask_iou)
         values.append(figure if figure is not None else o.cosine or 0.0)
     return min(values)
 

@@ -114,6 +114,7 @@ class OutputAccuracy:
     top5: float | None  # share of rows whose reference top class is among the top 5
     equal_share: float  # share of values exactly equal
     top_boxes: float | None = None  # detector scores: share of the reference's top (box, class) pairs kept on top
+    mask_iou: float | None = None  # a one-channel score map (a text or segmentation detector): IoU of its masks
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,11 @@ class Accuracy:
     @property
     def top_boxes(self) -> float | None:
         values = [o.top_boxes for o in self.outputs if o.top_boxes is not None]
+        return min(values) if values else None
+
+    @property
+    def mask_iou(self) -> float | None:
+        values = [o.mask_iou for o in self.outputs if o.mask_iou is not None]
         return min(values) if values else None
 
     @property

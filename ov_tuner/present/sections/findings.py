@@ -71,10 +71,11 @@ def accuracy_table(results: StoredResults) -> Table:
                      cosine_text(a.cosine) if a.cosine is not None else "-",
                      f"{a.top1:.1%}" if a.top1 is not None else "-",
                      f"{a.top_boxes:.1%}" if a.top_boxes is not None else "-",
+                     f"{a.mask_iou:.1%}" if a.mask_iou is not None else "-",
                      f"{a.max_abs:.3g}" if a.max_abs is not None else "-", str(a.inputs),
                      a.error or (SPEED_ONLY if a.precision is Precision.INT8 and quantization else "")])
     return table(("device", "precision", "batch", "speed", "cosine", "top-1 agreement", f"top-{TOP_BOXES} boxes",
-                  "max abs error", "inputs", "note"), rows, numeric=("inputs",))
+                  "mask IoU", "max abs error", "inputs", "note"), rows, numeric=("inputs",))
 
 
 def virtual_bullets(results: StoredResults) -> Bullets | None:

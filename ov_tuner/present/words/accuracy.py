@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ov_tuner.analyse.accuracy import TOP_BOXES, Breach
+from ov_tuner.analyse.accuracy import MASK_AT, TOP_BOXES, Breach
 from ov_tuner.analyse.precisions import PrecisionSpeed
 from ov_tuner.present.words.numbers import cosine_text, factor
 from ov_tuner.present.words.quantization import caveat_for
@@ -27,7 +27,8 @@ def output_summary(o: OutputAccuracy) -> str:
     if o.exact_kind:
         return f"equal {o.equal_share:.1%}"
     boxes = [f"top-{TOP_BOXES} box agreement {o.top_boxes:.1%}"] if o.top_boxes is not None else []
-    return ", ".join(_closeness(o.cosine, o.top1, o.max_abs) + boxes)
+    mask = [f"mask IoU {o.mask_iou:.1%}"] if o.mask_iou is not None else []
+    return ", ".join(_closeness(o.cosine, o.top1, o.max_abs) + boxes + mask)
 
 
 def accuracy_summary(a: Accuracy, quantization: Quantization | None = None) -> str:
@@ -38,6 +39,8 @@ def accuracy_summary(a: Accuracy, quantization: Quantization | None = None) -> s
     parts = _closeness(a.cosine, a.top1, a.max_abs)
     if a.top_boxes is not None:
         parts.append(f"top-{TOP_BOXES} box agreement {a.top_boxes:.1%}")
+    if a.mask_iou is not None:
+        parts.append(f"mask IoU {a.mask_iou:.1%}")
     if a.integer_equal is not None:
         parts.append(f"integer outputs equal {a.integer_equal:.1%}")
     return f"{', '.join(parts) or 'no outputs'} {_on(a, quantization)}"
@@ -62,6 +65,8 @@ def int8_trade_text(speed: PrecisionSpeed | None, fastest_float: PrecisionSpeed 
         figure = f"top-1 agreement {a.top1:.1%}"
     elif a.top_boxes is not None:
         figure = f"top-{TOP_BOXES} box agreement {a.top_boxes:.1%}"
+    elif a.mask_iou is not None:
+        figure = f"mask IoU {a.mask_iou:.1%} against FP32's (score map at {MASK_AT:g})"
     else:
         figure = f"cosine {cosine_text(a.cosine)}" if a.cosine is not None else "no float outputs"
     control = (f" (accuracy control: --int8-max-drop {quantization.options.max_drop:g})"
@@ -118,6 +123,8 @@ def breach_reason(b: Breach) -> str:
         why = f"cosine {cosine_text(b.value)} < {b.least:g}"
     elif b.figure == "top1":
         why = f"top-1 agreement {b.value:.1%} < {b.least:.0%}"
-    else:
+    elif b.figure == "boxes":
         why = f"top-{TOP_BOXES} box agreement {b.value:.1%} < {b.least:.0%}"
+    else:
+        why = f"mask IoU {b.value:.1%} < {b.least:.0%}"
     return f"{why} {_on(a, None)}"
