@@ -55,7 +55,7 @@ def runs(names: list[str], tmp: Path) -> list[Run]:
     photos, turned = tmp / "photos", tmp / "photos_rotated"
     write_photos(photos)
     write_photos(turned, rotations=True)
-    real = dict(zip(REAL, fetch(tmp / "real"), strict=True)) if set(names) & set(REAL) else {}
+    real = {path.stem: path for path in fetch(tmp / "real")} if set(names) & set(REAL) else {}
     found = []
     for name in names:
         if name in REAL:

