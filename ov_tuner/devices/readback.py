@@ -26,10 +26,13 @@ MEMBER_READ_BACK = ("NUM_STREAMS", "INFERENCE_PRECISION_HINT", "PERFORMANCE_HINT
 
 def executed_precision(compiled: ov.CompiledModel) -> tuple[str, str]:
     """What the compiled graph's compute layers (convolutions, matmuls) really do: the precision of their
-    arithmetic (their output element type) and of their weights (the constants they read), most common first.
+    arithmetic (the element type of the activations they read) and of their weights (the constants they read),
+    most common first.
 
     The runtime graph's own 'runtimePrecision' is not the arithmetic: on a CPU without native f16, a
-    convolution of the FP16-compressed IR reports f16 there while it reads and writes f32 activations.
+    convolution of the FP16-compressed IR reports f16 there while it reads and writes f32 activations. Nor is a
+    layer's output type: a convolution that ends the model reads bf16 and runs bf16 kernels, but writes the
+    model's f32 output.
     """
     math: Counter[str] = Counter()
     weights: Counter[str] = Counter()
@@ -41,7 +44,7 @@ def executed_precision(compiled: ov.CompiledModel) -> tuple[str, str]:
         info = op.get_rt_info()
         if "layerType" not in info or info["layerType"].astype(str) not in COMPUTE_LAYER_TYPES:
             continue
-        math[op.get_output_element_type(0).get_type_name()] += 1
+        math[op.input(0).get_element_type().get_type_name()] += 1
         for i in range(1, op.get_input_size()):
             source = op.input(i).get_source_output().get_node().get_rt_info()
             if "layerType" in source and source["layerType"].astype(str) == "Const":
