@@ -60,14 +60,10 @@ def int8_options(asked: bool, preset: Preset, subset_size: int | None, max_drop:
     return Int8Options(preset, subset_size, max_drop)
 
 
-def parse_precision(text: str, compiles: bool = True) -> Precision:
-    """One precision; for commands that compile one configuration, a float one (int8's IR is made by a sweep or by
-    `ov-tuner quantize`)."""
+def parse_precision(text: str) -> Precision:
+    """One precision, by name (recommend --precision: int8 included)."""
     found = parse_precisions(text, allow_auto=False)
     assert found is not None
-    if found[0] is Precision.INT8 and compiles:
-        raise BadInputError("--precision int8: this command compiles a model as given; make the INT8 IR with "
-                            "`ov-tuner quantize MODEL -o MODEL_int8.xml` and give that IR with --precision fp32")
     return found[0]
 
 

@@ -102,7 +102,7 @@ def recommend(
         if path is not None:
             output_file(path, flag)
     stored = load_results(results)
-    chosen = parse_precision(precision, compiles=False) if precision else None
+    chosen = parse_precision(precision) if precision else None
     limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
     rec = results_answer(stored, limit, max_latency, int(percentile.value), device and device.upper(), chosen)
     source = stored.environment.model_path
