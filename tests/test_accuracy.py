@@ -47,6 +47,7 @@ def test_a_score_map_is_compared_as_masks() -> None:
     mapped = compare_output("maps", ref, act, class_scores=False)
     assert mapped.mask_iou == pytest.approx((16 / 40 + 1.0) / 2)  # the empty second input agrees fully
     assert compare_output("maps", ref, ref.copy(), class_scores=False).mask_iou == 1.0
+    assert compare_output("maps", ref, act, class_scores=True).top1 is None  # a sigmoid map scores pixels
     assert compare_output("features", ref * 3, act * 3, class_scores=False).mask_iou is None  # not probabilities
     assert compare_output("vector", ref[:, :, 0], act[:, :, 0], class_scores=False).mask_iou is None
 

@@ -174,3 +174,27 @@ def test_the_limit_reads_none_and_each_figure() -> None:
     assert AccuracyLimit.parse("none") == NO_LIMIT and not NO_LIMIT.proof_needed
     assert AccuracyLimit.parse("cosine=0.01,top1=1%,boxes=10%") == AccuracyLimit(0.99, 0.99, 0.9)
     assert DEFAULT_LIMIT.proof_needed
+
+
+def test_openvino_default_is_held_back_with_the_precision_it_ran() -> None:
+    """OpenVINO default asks for no precision and ran bf16 (read back): where bf16's outputs break the limit, the
+    default is held back too, though it is filed under fp32."""
+    default = baseline(Mode.DEFAULT, 2, 2, 150, ran="bf16")
+    points = [make_point(2, 4, 100), default]
+    round_ = round_of({FP32_2X4: [100.0, 98.0, 102.0, 100.0], default.config: [150.0, 147.0, 153.0, 151.0]},
+                      {FP32_2X4: 20.0, default.config: 15.0})
+    accuracies = [_compared(Precision.FP32, 1.0, 1.0), _compared(Precision.BF16, 0.74, None)]
+    rec = recommend(points, confirmations=[round_], excluded=excluded(accuracies, DEFAULT_LIMIT))
+    assert rec.winner.config == FP32_2X4
+    assert rec.held_back is not None and rec.held_back.winner.config.mode is Mode.DEFAULT
+    assert rec.answer is not None and any(g.figures.contender.config.mode is Mode.DEFAULT for g in rec.answer.gains)
+
+
+def test_a_score_map_is_bounded_by_its_mask_not_its_cosine() -> None:
+    """A sigmoid text map's cosine follows the noise of its background: its mask IoU stands in for it."""
+    def mapped(cosine: float, mask: float) -> Accuracy:
+        output = OutputAccuracy("map", False, 1.0, 0.01, None, cosine, None, None, 0.0, None, mask)
+        return Accuracy("CPU", Precision.BF16, 1, 13, (output,))
+    assert DEFAULT_LIMIT.breach(mapped(0.74, 0.976)) is None
+    breach = DEFAULT_LIMIT.breach(mapped(0.999, 0.85))
+    assert breach is not None and (breach.figure, breach.value) == ("mask", 0.85)

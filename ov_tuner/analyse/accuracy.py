@@ -18,7 +18,7 @@ import numpy as np
 
 from ov_tuner.errors import BadInputError
 from ov_tuner.measure.accuracy import Reference
-from ov_tuner.schema import Accuracy, OutputAccuracy, PointConfig, Precision, Quantization
+from ov_tuner.schema import Accuracy, Mode, OutputAccuracy, PointConfig, PointResult, Precision, Quantization
 
 # A reference value below this fraction of the output's largest magnitude is "near zero": left out of the
 # relative error, which would otherwise measure rounding noise divided by almost nothing.
@@ -80,7 +80,8 @@ def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_s
     cosines = np.where(norms > 0, np.sum(flat_ref * flat_act, axis=1) / np.where(norms > 0, norms, 1), 1.0)
     cosines = np.where(np.all(flat_ref == flat_act, axis=1), 1.0, np.minimum(cosines, 1.0))  # exact where equal
     top1 = top5 = None
-    if class_scores:
+    mapped = score_map(ref)
+    if class_scores and not mapped:  # a sigmoid over a map scores pixels, not classes
         rows_ref, rows_act = ref.reshape(-1, ref.shape[-1]), act.reshape(-1, act.shape[-1])
         best = rows_ref.argmax(axis=1)
         top1 = float(np.mean(best == rows_act.argmax(axis=1)))
@@ -88,7 +89,7 @@ def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_s
             five = np.argpartition(-rows_act, 4, axis=1)[:, :5]
             top5 = float(np.mean(np.any(five == best[:, None], axis=1)))
     boxes = top_box_agreement(ref, act) if detector_scores(ref) else None
-    mask = mask_iou(ref, act) if score_map(ref) else None
+    mask = mask_iou(ref, act) if mapped else None
     return OutputAccuracy(name, False, float(error.max()) if error.size else 0.0,
                           float(error.mean()) if error.size else 0.0, max_rel, float(np.min(cosines)), top1, top5,
                           equal, boxes, mask)
@@ -156,12 +157,18 @@ class AccuracyLimit:
             return None
         if self.proof_needed and accuracy.precision is Precision.INT8 and quantization and quantization.speed_only:
             return Breach(accuracy, "generated", None, None)
-        for figure, least in (("cosine", self.min_cosine), ("top1", self.min_top1), ("boxes", self.min_top_boxes),
-                              ("mask", self.min_mask_iou)):
-            value = getattr(accuracy, LIMIT_FIGURES[figure])
-            if least is not None and value is not None and value < least:
-                return Breach(accuracy, figure, value, least)
+        for o in accuracy.outputs:
+            for figure, least in self._bounds(o):
+                value = getattr(o, LIMIT_FIGURES[figure])
+                if least is not None and value is not None and value < least:
+                    return Breach(accuracy, figure, value, least)
         return None
+
+    def _bounds(self, o: OutputAccuracy) -> tuple[tuple[str, float | None], ...]:
+        """The figures bounded on one output: its mask IoU where it is a score map (whose cosine follows the noise of
+        its background), else its cosine; its top-1 and top-box agreement where it has them."""
+        closeness = ("mask", self.min_mask_iou) if o.mask_iou is not None else ("cosine", self.min_cosine)
+        return closeness, ("top1", self.min_top1), ("boxes", self.min_top_boxes)
 
 
 # By default an answer keeps every output close to FP32: cosine similarity at least 0.99 and, where the outputs
@@ -181,6 +188,16 @@ class Breach:
     figure: str
     value: float | None
     least: float | None
+
+
+def accuracy_key(point: PointResult) -> tuple[str, Precision, int]:
+    """The (device, precision, batch) whose outputs a point's outputs are: its own, but for OpenVINO default, which
+    asks for no precision and runs the device's own (bf16 on a bf16 CPU): the precision it read back."""
+    c, precision = point.config, point.config.precision
+    if c.mode is Mode.DEFAULT and point.compile is not None:
+        ran = point.compile.inference_precision
+        precision = next((p for p in (Precision.FP32, Precision.BF16, Precision.FP16) if p.hint == ran), precision)
+    return c.device, precision, c.batch
 
 
 def accuracy_of(accuracies: list[Accuracy], device: str, precision: Precision, batch: int) -> Accuracy | None:

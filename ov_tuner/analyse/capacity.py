@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ov_tuner.analyse.accuracy import Breach
+from ov_tuner.analyse.accuracy import Breach, accuracy_key
 from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.errors import OvTunerError
@@ -52,7 +52,7 @@ def capacity_candidates(points: list[PointResult], confirmations: Sequence[Confi
     recommended one first, then by FPS, `top` in all."""
     excluded = excluded or {}
     pool = [p for p in explicit_points(points) if p.config.batch == 1
-            and (p.config.device, p.config.precision, p.config.batch) not in excluded]
+            and accuracy_key(p) not in excluded]
     ranked = sorted(pool, key=lambda p: -p.fps)
     try:
         first = [recommend(pool, confirmations=confirmations).winner] if pool else []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit, Breach
+from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit, Breach, accuracy_key
 from ov_tuner.analyse.accuracy import excluded as breaches
 from ov_tuner.analyse.baselines import BaselineGain, baseline_gains
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
@@ -89,7 +89,7 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
     if percentile not in PERCENTILES:
         raise ValueError(f"percentile must be one of {PERCENTILES}")
     if excluded:
-        kept = [p for p in points if (p.config.device, p.config.precision, p.config.batch) not in excluded]
+        kept = [p for p in points if accuracy_key(p) not in excluded]
         rec = recommend(kept, max_latency_ms, percentile, device, precision, confirmations)
         return replace(rec, excluded=tuple(excluded.values()),
                        held_back=_held_back(rec, points, max_latency_ms, percentile, device, precision,
@@ -124,8 +124,7 @@ def _held_back(rec: Recommendation, points: list[PointResult], max_latency_ms: f
                excluded: Mapping[tuple[str, Precision, int], Breach]) -> HeldBack | None:
     """The answer without the exclusions, where it is an excluded configuration: what the limit costs."""
     free = recommend(points, max_latency_ms, percentile, device, precision, confirmations)
-    c = free.winner.config
-    breach = excluded.get((c.device, c.precision, c.batch))
+    breach = excluded.get(accuracy_key(free.winner))
     if breach is None:
         return None
     ratio = None
