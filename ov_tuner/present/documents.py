@@ -9,7 +9,7 @@ from pathlib import Path
 from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, results_answer
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
-from ov_tuner.present.plots import WrittenFigures
+from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
 from ov_tuner.present.sections.findings import (
     accuracy_table,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from matplotlib import colormaps
@@ -16,6 +15,7 @@ from ov_tuner.analyse.heatmaps import heatmap_groups
 from ov_tuner.analyse.points import BatchSeries, batch_series, explicit_points, fastest, pareto_front, short_label
 from ov_tuner.analyse.precisions import all_precision_comparisons
 from ov_tuner.present.edge_figures import capacity_figure, soak_figure
+from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
 from ov_tuner.present.words.findings import matched_label
 from ov_tuner.schema import DeviceInfo, Environment, PointResult, Precision, Profile, cell_text
@@ -149,23 +149,6 @@ def save_profile_figure(profile: Profile, model_name: str, out_dir: Path, top: i
 def _profile_name(profile: Profile) -> str:
     c = profile.config
     return f"profile_{_safe(c.device)}_{c.precision.value}_b{c.batch}_{c.streams}x{c.nireq}"
-
-
-@dataclass
-class WrittenFigures:
-    heatmaps: list[Path] = field(default_factory=list)
-    precision: list[Path] = field(default_factory=list)
-    pareto: Path | None = None
-    batch: Path | None = None
-    profiles: list[Path] = field(default_factory=list)
-    virtual: list[Path] = field(default_factory=list)
-    capacity: Path | None = None
-    soaks: list[Path] = field(default_factory=list)
-
-    def all(self) -> list[Path]:
-        return [*self.heatmaps, *self.precision,
-                *[p for p in (self.pareto, self.batch, self.capacity) if p is not None], *self.soaks, *self.virtual,
-                *self.profiles]
 
 
 def _safe(name: str) -> str:
