@@ -4,20 +4,12 @@ Frozen dataclasses and enums, grouped by what they describe; every name is impor
 """
 
 from ov_tuner.schema.config import (
-    ACCURACY_INPUTS,
-    AUTO,
     CompileKey,
-    ConfirmRule,
     InputMode,
-    Int8Options,
     Mode,
     PointConfig,
     Precision,
-    Preset,
-    Search,
     Settings,
-    StopRule,
-    SweepSpec,
     cell_text,
     settings_text,
 )
@@ -47,6 +39,16 @@ from ov_tuner.schema.records import (
     TypeTime,
 )
 from ov_tuner.schema.results import Confirmation, Contender, Environment, PointResult, RoundWindow, Status
+from ov_tuner.schema.spec import (
+    ACCURACY_INPUTS,
+    AUTO,
+    ConfirmRule,
+    Int8Options,
+    Preset,
+    Search,
+    StopRule,
+    SweepSpec,
+)
 
 __all__ = [
     "ACCURACY_INPUTS",

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-from ov_tuner.schema.config import CompileKey, Int8Options, PointConfig, Precision
+from ov_tuner.schema.config import CompileKey, PointConfig, Precision
+from ov_tuner.schema.spec import Int8Options
 
 
 @dataclass(frozen=True)
