@@ -182,6 +182,19 @@ def test_o_without_a_format_is_one_clear_line(tiny_model: Path, tmp_path: Path) 
     assert done.returncode == 2 and not (tmp_path / "x.txt").exists()
 
 
+def test_no_output_replaces_the_results_file_or_the_model_it_was_given(tiny_model: Path, tmp_path: Path) -> None:
+    """recommend -o / --config-out and export -o naming the results file they read, and a job's --out naming the
+    model, are one line each; both files stay byte for byte."""
+    out = tmp_path / "r.db"
+    run_sweep(quick_spec(tiny_model, out, streams=(1,), nireq=(1,)))
+    before = out.read_bytes(), tiny_model.read_bytes()
+    for args in (("recommend", str(out), "--format", "json", "-o", str(out)),
+                 ("recommend", str(out), "--config-out", str(out)), ("export", str(out), "-o", str(out)),
+                 ("profile", str(tiny_model), "--precision", "fp32", "--out", str(tiny_model))):
+        assert_one_line(ov_tuner(*args), "would replace", "which you gave as input")
+    assert (out.read_bytes(), tiny_model.read_bytes()) == before
+
+
 @pytest.mark.parametrize(("model", "batch", "given", "shape"), [
     ("tiny_model", 2, {}, [2, 8, 16, 16]), ("batch_one_only_model", 1, {}, [1, 8, 4, 4]),
     ("spatially_dynamic_model", 2, {"": [1, 3, 24, 40]}, [2, 3, 24, 40])])

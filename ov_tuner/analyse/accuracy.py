@@ -181,8 +181,7 @@ NO_LIMIT = AccuracyLimit(proof_needed=False)
 @dataclass(frozen=True)
 class Breach:
     """A device, precision and batch whose outputs lose more than a limit: which figure ("cosine", "top1", "boxes",
-    "mask";
-    or "generated": an INT8 IR calibrated on generated inputs), its value and the least allowed."""
+    "mask"; or "generated": an INT8 IR calibrated on generated inputs), its value and the least allowed."""
 
     accuracy: Accuracy
     figure: str

@@ -100,7 +100,7 @@ def recommend(
                             "json (the text answer goes to the terminal)")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
-            output_file(path, flag)
+            output_file(path, flag, (results,))  # never over the results file read
     stored = load_results(results)
     chosen = parse_precision(precision) if precision else None
     limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
@@ -160,7 +160,7 @@ def export(
     """Every point with its configuration, figures, how it ended and the environment, for pandas, a spreadsheet
     or another tool."""
     if out_file is not None:
-        output_file(out_file, "-o")
+        output_file(out_file, "-o", (results,))
     stored = load_results(results)
     text = to_csv(stored, with_latencies) if fmt is ExportFormat.CSV else to_json(stored, with_latencies)
     if out_file is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.irs import JobIRs, Quantizing
@@ -59,7 +59,7 @@ def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
                  stop: threading.Event | None = None, quantizing: Quantizing | None = None) -> list[Capacity]:
     """Every configuration's trials, stored in `spec.out` as they end; `stop` set ends the run after the trial
     in progress (what was measured is kept). `quantizing` is told when NNCF starts making the INT8 IR."""
-    results_file(spec.out)
+    results_file(spec.out, inputs=model_files(spec.model))
     runtime = Runtime()
     devices = {d.name: d for d in runtime.resolve_devices(tuple(dict.fromkeys(c.device for c in spec.configs)))}
     source = open_model_source(spec.model)

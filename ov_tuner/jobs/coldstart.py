@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
 from ov_tuner.jobs.irs import JobIRs, Quantizing
@@ -47,7 +47,7 @@ class ColdStartSpec:
 def run_coldstart(spec: ColdStartSpec, quantizing: Quantizing | None = None) -> ColdStart:
     """Check the inputs in this process, take `spec.repeats` samples in fresh ones, store them in `spec.out`.
     `quantizing` is told when NNCF starts making the INT8 IR."""
-    results_file(spec.out)
+    results_file(spec.out, inputs=model_files(spec.model))
     runtime = Runtime()
     source = open_model_source(spec.model)
     (device,) = runtime.resolve_devices((spec.device,))

@@ -12,7 +12,7 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.jobs.irs import JobIRs, Quantizing
 from ov_tuner.measure.engine import measure
@@ -27,7 +27,7 @@ def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path
     """Compile `config` with PERF_COUNT on, sum the layer counters of every inference for `seconds`, and store
     the profile in `out` beside the sweep's results. int8 runs an INT8 IR made as a sweep makes it (`quantizing`
     is told when NNCF starts)."""
-    results_file(out)
+    results_file(out, inputs=model_files(model_path))
     runtime = Runtime()
     (device,) = runtime.resolve_devices((config.device,))
     source = open_model_source(model_path)

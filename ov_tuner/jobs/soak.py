@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.jobs.irs import JobIRs, Quantizing
 from ov_tuner.measure.engine import RequestLoop
@@ -47,7 +47,7 @@ WindowSeen = Callable[[SoakWindow], None]
 def run_soak(spec: SoakSpec, on_window: WindowSeen | None = None, quantizing: Quantizing | None = None) -> int:
     """Run the soak, storing each window as it closes; returns the soak's id in the results file. `quantizing` is
     told when NNCF starts making the INT8 IR."""
-    results_file(spec.out)
+    results_file(spec.out, inputs=model_files(spec.model))
     runtime = Runtime()
     (device,) = runtime.resolve_devices((spec.config.device,))
     source = open_model_source(spec.model)
