@@ -21,10 +21,11 @@ from conftest import quick_spec
 from factories import assert_one_line, make_point, ov_tuner
 from typer.testing import CliRunner
 
+from ov_tuner.analyse.deployment import deploy_properties
 from ov_tuner.cli import app
 from ov_tuner.devices.decisions import type_name
 from ov_tuner.present.deploy import dlstreamer_pipeline, ovms_config
-from ov_tuner.present.formats import deploy_model, deploy_properties, deploy_snippets
+from ov_tuner.present.formats import deploy_model, deploy_snippets
 from ov_tuner.schema import Mode, PointResult, Precision
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from ov_tuner.analyse.deployment import deploy_properties
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.present.formats import (
     LOAD_CONFIG_FILE,
     DeployModel,
     deploy_model,
-    deploy_properties,
     deploy_snippets,
     recommendation_json,
 )

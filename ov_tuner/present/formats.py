@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.analyse.confirmed import Standing
+from ov_tuner.analyse.deployment import deploy_properties
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.devices.modelfile import set_layouts
 from ov_tuner.devices.runtime import Runtime
@@ -17,9 +18,6 @@ from ov_tuner.errors import OvTunerError
 from ov_tuner.quantize import int8_ir_path
 from ov_tuner.schema import ModelInputs, PointResult, Precision, Quantization
 
-# What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
-# that it runs what was measured.
-CHOSEN_THREADING = ("INFERENCE_NUM_THREADS", "ENABLE_HYPER_THREADING", "ENABLE_CPU_PINNING")
 # The -load_config file the benchmark_app line names where the user named none (recommend --config-out FILE).
 LOAD_CONFIG_FILE = "load_config.json"
 
@@ -86,17 +84,6 @@ def deploy_model(point: PointResult, source: str, quantization: Quantization | N
         return DeployModel(source)
     out = str(src.with_name(f"{src.stem}.xml"))
     return DeployModel(out, shlex.join(["ovc", source, "--output_model", out, "--compress_to_fp16=False"]))
-
-
-def deploy_properties(point: PointResult) -> dict[str, str]:
-    """What to compile with for the deployment to run what was measured: the properties asked for (PERFORMANCE_HINT,
-    NUM_STREAMS, INFERENCE_PRECISION_HINT, --set ones) and, for an explicit configuration, the threading the device
-    chose for it as read back. A baseline leaves OpenVINO to choose again on the deployment machine."""
-    assert point.compile is not None, "only a compiled point can be deployed"
-    properties = dict(point.compile.requested)
-    if point.config.explicit:
-        properties.update({k: v for k, v in point.compile.read_back.items() if k in CHOSEN_THREADING})
-    return dict(sorted(properties.items()))
 
 
 def measured_inputs(point: PointResult, source: str, given: ModelInputs | None = None,
