@@ -21,7 +21,6 @@ from conftest import quick_spec
 from factories import assert_one_line, make_point, ov_tuner
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.deployment import deploy_properties
 from ov_tuner.cli import app
 from ov_tuner.devices.decisions import type_name
 from ov_tuner.present.deploy import dlstreamer_pipeline, ovms_config
@@ -104,7 +103,7 @@ def test_the_ovms_config_follows_the_ovms_schema_and_carries_what_ran() -> None:
     (entry,) = config["model_config_list"]
     assert entry["config"]["nireq"] == 4 and entry["config"]["batch_size"] == 2
     assert entry["config"]["target_device"] == "CPU"
-    assert entry["config"]["plugin_config"] == deploy_properties(point)
+    assert entry["config"]["plugin_config"] == point.deploy_properties()
     assert entry["config"]["plugin_config"]["NUM_STREAMS"] == "2"
     assert any("/models/net/1/" in step and "/work/models/net.bin" in step for step in form.steps)
     assert form.steps[-1].startswith("ovms --config_path config.json")
@@ -131,7 +130,7 @@ def test_the_dlstreamer_line_sets_documented_properties_to_what_ran() -> None:
     assert properties["model"] == "/m/net.xml" and properties["device"] == "CPU"
     assert properties["nireq"] == "4" and properties["batch-size"] == "2"
     ie_config = dict(pair.split("=", 1) for pair in properties["ie-config"].split(","))
-    assert ie_config == deploy_properties(point)
+    assert ie_config == point.deploy_properties()
 
 
 def test_fp16_names_the_ir_to_make_and_the_command_makes_it(tiny_model: Path, tmp_path: Path) -> None:
@@ -217,11 +216,11 @@ def test_benchmark_app_and_python_run_the_recommended_compile(model: str, batch:
     assert f"sh {tmp_path / 'run.sh'}" in steps and "-hint" not in script and "-nstreams" not in script
     compiled, shapes = run_benchmark_app(script, tmp_path)
     assert {k: compiled.get(k) for k in expected} == expected and shapes == [str(shape).replace(" ", "")]
-    assert json.loads((tmp_path / "load_config.json").read_text()) == {"CPU": deploy_properties(point)}
+    assert json.loads((tmp_path / "load_config.json").read_text()) == {"CPU": point.deploy_properties()}
 
     config, steps = recommend_form(db, "load_config", tmp_path / "mine.json")
     (line,) = [s for s in steps if s.startswith("benchmark_app ")]
-    assert f"-load_config {tmp_path / 'mine.json'}" in line and json.loads(config) == {"CPU": deploy_properties(point)}
+    assert f"-load_config {tmp_path / 'mine.json'}" in line and json.loads(config) == {"CPU": point.deploy_properties()}
     compiled, shapes = run_benchmark_app(line, tmp_path)
     assert {k: compiled.get(k) for k in expected} == expected and shapes == [str(shape).replace(" ", "")]
 

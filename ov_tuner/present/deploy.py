@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from ov_tuner.analyse.deployment import deploy_properties
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.present.formats import (
     LOAD_CONFIG_FILE,
@@ -56,7 +55,7 @@ def ovms_config(point: PointResult, source: str, quantization: Quantization | No
     and the steps to lay out the model and start the server on it (written to `config_path`)."""
     name, made = served_name(source), deploy_model(point, source, quantization)
     config = {"name": name, "base_path": f"{OVMS_MODELS}/{name}", "target_device": point.config.device,
-              "nireq": point.nireq, "batch_size": point.config.batch, "plugin_config": deploy_properties(point)}
+              "nireq": point.nireq, "batch_size": point.config.batch, "plugin_config": point.deploy_properties()}
     text = json.dumps({"model_config_list": [{"config": config}]}, indent=2)
     files = [made.path, str(Path(made.path).with_suffix(".bin"))] if made.path.endswith(".xml") else [made.path]
     steps = (*((made.make,) if made.make else ()),
@@ -69,7 +68,7 @@ def dlstreamer_pipeline(point: PointResult, source: str, quantization: Quantizat
     """A gst-launch-1.0 line whose inference element runs the measured device, requests, batch and properties
     (ie-config, KEY=VALUE pairs joined by commas, as DL Streamer parses it)."""
     made = deploy_model(point, source, quantization)
-    ie_config = ",".join(f"{k}={v}" for k, v in deploy_properties(point).items())
+    ie_config = ",".join(f"{k}={v}" for k, v in point.deploy_properties().items())
     element = [ELEMENT, f"model={made.path}", f"device={point.config.device}", f"nireq={point.nireq}",
                f"batch-size={point.config.batch}", f"ie-config={ie_config}"]
     line = ["gst-launch-1.0", "filesrc", "location=input.mp4", "!", "decodebin3", "!", *element, "!", "queue", "!",

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.analyse.confirmed import Standing
-from ov_tuner.analyse.deployment import deploy_properties
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.devices.modelfile import set_layouts
 from ov_tuner.devices.runtime import Runtime
@@ -130,7 +129,7 @@ def deploy_snippets(point: PointResult, source: str, quantization: Quantization 
     LATENCY hint: only -load_config sets what was measured. Its -nireq also sets PERFORMANCE_HINT_NUM_REQUESTS."""
     assert point.compile is not None, "only a compiled point can be deployed"
     c = point.config
-    properties = deploy_properties(point)
+    properties = point.deploy_properties()
     made = deploy_model(point, source, quantization)
     model = made.path
     inputs = measured_inputs(point, source, given)
@@ -173,7 +172,7 @@ def recommendation_json(rec: Recommendation, reason: str, rule: str) -> dict[str
     return {
         "device": c.device, "precision": c.precision.value, "batch": c.batch, "streams": rec.winner.streams,
         "nireq": rec.winner.nireq, "mode": c.mode.value, "input_mode": c.input_mode.value,
-        "properties": deploy_properties(rec.winner),
+        "properties": rec.winner.deploy_properties(),
         "fps": rec.fps, "latency_ms": {"median": rec.latency.median, "p90": rec.latency.p90, "p99": rec.latency.p99},
         "confirmed": rec.confirmed,
         "rule": {"name": answer.rule.value if answer else "unconfirmed", "says": rule},

@@ -11,6 +11,10 @@ from ov_tuner.schema.config import PointConfig
 from ov_tuner.schema.devices import CompileInfo
 from ov_tuner.schema.measurement import Measurement, Window
 
+# What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
+# that it runs what was measured.
+CHOSEN_THREADING = ("INFERENCE_NUM_THREADS", "ENABLE_HYPER_THREADING", "ENABLE_CPU_PINNING")
+
 
 class Status(str, Enum):
     OK = "ok"
@@ -53,6 +57,17 @@ class PointResult:
         assert self.measurement is not None, "only measured points have a latency"
         lat = self.measurement.latency
         return {50: lat.median, 90: lat.p90, 99: lat.p99}[percentile]
+
+    def deploy_properties(self) -> dict[str, str]:
+        """What to compile with for a deployment to run what was measured: the properties asked for
+        (PERFORMANCE_HINT, NUM_STREAMS, INFERENCE_PRECISION_HINT, --set ones) and, for an explicit configuration, the
+        threading the device chose for it as read back. A baseline leaves OpenVINO to choose again on the deployment
+        machine."""
+        assert self.compile is not None, "only a compiled point can be deployed"
+        properties = dict(self.compile.requested)
+        if self.config.explicit:
+            properties.update({k: v for k, v in self.compile.read_back.items() if k in CHOSEN_THREADING})
+        return dict(sorted(properties.items()))
 
 
 @dataclass(frozen=True)
