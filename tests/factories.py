@@ -4,6 +4,7 @@ as a user runs them, watched through their results file."""
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -136,3 +137,34 @@ def round_of(fps: dict[PointConfig, list[float]], p90_ms: dict[PointConfig, floa
             windows.append(RoundWindow(r, r * len(configs) + i, i, Window(fps[c][r], p90_ms[c], 100, 0.25),
                                        np.full(100, p90_ms[c])))
     return Confirmation("CPU", contenders, tuple(windows), rounds, 0.25)
+
+
+# A figure in words: a number not glued to a letter (not fp32, p90, v2, top-1), with its unit.
+FIGURE = re.compile(r"(?<![\w.\-])([-+]?\d+(?:\.\d+)?)(?![\w])")
+
+
+def _numbers(value: object) -> list[float]:
+    """Every number in a JSON value, and the length of every list (a count the words give)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return []
+    if isinstance(value, int | float):
+        return [float(value)]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    assert isinstance(value, list)
+    return [float(len(value)), *(n for v in value for n in _numbers(v))]
+
+
+def figures_missing(rows: list[tuple[str, str]], payload: dict[str, object]) -> list[str]:
+    """The figures of the terminal's answer rows that the JSON answer holds under no reading: as it is, as a
+    percentage (x 100) or as a gain (ratio - 1, x 100), to the places the words round it to."""
+    numbers = [n for key, v in payload.items() if key != "says" for n in _numbers(v)]
+    readings = [r for n in numbers for r in (n, n * 100, (n - 1) * 100)]
+    missing = []
+    for label, words in rows:
+        for match in FIGURE.finditer(words.replace("..", " .. ")):
+            text = match.group(1)
+            places = len(text.split(".")[1]) if "." in text else 0
+            if not any(abs(r - float(text)) <= 0.5 * 10 ** -places + 1e-9 for r in readings):
+                missing.append(f"{label}: {text} in {words!r}")
+    return missing

@@ -227,15 +227,15 @@ def test_a_restricted_space_that_misses_the_hints_configuration_says_so(tiny_mod
     if rec.answer.rule is Rule.BASELINE:  # the round saw the hint beat 1 x 1 beyond a rerun's noise: deploy it
         assert rec.winner.config.mode in (Mode.THROUGHPUT, Mode.DEFAULT)
         assert rec.answer.runner_up is not None and rec.answer.runner_up.figures.contender.config.explicit
-        assert payload["mode"] in ("throughput", "default") and payload["rule"]["name"] == "baseline"
+        assert payload["deploy"]["mode"] in ("throughput", "default") and payload["rule"]["name"] == "baseline"
     else:  # 1 x 1 stays the answer only where no baseline beat it beyond noise
         over_hint = next(s.ratio for s in rec.answer.gains if s.figures.contender.config.mode is Mode.THROUGHPUT)
         assert rec.winner.config == PointConfig("CPU", Precision.FP32, 1, 1, 1) and over_hint.high >= 1
         assert payload["rule"]["name"] == rec.answer.rule.value
     shown = CliRunner().invoke(app, ["show", str(out)]).stdout
     assert "not the best:" in shown and "missed" in shown
-    assert payload["confirmed"] is True
-    assert payload["fps"] > 0 and set(payload["latency_ms"]) == {"median", "p90", "p99"}
+    assert payload["speed"]["confirmed"] is True
+    assert payload["speed"]["fps"] > 0 and set(payload["speed"]["latency_ms"]) == {"median", "p90", "p99"}
     assert payload["gains"][-1]["over"]["name"].startswith("LATENCY hint (")  # with its interval
     assert all(g["fps_ratio"]["low"] <= g["fps_ratio"]["ratio"] for g in payload["gains"])
 

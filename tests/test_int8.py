@@ -3,6 +3,7 @@ held-apart inputs, accuracy control, a model that came quantized, and NNCF missi
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from pathlib import Path
@@ -13,10 +14,11 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 from conftest import quick_spec
-from factories import assert_one_line, ov_tuner
+from factories import assert_one_line, figures_missing, ov_tuner
 from rich.console import Console
 
-from ov_tuner.analyse.accuracy import NO_LIMIT
+from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, NO_LIMIT
+from ov_tuner.analyse.answer import answer_if_any, answer_of
 from ov_tuner.analyse.confirmed import precision_ratios
 from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.devices.modelfile import open_model_source
@@ -26,6 +28,7 @@ from ov_tuner.model.inputs import add_image_preprocessing, as_model_input, load_
 from ov_tuner.model.quantized import quantized_ops
 from ov_tuner.present.documents import show_document
 from ov_tuner.present.formats import deploy_snippets
+from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.quantize import nncf_backend, quantize_model
 from ov_tuner.quantize.data import calibration_sets
@@ -124,7 +127,7 @@ def test_a_sweep_measures_int8_beside_fp32_head_to_head(classifier: Path, tmp_pa
     assert pairs & {(Precision.INT8, Precision.FP32), (Precision.FP32, Precision.INT8)}
     assert stored.quantization is not None and stored.quantization.speed_only
     console = Console(width=1000, record=True, color_system=None, force_terminal=False)
-    print_sections(console, show_document(stored))
+    print_sections(console, show_document(stored, answer_if_any(stored)))
     text = console.export_text()
     int8_line = next(ln for ln in text.splitlines() if "CPU int8 batch 1" in ln and "outputs:" in ln)
     assert "FPS of fp32, head to head" in int8_line and "a speed figure, not an accuracy figure" in int8_line
@@ -139,6 +142,12 @@ def test_a_sweep_measures_int8_beside_fp32_head_to_head(classifier: Path, tmp_pa
     # Calibrated on generated inputs: by default never the answer, whatever this host's INT8 kernels make of it;
     # where it was the fastest, the answer says so and how to get it (a VNNI/AMX host), else nothing is held back.
     rec, free = results_answer(stored), results_answer(stored, NO_LIMIT)
+    for limit in ((), ("--max-accuracy-loss", "none")):  # the JSON carries every figure the terminal's rows say
+        payload = json.loads(ov_tuner("recommend", str(out), "--json", *limit).stdout)
+        rows = list(answer_facts(answer_of(stored, NO_LIMIT if limit else DEFAULT_LIMIT)).rows)
+        assert [label for label, _ in rows] == [k for k in payload["says"] if k != "verdict"]
+        assert figures_missing(rows, payload) == [] and payload["int8"]["accuracy"]["inputs"] == 8
+        assert any(label == "int8" for label, _ in rows)
     assert rec.winner.config.precision is not Precision.INT8
     if free.winner.config.precision is Precision.INT8:
         assert rec.held_back is not None and rec.held_back.winner.config == free.winner.config

@@ -10,12 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import baseline, make_point, round_of
+from factories import baseline, figures_missing, make_point, round_of
 from rich.console import Console
 
+from ov_tuner.analyse.answer import answer_if_any, answer_of
+from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.document import Bullets, Code, Image, Paragraph, Section, Tone
 from ov_tuner.present.documents import answer_section, show_document
 from ov_tuner.present.pages import to_html, to_markdown
+from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.numbers import factor, gain, gain_inline
 from ov_tuner.schema import (
@@ -68,7 +71,7 @@ def constructed(tmp: Path) -> list[Section]:
     every_kind = Section("Every block", (Paragraph("A plain paragraph."), Paragraph("A warning.", Tone.WARN),
                                          Bullets(("one", "two | with a bar")), Code("print(1)\n", "python"),
                                          Image(image, "one pixel")))
-    return [*show_document(results), every_kind]
+    return [*show_document(results, answer_if_any(results)), every_kind]
 
 
 def check(name: str, text: str) -> None:
@@ -113,7 +116,21 @@ def test_the_answer_block_fits_one_screen_of_100_columns() -> None:
     """The sweep's ending and `recommend` open with this block: at most 25 lines, none wider than 100 columns."""
     np.random.seed(0)
     console = Console(width=100, record=True, color_system=None, force_terminal=False)
-    print_sections(console, [answer_section(constructed_results(), detail=False)], titles=False)
+    print_sections(console, [answer_section(answer_if_any(constructed_results()), detail=False)], titles=False)
     lines = console.export_text().rstrip("\n").splitlines()
     assert lines[0].startswith("deploy") and 5 <= len(lines) <= 25, lines
     assert max(len(line.rstrip()) for line in lines) <= 100
+
+
+def test_the_json_answer_carries_every_figure_of_the_terminal_answer() -> None:
+    """`recommend --json` and the terminal render one record: every figure of every row is in the JSON, the rows
+    are the same, and OpenVINO default names the precision it ran, not one it did not ask for."""
+    np.random.seed(0)
+    answer = answer_of(constructed_results())
+    rows, payload = list(answer_facts(answer).rows), answer_json(answer)
+    assert [label for label, _ in rows] == [k for k in payload["says"] if k != "verdict"]
+    assert figures_missing(rows, payload) == []
+    assert figures_missing([("speed", "1234.5 FPS")], payload) == ["speed: 1234.5 in '1234.5 FPS'"]
+    default = next(g["over"] for g in payload["gains"] if g["over"]["mode"] == "default")
+    assert default["precision"] is None and default["mode"] == "default"
+    assert [m["precision"] for m in payload["precisions"]["measured_as_another"]] == ["bf16", "fp16"]

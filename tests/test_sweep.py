@@ -15,8 +15,8 @@ import pytest
 from conftest import quick_spec
 from factories import as_schema_v1, count_rows, start_until
 
+from ov_tuner.analyse.answer import answer_of
 from ov_tuner.analyse.diagnostics import DiagnosticKind, diagnostics
-from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import IncompatibleResultsError
@@ -247,5 +247,5 @@ def test_precisions_named_leave_nothing_merged_to_say(tiny_model: Path, tmp_path
     run_sweep(quick_spec(tiny_model, tmp_path / "r.db", precisions=(Precision.FP32,)))
     stored = load_results(tmp_path / "r.db")
     assert stored.merged == []
-    rows = dict(answer_facts(stored, results_answer(stored)).rows)
+    rows = dict(answer_facts(answer_of(stored)).rows)
     assert "precision" not in rows

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.progress import Progress
 
+from ov_tuner.analyse.answer import answer_if_any
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, ctrl_c_interrupts, err, one_line_errors, out, with_options_of
 from ov_tuner.cli.sweep import ProgressBar, progress_columns, sweep_spec
 from ov_tuner.errors import BadInputError
@@ -69,8 +70,9 @@ def fleet_sweep(
     with (ctrl_c_interrupts(), connected(address) as chosen,
           Progress(*progress_columns(), console=err, transient=True) as progress):
         summary = run_fleet(spec, chosen, out_dir, FleetBars(progress))
-    hosts = [HostResults(h.target.stem, load_results(h.path) if h.stored_points else None, h.problem)
-             for h in summary.hosts]
+    stored = [load_results(h.path) if h.stored_points else None for h in summary.hosts]
+    hosts = [HostResults(h.target.stem, s, answer_if_any(s) if s else None, h.problem)
+             for h, s in zip(summary.hosts, stored, strict=True)]
     print_blocks(out, fleet_table(hosts))
     for h in summary.hosts:
         state = f"stopped: {h.problem}" if h.problem else "done"

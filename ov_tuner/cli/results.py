@@ -10,17 +10,15 @@ from typing import Annotated
 import typer
 
 from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
+from ov_tuner.analyse.answer import answer_if_any, answer_of
 from ov_tuner.analyse.compare import compare as compare_files
-from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.deploy import DeployFormat, deploy_form
-from ov_tuner.present.documents import recommend_document, show_document
+from ov_tuner.present.documents import comparison_document, recommend_document, show_document
 from ov_tuner.present.formats import deploy_snippets
-from ov_tuner.present.sections.tables import comparison_table
-from ov_tuner.present.terminal import print_blocks, print_sections
-from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
+from ov_tuner.present.terminal import print_sections
 from ov_tuner.store.destinations import output_file, output_folder
 from ov_tuner.store.export import to_csv, to_json
 from ov_tuner.store.results import load_results
@@ -41,7 +39,8 @@ class ExportFormat(str, Enum):
 @one_line_errors
 def show(results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")]) -> None:
     """Print every stored point, the best configuration per device and precision, and diagnostics."""
-    print_sections(out, show_document(load_results(results), options.verbose))
+    stored = load_results(results)
+    print_sections(out, show_document(stored, answer_if_any(stored), options.verbose))
 
 
 @app.command()
@@ -104,16 +103,16 @@ def recommend(
     stored = load_results(results)
     chosen = parse_precision(precision) if precision else None
     limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
-    rec = results_answer(stored, limit, max_latency, int(percentile.value), device and device.upper(), chosen)
-    source = stored.environment.model_path
+    answer = answer_of(stored, limit, max_latency, int(percentile.value), device and device.upper(), chosen)
     config_file = str(config_out) if config_out is not None else None
     wrote: tuple[str, ...] = ()
     if config_out is not None:
-        snippets = deploy_snippets(rec.winner, source, stored.quantization, str(config_out), stored.inputs)
+        snippets = deploy_snippets(answer.recommendation.winner, answer.model, answer.quantization, str(config_out),
+                                   answer.inputs)
         config_out.write_text(snippets.load_config + "\n")
         wrote = (f"wrote {config_out}", snippets.benchmark_app_line)
     if as_json or fmt is not DeployFormat.TEXT:
-        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, rec, stored,
+        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, answer,
                                   str(out_file) if out_file is not None else None, config_file)
         if out_file is None:
             print(text)
@@ -123,7 +122,7 @@ def recommend(
         out_file.write_text(text + "\n")
         out.print(*wrote, f"wrote {out_file}", *steps, sep="\n", highlight=False, markup=False, soft_wrap=True)
         return
-    print_sections(out, recommend_document(stored, rec), titles=False)
+    print_sections(out, recommend_document(answer), titles=False)
     if wrote:
         out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
 
@@ -142,8 +141,9 @@ def report(
 
     output_folder(out_dir, "-o")
     loaded = [load_results(r) for r in results]
-    files = (build_report(loaded[0], out_dir) if len(loaded) == 1
-             else build_comparison_report(compare_files(loaded, models_differ), out_dir))
+    answers = [answer_if_any(r) for r in loaded]
+    files = (build_report(loaded[0], answers[0], out_dir) if len(loaded) == 1
+             else build_comparison_report(compare_files(loaded, models_differ), answers, out_dir))
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
 
 
@@ -183,18 +183,11 @@ def compare_command(
     still the best in the others."""
     if out_dir is not None:
         output_folder(out_dir, "-o")
-    comparison = compare_files([load_results(r) for r in results], models_differ)
-    for i, f in enumerate(comparison.files, 1):
-        out.print(f"file {i}: {f.path} ({f.environment.host}, {f.environment.cpu_model}, OpenVINO "
-                  f"{f.environment.ov_version.split('-')[0]}, {f.environment.model_name})", highlight=False)
-    for line in [f"differs: {difference_text(*d)}" for d in comparison.differences] or ["the environments match"]:
-        out.print(line, highlight=False)
-    for b in comparison.bests:
-        out.print(best_elsewhere_text(b), highlight=False)
-    for i, c in comparison.only_in:
-        out.print(f"only in file {i + 1}: {c.label()}", highlight=False)
-    print_blocks(out, comparison_table(comparison))
+    loaded = [load_results(r) for r in results]
+    comparison = compare_files(loaded, models_differ)
+    figure = None
     if out_dir is not None and comparison.matched:
         from ov_tuner.present.plots import comparison_figure, save_figure  # imports matplotlib
 
-        out.print(f"wrote {save_figure(comparison_figure(comparison), out_dir, 'compare', fmt.value)}")
+        figure = save_figure(comparison_figure(comparison), out_dir, "compare", fmt.value)
+    print_sections(out, comparison_document(comparison, [answer_if_any(r) for r in loaded], figure))

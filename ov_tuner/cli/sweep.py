@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from ov_tuner.analyse.answer import answer_if_any
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
     Devices,
@@ -184,4 +185,4 @@ def sweep(spec: SweepSpec) -> None:
             out.print(line, highlight=False)
         err.print(f"interrupted: measured points are kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED)
-    print_sections(out, sweep_ending(load_results(out_path), summary), titles=False)
+    print_sections(out, sweep_ending(answer_if_any(load_results(out_path)), summary), titles=False)

@@ -17,17 +17,15 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from ov_tuner.analyse.recommend import Recommendation
+from ov_tuner.analyse.answer import Answer
+from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.formats import (
     LOAD_CONFIG_FILE,
     DeployModel,
     deploy_model,
     deploy_snippets,
-    recommendation_json,
 )
-from ov_tuner.present.words.answer import recommendation_text, rule_text
 from ov_tuner.schema import PointResult, Quantization
-from ov_tuner.store.results import StoredResults
 
 # The DL Streamer element a pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"
@@ -89,27 +87,27 @@ class DeployFormat(str, Enum):
     JSON = "json"
 
 
-def deploy_form(fmt: DeployFormat, rec: Recommendation, results: StoredResults, written_to: str | None = None,
-                config_file: str | None = None) -> tuple[str, tuple[str, ...]]:
-    """One deploy form of the answer `rec` to `results` as file text, and the steps around it (make the model, lay it
-    out, start the server), which name the file it is `written_to` where it is written to one. `config_file`: where
-    the -load_config file is (recommend --config-out), for the benchmark_app line to name."""
-    source, quantization = results.environment.model_path, results.quantization
-    make = deploy_model(rec.winner, source, quantization).make
+def deploy_form(fmt: DeployFormat, answer: Answer, written_to: str | None = None, config_file: str | None = None,
+                ) -> tuple[str, tuple[str, ...]]:
+    """One deploy form of `answer` as file text, and the steps around it (make the model, lay it out, start the
+    server), which name the file it is `written_to` where it is written to one. `config_file`: where the -load_config
+    file is (recommend --config-out), for the benchmark_app line to name."""
+    winner, source, quantization = answer.recommendation.winner, answer.model, answer.quantization
+    make = deploy_model(winner, source, quantization).make
     first = (make,) if make else ()
     if fmt is DeployFormat.JSON:
-        return json.dumps(recommendation_json(rec, recommendation_text(rec), rule_text(rec)), indent=2), ()
+        return json.dumps(answer_json(answer), indent=2), ()
     if fmt is DeployFormat.OVMS:
-        form = ovms_config(rec.winner, source, quantization, written_to or OVMS_CONFIG)
+        form = ovms_config(winner, source, quantization, written_to or OVMS_CONFIG)
         return form.text, form.steps
     if fmt is DeployFormat.DLSTREAMER:
-        return dlstreamer_pipeline(rec.winner, source, quantization).text, (
+        return dlstreamer_pipeline(winner, source, quantization).text, (
             *first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))
     if fmt is DeployFormat.LOAD_CONFIG:
-        snippets = deploy_snippets(rec.winner, source, quantization, written_to or config_file or LOAD_CONFIG_FILE,
-                                   results.inputs)
+        snippets = deploy_snippets(winner, source, quantization, written_to or config_file or LOAD_CONFIG_FILE,
+                                   answer.inputs)
         return snippets.load_config, (*first, snippets.benchmark_app_line)
-    snippets = deploy_snippets(rec.winner, source, quantization, config_file or LOAD_CONFIG_FILE, results.inputs)
+    snippets = deploy_snippets(winner, source, quantization, config_file or LOAD_CONFIG_FILE, answer.inputs)
     if fmt is DeployFormat.PYTHON:
         return snippets.python.rstrip("\n"), (*first, *((f"python3 {shlex.quote(written_to)}",) if written_to else ()))
     return snippets.benchmark_app, (*first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
-from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, results_answer
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
 from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
@@ -39,40 +39,30 @@ from ov_tuner.sweep import SweepSummary
 ANSWER = "What to deploy"
 
 
-def _recommendation(results: StoredResults) -> Recommendation | None:
-    try:
-        return results_answer(results)
-    except NothingMeetsBudget:
-        return None
-
-
-def answer_section(results: StoredResults, detail: bool = True, deploy: bool = False) -> Section:
+def answer_section(answer: Answer | None, detail: bool = True, deploy: bool = False) -> Section:
     """The answer block first; with `detail`, the verdict in full and every gain; with `deploy`, the snippets."""
-    rec = _recommendation(results)
-    if rec is None:
+    if answer is None:
         return Section(ANSWER, (Paragraph("No explicit configuration was measured: nothing to deploy.", Tone.WARN),))
-    blocks: list[Block] = [answer_facts(results, rec)]
-    blocks += answer_detail(rec) if detail else []
-    blocks += deploy_blocks(rec, results) if deploy else []
+    blocks: list[Block] = [answer_facts(answer)]
+    blocks += answer_detail(answer.recommendation) if detail else []
+    blocks += deploy_blocks(answer) if deploy else []
     return Section(ANSWER, tuple(blocks))
 
 
-def sweep_ending(results: StoredResults, summary: SweepSummary) -> list[Section]:
+def sweep_ending(answer: Answer | None, summary: SweepSummary) -> list[Section]:
     """What a sweep ends with: what it did in a few lines, then the answer block (the rest is in `show`)."""
     return [Section("", tuple(Paragraph(line) for line in summary_lines(summary))),
-            answer_section(results, detail=False)]
+            answer_section(answer, detail=False)]
 
 
-def recommend_document(results: StoredResults, rec: Recommendation) -> list[Section]:
+def recommend_document(answer: Answer) -> list[Section]:
     """`recommend`: the answer under its budget, its gains, and the forms to deploy it in."""
-    blocks = [answer_facts(results, rec), *answer_detail(rec),
-              *deploy_blocks(rec, results)]
-    return [Section(ANSWER, tuple(blocks))]
+    return [answer_section(answer, deploy=True)]
 
 
-def show_document(results: StoredResults, verbose: bool = False) -> list[Section]:
-    """Everything the file holds, the answer first."""
-    sections = [answer_section(results), Section("Every point", (points_table(results),)),
+def show_document(results: StoredResults, answer: Answer | None, verbose: bool = False) -> list[Section]:
+    """Everything the file holds, the answer (`answer`, the record of its default answer) first."""
+    sections = [answer_section(answer), Section("Every point", (points_table(results),)),
                 Section("Best per device and precision", (best_table(results),))]
     head = headtohead_table(results)
     if head is not None:
@@ -88,9 +78,9 @@ def show_document(results: StoredResults, verbose: bool = False) -> list[Section
     return sections
 
 
-def report_document(results: StoredResults, figures: WrittenFigures) -> list[Section]:
+def report_document(results: StoredResults, answer: Answer | None, figures: WrittenFigures) -> list[Section]:
     """The report: the answer and how to deploy it, then the figures, then the detail."""
-    sections = [answer_section(results, deploy=True)]
+    sections = [answer_section(answer, deploy=True)]
     sections.append(Section("Heatmaps: streams x infer requests", tuple(Image(p, p.stem) for p in figures.heatmaps)))
     for title, path, alt in (("Throughput against latency: the Pareto front", figures.pareto, "Pareto front"),
                              ("Batch size and devices", figures.batch, "FPS and latency against batch")):
@@ -147,23 +137,24 @@ def _job_sections(results: StoredResults, figures: WrittenFigures | None) -> lis
     return sections
 
 
-def comparison_document(comparison: Comparison, figure: Path | None) -> list[Section]:
-    """Several results files on one page: their environments, each one's answer, the shared configurations."""
+def comparison_document(comparison: Comparison, answers: list[Answer | None], figure: Path | None,
+                        ) -> list[Section]:
+    """Several results files on one page (`compare` in the terminal, the report of several files): their
+    environments, each one's answer (`answers`, in the files' order), the shared configurations."""
     files = [f"file {i}: {f.path} ({f.environment.host}, {f.environment.cpu_model}, {f.environment.cores} cores, "
              f"OpenVINO {f.environment.ov_version.split('-')[0]}, {f.environment.model_name})"
              for i, f in enumerate(comparison.files, 1)]
     differs = [f"differs: {difference_text(*d)}" for d in comparison.differences] or ["The environments match."]
-    answers = []
-    for i, f in enumerate(comparison.files, 1):
-        rec = _recommendation(f)
-        answers.append(f"file {i} ({f.environment.host}): "
-                       f"{recommendation_text(rec) if rec else 'no explicit configuration measured'}")
+    said = []
+    for i, (f, answer) in enumerate(zip(comparison.files, answers, strict=True), 1):
+        verdict = recommendation_text(answer.recommendation) if answer else "no explicit configuration measured"
+        said.append(f"file {i} ({f.environment.host}): {verdict}")
     same: list[Block] = [comparison_table(comparison)]
     if figure is not None:
         same.append(Image(figure, "FPS per configuration and file"))
     same.append(Bullets(tuple([best_elsewhere_text(b) for b in comparison.bests]
                               + [f"only in file {i + 1}: {c.label()}" for i, c in comparison.only_in])))
     return [Section("Files", (Bullets(tuple(files)), Bullets(tuple(differs)))),
-            Section("What to deploy, per file", (Bullets(tuple(answers)),)),
+            Section("What to deploy, per file", (Bullets(tuple(said)),)),
             Section("The same configurations in every file", tuple(same))]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.points import best_per_device_precision, short_label
-from ov_tuner.analyse.recommend import NothingMeetsBudget, results_answer
 from ov_tuner.present.document import Table, table
 from ov_tuner.store.results import StoredResults
 
@@ -16,6 +16,7 @@ class HostResults:
 
     name: str
     results: StoredResults | None
+    answer: Answer | None = None  # what `recommend` says to deploy there
     problem: str | None = None
 
 
@@ -30,7 +31,7 @@ def fleet_table(hosts: list[HostResults]) -> Table:
             rows.append([host.name, "-", "-", "-", "-", "-", "-", "-", host.problem or "nothing measured"])
             continue
         env = results.environment
-        deploy = _deployment(results)
+        deploy = _deployment(host.answer)
         for i, best in enumerate(bests):
             first = i == 0
             rows.append([host.name if first else "", env.cpu_model if first else "",
@@ -41,11 +42,10 @@ def fleet_table(hosts: list[HostResults]) -> Table:
                  "The fleet: the best configuration per host, device and precision", ("FPS", "p90 ms"))
 
 
-def _deployment(results: StoredResults) -> str:
+def _deployment(answer: Answer | None) -> str:
     """What `recommend` says to deploy on this host: confirmed head to head where a round ran."""
-    try:
-        rec = results_answer(results)
-    except NothingMeetsBudget as e:
-        return str(e)
+    if answer is None:
+        return "no explicit configuration measured"
+    rec = answer.recommendation
     how = "confirmed head to head" if rec.confirmed else "not confirmed"
     return f"{rec.winner.config.label()}: {rec.fps:.1f} FPS ({how})"

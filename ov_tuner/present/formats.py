@@ -1,5 +1,5 @@
 """The deployed configuration in the forms people paste: compile_model properties in Python, a -load_config file with
-the benchmark_app line that loads it, and one JSON object with the figures behind the choice. Each reshapes the model
+the benchmark_app line that loads it. Each reshapes the model
 to the input shape the sweep compiled."""
 
 from __future__ import annotations
@@ -9,8 +9,6 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.analyse.confirmed import Standing
-from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.devices.modelfile import set_layouts
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
@@ -156,39 +154,3 @@ def deploy_snippets(point: PointResult, source: str, quantization: Quantization 
                      f"results file keeps no --shape): these forms set batch {c.batch} alone; give the model the "
                      "other dimensions the sweep's --shape gave")
     return DeploySnippets(properties, python, script, line, load_config, tuple(notes), made, config_file, inputs)
-
-
-def _configuration(s: Standing) -> dict[str, object]:
-    k = s.figures.contender
-    return {"device": k.config.device, "precision": k.config.precision.value, "batch": k.config.batch,
-            "streams": k.streams, "nireq": k.nireq, "mode": k.config.mode.value, "name": k.label()}
-
-
-def recommendation_json(rec: Recommendation, reason: str, rule: str) -> dict[str, object]:
-    """The recommendation as one JSON object: the configuration, its figures, whether a head-to-head round
-    confirmed it, the rule that chose it, what is within noise of it and each gain with its interval."""
-    c = rec.winner.config
-    answer = rec.answer
-    return {
-        "device": c.device, "precision": c.precision.value, "batch": c.batch, "streams": rec.winner.streams,
-        "nireq": rec.winner.nireq, "mode": c.mode.value, "input_mode": c.input_mode.value,
-        "properties": rec.winner.deploy_properties(),
-        "fps": rec.fps, "latency_ms": {"median": rec.latency.median, "p90": rec.latency.p90, "p99": rec.latency.p99},
-        "confirmed": rec.confirmed,
-        "rule": {"name": answer.rule.value if answer else "unconfirmed", "says": rule},
-        "within_noise": [{**_configuration(s), "fps": s.figures.fps, "fps_ratio_to_leader": s.ratio.as_json()}
-                         for s in (answer.near if answer else ())],
-        "not_told_apart": [{**_configuration(s), "fps": s.figures.fps, "fps_ratio_to_leader": s.ratio.as_json()}
-                           for s in (answer.unresolved if answer else ())],
-        "gains": [{"over": _configuration(s), "fps_ratio": s.ratio.as_json(), "measurable": s.ratio.clear}
-                  for s in (answer.gains if answer else ())]
-                 + [{"over": {"mode": g.baseline.config.mode.value, "name": g.baseline.config.mode.hint_name,
-                              "streams": g.baseline.streams, "nireq": g.baseline.nireq},
-                     "fps_ratio": {"ratio": g.fps_gain + 1}, "measurable": None} for g in rec.baselines],
-        "precision_ratios": [{"batch": r.batch, "numerator": r.numerator.contender.config.precision.value,
-                              "denominator": r.denominator.contender.config.precision.value,
-                              "fps_ratio": r.ratio.as_json(), "measurable": r.ratio.clear}
-                             for r in (answer.precision_ratios if answer else ())],
-        "budget_ms": rec.budget_ms, "percentile": rec.percentile, "reason": reason,
-        "excluded_for_accuracy": list(rec.excluded),
-    }

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
-from ov_tuner.analyse.points import explicit_points
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.document import Section
 from ov_tuner.present.documents import comparison_document, report_document
@@ -23,22 +23,22 @@ class ReportFiles:
     images: list[Path]
 
 
-def build_report(results: StoredResults, out_dir: Path) -> ReportFiles:
+def build_report(results: StoredResults, answer: Answer | None, out_dir: Path) -> ReportFiles:
     """Write report.html, report.md and the figures they show into `out_dir`."""
-    if not explicit_points(results.points):
+    if answer is None:
         raise OvTunerError(f"{results.path} has no measured point to report on; run `ov-tuner sweep` first")
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = write_figures(results, out_dir)
-    return _write(f"ov-tuner report: {results.environment.model_name}", report_document(results, figures), out_dir,
-                  figures.all())
+    title = f"ov-tuner report: {results.environment.model_name}"
+    return _write(title, report_document(results, answer, figures), out_dir, figures.all())
 
 
-def build_comparison_report(comparison: Comparison, out_dir: Path) -> ReportFiles:
-    """One page for several results files (two hosts, a fleet, two OpenVINO versions)."""
+def build_comparison_report(comparison: Comparison, answers: list[Answer | None], out_dir: Path) -> ReportFiles:
+    """One page for several results files (two hosts, a fleet, two OpenVINO versions), with each one's answer."""
     out_dir.mkdir(parents=True, exist_ok=True)
     figure = save_figure(comparison_figure(comparison), out_dir, "compare") if comparison.matched else None
     title = f"ov-tuner comparison: {comparison.files[0].environment.model_name}, {len(comparison.files)} files"
-    return _write(title, comparison_document(comparison, figure), out_dir, [figure] if figure else [])
+    return _write(title, comparison_document(comparison, answers, figure), out_dir, [figure] if figure else [])
 
 
 def _write(title: str, sections: list[Section], out_dir: Path, images: list[Path]) -> ReportFiles:

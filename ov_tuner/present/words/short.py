@@ -5,15 +5,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.caveat import Caveat, CaveatKind
 from ov_tuner.analyse.confirmed import CostStep, Rule, Standing
 from ov_tuner.analyse.recommend import HeldBack, Recommendation
-from ov_tuner.present.words.accuracy import accuracy_summary, breach_reason
+from ov_tuner.present.words.accuracy import accuracy_summary, breach_reason, breach_text, int8_trade_text
 from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline
 from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization
 from ov_tuner.stats.headtohead import TIE_MARGIN
+
+
+def answer_rows(answer: Answer) -> list[tuple[str, str]]:
+    """The answer's rows, label and words: deploy, speed, vs default, why, precision, int8, held back, excluded,
+    caveat, details (those that have something to say)."""
+    rec = answer.recommendation
+    rows = [("deploy", configuration_text(rec.winner)), ("speed", speed_text(rec))]
+    default = default_gain_text(rec)
+    if default is not None:
+        rows.append(("vs default", default))
+    rows.append(("why", why_text(rec)))
+    precision = precision_text(rec, list(answer.merged))
+    if precision is not None:
+        rows.append(("precision", precision))
+    trade = answer.int8
+    if trade is not None:
+        rows.append(("int8", int8_trade_text(trade.against_fp32, trade.against_fastest_float, trade.accuracy,
+                                             answer.quantization)))
+    if rec.held_back is not None:
+        rows.append(("held back", held_back_text(rec.held_back, answer.quantization, answer.results)))
+    rows += [("excluded", breach_text(b)) for b in rec.excluded if rec.held_back is None or b != rec.held_back.breach]
+    rows.append(("caveat", caveat_text(answer.caveat)))
+    rows.append(("details", details_text(answer.results)))
+    return rows
 
 
 def configuration_text(p: PointResult) -> str:
