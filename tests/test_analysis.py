@@ -10,7 +10,16 @@ from factories import baseline, failed_point, make_point, round_of
 from matplotlib.patches import Rectangle
 
 from ov_tuner.analyse.baselines import baseline_gains
-from ov_tuner.analyse.diagnostics import NOISY_FPS_CV, DiagnosticKind, diagnostics, how_measured
+from ov_tuner.analyse.diagnostics import (
+    NOISY_FPS_CV,
+    ClientBound,
+    DiagnosticKind,
+    DidNotSettle,
+    PrecisionDiffers,
+    RequestsNotParallel,
+    diagnostics,
+    how_measured,
+)
 from ov_tuner.analyse.heatmaps import Metric, heatmap_of
 from ov_tuner.analyse.points import batch_series, best_per_device_precision, pareto_front
 from ov_tuner.analyse.precisions import compare_precisions, int8_against_fastest_float, ran_by_scope, ran_in
@@ -62,16 +71,16 @@ def test_diagnostics_name_each_problem_once_per_compiled_model() -> None:
     assert sorted(kinds) == sorted([DiagnosticKind.IDLE_STREAMS, DiagnosticKind.PRECISION, DiagnosticKind.STREAMS,
                                     DiagnosticKind.NOISY, DiagnosticKind.FAILED])
     precision = next(d for d in diagnostics(points) if d.kind is DiagnosticKind.PRECISION)
-    assert precision.figures["asked"] == "f16" and precision.figures["ran"] == "bf16"
+    assert isinstance(precision, PrecisionDiffers) and (precision.asked, precision.ran) == ("f16", "bf16")
     noisy = point(1, 2, 100, noisy=True).measurement
     assert noisy is not None and noisy.fps_cv is not None and noisy.fps_cv > NOISY_FPS_CV
 
 
 def test_unsettled_and_client_bound_points_are_flagged() -> None:
     (unsettled,) = diagnostics([point(1, 1, 100, ended=Ending.CAPPED)])
-    assert unsettled.kind is DiagnosticKind.UNSTABLE and unsettled.figures["windows"] == 3
+    assert isinstance(unsettled, DidNotSettle) and unsettled.windows == 3
     (busy,) = diagnostics([point(1, 1, 100, client_cpu_share=0.97)])
-    assert busy.kind is DiagnosticKind.CLIENT_BOUND and busy.figures["share"] == pytest.approx(0.97)
+    assert isinstance(busy, ClientBound) and busy.share == pytest.approx(0.97)
     assert diagnostics([point(1, 1, 100, ended=Ending.FIXED, client_cpu_share=0.5)]) == []
     assert diagnostics([point(1, 1, 100, ended=Ending.OUTPACED)]) == []  # stopped on purpose, not unstable
 
@@ -94,7 +103,7 @@ def test_more_requests_that_raise_neither_fps_nor_latency_are_client_bound() -> 
     # Client-bound: FPS flat and latency flat, so the second request never ran beside the first.
     flat = [point(1, 1, 100, latency_ms=10.0), point(1, 2, 101, latency_ms=10.5)]
     (found,) = diagnostics(flat)
-    assert found.kind is DiagnosticKind.FLAT_STEP and (found.figures["from"], found.figures["to"]) == (1, 2)
+    assert isinstance(found, RequestsNotParallel) and (found.from_nireq, found.to_nireq) == (1, 2)
 
 
 def test_heatmap_figure_has_three_panels_with_the_best_outlined(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import pairwise
 from statistics import median
+from typing import ClassVar
 
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointConfig, PointResult, Precision
@@ -36,12 +37,91 @@ class DiagnosticKind(str, Enum):
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """A warning about stored results: its kind, the configuration it is about (for PRECISION, the first of its device
-    and precision), and the figures behind it, named per kind (ov_tuner.present words them)."""
+    """A warning about stored results: the configuration it is about (for a precision that ran otherwise, the first
+    of its device and precision). Each kind is a subclass with its own figures, which ov_tuner.present words."""
 
-    kind: DiagnosticKind
     config: PointConfig
-    figures: Mapping[str, object]
+    kind: ClassVar[DiagnosticKind]
+
+
+@dataclass(frozen=True)
+class FailedPoint(Diagnostic):
+    error: str  # the first line of the stored error
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.FAILED
+
+
+@dataclass(frozen=True)
+class PrecisionDiffers(Diagnostic):
+    """The precision asked for, the hint ov-tuner set (`asked`: another than the precision's own where the device
+    lists no capability for it), what the device reports and what ran."""
+
+    precision: Precision
+    device: str
+    asked: str
+    reported: str
+    ran: str
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.PRECISION
+
+
+@dataclass(frozen=True)
+class AutoBatched(Diagnostic):
+    timeout_ms: str  # AUTO_BATCH_TIMEOUT, as read back
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.AUTO_BATCHED
+
+
+@dataclass(frozen=True)
+class StreamsDiffer(Diagnostic):
+    asked: int
+    ran: int
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.STREAMS
+
+
+@dataclass(frozen=True)
+class IdleStreams(Diagnostic):
+    requests: int
+    streams: int
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.IDLE_STREAMS
+
+
+@dataclass(frozen=True)
+class NoisyPoint(Diagnostic):
+    fps_cv: float  # window-to-window coefficient of variation
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.NOISY
+
+
+@dataclass(frozen=True)
+class DidNotSettle(Diagnostic):
+    windows: int
+    seconds: float
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.UNSTABLE
+
+
+@dataclass(frozen=True)
+class ClientBound(Diagnostic):
+    share: float  # of the wall time the Python loop was busy
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.CLIENT_BOUND
+
+
+@dataclass(frozen=True)
+class RequestsNotParallel(Diagnostic):
+    """From `from_nireq` to `to_nireq` requests, FPS and median latency barely moved."""
+
+    from_nireq: int
+    to_nireq: int
+    fps_gain: float
+    latency_rise: float
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.FLAT_STEP
+
+
+@dataclass(frozen=True)
+class BusyHost(Diagnostic):
+    """Windows measured while other processes used the CPUs (`foreign`, the most) or the hypervisor stole them."""
+
+    disturbed: int
+    windows: int
+    foreign: float
+    steal: float
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.DISTURBED
 
 
 @dataclass(frozen=True)
@@ -68,14 +148,14 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
     for p in points:
         if not p.ok:
             error = (p.error or "no message").splitlines()[0]
-            found.append(Diagnostic(DiagnosticKind.FAILED, p.config, {"error": error}))
+            found.append(FailedPoint(p.config, error))
             continue
         c = p.compile
         if c is not None and c.key not in seen:
             seen.add(c.key)
             found += _compile_diagnostics(p, c, seen)
         if p.nireq < p.streams:
-            found.append(Diagnostic(DiagnosticKind.IDLE_STREAMS, p.config, {"requests": p.nireq, "streams": p.streams}))
+            found.append(IdleStreams(p.config, p.nireq, p.streams))
         m = p.measurement
         assert m is not None
         found += _measurement_diagnostics(p.config, m)
@@ -84,49 +164,47 @@ def diagnostics(points: list[PointResult]) -> list[Diagnostic]:
 
 def _compile_diagnostics(p: PointResult, c: CompileInfo, seen: set[object]) -> list[Diagnostic]:
     """What a compile did otherwise than asked: precision (once per device and precision), auto-batching, streams."""
-    found = []
-    precision = _precision_figures(p.config.precision, c) if p.config.mode is not Mode.DEFAULT else None
+    found: list[Diagnostic] = []
+    precision = _precision_differs(p.config, c) if p.config.mode is not Mode.DEFAULT else None
     said = (p.config.device, p.config.precision)
     if precision is not None and said not in seen:
         seen.add(said)
-        found.append(Diagnostic(DiagnosticKind.PRECISION, p.config, precision))
+        found.append(precision)
     if c.key.mode is Mode.EXPLICIT and auto_batched(c.read_back):
-        found.append(Diagnostic(DiagnosticKind.AUTO_BATCHED, p.config, {"timeout": c.read_back["AUTO_BATCH_TIMEOUT"]}))
+        found.append(AutoBatched(p.config, c.read_back["AUTO_BATCH_TIMEOUT"]))
     if c.key.mode is Mode.EXPLICIT and c.num_streams != c.key.streams:
-        found.append(Diagnostic(DiagnosticKind.STREAMS, p.config, {"asked": c.key.streams, "ran": c.num_streams}))
+        found.append(StreamsDiffer(p.config, c.key.streams, c.num_streams))
     return found
 
 
 def _measurement_diagnostics(config: PointConfig, m: Measurement) -> list[Diagnostic]:
-    found = []
+    found: list[Diagnostic] = []
     if m.fps_cv is not None and m.fps_cv > NOISY_FPS_CV:
-        found.append(Diagnostic(DiagnosticKind.NOISY, config, {"cv": m.fps_cv}))
+        found.append(NoisyPoint(config, m.fps_cv))
     if m.ended is Ending.CAPPED:
-        found.append(Diagnostic(DiagnosticKind.UNSTABLE, config, {"windows": len(m.windows), "seconds": m.wall_s}))
+        found.append(DidNotSettle(config, len(m.windows), m.wall_s))
     if m.client_cpu_share > CLIENT_BOUND_CPU_SHARE:
-        found.append(Diagnostic(DiagnosticKind.CLIENT_BOUND, config, {"share": m.client_cpu_share}))
+        found.append(ClientBound(config, m.client_cpu_share))
     if m.disturbed_windows:
         disturbed = [w for w in m.windows if w.disturbed]
-        found.append(Diagnostic(DiagnosticKind.DISTURBED, config, {
-            "disturbed": len(disturbed), "windows": len(m.windows),
-            "foreign": max(w.foreign_cpu or 0.0 for w in disturbed), "steal": max(w.steal or 0.0 for w in disturbed)}))
+        found.append(BusyHost(config, len(disturbed), len(m.windows), max(w.foreign_cpu or 0.0 for w in disturbed),
+                              max(w.steal or 0.0 for w in disturbed)))
     return found
 
 
-def _precision_figures(precision: Precision, c: CompileInfo) -> dict[str, object] | None:
-    """What differs between the precision asked for and what ran; None if nothing. `asked` is the hint ov-tuner
-    set: another than the precision's own where the device lists no capability for it."""
+def _precision_differs(config: PointConfig, c: CompileInfo) -> PrecisionDiffers | None:
+    """What differs between the precision asked for and what ran; None if nothing."""
+    precision = config.precision
     asked = c.requested.get("INFERENCE_PRECISION_HINT", "")
     ran_as_asked = c.executed_precision in (*precision.math, "unknown")
     if asked != precision.hint or not ran_as_asked or c.inference_precision != asked:
-        return {"precision": precision, "asked": asked, "reported": c.inference_precision, "ran": c.ran,
-                "device": c.key.device}
+        return PrecisionDiffers(config, precision, c.key.device, asked, c.inference_precision, c.ran)
     return None
 
 
 def _flat_request_steps(points: list[PointResult]) -> list[Diagnostic]:
     """Doubling requests raised neither FPS nor latency: the extra requests never ran in parallel."""
-    found = []
+    found: list[Diagnostic] = []
     by_compile: dict[object, list[PointResult]] = {}
     for p in points:
         if p.ok and p.config.mode is Mode.EXPLICIT:
@@ -138,6 +216,5 @@ def _flat_request_steps(points: list[PointResult]) -> list[Diagnostic]:
                 continue
             fps_gain, latency_rise = b.fps / a.fps - 1, b.latency_ms(50) / a.latency_ms(50) - 1
             if fps_gain < FLAT_FPS_GAIN and latency_rise < FLAT_LATENCY_RISE:
-                found.append(Diagnostic(DiagnosticKind.FLAT_STEP, b.config, {
-                    "from": a.nireq, "to": b.nireq, "fps_gain": fps_gain, "latency_rise": latency_rise}))
+                found.append(RequestsNotParallel(b.config, a.nireq, b.nireq, fps_gain, latency_rise))
     return found

@@ -3,8 +3,22 @@ measurements ended."""
 
 from __future__ import annotations
 
-from ov_tuner.analyse.diagnostics import Diagnostic, DiagnosticKind, HowMeasured
-from ov_tuner.schema import Ending, Precision
+from ov_tuner.analyse.diagnostics import (
+    AutoBatched,
+    BusyHost,
+    ClientBound,
+    Diagnostic,
+    DiagnosticKind,
+    DidNotSettle,
+    FailedPoint,
+    HowMeasured,
+    IdleStreams,
+    NoisyPoint,
+    PrecisionDiffers,
+    RequestsNotParallel,
+    StreamsDiffer,
+)
+from ov_tuner.schema import Ending
 
 HINTS = {
     DiagnosticKind.FAILED: "the error is stored with the point; rerun the sweep to retry failed points",
@@ -43,41 +57,39 @@ def how_measured_text(h: HowMeasured) -> str:
 def diagnostic_subject(d: Diagnostic) -> str:
     """The configuration a diagnostic is about: 'CPU fp32 batch 1 2 streams x 4 requests', or 'CPU fp16' for what
     ran otherwise than asked."""
-    if d.kind is DiagnosticKind.PRECISION:
+    if isinstance(d, PrecisionDiffers):
         return f"{d.config.device} {d.config.precision.value}"
     return d.config.label()
 
 
 def diagnostic_detail(d: Diagnostic) -> str:
     """What is off, with its figures."""
-    f = d.figures
-    if d.kind is DiagnosticKind.FAILED:
-        return str(f["error"])
-    if d.kind is DiagnosticKind.PRECISION:
-        precision = f["precision"]
-        assert isinstance(precision, Precision)
-        if f["asked"] != precision.hint:
-            capability = precision.hint.upper().replace("F", "FP")
-            return (f"{precision.value} means the {precision.hint} hint, but {f['device']} lists no {capability} "
-                    f"capability, so ov-tuner asked for {f['asked']}: it ran {f['ran']}")
-        return f"asked for {f['asked']}; the device reports {f['reported']} and ran {f['ran']}"
-    if d.kind is DiagnosticKind.AUTO_BATCHED:
-        return f"an explicit configuration read back AUTO_BATCH_TIMEOUT {f['timeout']} ms"
-    if d.kind is DiagnosticKind.STREAMS:
-        return f"asked {f['asked']} streams, device runs {f['ran']}"
-    if d.kind is DiagnosticKind.IDLE_STREAMS:
-        return f"{f['requests']} requests for {f['streams']} streams"
-    if d.kind is DiagnosticKind.NOISY:
-        return f"throughput varied {f['cv']:.0%} (CV) across windows"
-    if d.kind is DiagnosticKind.UNSTABLE:
-        return f"{f['windows']} windows in {f['seconds']:.1f} s never agreed within the tolerance"
-    if d.kind is DiagnosticKind.CLIENT_BOUND:
-        return f"the Python loop was busy {f['share']:.0%} of the time"
-    if d.kind is DiagnosticKind.FLAT_STEP:
-        return (f"from {f['from']} to {f['to']} requests FPS {f['fps_gain']:+.0%} and median latency "
-                f"{f['latency_rise']:+.0%}: the extra requests were not served in parallel")
-    return (f"{f['disturbed']} of {f['windows']} windows were measured while other processes used up to "
-            f"{f['foreign']:.0%} of the CPUs and the hypervisor stole up to {f['steal']:.0%}")
+    if isinstance(d, FailedPoint):
+        return d.error
+    if isinstance(d, PrecisionDiffers):
+        if d.asked != d.precision.hint:
+            capability = d.precision.hint.upper().replace("F", "FP")
+            return (f"{d.precision.value} means the {d.precision.hint} hint, but {d.device} lists no {capability} "
+                    f"capability, so ov-tuner asked for {d.asked}: it ran {d.ran}")
+        return f"asked for {d.asked}; the device reports {d.reported} and ran {d.ran}"
+    if isinstance(d, AutoBatched):
+        return f"an explicit configuration read back AUTO_BATCH_TIMEOUT {d.timeout_ms} ms"
+    if isinstance(d, StreamsDiffer):
+        return f"asked {d.asked} streams, device runs {d.ran}"
+    if isinstance(d, IdleStreams):
+        return f"{d.requests} requests for {d.streams} streams"
+    if isinstance(d, NoisyPoint):
+        return f"throughput varied {d.fps_cv:.0%} (CV) across windows"
+    if isinstance(d, DidNotSettle):
+        return f"{d.windows} windows in {d.seconds:.1f} s never agreed within the tolerance"
+    if isinstance(d, ClientBound):
+        return f"the Python loop was busy {d.share:.0%} of the time"
+    if isinstance(d, RequestsNotParallel):
+        return (f"from {d.from_nireq} to {d.to_nireq} requests FPS {d.fps_gain:+.0%} and median latency "
+                f"{d.latency_rise:+.0%}: the extra requests were not served in parallel")
+    assert isinstance(d, BusyHost), d
+    return (f"{d.disturbed} of {d.windows} windows were measured while other processes used up to "
+            f"{d.foreign:.0%} of the CPUs and the hypervisor stole up to {d.steal:.0%}")
 
 
 def diagnostic_text(d: Diagnostic) -> str:
