@@ -6,6 +6,7 @@ When the wording changes on purpose, rewrite the snapshots with UPDATE_SNAPSHOTS
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +15,10 @@ from factories import baseline, figures_missing, make_point, round_of
 from rich.console import Console
 
 from ov_tuner.analyse.answer import answer_if_any, answer_of
+from ov_tuner.analyse.compare import compare
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.document import Bullets, Code, Image, Paragraph, Section, Tone
-from ov_tuner.present.documents import answer_section, show_document
+from ov_tuner.present.documents import answer_section, comparison_document, recommend_document, show_document
 from ov_tuner.present.pages import to_html, to_markdown
 from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
@@ -83,25 +85,40 @@ def check(name: str, text: str) -> None:
     assert text == path.read_text(), f"{name} differs from its snapshot; if on purpose, rerun with UPDATE_SNAPSHOTS=1"
 
 
+def documents(tmp: Path) -> dict[str, list[Section]]:
+    """Each document a command prints, from the constructed results: `show` (with a block of every kind),
+    `recommend` (with the forms to deploy it) and `compare` (the file against a copy of it from another host)."""
+    results = constructed_results()
+    other = replace(results, path=Path("results/other.db"), environment=replace(results.environment, host="other"))
+    answers = [answer_if_any(r) for r in (results, other)]
+    return {"document": constructed(tmp), "recommend": recommend_document(answer_of(results)),
+            "compare": comparison_document(compare([results, other]), answers, None)}
+
+
+NAMES = ("document", "recommend", "compare")
+
+
 @pytest.fixture
-def document(tmp_path: Path) -> list[Section]:
+def document_set(tmp_path: Path) -> dict[str, list[Section]]:
     np.random.seed(0)
-    return constructed(tmp_path)
+    return documents(tmp_path)
 
 
-def test_the_terminal_renderer(document: list[Section]) -> None:
+@pytest.mark.parametrize("name", NAMES)
+def test_the_terminal_renderer(document_set: dict[str, list[Section]], name: str, tmp_path: Path) -> None:
     console = Console(width=160, record=True, color_system=None, force_terminal=False)
-    print_sections(console, document)
-    text = console.export_text()
-    check("document.txt", text.replace(str(document[-1].blocks[-1].path), "pixel.png"))  # type: ignore[union-attr]
+    print_sections(console, document_set[name])
+    check(f"{name}.txt", console.export_text().replace(str(tmp_path / "pixel.png"), "pixel.png"))
 
 
-def test_the_html_renderer(document: list[Section]) -> None:
-    check("document.html", to_html("ov-tuner report: mobilenet_v2", document))
+@pytest.mark.parametrize("name", NAMES)
+def test_the_html_renderer(document_set: dict[str, list[Section]], name: str) -> None:
+    check(f"{name}.html", to_html("ov-tuner report: mobilenet_v2", document_set[name]))
 
 
-def test_the_markdown_renderer(document: list[Section], tmp_path: Path) -> None:
-    check("document.md", to_markdown("ov-tuner report: mobilenet_v2", document, tmp_path))
+@pytest.mark.parametrize("name", NAMES)
+def test_the_markdown_renderer(document_set: dict[str, list[Section]], name: str, tmp_path: Path) -> None:
+    check(f"{name}.md", to_markdown("ov-tuner report: mobilenet_v2", document_set[name], tmp_path))
 
 
 def test_ratio_wording() -> None:

@@ -24,9 +24,8 @@ from ov_tuner.cli.flags import one_device, one_precision, parse_shapes
 from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
 from ov_tuner.jobs.configs import one_config
 from ov_tuner.jobs.profile import run_profile
-from ov_tuner.present.sections.jobs import coldstart_table, profile_tables
-from ov_tuner.present.terminal import print_blocks
-from ov_tuner.present.words.edge import coldstart_text
+from ov_tuner.present.documents import coldstart_section, profile_section
+from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO
 from ov_tuner.store.destinations import output_folder
 
@@ -49,8 +48,7 @@ def coldstart(
     spec = ColdStartSpec(model, out_path, config.device, config.precision, batch, streams, parse_shapes(shape),
                          repeats)
     cold = run_coldstart(spec, say_quantizing)
-    print_blocks(out, coldstart_table(cold))
-    out.print(coldstart_text(cold), highlight=False)
+    print_sections(out, [coldstart_section(cold)], titles=False)
 
 
 @app.command()
@@ -74,8 +72,9 @@ def profile(
     if plot_dir is not None:
         output_folder(plot_dir, "--plot-dir")
     result = run_profile(model, config, time, out_path, parse_shapes(shape), quantizing=say_quantizing)
-    print_blocks(out, *profile_tables(result, top))
+    figure = None
     if plot_dir is not None:
         from ov_tuner.present.plots import save_profile_figure  # imports matplotlib
 
-        out.print(f"wrote {save_profile_figure(result, model.stem, plot_dir, top)}")
+        figure = save_profile_figure(result, model.stem, plot_dir, top)
+    print_sections(out, [profile_section(result, top, figure)], titles=False)

@@ -31,9 +31,9 @@ from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.jobs.configs import Asked, grid_configs, one_config
 from ov_tuner.jobs.soak import SoakSpec, run_soak
-from ov_tuner.present.sections.jobs import capacity_table
-from ov_tuner.present.terminal import print_blocks
-from ov_tuner.present.words.edge import capacity_summary, soak_lines, soak_window_line, trial_line
+from ov_tuner.present.documents import capacity_section, soak_section
+from ov_tuner.present.terminal import print_sections
+from ov_tuner.present.words.edge import soak_window_line, trial_line
 from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig, Quantization, SoakWindow
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import load_results
@@ -85,16 +85,14 @@ def capacity(
 
     with stop_on_ctrl_c("trial") as stop:
         runs = run_capacity(spec, seen, stop, say_quantizing)
-    print_blocks(out, capacity_table(runs))
-    summary = capacity_summary(runs)
-    if summary:
-        out.print(summary, highlight=False)
+    figure = None
     if plot_dir is not None:
         from ov_tuner.present.edge_figures import capacity_figure  # imports matplotlib
         from ov_tuner.present.plots import save_figure
 
         stored = load_results(spec.out)
-        out.print(f"wrote {save_figure(capacity_figure(runs, stored.environment), plot_dir, 'capacity')}")
+        figure = save_figure(capacity_figure(runs, stored.environment), plot_dir, "capacity")
+    print_sections(out, [capacity_section(runs, figure)], titles=False)
     if stop.is_set():
         err.print(f"interrupted: the trials measured are kept in {spec.out}")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -147,13 +145,13 @@ def soak(
     if not stored.soaks:  # stopped before the soak began
         raise typer.Exit(EXIT_INTERRUPTED)
     latest = stored.soaks[-1]
-    for line in soak_lines(latest):
-        out.print(line, highlight=False)
+    figure = None
     if plot_dir is not None and len(latest.windows) >= 2:
         from ov_tuner.present.edge_figures import soak_figure  # imports matplotlib
         from ov_tuner.present.plots import save_figure
 
-        out.print(f"wrote {save_figure(soak_figure(latest, stored.environment), plot_dir, 'soak')}")
+        figure = save_figure(soak_figure(latest, stored.environment), plot_dir, "soak")
+    print_sections(out, [soak_section(latest, figure)], titles=False)
     if interrupted:
         err.print(f"interrupted: {len(latest.windows)} windows are kept in {spec.out}")
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -33,6 +33,7 @@ from ov_tuner.present.words.answer import recommendation_text
 from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
 from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
 from ov_tuner.present.words.notices import summary_lines
+from ov_tuner.schema import Capacity, ColdStart, Profile, Soak
 from ov_tuner.store.results import StoredResults
 from ov_tuner.sweep import SweepSummary
 
@@ -112,29 +113,47 @@ def report_document(results: StoredResults, answer: Answer | None, figures: Writ
 
 def _job_sections(results: StoredResults, figures: WrittenFigures | None) -> list[Section]:
     """Cold starts, profiles, cameras served and soaks, where the file holds them (with figures in the report)."""
-    sections = []
-    for cold in results.coldstarts:
-        sections.append(Section("Cold start: why the first inference is slow",
-                                (Paragraph(coldstart_text(cold)), coldstart_table(cold))))
-    profiles = results.latest_profiles()
-    for i, prof in enumerate(profiles):
-        blocks: list[Block] = list(profile_tables(prof, 10))
-        if figures is not None and i < len(figures.profiles):
-            blocks.append(Image(figures.profiles[i], figures.profiles[i].stem))
-        sections.append(Section("Per-layer profile", tuple(blocks)))
+    sections = [coldstart_section(cold) for cold in results.coldstarts]
+    for i, prof in enumerate(results.latest_profiles()):
+        sections.append(profile_section(prof, 10, figures.profiles[i] if figures and i < len(figures.profiles)
+                                        else None))
     if results.capacities:
-        summary = capacity_summary(results.capacities)
-        blocks = [*([Paragraph(summary)] if summary else []), capacity_table(results.capacities)]
-        if figures is not None and figures.capacity is not None:
-            blocks.append(Image(figures.capacity, "cameras served"))
-        sections.append(Section("Cameras served: open-loop load", tuple(blocks)))
+        sections.append(capacity_section(results.capacities, figures.capacity if figures else None))
     soaks = [s for s in results.soaks if len(s.windows) >= 2]
     for i, soak in enumerate(soaks):
-        blocks = [Bullets(tuple(soak_lines(soak)))]
-        if figures is not None and i < len(figures.soaks):
-            blocks.append(Image(figures.soaks[i], "FPS, p99 and clock over time"))
-        sections.append(Section(f"Soak: {soak.config.label()}", tuple(blocks)))
+        sections.append(soak_section(soak, figures.soaks[i] if figures and i < len(figures.soaks) else None))
     return sections
+
+
+def coldstart_section(cold: ColdStart) -> Section:
+    """`coldstart`, and a file's cold starts: where the first inference's time goes."""
+    return Section("Cold start: why the first inference is slow", (Paragraph(coldstart_text(cold)),
+                                                                    coldstart_table(cold)))
+
+
+def profile_section(prof: Profile, top: int, figure: Path | None = None) -> Section:
+    """`profile`, and a file's profiles: time per layer type and per layer, the `top` of each."""
+    blocks: list[Block] = list(profile_tables(prof, top))
+    if figure is not None:
+        blocks.append(Image(figure, figure.stem))
+    return Section("Per-layer profile", tuple(blocks))
+
+
+def capacity_section(capacities: list[Capacity], figure: Path | None = None) -> Section:
+    """`capacity`, and a file's capacity runs: the cameras each configuration served."""
+    summary = capacity_summary(capacities)
+    blocks: list[Block] = [*([Paragraph(summary)] if summary else []), capacity_table(capacities)]
+    if figure is not None:
+        blocks.append(Image(figure, "cameras served"))
+    return Section("Cameras served: open-loop load", tuple(blocks))
+
+
+def soak_section(soak: Soak, figure: Path | None = None) -> Section:
+    """`soak`, and a file's soaks: whether one configuration held over minutes."""
+    blocks: list[Block] = [Bullets(tuple(soak_lines(soak)))]
+    if figure is not None:
+        blocks.append(Image(figure, "FPS, p99 and clock over time"))
+    return Section(f"Soak: {soak.config.label()}", tuple(blocks))
 
 
 def comparison_document(comparison: Comparison, answers: list[Answer | None], figure: Path | None,
