@@ -12,38 +12,17 @@ mount's root and the tightest wins. A file that is missing or unreadable means n
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
+
+from ov_tuner.schema import Box
 
 # cgroup v1 writes "no limit" on memory as the largest page-aligned int64 (9223372036854771712); no box is that big.
 UNLIMITED_MEMORY_BYTES = 2**60
 
 _Limit = TypeVar("_Limit", int, float)
-
-
-@dataclass(frozen=True)
-class Box:
-    """What this process may use of the host: where it may run, how much CPU time, how much memory."""
-
-    host_cpus: int  # os.cpu_count()
-    cpuset: tuple[int, ...]  # the CPUs this process may run on
-    quota_cpus: float | None  # CPU time allowed per period, in CPUs' worth; None: unlimited
-    quota_source: str | None  # the file the quota came from, e.g. "cgroup v2 cpu.max"
-    memory_limit_bytes: int | None  # None: unlimited
-
-    @property
-    def cpus(self) -> float:
-        """The CPUs' worth of time this process may use: the narrower of its cpuset and its quota."""
-        return min(float(len(self.cpuset)), self.quota_cpus if self.quota_cpus is not None else math.inf)
-
-    @property
-    def limited(self) -> bool:
-        """Whether the quota or the cpuset leaves this process less than the whole host."""
-        return self.cpus < self.host_cpus
 
 
 def parse_cpu_list(text: str) -> tuple[int, ...]:

@@ -3,6 +3,7 @@
 Frozen dataclasses and enums, grouped by what they describe; every name is importable from here.
 """
 
+from ov_tuner.schema.box import Box
 from ov_tuner.schema.config import (
     CompileKey,
     InputMode,
@@ -58,6 +59,7 @@ __all__ = [
     "STEAL_LIMIT",
     "Accuracy",
     "Arrival",
+    "Box",
     "CameraTarget",
     "Capacity",
     "ColdStart",
