@@ -53,6 +53,7 @@ class Standing:
 
     figures: RoundFigures
     ratio: Ratio
+    p90: Ratio | None = None  # p90 latency against the reference's, where stated (the gains over baselines)
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,8 @@ def _gains(head: HeadToHead, deploy: RoundFigures) -> tuple[Standing, ...]:
 
     chosen = sorted((f for f in head.figures if relevant(f)), key=lambda f: (
         BASELINE_ORDER.index(f.contender.config.mode), f.contender.config.device != mine.device))
-    return tuple(Standing(f, head.ratio(deploy.contender, f.contender)) for f in chosen)
+    return tuple(Standing(f, head.ratio(deploy.contender, f.contender), head.p90_ratio(deploy.contender, f.contender))
+                 for f in chosen)
 
 
 def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:

@@ -145,6 +145,10 @@ def sweep_spec(
                                                 "(read with OpenCV) instead of generated data; with int8, every "
                                                 "other image calibrates and the rest measure accuracy.")] = None,
     int8_max_drop: Int8MaxDrop = None,
+    cpus: Annotated[float | None, typer.Option(min=0.01, help="Measure inside a CPU quota of this many CPUs, as a "
+                                               "container limited to them (docker --cpus, a Kubernetes CPU limit) "
+                                               "gets: ov-tuner sets it up (a child cgroup; needs root), and the "
+                                               "search adds INFERENCE_NUM_THREADS within it.")] = None,
 ) -> SweepSpec:
     """The sweep's flags as a spec: every flag checked before anything is measured. `sweep` and `fleet sweep`
     both take these options. Long only for its signature, an option and its help per flag."""
@@ -157,7 +161,7 @@ def sweep_spec(
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
         confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
-        int8=int8_options(int8_asked(precision), Preset.PERFORMANCE, None, int8_max_drop),
+        int8=int8_options(int8_asked(precision), Preset.PERFORMANCE, None, int8_max_drop), cpus=cpus,
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner import __version__
+from ov_tuner.devices.box import read_box
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.schema import Environment
 
@@ -36,4 +37,5 @@ def environment(source: ModelSource) -> Environment:
         model_path=str(source.path),
         model_sha256=source.sha256,
         model_name=source.name,
+        box=read_box(),
     )

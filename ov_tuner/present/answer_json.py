@@ -37,7 +37,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "runner_up": None if confirmed is None or confirmed.runner_up is None else {
             **_standing(confirmed.runner_up), "leader_fps_ratio": confirmed.runner_up.ratio.reciprocal().as_json()},
         "gains": ([{"over": _contender(s.figures.contender), "fps_ratio": s.ratio.as_json(),
-                    "measurable": s.ratio.clear, "head_to_head": True} for s in (confirmed.gains if confirmed else ())]
+                    "measurable": s.ratio.clear, "p90_ratio": _ratio(s.p90), "head_to_head": True}
+                   for s in (confirmed.gains if confirmed else ())]
                   + [{"over": _configuration(g.baseline), "fps_ratio": {"ratio": g.fps_gain + 1},
                       "measurable": None, "head_to_head": False} for g in rec.baselines]),
         "precisions": {

@@ -30,6 +30,7 @@ from ov_tuner.present.sections.tables import (
     points_table,
 )
 from ov_tuner.present.words.answer import recommendation_text
+from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
 from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
 from ov_tuner.present.words.notices import summary_lines
@@ -163,7 +164,10 @@ def comparison_document(comparison: Comparison, answers: list[Answer | None], fi
     files = [f"file {i}: {f.path} ({f.environment.host}, {f.environment.cpu_model}, {f.environment.cores} cores, "
              f"OpenVINO {f.environment.ov_version.split('-')[0]}, {f.environment.model_name})"
              for i, f in enumerate(comparison.files, 1)]
-    differs = [f"differs: {difference_text(*d)}" for d in comparison.differences] or ["The environments match."]
+    differs = [f"differs: {difference_text(*d)}" for d in comparison.differences]
+    if len({f.environment.box.bounds if f.environment.box else None for f in comparison.files}) > 1:
+        differs.append("differs: box: " + " | ".join(box_text(f.environment.box) for f in comparison.files))
+    differs = differs or ["The environments match."]
     said = []
     for i, (f, answer) in enumerate(zip(comparison.files, answers, strict=True), 1):
         verdict = recommendation_text(answer.recommendation) if answer else "no explicit configuration measured"

@@ -25,3 +25,8 @@ class Box:
     def limited(self) -> bool:
         """Whether the quota or the cpuset leaves this process less than the whole host."""
         return self.cpus < self.host_cpus
+
+    @property
+    def bounds(self) -> tuple[tuple[int, ...], float | None]:
+        """What bounds the CPU a measurement gets here: results measured under other bounds do not mix."""
+        return self.cpuset, self.quota_cpus

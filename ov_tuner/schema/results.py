@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
+from ov_tuner.schema.box import Box
 from ov_tuner.schema.config import PointConfig
 from ov_tuner.schema.devices import CompileInfo
 from ov_tuner.schema.measurement import Measurement, Window
@@ -138,8 +140,19 @@ class Environment:
     model_sha256: str
     model_name: str
     node: str = ""  # the Ray node a fleet sweep ran on (ov_tuner.fleet); empty for a sweep run in place
+    box: Box | None = None  # what the process could use of the host (None: a file from before ov-tuner read it)
 
     def mismatches(self, other: Environment) -> list[str]:
-        """The fields that make `other`'s results not comparable with these."""
+        """The fields that make `other`'s results not comparable with these: another host, model or OpenVINO, or
+        another box (a CPU quota or cpuset) on the same host."""
         keys = ("ov_version", "host", "cpu_model", "model_sha256")
-        return [k for k in keys if getattr(self, k) != getattr(other, k)]
+        found = [k for k in keys if getattr(self, k) != getattr(other, k)]
+        if self.box is not None and other.box is not None and self.box.bounds != other.box.bounds:
+            found.append("box")
+        return found
+
+    @classmethod
+    def from_stored(cls, fields: dict[str, Any]) -> Environment:
+        """The environment from its JSON in a results file."""
+        box = fields.get("box")
+        return cls(**{**fields, "box": Box(**{**box, "cpuset": tuple(box["cpuset"])}) if box else None})

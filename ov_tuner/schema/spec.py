@@ -152,6 +152,7 @@ class SweepSpec:
     cache_everywhere: bool = False  # ... or for every device, when the user named the folder
     accuracy_inputs: int | None = ACCURACY_INPUTS  # outputs against the FP32 reference on this many inputs (None: off)
     int8: Int8Options | None = None  # given: int8 joins --precision auto; its options where precisions name INT8
+    cpus: float | None = None  # measure inside a CPU quota of this many CPUs, set up for the sweep (None: as it is)
 
     def __post_init__(self) -> None:
         if self.warmup_s < 0:

@@ -3,6 +3,7 @@ requests one search may measure."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from itertools import product
 
@@ -82,6 +83,9 @@ def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
         precisions = spec.precisions or (*auto_precisions(device)[0], *((Precision.INT8,) if spec.int8 else ()))
         hosted: set[tuple[int, InputMode]] = set()
         for settings in settings_combinations(spec.settings):
+            threads = dict(settings).get(THREADS, "")
+            fitted = ((tuple(s for s in streams if s <= int(threads)) or (1,))
+                      if threads.isdigit() and spec.streams is None else streams)  # no stream without a thread
             for precision in precisions:
                 merges = spec.precisions is None and precision is not Precision.INT8  # int8 is never fp32's math
                 for batch in spec.batches:
@@ -89,9 +93,31 @@ def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
                         first = not virtual and (batch, spec.input_mode) not in hosted
                         hosted.add((batch, spec.input_mode))
                         spaces.append(PlannedSpace(device, precision, batch, spec.input_mode,
-                                                   Space(streams, nireqs, top), auto, mode, settings,
+                                                   Space(fitted, nireqs, top), auto, mode, settings,
                                                    auto_precision=merges, hosts_default=first))
     return spaces
+
+
+THREADS = "INFERENCE_NUM_THREADS"
+
+
+def box_threads(cpus: float) -> tuple[str, ...]:
+    """The INFERENCE_NUM_THREADS values a sweep tries inside a box of `cpus` CPUs' worth of time (a cgroup quota or
+    a cpuset narrower than the host): the whole CPUs it holds and, for a fraction, one more. OpenVINO sizes its
+    threads to the host, and more threads than the quota pays for are throttled in every period."""
+    whole = max(1, int(cpus))
+    return tuple(str(t) for t in sorted({whole, max(whole, math.ceil(cpus))}))
+
+
+def fit_to_box(spec: SweepSpec, devices: list[DeviceInfo], cpus: float | None) -> SweepSpec:
+    """The sweep inside a box of `cpus` CPUs (None: the whole host): on CPU alone, with 'auto' streams or a quota
+    the sweep set up itself (--cpus), and unless --set names the threads, INFERENCE_NUM_THREADS within the box
+    becomes an axis and 'auto' streams stop at the threads. OpenVINO default keeps its own choice, so the answer
+    shows what that costs in the box. Streams the user listed are swept as listed."""
+    if (cpus is None or THREADS in spec.settings or any(d.name != "CPU" for d in devices)
+            or (spec.streams is not None and spec.cpus is None)):
+        return spec
+    return replace(spec, settings={**spec.settings, THREADS: box_threads(cpus)})
 
 
 def settings_combinations(axes: dict[str, tuple[str, ...]]) -> list[Settings]:

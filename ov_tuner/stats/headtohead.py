@@ -82,6 +82,7 @@ class HeadToHead:
     confirmation: Confirmation
     figures: tuple[RoundFigures, ...]
     _fps: np.ndarray  # passes x contenders, NaN where a pass did not measure a contender
+    _p90: np.ndarray  # passes x contenders: each pass's p90 request latency, NaN where not measured
 
     @classmethod
     def of(cls, confirmation: Confirmation) -> HeadToHead | None:
@@ -91,21 +92,35 @@ class HeadToHead:
         rounds = sorted({w.round for w in confirmation.windows})
         index = {r: i for i, r in enumerate(rounds)}
         fps = np.full((len(rounds), len(confirmation.contenders)), np.nan)
+        p90 = np.full_like(fps, np.nan)
         latencies: list[list[np.ndarray]] = [[] for _ in confirmation.contenders]
         for w in confirmation.windows:
             fps[index[w.round], w.contender] = w.window.fps
+            p90[index[w.round], w.contender] = np.percentile(w.latencies_ms, 90) if w.latencies_ms.size else np.nan
             latencies[w.contender].append(w.latencies_ms)
         figures = tuple(RoundFigures(c, float(np.nanmean(fps[:, i])), LatencyStats.of(np.concatenate(latencies[i])),
                                      int(np.isfinite(fps[:, i]).sum()))
                         for i, c in enumerate(confirmation.contenders))
-        return cls(confirmation, figures, fps)
+        return cls(confirmation, figures, fps, p90)
 
     def ratio(self, a: Contender, b: Contender, confidence: float = 0.95, rerun: bool = True) -> Ratio:
         """FPS of `a` over `b`, paired by pass, with an interval of `confidence` (0.95, or 0.999 for a stricter
         call) that covers a rerun (RERUN_SD) unless `rerun` is False: then only this round's passes, which is
         what more passes of this round can still narrow."""
+        return self._paired(self._fps, a, b, confidence, rerun)
+
+    def p90_ratio(self, a: Contender, b: Contender, confidence: float = 0.95) -> Ratio | None:
+        """p90 request latency of `a` over `b`, paired by pass (each pass's p90 of its window), with an interval
+        that covers a rerun as the FPS ratio's does; None where fewer than two passes hold latencies of both."""
+        columns = self._p90[:, [self.confirmation.contenders.index(c) for c in (a, b)]]
+        if np.isfinite(columns).all(axis=1).sum() < 2:
+            return None
+        return self._paired(self._p90, a, b, confidence, True)
+
+    def _paired(self, values: np.ndarray, a: Contender, b: Contender, confidence: float, rerun: bool) -> Ratio:
+        """A figure of `a` over `b`'s, as the geometric mean of the per-pass ratios, with a t interval."""
         contenders = self.confirmation.contenders
-        pair = self._fps[:, [contenders.index(a), contenders.index(b)]]
+        pair = values[:, [contenders.index(a), contenders.index(b)]]
         both = pair[np.isfinite(pair).all(axis=1)]
         logs = np.log(both[:, 0] / both[:, 1])
         n = logs.size

@@ -46,7 +46,7 @@ class ResultStore(MoreRecords):
 
     def environment(self) -> Environment | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='environment'").fetchone()
-        return Environment(**json.loads(row[0])) if row else None
+        return Environment.from_stored(json.loads(row[0])) if row else None
 
     def claim(self, env: Environment) -> None:
         """Record `env`, or refuse when the file already holds results from a different one."""
@@ -57,7 +57,8 @@ class ResultStore(MoreRecords):
             return
         differing = stored.mismatches(env)
         if differing:
-            detail = ", ".join(f"{k} {getattr(stored, k)!r} vs now {getattr(env, k)!r}" for k in differing)
+            detail = ", ".join(f"{k} {_bounds(stored) if k == 'box' else repr(getattr(stored, k))} vs now "
+                               f"{_bounds(env) if k == 'box' else repr(getattr(env, k))}" for k in differing)
             raise IncompatibleResultsError(
                 f"{self.path} holds results measured elsewhere ({detail}); sweep into a new --out file"
             )
@@ -264,6 +265,13 @@ class StoredResults:
     def latest_profiles(self) -> list[Profile]:
         """The most recent profile of each configuration."""
         return list({p.config: p for p in self.profiles}.values())
+
+
+def _bounds(env: Environment) -> str:
+    """'(cpuset 0,1; quota 1.0 CPUs)', for a refusal to mix results measured in different boxes."""
+    assert env.box is not None
+    quota = f"{env.box.quota_cpus:g} CPUs" if env.box.quota_cpus is not None else "none"
+    return f"(cpuset {','.join(map(str, env.box.cpuset))}; quota {quota})"
 
 
 def load_results(path: Path) -> StoredResults:

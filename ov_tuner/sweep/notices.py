@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ov_tuner.schema import Merged, Precision, Quantization
+from ov_tuner.schema import Box, Merged, Precision, Quantization
+
+
+@dataclass(frozen=True)
+class InBox:
+    """The box the sweep measures in (a CPU quota, a cpuset), and the INFERENCE_NUM_THREADS values it adds to fit
+    it (empty: the whole host, or --set names the threads, or not a CPU alone)."""
+
+    box: Box
+    threads: tuple[str, ...]
+    quota_set: bool  # the sweep set the quota up itself (--cpus)
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,6 @@ class Resuming:
     points: int
 
 
-Notice = (PrecisionSkipped | PrecisionsChosen | PrecisionMerged | Quantizing | Quantized | QuantizationFailed
+Notice = (InBox | PrecisionSkipped | PrecisionsChosen | PrecisionMerged | Quantizing | Quantized | QuantizationFailed
           | ComparingOutputs
           | OutputsNotCompared | Confirming | HostBusy | Resuming)

@@ -16,6 +16,7 @@ import openvino as ov
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource, model_files, open_model_source, set_layouts
+from ov_tuner.devices.quota import cpu_quota
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import QuantizationError
 from ov_tuner.measure import host
@@ -29,13 +30,13 @@ from ov_tuner.schema import (
     Precision,
     SweepSpec,
 )
-from ov_tuner.search.plan import plan
+from ov_tuner.search.plan import THREADS, fit_to_box, plan
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.confirm import confirm_sweep
 from ov_tuner.sweep.driver import Driver
-from ov_tuner.sweep.notices import HostBusy, PrecisionsChosen, QuantizationFailed, Quantized, Quantizing
+from ov_tuner.sweep.notices import HostBusy, InBox, PrecisionsChosen, QuantizationFailed, Quantized, Quantizing
 from ov_tuner.sweep.outputs import compare_outputs
 from ov_tuner.sweep.progress import Silent, SweepProgress
 from ov_tuner.sweep.summary import SweepSummary, summarise
@@ -52,14 +53,23 @@ def run_sweep(
 
     `store` replaces the file at `spec.out`: a fleet sweep passes one whose every write goes to the driver's
     machine (ov_tuner.fleet), so the same search runs on a node that has no results file of its own."""
-    runtime = runtime or Runtime()
-    progress = progress or Silent()
-    stop = stop or threading.Event()
+    with cpu_quota(spec.cpus) if spec.cpus is not None else nullcontext():
+        return _run_sweep(spec, progress or Silent(), stop or threading.Event(), runtime or Runtime(), store)
+
+
+def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, runtime: Runtime,
+               store: ResultStore | None) -> SweepSummary:
+    """run_sweep, inside the box it measures in."""
     quiet_start = host.sample()  # what other processes do while the model is prepared: is the host busy?
     if store is None:
         results_file(spec.out, inputs=model_files(spec.model))
     source = open_model_source(spec.model)
+    env = environment(source)
     devices = runtime.resolve_devices(spec.devices)
+    assert env.box is not None
+    fitted = fit_to_box(spec, devices, env.box.cpus if env.box.limited else None)
+    in_box = InBox(env.box, fitted.settings.get(THREADS, ()) if fitted is not spec else (), spec.cpus is not None)
+    spec = fitted
     runtime.check_settings(devices, spec.settings)
     images = load_images(spec.images) if spec.images else None
     spaces = plan(spec, devices)
@@ -78,7 +88,8 @@ def run_sweep(
         runtime.reshape(models[spaces[0].precision], batch, {})
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
-        store.claim(environment(source))
+        store.claim(env)
+        progress.note(in_box)
         store.record_inputs(ModelInputs(spec.shapes, spec.layouts))
         for device in devices:
             store.record_device(device)

@@ -20,6 +20,7 @@ from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.present.document import Block, Bullets, Paragraph, Table, Tone, table
 from ov_tuner.present.sections.tables import latest_confirmation
 from ov_tuner.present.words.accuracy import precision_cost_lines, speed_text
+from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.findings import (
     comparison_notes,
     comparison_text,
@@ -114,7 +115,8 @@ def environment_table(results: StoredResults) -> Table:
     env = results.environment
     rows = [["model", f"{env.model_name} ({env.model_path})"], ["model sha256", env.model_sha256],
             ["OpenVINO", env.ov_version], ["ov-tuner", f"{env.ov_tuner_version} (report by {__version__})"],
-            ["host", env.host], ["CPU", f"{env.cpu_model}, {env.cores} cores"], ["Python", env.python],
+            ["host", env.host], ["CPU", f"{env.cpu_model}, {env.cores} cores"], ["box", box_text(env.box)],
+            ["Python", env.python],
             *[[f"device {d.name}", f"{d.full_name}; default precision {d.default_precision}"]
               for d in results.devices.values()]]
     return table(("", "value"), rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ov_tuner.devices.decisions import PRECISION_CAPABILITY
 from ov_tuner.devices.strings import ReadAs, Reading
+from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.numbers import names
 from ov_tuner.present.words.quantization import quantization_lines
 from ov_tuner.schema import Merged, MergeReason
@@ -13,6 +14,7 @@ from ov_tuner.sweep.notices import (
     ComparingOutputs,
     Confirming,
     HostBusy,
+    InBox,
     Notice,
     OutputsNotCompared,
     PrecisionMerged,
@@ -55,8 +57,23 @@ def reading_text(reading: Reading) -> str:
             "sweep one of them on its own too, name it before the virtual device or in another --device")
 
 
+def box_notice_text(notice: InBox) -> str:
+    """'box: 1 CPU of 2 under a cgroup quota (...), set up for this sweep (--cpus 1); cpuset 0-1: INFERENCE_NUM_THREADS
+    1 joins the search ...'."""
+    box = notice.box
+    text = f"box: {box_text(box)}"
+    if notice.quota_set:
+        text = text.replace("under a cgroup quota", "under a cgroup quota set up for this sweep (--cpus)", 1)
+    if notice.threads:
+        text += (f"; INFERENCE_NUM_THREADS {', '.join(notice.threads)} joins the search and 'auto' streams stop at "
+                 "the threads; OpenVINO default chooses as it would")
+    return text
+
+
 def notice_text(notice: Notice) -> str:
     """One line for what a sweep reports as it goes."""
+    if isinstance(notice, InBox):
+        return box_notice_text(notice)
     if isinstance(notice, PrecisionSkipped):
         p = notice.precision.value
         return (f"{notice.device} {p}: its first compile failed ({notice.error}); the rest of {p} on {notice.device} "

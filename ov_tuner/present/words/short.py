@@ -14,7 +14,7 @@ from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline
 from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization
-from ov_tuner.stats.headtohead import TIE_MARGIN
+from ov_tuner.stats.headtohead import TIE_MARGIN, Ratio
 
 
 def answer_rows(answer: Answer) -> list[tuple[str, str]]:
@@ -70,13 +70,21 @@ def default_gain_text(rec: Recommendation) -> str | None:
         if found is None:
             return None
         name = baseline_label(found.figures.contender)
+        tail = f"; {p90_text(found.p90)}" if found.p90 is not None else ""
         if found.ratio.clear:
-            return f"{found.ratio.value - 1:+.1%} FPS over {name}, 95%: {_interval(found)}"
-        return f"no measurable difference from {name}: {gain_inline(found.ratio)}"
+            return f"{found.ratio.value - 1:+.1%} FPS over {name}, 95%: {_interval(found)}{tail}"
+        return f"no measurable difference from {name}: {gain_inline(found.ratio)}{tail}"
     apart = next((g for g in rec.baselines if g.baseline.config.mode is Mode.DEFAULT), None)
     if apart is None:
         return None
     return f"{apart.fps_gain:+.1%} FPS over {apart.baseline.config.mode.hint_name}, measured apart"
+
+
+def p90_text(r: Ratio) -> str:
+    """'p90 latency -62.1% (95%: -70.2..-51.8%)', or 'p90 latency no different (+3.0%, 95%: -8.1..+15.5%)'."""
+    if r.clear:
+        return f"p90 latency {r.value - 1:+.1%} (95%: {(r.low - 1) * 100:+.1f}..{(r.high - 1) * 100:+.1f}%)"
+    return f"p90 latency no different ({gain_inline(r)})"
 
 
 def _interval(s: Standing) -> str:
