@@ -87,7 +87,7 @@ def test_a_sweep_under_a_quota_it_sets_up_measures_inside_it(tiny_model: Path, t
     done = ov_tuner("sweep", str(tiny_model), "--cpus", "1", "--precision", "fp32", "--nireq", "1,2", "--time", "0.2",
                     "--window", "0.05", "--no-accuracy", "--confirm-rounds", "2", "--out", str(out))
     assert done.returncode == 0, done.stderr
-    assert "under a cgroup quota set up for this sweep (--cpus)" in done.stdout + done.stderr
+    assert "ov-tuner set that quota up for this sweep (--cpus)" in done.stdout + done.stderr
     stored = load_results(out)
     box = stored.environment.box
     assert box is not None and box.quota_cpus == 1.0

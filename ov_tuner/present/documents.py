@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
+from ov_tuner.analyse.neighbours import Neighbours
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
 from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
@@ -33,8 +34,9 @@ from ov_tuner.present.words.answer import recommendation_text
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
 from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
+from ov_tuner.present.words.neighbours import neighbours_lines
 from ov_tuner.present.words.notices import summary_lines
-from ov_tuner.schema import Capacity, ColdStart, Profile, Soak
+from ov_tuner.schema import Capacity, ColdStart, PointConfig, Profile, Soak
 from ov_tuner.store.results import StoredResults
 from ov_tuner.sweep import SweepSummary
 
@@ -155,6 +157,13 @@ def soak_section(soak: Soak, figure: Path | None = None) -> Section:
     if figure is not None:
         blocks.append(Image(figure, "FPS, p99 and clock over time"))
     return Section(f"Soak: {soak.config.label()}", tuple(blocks))
+
+
+def neighbours_section(n: Neighbours, configuration: PointConfig, threads: int | None = None) -> Section:
+    """`neighbours`: each copy's share beside the others, against one copy alone (each with `threads`
+    INFERENCE_NUM_THREADS where the command set them)."""
+    label = configuration.label() + (f", INFERENCE_NUM_THREADS {threads} each" if threads else "")
+    return Section(f"Neighbours: {n.copies} copies side by side", (Bullets(tuple(neighbours_lines(n, label))),))
 
 
 def comparison_document(comparison: Comparison, answers: list[Answer | None], figure: Path | None,

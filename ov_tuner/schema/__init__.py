@@ -15,7 +15,16 @@ from ov_tuner.schema.config import (
     settings_text,
 )
 from ov_tuner.schema.devices import CompileInfo, DeviceInfo, Merged, MergeReason
-from ov_tuner.schema.edge import PASS_RATIO, Arrival, CameraTarget, Capacity, LoadTrial, Soak, SoakWindow
+from ov_tuner.schema.edge import (
+    PASS_RATIO,
+    Arrival,
+    CameraTarget,
+    Capacity,
+    LoadTrial,
+    NeighbourPhase,
+    Soak,
+    SoakWindow,
+)
 from ov_tuner.schema.measurement import (
     FOREIGN_CPU_LIMIT,
     STEAL_LIMIT,
@@ -82,6 +91,7 @@ __all__ = [
     "Merged",
     "Mode",
     "ModelInputs",
+    "NeighbourPhase",
     "OutputAccuracy",
     "PointConfig",
     "PointResult",

@@ -124,3 +124,14 @@ class Soak:
     planned_s: float
     window_s: float
     windows: tuple[SoakWindow, ...]
+
+
+@dataclass(frozen=True)
+class NeighbourPhase:
+    """One window of a round of `ov-tuner neighbours`: one copy alone, or every copy together (FPS and p90 latency
+    per copy)."""
+
+    round: int
+    together: bool
+    fps: tuple[float, ...]
+    p90_ms: tuple[float, ...]

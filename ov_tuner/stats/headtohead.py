@@ -118,16 +118,21 @@ class HeadToHead:
         return self._paired(self._p90, a, b, confidence, True)
 
     def _paired(self, values: np.ndarray, a: Contender, b: Contender, confidence: float, rerun: bool) -> Ratio:
-        """A figure of `a` over `b`'s, as the geometric mean of the per-pass ratios, with a t interval."""
         contenders = self.confirmation.contenders
-        pair = values[:, [contenders.index(a), contenders.index(b)]]
-        both = pair[np.isfinite(pair).all(axis=1)]
-        logs = np.log(both[:, 0] / both[:, 1])
-        n = logs.size
-        mean = float(logs.mean())
-        passes = t_quantile(n - 1, confidence) * float(logs.std(ddof=1)) / math.sqrt(n)
-        half = math.hypot(passes, _Z[confidence] * RERUN_SD) if rerun else passes
-        return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, confidence)
+        return paired_ratio(values[:, contenders.index(a)], values[:, contenders.index(b)], confidence, rerun)
 
     def figures_of(self, contender: Contender) -> RoundFigures:
         return self.figures[self.confirmation.contenders.index(contender)]
+
+
+def paired_ratio(a: np.ndarray, b: np.ndarray, confidence: float = 0.95, rerun: bool = True) -> Ratio:
+    """A figure of `a` over `b`'s, measured side by side in passes (NaN where a pass missed one): the geometric mean
+    of the per-pass ratios, with a t interval of `confidence` that also covers a rerun (RERUN_SD) unless `rerun` is
+    False. At least two passes must hold both."""
+    both = np.isfinite(a) & np.isfinite(b)
+    logs = np.log(a[both] / b[both])
+    n = logs.size
+    mean = float(logs.mean())
+    passes = t_quantile(n - 1, confidence) * float(logs.std(ddof=1)) / math.sqrt(n)
+    half = math.hypot(passes, _Z[confidence] * RERUN_SD) if rerun else passes
+    return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, confidence)

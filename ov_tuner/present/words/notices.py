@@ -63,7 +63,7 @@ def box_notice_text(notice: InBox) -> str:
     box = notice.box
     text = f"box: {box_text(box)}"
     if notice.quota_set:
-        text = text.replace("under a cgroup quota", "under a cgroup quota set up for this sweep (--cpus)", 1)
+        text += "; ov-tuner set that quota up for this sweep (--cpus)"
     if notice.threads:
         text += (f"; INFERENCE_NUM_THREADS {', '.join(notice.threads)} joins the search and 'auto' streams stop at "
                  "the threads; OpenVINO default chooses as it would")

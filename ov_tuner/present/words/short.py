@@ -46,7 +46,8 @@ def configuration_text(p: PointResult) -> str:
     'AUTO:GPU,CPU fp32, CUMULATIVE_THROUGHPUT, 8 requests, batch 1'."""
     c = p.config
     if c.mode is Mode.EXPLICIT:
-        return f"{c.scope} {c.precision.value}, {p.streams} streams x {p.nireq} requests, batch {c.batch}"
+        streams = f"{p.streams} stream{'s' if p.streams != 1 else ''}"
+        return f"{c.scope} {c.precision.value}, {streams} x {p.nireq} requests, batch {c.batch}"
     if c.explicit:
         return f"{c.scope} {c.precision.value}, {c.short_label(p.streams, p.nireq)}, batch {c.batch}"
     precision = "" if c.mode is Mode.DEFAULT else f" {c.precision.value}"

@@ -1,0 +1,40 @@
+"""`ov-tuner neighbours`: the deployed configuration as several copies side by side, against one copy alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ov_tuner.analyse.answer import answer_of
+from ov_tuner.analyse.neighbours import neighbours as neighbours_figures
+from ov_tuner.cli.app import ModelArgument, app, ctrl_c_interrupts, err, one_line_errors, out
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.jobs.neighbours import NeighboursSpec, run_neighbours
+from ov_tuner.present.documents import neighbours_section
+from ov_tuner.present.terminal import print_sections
+from ov_tuner.store.results import load_results
+
+
+@app.command()
+@one_line_errors
+def neighbours(
+    model: ModelArgument,
+    from_results: Annotated[Path, typer.Option("--from", help="A results file of a sweep of this model: run the "
+                                               "configuration it recommends.")],
+    copies: Annotated[int, typer.Option("--neighbours", min=2, help="Copies side by side, each its own process, "
+                                        "as that many deployed models on one box.")] = 2,
+    rounds: Annotated[int, typer.Option(min=2, help="Interleaved rounds of one copy alone and all together.")] = 5,
+    seconds: Annotated[float, typer.Option(min=0.1, help="Seconds per window.")] = 2.0,
+    threads: Annotated[int | None, typer.Option(min=1, help="INFERENCE_NUM_THREADS for each copy (default: what "
+                                                "the answer deploys).")] = None,
+) -> None:
+    """What each of several copies of the deployed configuration gets side by side (FPS and p90 against one copy
+    alone, with intervals): the cost of co-locating models before deploying them."""
+    open_model_source(model)  # a model that is not there is one line, before any copy starts
+    config = answer_of(load_results(from_results)).recommendation.winner.config
+    err.print(f"starting {copies} copies of {config.label()} ...", highlight=False)
+    with ctrl_c_interrupts():
+        phases = run_neighbours(NeighboursSpec(model, from_results, copies, rounds, seconds, threads))
+    print_sections(out, [neighbours_section(neighbours_figures(phases), config, threads)])

@@ -1,0 +1,46 @@
+"""One copy of the deployed configuration, as `ov-tuner neighbours` runs several side by side: its own process, as
+each deployed model is, compiled with the properties the answer deploys (its pinning included), warmed up, then
+measuring one steady window each time the parent asks, so that every copy's windows start together.
+
+Protocol on stdin/stdout, one line each: the copy prints `ready` once compiled and warmed up; `visit SECONDS` runs
+one window and prints its figures as JSON ({"fps": ..., "p90_ms": ...}); end of input ends it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ov_tuner.analyse.answer import answer_of
+from ov_tuner.devices.modelfile import open_model_source
+from ov_tuner.devices.runtime import Runtime
+from ov_tuner.jobs.irs import JobIRs
+from ov_tuner.measure.engine import RequestLoop
+from ov_tuner.store.results import load_results
+
+WARMUP_S = 1.0
+
+
+def serve(model: Path, results: Path, threads: int | None) -> None:
+    """Compile the answer of `results` on `model` (with INFERENCE_NUM_THREADS `threads` where given), then answer
+    the parent's visits until its input ends."""
+    stored = load_results(results)
+    config = answer_of(stored).recommendation.winner.config
+    runtime = Runtime()
+    (device,) = runtime.resolve_devices((config.device,))
+    shapes = stored.inputs.shapes if stored.inputs else {}
+    extra = {"INFERENCE_NUM_THREADS": str(threads)} if threads else None
+    compiled, _ = JobIRs(runtime, open_model_source(model), stored.quantization, shapes).compile(
+        config.compile_key, device, extra)
+    with RequestLoop(compiled, config.nireq, config.batch) as loop:
+        loop.warm_up(WARMUP_S)
+        print("ready", flush=True)
+        for line in sys.stdin:
+            window, latencies = loop.visit(float(line.split()[1]))
+            print(json.dumps({"fps": window.fps, "p90_ms": float(np.percentile(latencies, 90))}), flush=True)
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]) or None)
