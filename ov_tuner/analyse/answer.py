@@ -13,7 +13,7 @@ from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit, accuracy_of
 from ov_tuner.analyse.caveat import Caveat, caveat
 from ov_tuner.analyse.precisions import PrecisionSpeed, int8_against_fastest_float, precision_speeds, ran_by_scope
 from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, results_answer
-from ov_tuner.schema import Accuracy, Merged, ModelInputs, Precision, Quantization
+from ov_tuner.schema import Accuracy, Box, Merged, ModelInputs, Precision, Quantization
 from ov_tuner.store.results import StoredResults
 
 
@@ -45,6 +45,7 @@ class Answer:
     merged: tuple[Merged, ...]
     int8: Int8Trade | None
     caveat: Caveat | None
+    box: Box | None  # what the sweep could use of its host: the deploy forms for containers hold it
 
 
 def answer_of(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_latency_ms: float | None = None,
@@ -60,7 +61,8 @@ def answer_of(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_
     return Answer(rec, results.path, results.environment.model_path, results.inputs, results.quantization, limit,
                   tuple(rec.winner.deploy_properties().items()), ran,
                   tuple(m for m in results.merged if m.device == deployed.device and m.precision not in swept),
-                  _int8_trade(results, scope, batch, deployed.device), caveat(rec, results.accuracies, results.points))
+                  _int8_trade(results, scope, batch, deployed.device), caveat(rec, results.accuracies, results.points),
+                  results.environment.box)
 
 
 def answer_if_any(results: StoredResults) -> Answer | None:

@@ -82,7 +82,9 @@ def recommend(
     fmt: Annotated[DeployFormat, typer.Option("--format", help="text: the answer and every form; or one form alone: "
                                               "python, benchmark_app, load_config (benchmark_app -load_config), "
                                               "ovms (OpenVINO Model Server config.json), dlstreamer (a gst-launch-1.0 "
-                                              "line), json (the configuration, figures, ties and gains).")]
+                                              "line), kubernetes (the container's CPU request and limit the answer "
+                                              "was measured under), ray (an actor holding as many CPUs), json (the "
+                                              "whole answer in figures).")]
     = DeployFormat.TEXT,
     out_file: Annotated[Path | None, typer.Option("-o", "--out", help="With a --format other than text: write the "
                                                   "form to this file and print the steps that use it.")] = None,
@@ -95,7 +97,8 @@ def recommend(
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     if out_file is not None and fmt is DeployFormat.TEXT and not as_json:
-        raise BadInputError("-o writes one form: add --format python, benchmark_app, load_config, ovms, dlstreamer or "
+        raise BadInputError("-o writes one form: add --format python, benchmark_app, load_config, ovms, dlstreamer, "
+                            "kubernetes, ray or "
                             "json (the text answer goes to the terminal)")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:

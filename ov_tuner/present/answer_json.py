@@ -74,6 +74,10 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "caveat": None if answer.caveat is None else {
             "kind": answer.caveat.kind.value, "accuracy": _accuracy(answer.caveat.accuracy),
             "not_told_apart": answer.caveat.open_count, "median_fps_cv": answer.caveat.median_cv},
+        "box": None if answer.box is None else {
+            "host_cpus": answer.box.host_cpus, "cpuset": list(answer.box.cpuset), "quota_cpus": answer.box.quota_cpus,
+            "quota_source": answer.box.quota_source, "memory_limit_bytes": answer.box.memory_limit_bytes,
+            "cpus": answer.box.cpus},
         "says": {"verdict": recommendation_text(rec), **dict(answer_rows(answer))},
     }
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.present.answer_json import answer_json
+from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.formats import (
     LOAD_CONFIG_FILE,
     DeployModel,
@@ -84,6 +85,8 @@ class DeployFormat(str, Enum):
     LOAD_CONFIG = "load_config"
     OVMS = "ovms"
     DLSTREAMER = "dlstreamer"
+    KUBERNETES = "kubernetes"
+    RAY = "ray"
     JSON = "json"
 
 
@@ -107,7 +110,11 @@ def deploy_form(fmt: DeployFormat, answer: Answer, written_to: str | None = None
         snippets = deploy_snippets(winner, source, quantization, written_to or config_file or LOAD_CONFIG_FILE,
                                    answer.inputs)
         return snippets.load_config, (*first, snippets.benchmark_app_line)
+    if fmt is DeployFormat.KUBERNETES:
+        return kubernetes_resources(answer.box), first
     snippets = deploy_snippets(winner, source, quantization, config_file or LOAD_CONFIG_FILE, answer.inputs)
+    if fmt is DeployFormat.RAY:
+        return ray_actor(winner, snippets, answer.box).rstrip("\n"), first
     if fmt is DeployFormat.PYTHON:
         return snippets.python.rstrip("\n"), (*first, *((f"python3 {shlex.quote(written_to)}",) if written_to else ()))
     return snippets.benchmark_app, (*first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))
