@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.cli.app import EXIT_BAD_INPUT
+from ov_tuner.devices.box import read_box
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.present.words.box import cpu_list
 
 runner = CliRunner()
 
@@ -155,10 +157,13 @@ def test_show_prints_every_point_the_best_and_diagnostics(swept_db: Path) -> Non
     assert "16 points measured: 16 ran for a fixed time" in out
 
 
-def test_devices_lists_cpu_properties() -> None:
+def test_devices_lists_cpu_properties_and_the_box() -> None:
     code, out, _ = run("devices")
     assert code == 0
     assert "CPU" in out and "streams range" in out
+    box = read_box()
+    line = next(ln for ln in out.splitlines() if ln.startswith("box: "))
+    assert f"cpuset {cpu_list(box.cpuset)}" in line and ("no quota" in line) == (box.quota_cpus is None)
 
 
 def test_plot_writes_heatmaps_and_comparison_figures(swept_db: Path, tmp_path: Path) -> None:

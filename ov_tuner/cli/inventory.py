@@ -11,21 +11,24 @@ from ov_tuner import __version__
 from ov_tuner.cli.app import app, one_line_errors, out
 from ov_tuner.devices.box import read_box
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.measure import host
 from ov_tuner.model.architectures import ARCHITECTURES
 from ov_tuner.model.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
 from ov_tuner.present.sections.jobs import devices_table, zoo_table
 from ov_tuner.present.terminal import print_blocks
-from ov_tuner.present.words.box import box_text
+from ov_tuner.present.words.box import box_line
 from ov_tuner.store.destinations import output_folder
 
 
 @app.command()
 @one_line_errors
 def devices() -> None:
-    """List the OpenVINO devices present, with the properties that shape a sweep."""
+    """List the OpenVINO devices present, with the properties that shape a sweep, and the box this process runs in:
+    its CPU quota, cpuset and memory limit, and how busy other processes keep the CPUs."""
+    start = host.sample()  # other processes' load, over the time the devices take to list
     runtime = Runtime()
     print_blocks(out, devices_table([runtime.device_info(d) for d in runtime.available_devices()]))
-    out.print(f"box: {box_text(read_box())}", highlight=False, soft_wrap=True)
+    out.print(box_line(read_box(), host.foreign_load_since(start)), highlight=False, soft_wrap=True)
 
 
 zoo_app = typer.Typer(help="Reference architectures built locally with deterministic weights.", no_args_is_help=True)

@@ -31,3 +31,9 @@ def box_text(box: Box | None) -> str:
     memory = (f"; memory limit {box.memory_limit_bytes / 2**30:.1f} GiB" if box.memory_limit_bytes is not None
               else "")
     return f"{head}; cpuset {cpu_list(box.cpuset)}{memory}"
+
+
+def box_line(box: Box, foreign_cpu: float | None) -> str:
+    """'box: 1 CPU of 2 under a cgroup quota (...); cpuset 0-1; other processes used 3% of the CPUs meanwhile'."""
+    busy = f"; other processes used {foreign_cpu:.0%} of the CPUs meanwhile" if foreign_cpu is not None else ""
+    return f"box: {box_text(box)}{busy}"
