@@ -4,6 +4,7 @@ holding the CPUs the answer was measured on; the Ray actor is run by Ray and com
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,7 +60,8 @@ def test_the_ray_actor_runs_in_ray_and_compiles_what_was_measured(answered: Path
               f"seen = ray.get(model.__ray_call__.remote(lambda self: {{k: str(self.compiled.get_property(k)) "
               f"for k in {keys!r}}})); "
               "print(json.dumps({'outputs': len(outputs), 'seen': seen}))")
-    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
+    alone = {**os.environ, "HOME": str(tmp_path), "RAY_AUTH_MODE": "disabled"}  # leaves no Ray token in ~/.ray
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180, env=alone)
     assert ran.returncode == 0, ran.stderr[-2000:]
     found = json.loads(ran.stdout.strip().splitlines()[-1])
     assert found["outputs"] == 4

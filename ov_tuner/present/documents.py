@@ -55,7 +55,8 @@ def answer_section(answer: Answer | None, detail: bool = True, deploy: bool = Fa
 
 def sweep_ending(answer: Answer | None, summary: SweepSummary) -> list[Section]:
     """What a sweep ends with: what it did in a few lines, then the answer block (the rest is in `show`)."""
-    return [Section("", tuple(Paragraph(line) for line in summary_lines(summary))),
+    box = [f"measured in: {box_text(answer.box)}"] if answer is not None and answer.box is not None else []
+    return [Section("", tuple(Paragraph(line) for line in [*summary_lines(summary), *box])),
             answer_section(answer, detail=False)]
 
 

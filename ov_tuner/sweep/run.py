@@ -89,7 +89,8 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
         store.claim(env)
-        progress.note(in_box)
+        if in_box.threads or in_box.quota_set:  # a box that changes the search is said first; the end says any box
+            progress.note(in_box)
         store.record_inputs(ModelInputs(spec.shapes, spec.layouts))
         for device in devices:
             store.record_device(device)
