@@ -1,8 +1,8 @@
 """The whole answer to a results file, computed once, as one immutable record: what to deploy and what it ran, its
 speed and every gain with its interval, the rule that chose it, each precision's speed and accuracy trade, the
-precisions measured as another, what the accuracy limit left out, the one caveat and the properties to deploy it
-with. Every output (the terminal, the report, `recommend --json`, the deploy forms) only renders this record, so a
-program reading the JSON knows what a person reading the terminal knows."""
+precisions measured as another, what the accuracy limit left out, the one caveat, and (through the deployed point)
+the properties to deploy it with. Every output (the terminal, the report, `recommend --json`, the deploy forms)
+only renders this record, so a program reading the JSON knows what a person reading the terminal knows."""
 
 from __future__ import annotations
 
@@ -40,7 +40,6 @@ class Answer:
     inputs: ModelInputs | None  # the sweep's --shape and --layout, which the deploy forms apply again
     quantization: Quantization | None
     limit: AccuracyLimit
-    properties: tuple[tuple[str, str], ...]  # what to compile with to run what was measured
     ran: tuple[tuple[Precision, str], ...]
     merged: tuple[Merged, ...]
     int8: Int8Trade | None
@@ -59,7 +58,7 @@ def answer_of(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_
     ran = tuple(sorted(((p, words) for (s, p, b), words in ran_by_scope(results.points).items()
                         if (s, b) == (deployed.device, batch)), key=lambda item: list(Precision).index(item[0])))
     return Answer(rec, results.path, results.environment.model_path, results.inputs, results.quantization, limit,
-                  tuple(rec.winner.deploy_properties().items()), ran,
+                  ran,
                   tuple(m for m in results.merged if m.device == deployed.device and m.precision not in swept),
                   _int8_trade(results, scope, batch, deployed.device), caveat(rec, results.accuracies, results.points),
                   results.environment.box)

@@ -24,7 +24,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "results": str(answer.results),
         "model": answer.model,
-        "deploy": {**_configuration(rec.winner), "properties": dict(answer.properties)},
+        "deploy": {**_configuration(rec.winner), "properties": rec.winner.deploy_properties()},
         "speed": {"fps": rec.fps, "latency_ms": _latency(rec.latency), "confirmed": rec.confirmed,
                   "passes": confirmed.deploy.windows if confirmed else None},
         "budget": {"max_latency_ms": rec.budget_ms, "percentile": rec.percentile},
@@ -36,7 +36,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "not_told_apart": [_standing(s) for s in (confirmed.unresolved if confirmed else ())],
         "runner_up": None if confirmed is None or confirmed.runner_up is None else {
             **_standing(confirmed.runner_up), "leader_fps_ratio": confirmed.runner_up.ratio.reciprocal().as_json()},
-        "gains": ([{"over": _contender(s.figures.contender), "fps_ratio": s.ratio.as_json(),
+        "gains": ([{"over": _configuration(s.figures.contender), "fps_ratio": s.ratio.as_json(),
                     "measurable": s.ratio.clear, "p90_ratio": _ratio(s.p90), "head_to_head": True}
                    for s in (confirmed.gains if confirmed else ())]
                   + [{"over": _configuration(g.baseline), "fps_ratio": {"ratio": g.fps_gain + 1},
@@ -82,24 +82,17 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
 
 
-def _configuration(p: PointResult) -> dict[str, Any]:
-    """A point's configuration: what was asked (no precision for OpenVINO default, which asks for none), the streams
-    and requests it ran and what precision it ran."""
+def _configuration(p: PointResult | Contender) -> dict[str, Any]:
+    """A configuration, stored point or round contender: what was asked (no precision for OpenVINO default, which
+    asks for none), the streams and requests it ran and what precision it ran."""
     c = p.config
     return {"device": c.scope, "mode": c.mode.value, "precision": None if c.mode is Mode.DEFAULT else c.precision.value,
             "batch": c.batch, "streams": p.streams, "nireq": p.nireq, "input_mode": c.input_mode.value,
             "ran": p.compile.ran if p.compile is not None else None, "name": c.short_label(p.streams, p.nireq)}
 
 
-def _contender(k: Contender) -> dict[str, Any]:
-    c = k.config
-    return {"device": c.scope, "mode": c.mode.value, "precision": None if c.mode is Mode.DEFAULT else c.precision.value,
-            "batch": c.batch, "streams": k.streams, "nireq": k.nireq,
-            "ran": k.compile.ran if k.compile is not None else None, "name": k.label()}
-
-
 def _figures(f: RoundFigures) -> dict[str, Any]:
-    return {**_contender(f.contender), "fps": f.fps, "latency_ms": _latency(f.latency), "passes": f.windows}
+    return {**_configuration(f.contender), "fps": f.fps, "latency_ms": _latency(f.latency), "passes": f.windows}
 
 
 def _standing(s: Any) -> dict[str, Any]:
