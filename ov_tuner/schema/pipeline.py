@@ -1,0 +1,157 @@
+"""Pipeline records: a video source and a chain of models sharing one device (read from a pipeline file), one split
+of the device between them, and the open-loop trials of a split.
+
+Why a split and not one configuration per model: models tuned alone each take the whole device; run side by side
+they oversubscribe it. A split gives each stage its own streams, requests and threads, and the decoder its threads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ov_tuner.schema.config import Mode, PointConfig, Precision
+from ov_tuner.schema.edge import CameraTarget, LoadTrial
+
+# The name of the decoder's stage in a trial's stage times (the models' stages take their names from the file).
+DECODE = "decode"
+
+
+@dataclass(frozen=True)
+class DetectionCount:
+    """How many times a per-detection stage runs on a frame: the values of the previous stage's `output` above
+    `threshold`, at most `most`."""
+
+    output: str
+    threshold: float
+    most: int
+
+
+@dataclass(frozen=True)
+class PipelineStage:
+    """One model of the chain. It runs on every `every`-th frame of a camera, `per_frame` times (a classifier of
+    a fixed number of regions), or as many times as `per_detection` counts in the previous stage's outputs on that
+    frame (none where the previous stage did not run). `precision` None is 'auto': the precision the device runs
+    by default, or the answer's of `answer_from` (a results file whose answer is this model's solo configuration).
+    `model_sha256` ties stored trials to the model file they ran."""
+
+    name: str
+    model: str
+    device: str = "CPU"
+    precision: Precision | None = None
+    every: int = 1
+    per_frame: int = 1
+    per_detection: DetectionCount | None = None
+    answer_from: str | None = None
+    model_sha256: str = ""
+
+    def runs_on(self, frame: int) -> bool:
+        """Whether this stage runs on a camera's `frame`-th frame (counted from 0)."""
+        return frame % self.every == 0
+
+
+@dataclass(frozen=True)
+class VideoSource:
+    """Each camera's frames: the video `file` decoded with OpenCV and looped (each camera its own decoder), or,
+    without one, frames generated at `width` x `height` (no decode cost). `width` and `height` of a file are its
+    own, read when the pipeline file is."""
+
+    file: str | None
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """What a pipeline file says: the video, the chain of stages, and what each camera needs."""
+
+    stages: tuple[PipelineStage, ...]
+    video: VideoSource
+    target: CameraTarget
+
+
+@dataclass(frozen=True, order=True)
+class StageSetting:
+    """How one stage runs: NUM_STREAMS `streams`, `nireq` requests in flight, INFERENCE_NUM_THREADS `threads` (0:
+    the device decides). `streams` 0 is OpenVINO default: PERFORMANCE_HINT=THROUGHPUT alone, and as many requests
+    as the compiled model's OPTIMAL_NUMBER_OF_INFER_REQUESTS."""
+
+    streams: int
+    nireq: int
+    threads: int = 0
+
+    @property
+    def default(self) -> bool:
+        return self.streams == 0
+
+
+# OpenVINO left alone, for one stage.
+OPENVINO_DEFAULT = StageSetting(0, 0)
+
+
+@dataclass(frozen=True, order=True)
+class Split:
+    """The device shared out: one setting per stage, in the pipeline's order, and the decoder's threads."""
+
+    stages: tuple[StageSetting, ...]
+    decode_threads: int
+
+
+def stage_config(stage: PipelineStage, setting: StageSetting) -> PointConfig:
+    """The configuration a stage compiles under (batch 1: each frame or region is one request)."""
+    assert stage.precision is not None, "a stage's precision is resolved before it compiles"
+    if setting.default:
+        return PointConfig(stage.device, Precision.FP32, 1, 0, 0, Mode.DEFAULT)
+    settings = (("INFERENCE_NUM_THREADS", str(setting.threads)),) if setting.threads else ()
+    return PointConfig(stage.device, stage.precision, 1, setting.streams, setting.nireq, settings=settings)
+
+
+@dataclass(frozen=True)
+class StageRan:
+    """What one stage ran, read back after its compile: the properties a deployment compiles with to run the same
+    (ov_tuner.schema.PointResult.deploy_properties), its requests, streams and the precision its math ran in."""
+
+    properties: tuple[tuple[str, str], ...]
+    nireq: int
+    streams: int
+    precision: str
+
+
+@dataclass(frozen=True)
+class StageTime:
+    """One stage's part of a trial's counted frames (the decoder's is named DECODE): `runs` (inferences, or frames
+    decoded), their time at work summed (`busy_ms`: each request's own timer; decode and preprocessing for the
+    decoder), the time they waited for a free request or thread summed (`wait_ms`), and its `slots` (requests in
+    flight, or decode threads)."""
+
+    name: str
+    runs: int
+    busy_ms: float
+    wait_ms: float
+    slots: int
+
+    def utilisation(self, seconds: float) -> float:
+        """The share of its slots' time the stage was at work."""
+        return self.busy_ms / (seconds * 1000 * self.slots) if self.slots and seconds else 0.0
+
+
+@dataclass(frozen=True)
+class PipelineTrial:
+    """One open-loop trial of a split: `load` holds the cameras, frames offered and dropped and each completed
+    frame's latency from its arrival to its last stage's result (`load.service_ms` is empty); `stages` the decoder
+    first, then each model stage. `round` 0 is the search; 1.. are the head-to-head rounds of the answer and the
+    baselines. `ran` is each stage's read-back."""
+
+    split: Split
+    load: LoadTrial
+    stages: tuple[StageTime, ...]
+    ran: tuple[StageRan, ...]
+    round: int = 0
+
+
+@dataclass(frozen=True)
+class SoloPoint:
+    """One stage measured alone, closed loop, at one setting: what its solo-tuned setting is chosen from."""
+
+    stage: int
+    setting: StageSetting
+    fps: float
