@@ -6,19 +6,10 @@ frame's time goes. Pure; present/ words it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 
 from ov_tuner.schema import Box, Pipeline, Split, StageRan, StageSetting
+from ov_tuner.search.pipeline import Origin
 from ov_tuner.stats.headtohead import Ratio
-
-
-class Origin(str, Enum):
-    """Where a split tried came from: a starting point of the search, or a neighbour of the best so far."""
-
-    DEFAULT = "default"  # every model at OpenVINO default, run together (a baseline)
-    SOLO = "solo"  # every model at its solo-tuned setting, run together (a baseline)
-    SHARED = "shared"  # the cores shared out in proportion to each stage's cost per frame
-    NEIGHBOUR = "neighbour"
 
 
 @dataclass(frozen=True)
@@ -32,6 +23,7 @@ class Tried:
     cameras: int
     finished: bool
     trials: int
+    fails_at: int | None = None  # the fewest cameras it failed at, where it failed
 
 
 @dataclass(frozen=True)

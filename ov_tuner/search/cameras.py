@@ -47,8 +47,9 @@ def capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:
     return max((k for k, ok in outcome.items() if ok and k < failed), default=0)
 
 
-def next_cameras(trials: Sequence[LoadTrial], target: CameraTarget) -> int | None:
-    """The camera count to try next, or None when the capacity is known."""
+def next_cameras(trials: Sequence[LoadTrial], target: CameraTarget, doubling: bool = True) -> int | None:
+    """The camera count to try next, or None when the capacity is known. Without `doubling`, counts that served
+    grow by one: for a search that starts where the answer is expected to be (a neighbour of the best split)."""
     if not trials:
         return 1
     counted = judged(trials, target)
@@ -58,7 +59,9 @@ def next_cameras(trials: Sequence[LoadTrial], target: CameraTarget) -> int | Non
     failed = min((k for k, ok in outcome.items() if not ok), default=None)
     best = capacity(trials, target)
     if failed is None:
-        return min(2 * max(outcome), MAX_CAMERAS) if max(outcome) < MAX_CAMERAS else _confirm(counted, best)
+        if max(outcome) >= MAX_CAMERAS:
+            return _confirm(counted, best)
+        return min(2 * max(outcome) if doubling else max(outcome) + 1, MAX_CAMERAS)
     if failed - best > 1:
         return (best + failed) // 2
     return _confirm(counted, best)
