@@ -10,6 +10,7 @@ from ov_tuner.schema import (
     OPENVINO_DEFAULT,
     CameraTarget,
     LoadTrial,
+    Origin,
     PipelineTrial,
     Split,
     StageRan,
@@ -17,7 +18,6 @@ from ov_tuner.schema import (
 )
 from ov_tuner.search.cameras import CONFIRMATIONS
 from ov_tuner.search.pipeline import (
-    Origin,
     best_split,
     next_in_round,
     next_trial,

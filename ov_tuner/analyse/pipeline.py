@@ -5,11 +5,27 @@ frame's time goes. Pure; present/ words it.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ov_tuner.schema import Box, Pipeline, Split, StageRan, StageSetting
-from ov_tuner.search.pipeline import Origin
-from ov_tuner.stats.headtohead import Ratio
+import numpy as np
+
+from ov_tuner.schema import (
+    Box,
+    CameraTarget,
+    Origin,
+    Pipeline,
+    PipelineTrial,
+    Split,
+    StageRan,
+    StageSetting,
+    t_quantile,
+)
+from ov_tuner.search.cameras import capacity, next_cameras, served
+from ov_tuner.search.pipeline import best_split, neighbour_done, next_in_round, round_capacity, search_trials
+from ov_tuner.stats.headtohead import Ratio, paired_ratio
+from ov_tuner.store.pipeline_records import StoredPipeline
 
 
 @dataclass(frozen=True)
@@ -88,3 +104,87 @@ class PipelineAnswer:
     tried: tuple[Tried, ...]
     solo: tuple[StageSetting, ...]
     box: Box | None
+
+
+def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
+    """The answer record of a stored pipeline; None before any search trial."""
+    trials, target = stored.trials, stored.pipeline.target
+    best = best_split(trials, target)
+    if best is None:
+        return None
+    origins = dict(stored.starts)
+    by_split = search_trials(trials)
+    tried = tuple(_tried(split, origins.get(split, Origin.NEIGHBOUR), ts, target) for split, ts in by_split.items())
+    answer = next(t for t in tried if t.split == best)
+    mine = [t for t in trials if t.split == best]
+    ran = next((t.ran for t in reversed(mine) if t.ran), ())
+    rounds = _rounds(trials, best, stored.starts, target)
+    gains = tuple(_gain(rounds[0], r) for r in rounds[1:] if r.origin is not None)
+    overloaded = _overloaded(mine, target)
+    shares = _shares(overloaded)
+    bottleneck = max(shares, key=lambda s: (s.utilisation, s.wait_ms)).name if shares else ""
+    solo = next((s.stages for s, o in stored.starts if o is Origin.SOLO), ())
+    return PipelineAnswer(stored.pipeline, best, ran, answer.cameras, answer.finished, rounds, gains, shares,
+                          bottleneck, overloaded.load.cameras, tried, solo, stored.environment.box)
+
+
+def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target: CameraTarget) -> Tried:
+    loads = [t.load for t in trials]
+    finished = (neighbour_done(loads, target) if origin is Origin.NEIGHBOUR
+                else next_cameras(loads, target) is None)
+    outcome = served(loads, target)
+    fails_at = min((k for k, ok in outcome.items() if not ok), default=None)
+    return Tried(split, origin, capacity(loads, target), finished, len(trials), fails_at)
+
+
+def _rounds(trials: Sequence[PipelineTrial], best: Split, starts: Sequence[tuple[Split, Origin]],
+            target: CameraTarget) -> tuple[RoundCameras, ...]:
+    """The answer, then each baseline, with the cameras served in every round each finished its walk in (a
+    baseline that is the answer's own split shares its rounds)."""
+    slots = [(best, None), *((s, o) for s, o in starts if o in (Origin.SOLO, Origin.DEFAULT))]
+    numbers = sorted({t.round for t in trials if t.round > 0})
+    found = search_trials(trials)
+    result = []
+    for split, origin in slots:
+        start = capacity([t.load for t in found.get(split, [])], target)
+        per_round = []
+        for number in numbers:
+            loads = [t.load for t in trials if t.round == number and t.split == split]
+            if loads and next_in_round(loads, start, target) is None:
+                per_round.append(round_capacity(loads, target))
+        ran = next((t.ran for t in reversed(trials) if t.split == split and t.ran), ())
+        result.append(RoundCameras(split, origin, tuple(per_round), ran))
+    return tuple(result)
+
+
+def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
+    """Paired by round (the rounds both finished, in order)."""
+    assert baseline.origin is not None
+    n = min(len(answer.per_round), len(baseline.per_round))
+    a = np.array(answer.per_round[:n], dtype=float)
+    b = np.array(baseline.per_round[:n], dtype=float)
+    difference = a - b
+    mean = float(difference.mean()) if n else math.nan
+    if n >= 2:
+        half = t_quantile(n - 1, 0.95) * float(difference.std(ddof=1)) / math.sqrt(n)
+        low, high = mean - half, mean + half
+    else:
+        low = high = math.nan
+    ratio = paired_ratio(a, b) if n >= 2 and np.all(b > 0) and np.all(a > 0) else None
+    return CameraGain(baseline.origin, mean, low, high, n, ratio)
+
+
+def _overloaded(trials: Sequence[PipelineTrial], target: CameraTarget) -> PipelineTrial:
+    """The answer's trial at the fewest cameras it failed (the latest of them), else its last trial."""
+    failed = [t for t in trials if t.stages and not t.load.serves(target) and not t.load.disturbed]
+    if not failed:
+        return trials[-1]
+    fewest = min(t.load.cameras for t in failed)
+    return [t for t in failed if t.load.cameras == fewest][-1]
+
+
+def _shares(trial: PipelineTrial) -> tuple[StageShare, ...]:
+    frames = max(trial.load.completed, 1)
+    return tuple(StageShare(s.name, s.runs / frames, s.busy_ms / s.runs if s.runs else 0.0,
+                            s.wait_ms / s.runs if s.runs else 0.0, s.utilisation(trial.load.seconds))
+                 for s in trial.stages)

@@ -8,6 +8,7 @@ they oversubscribe it. A split gives each stage its own streams, requests and th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from ov_tuner.schema.config import Mode, PointConfig, Precision
 from ov_tuner.schema.edge import CameraTarget, LoadTrial
@@ -146,6 +147,15 @@ class PipelineTrial:
     stages: tuple[StageTime, ...]
     ran: tuple[StageRan, ...]
     round: int = 0
+
+
+class Origin(str, Enum):
+    """Where a split tried came from: a starting point of the search, or a neighbour of the best so far."""
+
+    DEFAULT = "default"  # every model at OpenVINO default, run together (a baseline)
+    SOLO = "solo"  # every model at its solo-tuned setting, run together (a baseline)
+    SHARED = "shared"  # the cores shared out in proportion to each stage's cost per frame
+    NEIGHBOUR = "neighbour"
 
 
 @dataclass(frozen=True)

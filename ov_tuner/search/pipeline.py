@@ -19,24 +19,23 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 from ov_tuner.devices.decisions import powers_of_two_up_to
-from ov_tuner.schema import OPENVINO_DEFAULT, CameraTarget, LoadTrial, PipelineTrial, Split, StageRan, StageSetting
+from ov_tuner.schema import (
+    OPENVINO_DEFAULT,
+    CameraTarget,
+    LoadTrial,
+    Origin,
+    PipelineTrial,
+    Split,
+    StageRan,
+    StageSetting,
+)
 from ov_tuner.search.cameras import capacity, judged, next_cameras, served
 
 # Requests in flight per stream a stage is tried with: one, or two (a stream starts its next inference while the
 # host hands the last one on).
 PER_STREAM = (1, 2)
-
-
-class Origin(str, Enum):
-    """Where a split tried came from: a starting point of the search, or a neighbour of the best so far."""
-
-    DEFAULT = "default"  # every model at OpenVINO default, run together (a baseline)
-    SOLO = "solo"  # every model at its solo-tuned setting, run together (a baseline)
-    SHARED = "shared"  # the cores shared out in proportion to each stage's cost per frame
-    NEIGHBOUR = "neighbour"
 
 
 @dataclass(frozen=True)
@@ -140,6 +139,14 @@ def best_split(trials: Sequence[PipelineTrial], target: CameraTarget) -> Split |
     if not by_split:
         return None
     return max(by_split, key=lambda s: (split_capacity(by_split[s], target), -list(by_split).index(s)))
+
+
+def round_contenders(trials: Sequence[PipelineTrial], starts: Sequence[tuple[Split, Origin]],
+                     target: CameraTarget) -> list[Split]:
+    """The splits measured side by side in the rounds: the search's best, then the two baselines (each once)."""
+    best = best_split(trials, target)
+    baselines = [s for s, origin in starts if origin in (Origin.SOLO, Origin.DEFAULT)]
+    return list(dict.fromkeys(s for s in [best, *baselines] if s is not None))
 
 
 def next_trial(trials: Sequence[PipelineTrial], starts: Sequence[tuple[Split, Origin]], space: SplitSpace,

@@ -35,10 +35,11 @@ from ov_tuner.schema import (
     Window,
 )
 from ov_tuner.store.edge_records import MoreRecords
+from ov_tuner.store.pipeline_records import PipelineRecords, StoredPipeline
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
 
 
-class ResultStore(MoreRecords):
+class ResultStore(MoreRecords, PipelineRecords):
     """An open results file: the environment, devices, compiles, points and confirmation rounds (and, through
     MoreRecords, what the other jobs add). Use as a context manager; every write is committed at once."""
 
@@ -272,6 +273,16 @@ def _bounds(env: Environment) -> str:
     assert env.box is not None
     quota = f"{env.box.quota_cpus:g} CPUs" if env.box.quota_cpus is not None else "none"
     return f"(cpuset {','.join(map(str, env.box.cpuset))}; quota {quota})"
+
+
+def load_pipeline(path: Path) -> StoredPipeline | None:
+    """A results file's pipeline, or None where it holds none (a sweep's file)."""
+    with ResultStore(path, create=False) as store:
+        pipeline, env = store.pipeline(), store.environment()
+        if pipeline is None or env is None:
+            return None
+        return StoredPipeline(path, env, pipeline, tuple(store.starts()), tuple(store.solo_points()),
+                              tuple(store.pipeline_trials()))
 
 
 def load_results(path: Path) -> StoredResults:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
@@ -50,6 +50,7 @@ UPGRADES = {
     4: tuple(  # v5: a configuration the tuner chose is an "explicit" one ("grid" named the search mode too)
         f"UPDATE {table} SET mode = 'explicit' WHERE mode = 'grid'"
         for table in ("points", "compiles", "confirm_contenders", "capacities", "soaks")),
+    5: (),  # v6: a pipeline's records (SCHEMA creates their tables)
 }
 
 SCHEMA = f"""
@@ -117,6 +118,18 @@ CREATE TABLE IF NOT EXISTS soaks (
 CREATE TABLE IF NOT EXISTS soak_windows (
     soak_id INTEGER NOT NULL REFERENCES soaks(id), position INTEGER NOT NULL, start_s REAL NOT NULL,
     window TEXT NOT NULL, latencies_ms BLOB NOT NULL, PRIMARY KEY (soak_id, position)
+);
+CREATE TABLE IF NOT EXISTS pipelines (
+    id INTEGER PRIMARY KEY, spec TEXT NOT NULL, starts TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pipeline_solo (
+    id INTEGER PRIMARY KEY, stage INTEGER NOT NULL, streams INTEGER NOT NULL, nireq INTEGER NOT NULL,
+    threads INTEGER NOT NULL, fps REAL NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pipeline_trials (
+    id INTEGER PRIMARY KEY, round INTEGER NOT NULL, split TEXT NOT NULL, cameras INTEGER NOT NULL,
+    seconds REAL NOT NULL, offered INTEGER NOT NULL, dropped INTEGER NOT NULL, latencies_ms BLOB NOT NULL,
+    stages TEXT NOT NULL, ran TEXT NOT NULL, foreign_cpu REAL, steal REAL, created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,

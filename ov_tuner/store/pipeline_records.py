@@ -1,0 +1,121 @@
+"""The results file's pipeline records: the pipeline tuned (one per file), each stage's solo points, and every trial
+of the search and of the head-to-head rounds, each stored as soon as it ends."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ov_tuner.errors import IncompatibleResultsError
+from ov_tuner.schema import (
+    Arrival,
+    CameraTarget,
+    DetectionCount,
+    Environment,
+    LoadTrial,
+    Origin,
+    Pipeline,
+    PipelineStage,
+    PipelineTrial,
+    Precision,
+    SoloPoint,
+    Split,
+    StageRan,
+    StageSetting,
+    StageTime,
+    VideoSource,
+)
+from ov_tuner.store.connection import Connection
+from ov_tuner.store.rows import array, blob, now
+
+
+class PipelineRecords(Connection):
+    """Writes and reads of a pipeline's records."""
+
+    def claim_pipeline(self, pipeline: Pipeline) -> None:
+        """Record `pipeline`, or refuse when the file holds another (other stages, models, video or target): trials
+        of two pipelines would mix."""
+        stored = self.pipeline()
+        if stored is None:
+            with self._writing():
+                self._db.execute("INSERT INTO pipelines (spec, created_at) VALUES (?, ?)",
+                                 (json.dumps(asdict(pipeline)), now()))
+        elif stored != pipeline:
+            raise IncompatibleResultsError(f"{self.path} holds the trials of another pipeline (its stages, models, "
+                                           "video or camera target differ); tune into a new --out file")
+
+    def pipeline(self) -> Pipeline | None:
+        row = self._db.execute("SELECT spec FROM pipelines ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else pipeline_of(json.loads(row[0]))
+
+    def record_starts(self, starts: Sequence[tuple[Split, Origin]]) -> None:
+        """The search's starting points, kept so that a resumed search and `show` start from the same ones."""
+        with self._writing():
+            self._db.execute("UPDATE pipelines SET starts = ?",
+                             (json.dumps([[asdict(split), origin.value] for split, origin in starts]),))
+
+    def starts(self) -> list[tuple[Split, Origin]]:
+        row = self._db.execute("SELECT starts FROM pipelines ORDER BY id LIMIT 1").fetchone()
+        return [] if row is None else [(split_of(s), Origin(o)) for s, o in json.loads(row[0])]
+
+    def add_solo(self, point: SoloPoint) -> None:
+        s = point.setting
+        with self._writing():
+            self._db.execute("INSERT INTO pipeline_solo (stage, streams, nireq, threads, fps, created_at) "
+                             "VALUES (?,?,?,?,?,?)", (point.stage, s.streams, s.nireq, s.threads, point.fps, now()))
+
+    def solo_points(self) -> list[SoloPoint]:
+        return [SoloPoint(r["stage"], StageSetting(r["streams"], r["nireq"], r["threads"]), r["fps"])
+                for r in self._db.execute("SELECT * FROM pipeline_solo ORDER BY id")]
+
+    def add_pipeline_trial(self, trial: PipelineTrial) -> None:
+        load = trial.load
+        with self._writing():
+            self._db.execute(
+                "INSERT INTO pipeline_trials (round, split, cameras, seconds, offered, dropped, latencies_ms, stages, "
+                "ran, foreign_cpu, steal, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (trial.round, json.dumps(asdict(trial.split)), load.cameras, load.seconds, load.offered, load.dropped,
+                 blob(load.latencies_ms), json.dumps([asdict(s) for s in trial.stages]),
+                 json.dumps([asdict(r) for r in trial.ran]), load.foreign_cpu, load.steal, now()))
+
+    def pipeline_trials(self) -> list[PipelineTrial]:
+        return [PipelineTrial(
+            split_of(json.loads(r["split"])),
+            LoadTrial(r["cameras"], r["seconds"], r["offered"], r["dropped"], array(r["latencies_ms"]),
+                      np.array([]), r["foreign_cpu"], r["steal"]),
+            tuple(StageTime(**s) for s in json.loads(r["stages"])),
+            tuple(StageRan(tuple(tuple(p) for p in x["properties"]), x["nireq"], x["streams"], x["precision"])
+                  for x in json.loads(r["ran"])),
+            r["round"]) for r in self._db.execute("SELECT * FROM pipeline_trials ORDER BY id")]
+
+
+def split_of(data: dict[str, Any]) -> Split:
+    return Split(tuple(StageSetting(**s) for s in data["stages"]), data["decode_threads"])
+
+
+def pipeline_of(data: dict[str, Any]) -> Pipeline:
+    def stage(s: dict[str, Any]) -> PipelineStage:
+        detection = s["per_detection"]
+        return PipelineStage(**{**s, "precision": None if s["precision"] is None else Precision(s["precision"]),
+                                "per_detection": None if detection is None else DetectionCount(**detection)})
+
+    target = data["target"]
+    return Pipeline(tuple(stage(s) for s in data["stages"]), VideoSource(**data["video"]),
+                    CameraTarget(**{**target, "arrival": Arrival(target["arrival"])}))
+
+
+@dataclass(frozen=True)
+class StoredPipeline:
+    """Everything a results file holds of a pipeline, for its answer, `show` and `report`."""
+
+    path: Path
+    environment: Environment
+    pipeline: Pipeline
+    starts: tuple[tuple[Split, Origin], ...]
+    solo: tuple[SoloPoint, ...]
+    trials: tuple[PipelineTrial, ...]
