@@ -1,0 +1,98 @@
+"""The pipeline file: what it reads, and the one line each mistake gets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
+
+from ov_tuner.errors import BadInputError
+from ov_tuner.jobs.pipeline_file import read_pipeline
+from ov_tuner.schema import Arrival, DetectionCount, Precision
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("pipeline")
+    tiny_detector(folder / "det.xml")
+    tiny_classifier(folder / "cls.xml")
+    tiny_clip(folder / "clip.avi")
+    return folder
+
+
+GOOD = """
+fps = 10
+max_latency_ms = 150
+percentile = 95
+arrival = "poisson"
+
+[video]
+file = "clip.avi"
+
+[[stage]]
+name = "detect"
+model = "det.xml"
+every = 2
+
+[[stage]]
+name = "classify"
+model = "cls.xml"
+precision = "fp32"
+per_detection = { output = "scores", threshold = 0.5, most = 4 }
+"""
+
+
+def write(folder: Path, text: str, name: str = "p.toml") -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def one_line_error(path: Path) -> str:
+    with pytest.raises(BadInputError) as e:
+        read_pipeline(path)
+    message = str(e.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_pipeline_file_reads_paths_relative_to_itself(folder: Path) -> None:
+    pipeline = read_pipeline(write(folder, GOOD))
+    detect, classify = pipeline.stages
+    assert Path(detect.model) == folder / "det.xml" and detect.every == 2 and detect.precision is None
+    assert detect.device == "CPU" and len(detect.model_sha256) == 64
+    assert classify.precision is Precision.FP32
+    assert classify.per_detection == DetectionCount("scores", 0.5, 4)
+    assert (pipeline.video.file, pipeline.video.width, pipeline.video.height) == (str(folder / "clip.avi"), 160, 120)
+    target = pipeline.target
+    assert (target.fps, target.max_latency_ms, target.percentile, target.arrival) == (10, 150, 95, Arrival.POISSON)
+
+
+def test_generated_frames_need_no_file(folder: Path) -> None:
+    text = GOOD.replace('file = "clip.avi"', "size = [320, 240]")
+    video = read_pipeline(write(folder, text)).video
+    assert (video.file, video.width, video.height) == (None, 320, 240)
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (("every = 2", "every = 2\nspeed = 3"), "unknown key 'speed'"),
+    (('model = "det.xml"', 'model = "missing.xml"'), "missing.xml does not exist"),
+    (('file = "clip.avi"', 'file = "nowhere.avi"'), "nowhere.avi does not exist"),
+    (('precision = "fp32"', 'precision = "fp8"'), "precision 'fp8'"),
+    (("fps = 10", "fps = 0"), "fps must be a number above 0"),
+    (('name = "classify"', 'name = "detect"'), "stage names must differ"),
+    (("every = 2", "every = 2\nper_detection = { output = \"x\", threshold = 0.5, most = 2 }"),
+     "no stage comes before it"),
+])
+def test_each_mistake_is_one_line_naming_it(folder: Path, change: tuple[str, str], said: str) -> None:
+    assert said in one_line_error(write(folder, GOOD.replace(*change)))
+
+
+def test_a_video_opencv_cannot_open_is_one_line(folder: Path) -> None:
+    (folder / "notavideo.avi").write_text("this is text")
+    assert "notavideo.avi" in one_line_error(write(folder, GOOD.replace("clip.avi", "notavideo.avi")))
+
+
+def test_a_file_that_is_not_toml_is_one_line(folder: Path) -> None:
+    assert "not a TOML file" in one_line_error(write(folder, "fps = = 3"))
