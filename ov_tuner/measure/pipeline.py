@@ -1,0 +1,342 @@
+"""Open-loop load on a pipeline: cameras whose frames are decoded, then run through a chain of models sharing one
+device, each frame's latency counted from its arrival to its last model's result.
+
+Why the whole chain at once: tuned alone, each model takes the whole device; run side by side they take it from
+each other and from the decoder. Only a trial of the chain under camera load measures what a split of the device
+gives the cameras.
+
+How a trial runs (ov_tuner.measure.openloop, for the chain):
+- Each camera has its own feed (ov_tuner.measure.video) and its frames arrive on Arrivals' schedule: camera c's at
+  c / rate + k / fps (Poisson arrivals go to the cameras in turn). A lead-in of the same load runs first and is not
+  counted; a frame counts when it arrives at or after the start.
+- A camera keeps at most max(2, ceil(budget * fps) + 1) frames in the pipeline; a newer one is dropped, as an edge
+  pipeline drops a stale frame: one that waits behind that many would be late anyway, and every queue stays bounded.
+- `decode_threads` threads take the admitted frames in arrival order, read each camera's next frame (its real
+  decode) and cut and resize it for the first stage that runs on it (as_model_input).
+- Stage i runs on a camera's k-th frame where `runs_on(k)`: `per_frame` times, or once for each value of the previous
+  stage's `per_detection.output` on that frame above its threshold (at most `most`; none where the previous stage did
+  not run). Its K runs are K requests on K crops: the frame cut into a grid of K tiles as square as possible. The
+  tiles are not the detector's boxes: the cost of a request does not depend on where its crop came from. A later
+  stage's crops are cut by its dispatcher, outside every stage's times (a fraction of a request).
+- Each stage has one AsyncInferQueue and one dispatcher thread that starts its requests (start_async blocks, the GIL
+  released, until a request is free). OpenVINO's completion callback holds the GIL and its thread: it only counts,
+  reads the detections the next stage needs, and hands the frame on.
+- A frame finishes when its last stage's last request completes, or after decoding where no stage runs on it.
+
+Every started request completes and every thread is joined before the trial returns, an exception or Ctrl-C
+included.
+"""
+
+from __future__ import annotations
+
+import math
+import queue
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import openvino as ov
+
+from ov_tuner.errors import BadInputError
+from ov_tuner.measure import host
+from ov_tuner.measure.openloop import Arrivals
+from ov_tuner.measure.video import open_feeds
+from ov_tuner.model.inputs import as_model_input, image_input
+from ov_tuner.schema import DECODE, CameraTarget, DetectionCount, LoadTrial, PipelineStage, StageTime, VideoSource
+
+
+@dataclass(frozen=True)
+class StageRunner:
+    """One stage of the chain, compiled, with `nireq` requests (0: the compiled model's optimal number)."""
+
+    stage: PipelineStage
+    compiled: ov.CompiledModel
+    nireq: int
+
+
+@dataclass(eq=False)
+class _Frame:
+    """One admitted frame on its way down the chain."""
+
+    camera: int
+    index: int  # the camera's frame counter, dropped frames included
+    arrived_ns: int
+    counted: bool
+    image: np.ndarray | None = None
+    pending: int = 0  # the current stage's requests not completed yet
+    detections: int = 0  # counted in the current stage's outputs, for the next stage
+
+
+@dataclass
+class _Job:
+    """A frame's `runs` requests at one stage; `crops` None: the dispatcher cuts them."""
+
+    frame: _Frame
+    runs: int
+    crops: list[np.ndarray] | None
+    ready_ns: int
+
+
+@dataclass
+class _Tally:
+    """A stage's figures over the counted frames."""
+
+    runs: int = 0
+    busy_ms: float = 0.0
+    wait_ms: float = 0.0
+
+    def time(self, name: str, slots: int) -> StageTime:
+        return StageTime(name, self.runs, self.busy_ms, self.wait_ms, slots)
+
+
+def run_pipeline_trial(runners: Sequence[StageRunner], video: VideoSource, decode_threads: int, arrivals: Arrivals,
+                       target: CameraTarget, lead_in_s: float = 1.0) -> tuple[LoadTrial, tuple[StageTime, ...]]:
+    """One open-loop trial of the chain `runners` at `arrivals`, after `lead_in_s` seconds of the same load (see
+    the module's docstring): the load (service_ms empty: a frame's latency is several requests') and the stage
+    times, the decoder's first."""
+    if runners and runners[0].stage.per_detection:
+        raise ValueError(f"stage {runners[0].stage.name}: the first stage has no previous stage to count detections in")
+    if decode_threads < 1:
+        raise ValueError("a trial needs at least one decode thread")
+    trial = _Trial(runners, video, arrivals.cameras, decode_threads, _most_in_flight(target, arrivals.fps))
+    # OpenCV's resize would start its own pool of threads beside the decode threads; at one, each resize runs on the
+    # thread that calls it, and the decoder keeps the share of the CPUs the split gives it. The setting is the
+    # process's: restored after.
+    previous = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        return trial.run(arrivals, lead_in_s)
+    finally:
+        cv2.setNumThreads(previous)
+
+
+def _most_in_flight(target: CameraTarget, fps: float) -> int:
+    """How many of a camera's frames may be in the pipeline: those arrived within the latency budget, and one more."""
+    return max(2, math.ceil(target.max_latency_ms / 1000 * fps) + 1)
+
+
+def _schedule(arrivals: Arrivals) -> tuple[np.ndarray, np.ndarray]:
+    """Arrival times in seconds and each one's camera. Arrivals.times() is sorted, and at constant intervals every
+    camera's offset is under one interval: the cameras come in turn either way."""
+    times = arrivals.times()
+    return times, np.arange(times.size) % arrivals.cameras
+
+
+def _tiles(image: np.ndarray, count: int) -> list[np.ndarray]:
+    """`count` regions of `image`: a grid as square as possible, filled row by row."""
+    columns = math.ceil(math.sqrt(count))
+    rows = math.ceil(count / columns)
+    height, width = image.shape[:2]
+    cells = (divmod(k, columns) for k in range(count))
+    return [image[r * height // rows:(r + 1) * height // rows, c * width // columns:(c + 1) * width // columns]
+            for r, c in cells]
+
+
+class _Trial:
+    """The threads and queues of one trial, and what they count."""
+
+    def __init__(self, runners: Sequence[StageRunner], video: VideoSource, cameras: int, decode_threads: int,
+                 most_in_flight: int) -> None:
+        self.runners = runners
+        self.ports = [image_input(r.compiled.inputs) for r in runners]
+        self.counts = [_detection_count(runners, i) for i in range(len(runners))]
+        self.feeds = open_feeds(video, cameras)
+        self.most_in_flight = most_in_flight
+        self.lock = threading.Lock()
+        self.settled = threading.Condition(self.lock)
+        self.in_flight = [0] * cameras
+        self.outstanding = 0
+        self.latencies_ms: list[float] = []
+        self.decode = _Tally()
+        self.tallies = [_Tally() for _ in runners]
+        self.error: BaseException | None = None
+        self.stop = threading.Event()
+        self.decode_jobs: queue.SimpleQueue[_Frame | None] = queue.SimpleQueue()
+        self.stage_jobs: list[queue.SimpleQueue[_Job | None]] = [queue.SimpleQueue() for _ in runners]
+        self.queues = [ov.AsyncInferQueue(r.compiled, r.nireq) for r in runners]
+        for stage, infer_queue in enumerate(self.queues):
+            infer_queue.set_callback(lambda request, frame, stage=stage: self.completed(stage, request, frame))
+        self.decoders = [threading.Thread(target=self.decoder, name=f"decode-{i}") for i in range(decode_threads)]
+        self.dispatchers = [threading.Thread(target=self.dispatcher, args=(i,), name=f"stage-{r.stage.name}")
+                            for i, r in enumerate(runners)]
+
+    def run(self, arrivals: Arrivals, lead_in_s: float) -> tuple[LoadTrial, tuple[StageTime, ...]]:
+        """Offer the frames on schedule, wait until every admitted one finished, stop every thread, and make the
+        trial's figures (only then: a request's wait is added after it starts, and its frame may finish first)."""
+        offsets, cameras = _schedule(arrivals)
+        if lead_in_s:
+            lead, lead_cameras = _schedule(Arrivals(arrivals.cameras, arrivals.fps, lead_in_s, arrivals.poisson,
+                                                    arrivals.seed + 1))
+            offsets, cameras = np.concatenate([lead - lead_in_s, offsets]), np.concatenate([lead_cameras, cameras])
+        start = time.perf_counter_ns() + int(lead_in_s * 1e9)
+        schedule = start + (offsets * 1e9).astype(np.int64)
+        try:
+            dropped, load = self.offer(schedule, cameras, start)
+        finally:
+            self.shutdown()
+        trial = LoadTrial(
+            cameras=arrivals.cameras, seconds=arrivals.seconds, offered=int(np.sum(schedule >= start)),
+            dropped=dropped, latencies_ms=np.array(self.latencies_ms, dtype=np.float64),
+            service_ms=np.array([], dtype=np.float64),
+            foreign_cpu=load.foreign_cpu if load else None, steal=load.steal if load else None)
+        stages = (self.decode.time(DECODE, len(self.decoders)),
+                  *(self.tallies[i].time(r.stage.name, len(self.queues[i])) for i, r in enumerate(self.runners)))
+        return trial, stages
+
+    def offer(self, schedule: np.ndarray, cameras: np.ndarray, start: int) -> tuple[int, host.HostLoad | None]:
+        """Admit or drop each frame at its arrival and wait for the admitted ones: the counted frames dropped, and
+        the host's load over the counted period."""
+        for thread in self.decoders + self.dispatchers:
+            thread.start()
+        frames = [0] * len(self.feeds)
+        dropped = 0
+        host_start: host.HostSample | None = None
+        for arrived, camera in zip(schedule.tolist(), cameras.tolist(), strict=True):
+            time.sleep(max(0, arrived - time.perf_counter_ns()) / 1e9)
+            if self.error is not None:
+                raise self.error
+            if host_start is None and arrived >= start:
+                host_start = host.sample()
+            frame = _Frame(camera, frames[camera], arrived, arrived >= start)
+            frames[camera] += 1
+            with self.lock:
+                admitted = self.in_flight[camera] < self.most_in_flight
+                if admitted:
+                    self.in_flight[camera] += 1
+                    self.outstanding += 1
+            if admitted:
+                self.decode_jobs.put(frame)
+            else:
+                dropped += frame.counted
+        with self.settled:
+            while self.outstanding and self.error is None:
+                self.settled.wait(0.1)
+        if self.error is not None:
+            raise self.error
+        return dropped, host.load_between(host_start, host.sample()) if host_start else None
+
+    def decoder(self) -> None:
+        """Decode a frame and cut it for the first stage that runs on it."""
+        for frame in iter(self.decode_jobs.get, None):
+            if self.stop.is_set():
+                continue
+            try:
+                started = time.perf_counter_ns()
+                frame.image = self.feeds[frame.camera].read()
+                self.hand_on(frame, 0, 0, cut=True)
+                if frame.counted:
+                    with self.lock:
+                        self.decode.runs += 1
+                        self.decode.busy_ms += (time.perf_counter_ns() - started) / 1e6
+                        self.decode.wait_ms += (started - frame.arrived_ns) / 1e6
+            except BaseException as error:
+                self.fail(error)
+
+    def dispatcher(self, stage: int) -> None:
+        """Start a stage's requests, one crop each; the wait of each is from its crops' being ready to its start."""
+        infer_queue, port, tally = self.queues[stage], self.ports[stage], self.tallies[stage]
+        for job in iter(self.stage_jobs[stage].get, None):
+            if self.stop.is_set():
+                continue
+            try:
+                crops, ready = job.crops, job.ready_ns
+                if crops is None:
+                    assert job.frame.image is not None
+                    cutting = time.perf_counter_ns()
+                    crops = self.crops(stage, job.frame.image, job.runs)
+                    ready += time.perf_counter_ns() - cutting
+                for crop in crops:
+                    infer_queue.start_async({port: crop}, job.frame)
+                    if job.frame.counted:
+                        with self.lock:
+                            tally.wait_ms += (time.perf_counter_ns() - ready) / 1e6
+            except BaseException as error:
+                self.fail(error)
+
+    def completed(self, stage: int, request: ov.InferRequest, frame: _Frame) -> None:
+        """OpenVINO's callback, on its own thread: count, copy out the detections, hand the frame on when its last
+        request at this stage is done."""
+        try:
+            count = self.counts[stage]
+            found = int(np.count_nonzero(request.get_tensor(count.output).data > count.threshold)) if count else 0
+            with self.lock:
+                if frame.counted:
+                    self.tallies[stage].runs += 1
+                    self.tallies[stage].busy_ms += request.latency
+                frame.detections += found
+                frame.pending -= 1
+                last = frame.pending == 0
+            if last:
+                self.hand_on(frame, stage + 1, frame.detections, cut=False)
+        except BaseException as error:
+            self.fail(error)
+
+    def runs(self, stage: int, frame: _Frame, detections: int) -> int:
+        """How many requests `stage` makes on `frame`, given the previous stage's `detections` on it."""
+        spec = self.runners[stage].stage
+        if not spec.runs_on(frame.index):
+            return 0
+        return min(detections, spec.per_detection.most) if spec.per_detection else spec.per_frame
+
+    def hand_on(self, frame: _Frame, stage: int, detections: int, cut: bool) -> None:
+        """Give `frame` to `stage`, or the first later stage that runs on it (`cut`: its crops cut here); finish it
+        where none does."""
+        while stage < len(self.runners):
+            runs = self.runs(stage, frame, detections)
+            if runs:
+                crops = self.crops(stage, frame.image, runs) if cut and frame.image is not None else None
+                frame.pending, frame.detections = runs, 0
+                self.stage_jobs[stage].put(_Job(frame, runs, crops, time.perf_counter_ns()))
+                return
+            stage, detections = stage + 1, 0
+        self.finish(frame)
+
+    def crops(self, stage: int, image: np.ndarray, runs: int) -> list[np.ndarray]:
+        return [as_model_input([tile], self.ports[stage]) for tile in _tiles(image, runs)]
+
+    def finish(self, frame: _Frame) -> None:
+        finished = time.perf_counter_ns()
+        frame.image = None
+        with self.lock:
+            if frame.counted:
+                self.latencies_ms.append((finished - frame.arrived_ns) / 1e6)
+            self.in_flight[frame.camera] -= 1
+            self.outstanding -= 1
+            if not self.outstanding:
+                self.settled.notify_all()
+
+    def fail(self, error: BaseException) -> None:
+        """Keep a worker's or callback's error for the trial to raise, and stop starting work."""
+        with self.lock:
+            self.error = self.error or error
+            self.stop.set()
+            self.settled.notify_all()
+
+    def shutdown(self) -> None:
+        """Stop every thread (a sentinel each), let every started request complete, close the feeds."""
+        self.stop.set()
+        for jobs in [self.decode_jobs] * len(self.decoders) + self.stage_jobs:
+            jobs.put(None)
+        for thread in self.decoders + self.dispatchers:
+            if thread.ident is not None:
+                thread.join()
+        for infer_queue in self.queues:
+            infer_queue.wait_all()
+        for feed in self.feeds:
+            feed.close()
+
+
+def _detection_count(runners: Sequence[StageRunner], stage: int) -> DetectionCount | None:
+    """What the stage after `stage` counts in `stage`'s outputs, checked against them here rather than in a callback."""
+    following = runners[stage + 1].stage.per_detection if stage + 1 < len(runners) else None
+    if following is None:
+        return None
+    names = {name for output in runners[stage].compiled.outputs for name in output.get_names()}
+    if following.output not in names:
+        raise BadInputError(f"stage {runners[stage + 1].stage.name} counts detections in '{following.output}', which "
+                            f"{runners[stage].stage.name} does not output (its outputs: {', '.join(sorted(names))}); "
+                            "name one of them")
+    return following
