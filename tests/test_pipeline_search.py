@@ -19,6 +19,7 @@ from ov_tuner.schema import (
 from ov_tuner.search.cameras import CONFIRMATIONS
 from ov_tuner.search.pipeline import (
     best_split,
+    next_exhaustive,
     next_in_round,
     next_trial,
     round_capacity,
@@ -152,3 +153,14 @@ def test_neighbours_stay_in_the_space_and_move_one_step() -> None:
                                     (StageRan((), 8, 4, "f32"), StageRan((), 2, 1, "f32")))
     assert all(n.stages[0].threads == 4 for n in from_default if n.stages[1] == StageSetting(1, 2)
                and n.decode_threads == 2 and n.stages[0].threads == 4)
+
+
+def test_the_exhaustive_search_searches_every_split_whole_and_finds_the_top() -> None:
+    space = split_space([True, True], cores=2)
+    trials: list[PipelineTrial] = []
+    while (step := next_exhaustive(trials, space, TARGET)) is not None:
+        split, cameras = step
+        trials.append(trial(split, cameras, cameras <= hill(split)))
+    assert {t.split for t in trials} == set(space.splits())
+    best = best_split(trials, TARGET)
+    assert best is not None and hill(best) == max(hill(s) for s in space.splits())

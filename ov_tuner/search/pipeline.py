@@ -174,6 +174,18 @@ def next_trial(trials: Sequence[PipelineTrial], starts: Sequence[tuple[Split, Or
     return None
 
 
+def next_exhaustive(trials: Sequence[PipelineTrial], space: SplitSpace,
+                    target: CameraTarget) -> tuple[Split, int] | None:
+    """Every split of `space` in turn, each with the whole camera search: what the climb is checked against
+    (scripts/bench_pipeline.py)."""
+    by_split = search_trials(trials)
+    for split in space.splits():
+        cameras = next_cameras(loads(by_split.get(split, [])), target)
+        if cameras is not None:
+            return split, cameras
+    return None
+
+
 def neighbour_done(trials: Sequence[LoadTrial], target: CameraTarget) -> bool:
     """Whether a neighbour's trials are all it gets: it failed its first count, or its camera search ended."""
     return _next_for_neighbour(trials, target) is None
