@@ -13,7 +13,8 @@ import ov_tuner
 PRESENT = Path(ov_tuner.__file__).parent / "present"
 # Every module that renders the answer record: its rows, its detail, its JSON, its deploy forms, the documents.
 ANSWER_MODULES = ("sections/answer.py", "words/short.py", "words/answer.py", "words/accuracy.py", "answer_json.py",
-                  "deploy.py", "formats.py", "documents.py", "report.py")
+                  "deploy.py", "formats.py", "documents.py", "report.py", "words/pipeline.py", "sections/pipeline.py",
+                  "pipeline_forms.py", "pipeline_figures.py")
 # What builds the answer: nothing in ov_tuner.present may call these.
 ANSWER_BUILDERS = ("ov_tuner.analyse.answer", "ov_tuner.analyse.recommend", "ov_tuner.analyse.caveat")
 

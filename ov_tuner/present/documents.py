@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Console
+
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.neighbours import Neighbours
+from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
 from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
@@ -23,6 +26,15 @@ from ov_tuner.present.sections.findings import (
     virtual_bullets,
 )
 from ov_tuner.present.sections.jobs import capacity_table, coldstart_table, profile_tables
+from ov_tuner.present.sections.pipeline import (
+    PipelineFigures,
+    pipeline_deploy_blocks,
+    pipeline_facts,
+    rounds_table,
+    solo_text,
+    stages_table,
+    tried_table,
+)
 from ov_tuner.present.sections.tables import (
     baselines_table,
     best_table,
@@ -30,6 +42,7 @@ from ov_tuner.present.sections.tables import (
     headtohead_table,
     points_table,
 )
+from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.answer import recommendation_text
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
@@ -191,3 +204,37 @@ def comparison_document(comparison: Comparison, answers: list[Answer | None], fi
             Section("What to deploy, per file", (Bullets(tuple(said)),)),
             Section("The same configurations in every file", tuple(same))]
 
+
+PIPELINE_ANSWER = "What to run"
+
+
+def pipeline_document(answer: PipelineAnswer, figures: PipelineFigures | None = None, deploy: bool = False,
+                      ) -> list[Section]:
+    """A pipeline's answer (`show`, and the report with its `figures` and the forms to `deploy` it in): the answer
+    block, where a frame's time goes per stage, the rounds measured side by side, and every split tried."""
+    sections = [Section(PIPELINE_ANSWER, (pipeline_facts(answer),))]
+    if deploy:
+        sections.append(Section("How to run it", tuple(pipeline_deploy_blocks(answer))))
+    time: list[Block] = [stages_table(answer)]
+    if figures is not None:
+        time.append(Image(figures.stages, "time per frame per stage"))
+    sections.append(Section("Where a frame's time goes", tuple(time)))
+    rounds: list[Block] = [rounds_table(answer)] if answer.rounds else []
+    if answer.solo:
+        rounds.append(Paragraph(solo_text(answer)))
+    if rounds:
+        sections.append(Section("Side by side: the answer against the baselines", tuple(rounds)))
+    tried: list[Block] = [tried_table(answer)]
+    if figures is not None:
+        tried.insert(0, Image(figures.cameras, "cameras served per split"))
+    sections.append(Section("Every split tried", tuple(tried)))
+    return sections
+
+
+def print_pipeline(console: Console, answer: PipelineAnswer, full: bool = False) -> None:
+    """A pipeline's answer in the terminal: the answer block alone (the end of a search), or `full`, the whole
+    document (`show`)."""
+    if full:
+        print_sections(console, pipeline_document(answer))
+    else:
+        print_sections(console, [Section(PIPELINE_ANSWER, (pipeline_facts(answer),))], titles=False)

@@ -8,11 +8,14 @@ from pathlib import Path
 
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
+from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.document import Section
-from ov_tuner.present.documents import comparison_document, report_document
+from ov_tuner.present.documents import comparison_document, pipeline_document, report_document
 from ov_tuner.present.pages import to_html, to_markdown
+from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
 from ov_tuner.present.plots import comparison_figure, save_figure, write_figures
+from ov_tuner.present.sections.pipeline import PipelineFigures
 from ov_tuner.store.results import StoredResults
 
 
@@ -39,6 +42,16 @@ def build_comparison_report(comparison: Comparison, answers: list[Answer | None]
     figure = save_figure(comparison_figure(comparison), out_dir, "compare") if comparison.matched else None
     title = f"ov-tuner comparison: {comparison.files[0].environment.model_name}, {len(comparison.files)} files"
     return _write(title, comparison_document(comparison, answers, figure), out_dir, [figure] if figure else [])
+
+
+def build_pipeline_report(answer: PipelineAnswer, out: Path) -> list[Path]:
+    """Write report.html, report.md and the pipeline's two figures into `out`: the files written, the pages first."""
+    out.mkdir(parents=True, exist_ok=True)
+    figures = PipelineFigures(save_figure(cameras_figure(answer), out, "pipeline_cameras"),
+                              save_figure(stages_figure(answer), out, "pipeline_stages"))
+    title = f"ov-tuner pipeline report: {' -> '.join(s.name for s in answer.pipeline.stages)}"
+    files = _write(title, pipeline_document(answer, figures, deploy=True), out, [figures.cameras, figures.stages])
+    return [files.html, files.markdown, *files.images]
 
 
 def _write(title: str, sections: list[Section], out_dir: Path, images: list[Path]) -> ReportFiles:

@@ -1,0 +1,78 @@
+"""Pipeline figures: the cameras each split served, and where a frame's time goes per stage. Importing this module
+imports matplotlib: commands import it only where they draw."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from ov_tuner.analyse.pipeline import PipelineAnswer
+from ov_tuner.present.words.pipeline import ORIGIN_WORDS, per_frame_ms, split_text, tried_cameras_text
+from ov_tuner.schema import Origin
+
+COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED: "tab:purple",
+           Origin.NEIGHBOUR: "tab:blue"}
+
+
+def cameras_figure(answer: PipelineAnswer) -> Figure:
+    """One bar per split tried, most cameras first, coloured by where it came from (hatched where its search was
+    stopped, outlined where it is the answer); over the splits measured side by side, each round's cameras and their
+    mean with the rounds' range."""
+    tried = sorted(answer.tried, key=lambda t: -t.cameras)
+    splits = [t.split for t in tried]
+    extra = [r.split for r in answer.rounds if r.split not in splits]  # a contender the search did not list
+    fig = Figure(figsize=(max(7.0, 1.2 * (len(splits) + len(extra)) + 3), 5.5), layout="constrained")
+    ax = fig.subplots()
+    for i, t in enumerate(tried):
+        answer_bar = t.split == answer.split
+        bar = ax.bar(i, t.cameras, color=COLOURS[t.origin], alpha=0.8, hatch=None if t.finished else "//",
+                     edgecolor="black" if answer_bar else "none", linewidth=2.5 if answer_bar else 0)
+        ax.bar_label(bar, [tried_cameras_text(t.cameras, t.finished) + ("\nthe answer" if answer_bar else "")],
+                     label_type="center", fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+    for r in answer.rounds:
+        x = (splits + extra).index(r.split)
+        ax.scatter([x] * len(r.per_round), r.per_round, color="black", s=12, alpha=0.5, zorder=3)
+        if r.per_round:
+            low, high = min(r.per_round), max(r.per_round)
+            ax.errorbar(x, r.mean, yerr=[[r.mean - low], [high - r.mean]], fmt="D", color="black", capsize=5,
+                        zorder=4, label="rounds: mean and range")
+    labels = [split_text(answer.pipeline, s).replace(" | ", "\n") for s in splits + extra]
+    ax.set_xticks(range(len(labels)), labels, fontsize=7)
+    origins = dict.fromkeys(t.origin for t in tried)
+    handles, _ = ax.get_legend_handles_labels()
+    ax.legend([*(Patch(color=COLOURS[o], alpha=0.8, label=ORIGIN_WORDS[o]) for o in origins), *handles[:1]],
+              [*(ORIGIN_WORDS[o] for o in origins), *(["rounds: mean and range"] if handles else [])], fontsize=8)
+    ax.set_ylabel("cameras served")
+    ax.set_xlabel("split (hatched: its search was stopped; outlined: the answer)", fontsize=8)
+    ax.set_ylim(0, max([t.cameras for t in tried] + [c for r in answer.rounds for c in r.per_round] + [1]) * 1.3)
+    ax.grid(axis="y", alpha=0.3)
+    target = answer.pipeline.target
+    ax.set_title(f"{' -> '.join(s.name for s in answer.pipeline.stages)}: cameras served at {target.fps:g} FPS each, "
+                 f"p{target.percentile:g} within {target.max_latency_ms:g} ms, per split of the device", wrap=True)
+    return fig
+
+
+def stages_figure(answer: PipelineAnswer) -> Figure:
+    """Per stage, the decoder first: its milliseconds per frame at work and waiting for a free request or thread
+    (runs per frame times the time per run), labelled with the share of its slots at work; the bottleneck in bold."""
+    shares = answer.shares
+    fig = Figure(figsize=(9, 0.6 * len(shares) + 2), layout="constrained")
+    ax = fig.subplots()
+    work = [per_frame_ms(s)[0] for s in shares]
+    wait = [per_frame_ms(s)[1] for s in shares]
+    ax.barh(range(len(shares)), work, color="tab:green", label="at work")
+    ax.barh(range(len(shares)), wait, left=work, color="tab:red", alpha=0.6, label="waiting for a slot")
+    for i, s in enumerate(shares):
+        ax.text(work[i] + wait[i], i, f"  {s.utilisation:.0%} busy", va="center", fontsize=8)
+    ax.set_yticks(range(len(shares)), [s.name for s in shares])
+    for label, s in zip(ax.get_yticklabels(), shares, strict=True):
+        if s.name == answer.bottleneck:
+            label.set_fontweight("bold")
+    ax.invert_yaxis()
+    ax.set_xlim(0, max([a + b for a, b in zip(work, wait, strict=True)] + [1e-3]) * 1.25)
+    ax.set_xlabel("ms per frame")
+    ax.grid(axis="x", alpha=0.3)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=8)
+    ax.set_title(f"Where a frame's time goes at {answer.overloaded_at} cameras (bottleneck: {answer.bottleneck})",
+                 wrap=True)
+    return fig

@@ -1,0 +1,249 @@
+"""The pipeline answer in the forms people run: a Python script over one AsyncInferQueue per stage, a DL Streamer
+gst-launch-1.0 line, an OpenVINO Model Server config.json, and the record as JSON. Each compiles every stage with the
+properties it ran (StageRan.properties) and its requests.
+
+The tests run the Python script on tiny models and compare what each stage compiled with what the answer says; the
+DL Streamer line and the OVMS config are checked as the single-model forms are (tests/test_deploy_formats.py)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from ov_tuner.analyse.pipeline import CameraGain, PipelineAnswer, RoundCameras, Tried
+from ov_tuner.present.words.pipeline import GAIN_CONFIDENCE, gain_differs, per_frame_ms, pipeline_rows, slots
+from ov_tuner.schema import PipelineStage, Split, StageRan, StageSetting
+
+SCHEMA_VERSION = 1
+OVMS_MODELS = "/models"
+# Where the forms read frames from when the pipeline generated its own (no video file).
+VIDEO_STANDIN = "input.mp4"
+
+_SCRIPT = '''"""ov-tuner's pipeline answer: {serves}, split as
+{split}.
+One camera: every frame goes through the stages in order; run more cameras through the same queues."""
+import argparse
+import json
+import queue
+import threading
+import time
+
+import cv2
+import numpy as np
+import openvino as ov
+
+VIDEO = {video!r}
+DECODE_THREADS = {decode_threads}  # 0: OpenCV's own choice
+# Each stage runs on every `every`-th frame, `per_frame` times, or once per value of the previous stage's
+# output `count` = [name, threshold, most] above the threshold (at most `most`), on grid tiles of the frame.
+STAGES = {stages}
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--video", default=VIDEO, required=VIDEO is None)
+parser.add_argument("--frames", type=int, default=0, help="stop after this many frames (0: the whole video)")
+args = parser.parse_args()
+
+
+def tiles(image, n):
+    """n regions of the frame in a grid: stand-ins for the boxes your detector finds."""
+    cols = int(np.ceil(np.sqrt(n)))
+    h, w = image.shape[0] // -(-n // cols), image.shape[1] // cols
+    return [image[r * h:(r + 1) * h, c * w:(c + 1) * w] for r, c in (divmod(i, cols) for i in range(n))]
+
+
+def tensor(image, shape):
+    """A BGR image as an NCHW f32 input (add the scaling your model expects)."""
+    return np.ascontiguousarray(cv2.resize(image, (shape[3], shape[2])).transpose(2, 0, 1)[None], np.float32)
+
+
+class Frame:
+    def __init__(self, index, image):
+        self.index, self.image, self.found, self.left = index, image, 0, 0
+
+
+def submit(frame, k):
+    """Hand the frame to stage k, or the first later stage that runs on it; count it done after the last."""
+    for k in range(k, len(STAGES)):
+        stage = STAGES[k]
+        runs = 0
+        if frame.index % stage["every"] == 0:
+            runs = stage["per_frame"] if stage["count"] is None else min(frame.found, stage["count"][2])
+        frame.found = 0
+        if runs:
+            frame.left = runs
+            inbox[k].put(frame)
+            return
+    with lock:
+        done[0] += 1
+
+
+def dispatch(k):
+    """Stage k's own thread starts its requests: start_async waits for a free one, never in a callback."""
+    while (frame := inbox[k].get()) is not None:
+        for region in tiles(frame.image, frame.left):
+            infer[k].start_async({{0: tensor(region, shapes[k])}}, (frame, k))
+
+
+def finished(request, job):
+    frame, k = job
+    count = STAGES[k + 1]["count"] if k + 1 < len(STAGES) else None
+    with lock:
+        if count:
+            frame.found += int((request.get_tensor(count[0]).data > count[1]).sum())
+        completed[k] += 1
+        frame.left -= 1
+        last = frame.left == 0
+    if last:
+        submit(frame, k + 1)
+
+
+def read_back(c, key):
+    """What the device chose, as a string (None where the device has no such property)."""
+    if key not in c.get_property("SUPPORTED_PROPERTIES"):
+        return None
+    value = c.get_property(key)
+    return value.get_type_name() if isinstance(value, ov.Type) else str(value)
+
+
+core = ov.Core()
+compiled = [core.compile_model(s["model"], s["device"], s["properties"]) for s in STAGES]
+infer = [ov.AsyncInferQueue(c, s["nireq"]) for c, s in zip(compiled, STAGES)]
+shapes = [list(c.input(0).shape) for c in compiled]
+inbox = [queue.Queue() for _ in STAGES]
+lock, done, completed = threading.Lock(), [0], [0] * len(STAGES)
+for q in infer:
+    q.set_callback(finished)
+print(json.dumps({{"stages": [{{"name": s["name"], "nireq": len(q), **{{
+    k: read_back(c, k) for k in ("NUM_STREAMS", "INFERENCE_NUM_THREADS", "INFERENCE_PRECISION_HINT")}}}}
+    for s, c, q in zip(STAGES, compiled, infer)]}}), flush=True)
+
+if DECODE_THREADS:
+    cv2.setNumThreads(DECODE_THREADS)
+video = cv2.VideoCapture(args.video, cv2.CAP_ANY, [cv2.CAP_PROP_N_THREADS, DECODE_THREADS] if DECODE_THREADS else [])
+if not video.isOpened():
+    raise SystemExit(f"cannot open {{args.video}}")
+dispatchers = [threading.Thread(target=dispatch, args=(k,), daemon=True) for k in range(len(STAGES))]
+for thread in dispatchers:
+    thread.start()
+start, index = time.perf_counter(), 0
+while args.frames == 0 or index < args.frames:
+    ok, image = video.read()
+    if not ok:
+        break
+    submit(Frame(index, image), 0)
+    index += 1
+for k, thread in enumerate(dispatchers):  # in chain order: a stage hands frames only to later ones
+    inbox[k].put(None)
+    thread.join()
+    infer[k].wait_all()
+seconds = time.perf_counter() - start
+print(json.dumps({{"frames": done[0], "seconds": round(seconds, 3), "fps": round(done[0] / seconds, 1),
+                  "runs": {{s["name"]: n for s, n in zip(STAGES, completed)}}}}))
+'''
+
+
+def _plan(stage: PipelineStage) -> dict[str, Any]:
+    """A stage's model and how often it runs."""
+    count = stage.per_detection
+    return {"name": stage.name, "model": stage.model, "device": stage.device, "every": stage.every,
+            "per_frame": stage.per_frame,
+            "count": None if count is None else [count.output, count.threshold, count.most]}
+
+
+def pipeline_python(answer: PipelineAnswer) -> str:
+    """A script that runs the pipeline on one video as the answer compiled it: one AsyncInferQueue per stage with its
+    properties and requests. It prints what each compiled stage read back first (one JSON line), then the frames done
+    and their FPS, with each stage's runs."""
+    rows = dict(pipeline_rows(answer))
+    stages = "".join(_stage_line(s, r) for s, r in zip(answer.pipeline.stages, answer.ran, strict=True))
+    return _SCRIPT.format(serves=rows["serves"], split=rows["split"].replace(" | ", ",\n"),
+                          decode_threads=answer.split.decode_threads, video=answer.pipeline.video.file,
+                          stages=f"[\n{stages}]")
+
+
+def _stage_line(stage: PipelineStage, ran: StageRan) -> str:
+    """A stage in the script's STAGES: its plan and requests on one line, its properties on the next."""
+    head = ", ".join(f"{k!r}: {v!r}" for k, v in {**_plan(stage), "nireq": ran.nireq}.items())
+    return f"    {{{head},\n     'properties': {dict(ran.properties)!r}}},\n"
+
+
+def pipeline_dlstreamer(answer: PipelineAnswer) -> str:
+    """A gst-launch-1.0 line: the video decoded, the first stage a gvadetect, each later one a gvaclassify (per
+    detected object where it runs per detection, else on the full frame), each with its device, requests, frame
+    interval and compile properties (ie-config, KEY=VALUE pairs joined by commas)."""
+    line = ["gst-launch-1.0", "filesrc", f"location={answer.pipeline.video.file or VIDEO_STANDIN}", "!", "decodebin3"]
+    for i, (stage, ran) in enumerate(zip(answer.pipeline.stages, answer.ran, strict=True)):
+        element = "gvadetect" if i == 0 else "gvaclassify"
+        region = [] if i == 0 or stage.per_detection is not None else ["inference-region=full-frame"]
+        ie_config = ",".join(f"{k}={v}" for k, v in ran.properties)
+        line += ["!", element, f"model={stage.model}", f"device={stage.device}", f"nireq={ran.nireq}",
+                 f"inference-interval={stage.every}", *region, f"ie-config={ie_config}", "!", "queue"]
+    line += ["!", "gvafpscounter", "!", "fakesink", "sync=false"]
+    return " ".join(w if w == "!" else shlex.quote(w) for w in line)
+
+
+def pipeline_ovms(answer: PipelineAnswer) -> str:
+    """An OVMS config.json serving every stage's model (by its stage's name) with its device, requests and compile
+    properties."""
+    configs = [{"config": {"name": stage.name, "base_path": f"{OVMS_MODELS}/{stage.name}",
+                           "target_device": stage.device, "nireq": ran.nireq, "plugin_config": dict(ran.properties)}}
+               for stage, ran in zip(answer.pipeline.stages, answer.ran, strict=True)]
+    return json.dumps({"model_config_list": configs}, indent=2)
+
+
+def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
+    """The answer record as plain JSON values: every figure the terminal's rows say, and the rows (`says`)."""
+    p, t = answer.pipeline, answer.pipeline.target
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "pipeline": {"stages": [{**_plan(s), "precision": s.precision.value if s.precision else None}
+                                for s in p.stages],
+                     "video": {"file": p.video.file, "width": p.video.width, "height": p.video.height},
+                     "target": {"fps": t.fps, "max_latency_ms": t.max_latency_ms, "percentile": t.percentile,
+                                "arrival": t.arrival.value}},
+        "cameras": answer.cameras, "finished": answer.finished,
+        "split": _split(answer.split), "ran": [_ran(r) for r in answer.ran],
+        "gains": [_gain(g) for g in answer.gains],
+        "rounds": [_round(r) for r in answer.rounds],
+        "bottleneck": answer.bottleneck, "overloaded_at": answer.overloaded_at,
+        "shares": [{"name": s.name, "runs_per_frame": s.runs_per_frame, "busy_ms": s.busy_ms, "wait_ms": s.wait_ms,
+                    "busy_ms_per_frame": per_frame_ms(s)[0], "wait_ms_per_frame": per_frame_ms(s)[1],
+                    "utilisation": s.utilisation, "slots": slots(answer, s.name)} for s in answer.shares],
+        "tried": [_tried(x) for x in answer.tried],
+        "solo": [_setting_json(s) for s in answer.solo],
+        "box": None if answer.box is None else {
+            "host_cpus": answer.box.host_cpus, "cpuset": list(answer.box.cpuset), "quota_cpus": answer.box.quota_cpus,
+            "quota_source": answer.box.quota_source, "memory_limit_bytes": answer.box.memory_limit_bytes,
+            "cpus": answer.box.cpus},
+        "says": dict(pipeline_rows(answer)),
+    }
+
+
+def _setting_json(s: StageSetting) -> dict[str, Any]:
+    return {"streams": s.streams, "nireq": s.nireq, "threads": s.threads, "default": s.default}
+
+
+def _split(split: Split) -> dict[str, Any]:
+    return {"stages": [_setting_json(s) for s in split.stages], "decode_threads": split.decode_threads}
+
+
+def _ran(r: StageRan) -> dict[str, Any]:
+    return {"properties": dict(r.properties), "nireq": r.nireq, "streams": r.streams, "precision": r.precision}
+
+
+def _gain(g: CameraGain) -> dict[str, Any]:
+    return {"over": g.baseline.value, "difference": g.difference, "low": g.low, "high": g.high,
+            "confidence": GAIN_CONFIDENCE, "rounds": g.rounds, "measurable": gain_differs(g),
+            "cameras_ratio": None if g.ratio is None else g.ratio.as_json()}
+
+
+def _round(r: RoundCameras) -> dict[str, Any]:
+    return {"origin": r.origin.value if r.origin is not None else "answer", "split": _split(r.split),
+            "per_round": list(r.per_round), "mean": r.mean, "ran": [_ran(x) for x in r.ran]}
+
+
+def _tried(x: Tried) -> dict[str, Any]:
+    return {"split": _split(x.split), "origin": x.origin.value, "cameras": x.cameras, "finished": x.finished,
+            "trials": x.trials}
+

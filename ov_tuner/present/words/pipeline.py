@@ -1,0 +1,152 @@
+"""Words for the pipeline answer (ov_tuner.analyse.pipeline): the cameras it serves, the split that serves them, its
+gain over each baseline, the stage that holds it back, and how each stage and split reads in the tables."""
+
+from __future__ import annotations
+
+from ov_tuner.analyse.pipeline import CameraGain, PipelineAnswer, RoundCameras, StageShare
+from ov_tuner.present.words.box import box_text
+from ov_tuner.schema import DECODE, Origin, Pipeline, PipelineStage, Split, StageRan, StageSetting, cell_text
+
+# The confidence of a CameraGain's interval (a 95% t interval over the rounds).
+GAIN_CONFIDENCE = 0.95
+
+ORIGIN_WORDS = {Origin.DEFAULT: "OpenVINO default", Origin.SOLO: "solo-tuned", Origin.SHARED: "cores shared by cost",
+                Origin.NEIGHBOUR: "neighbour"}
+# What each baseline runs, as its gain row says it.
+BASELINE_WORDS = {Origin.SOLO: "every model at its own solo answer, run together",
+                  Origin.DEFAULT: "every model at OpenVINO default, run together"}
+GAIN_LABELS = {Origin.SOLO: "vs solo-tuned", Origin.DEFAULT: "vs default"}
+
+
+def _count(n: float, unit: str) -> str:
+    """'1 stream', '2 requests'."""
+    return f"{n:g} {unit}{'' if n == 1 else 's'}"
+
+
+def pipeline_rows(answer: PipelineAnswer) -> list[tuple[str, str]]:
+    """The answer's rows, label and words: serves, split, a row per baseline, bottleneck, and the box it ran in."""
+    rows = [("serves", serves_text(answer)), ("split", split_text(answer.pipeline, answer.split, answer.ran))]
+    rows += [(GAIN_LABELS[origin], text) for origin in BASELINE_WORDS
+             if (text := baseline_text(answer, origin)) is not None]
+    rows.append(("bottleneck", bottleneck_text(answer)))
+    if answer.box is not None:
+        rows.append(("measured in", box_text(answer.box)))
+    return rows
+
+
+def serves_text(answer: PipelineAnswer) -> str:
+    """'5 cameras at 15 FPS each, p99 within 200 ms (search confirmed)', 'at least 5 cameras ... (search
+    interrupted)'."""
+    t = answer.pipeline.target
+    count = _count(answer.cameras, "camera") if answer.cameras else "no camera"
+    bound = "" if answer.finished else "at least "
+    how = "search confirmed" if answer.finished else "search interrupted"
+    return f"{bound}{count} at {t.fps:g} FPS each, p{t.percentile:g} within {t.max_latency_ms:g} ms ({how})"
+
+
+def stage_text(stage: PipelineStage, setting: StageSetting, ran: StageRan | None = None) -> str:
+    """'detect CPU bf16 1 stream x 2 requests, 1 thread', 'detect CPU: OpenVINO default (2 x 2, ran f32)'; without
+    `ran` (a split tried), what the split asks: 'detect 1 x 2, 1 thread', 'detect default'."""
+    if ran is None:
+        if setting.default:
+            return f"{stage.name} default"
+        threads = f", {_count(setting.threads, 'thread')}" if setting.threads else ""
+        return f"{stage.name} {cell_text(setting.streams, setting.nireq)}{threads}"
+    if setting.default:
+        chose = cell_text(ran.streams, ran.nireq)
+        return f"{stage.name} {stage.device}: OpenVINO default ({chose}, ran {ran.precision})"
+    threads = f", {_count(setting.threads, 'thread')}" if setting.threads else ""
+    return (f"{stage.name} {stage.device} {ran.precision} {_count(ran.streams, 'stream')} x "
+            f"{_count(ran.nireq, 'request')}{threads}")
+
+
+def decode_text(threads: int) -> str:
+    """'decode 1 thread', or OpenCV's own choice."""
+    return f"{DECODE} {_count(threads, 'thread')}" if threads else f"{DECODE} OpenCV's threads"
+
+
+def split_text(pipeline: Pipeline, split: Split, ran: tuple[StageRan, ...] | None = None) -> str:
+    """Every stage's setting, then the decoder's: 'detect ... | classify ... | decode 1 thread'."""
+    stages = [stage_text(stage, setting, ran[i] if ran else None)
+              for i, (stage, setting) in enumerate(zip(pipeline.stages, split.stages, strict=True))]
+    return " | ".join([*stages, decode_text(split.decode_threads)])
+
+
+def round_of(answer: PipelineAnswer, origin: Origin | None) -> RoundCameras | None:
+    """The contender of the rounds from `origin` (None: the answer)."""
+    return next((r for r in answer.rounds if r.origin is origin), None)
+
+
+def baseline_split(answer: PipelineAnswer, origin: Origin) -> Split | None:
+    """The split a baseline ran: from its rounds, else from the search's starting points."""
+    found = round_of(answer, origin)
+    if found is not None:
+        return found.split
+    return next((t.split for t in answer.tried if t.origin is origin), None)
+
+
+def gain_differs(gain: CameraGain) -> bool:
+    """The interval excludes 0: a measurable difference in cameras."""
+    return gain.low > 0 or gain.high < 0
+
+
+def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
+    """'+2.0 cameras (95%: +1.1..+2.9) over every model at its own solo answer, run together: 3.0 -> 5.0 cameras, 5
+    rounds'; 'no different from ...' where the interval spans 0; the answer being the baseline itself said so; None
+    where the baseline was not measured."""
+    name = BASELINE_WORDS[origin]
+    if baseline_split(answer, origin) == answer.split:
+        return f"the answer is {name}: no split the search tried served more"
+    gain = next((g for g in answer.gains if g.baseline is origin), None)
+    if gain is None:
+        return None
+    interval = f"{GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f}"
+    head = (f"{gain.difference:+.1f} cameras ({interval}) over {name}" if gain_differs(gain)
+            else f"no different from {name} ({gain.difference:+.1f} cameras, {interval})")
+    mine, theirs = round_of(answer, None), round_of(answer, origin)
+    means = f"{theirs.mean:.1f} -> {mine.mean:.1f} cameras, " if mine is not None and theirs is not None else ""
+    return f"{head}: {means}{_count(gain.rounds, 'round')}"
+
+
+def slots(answer: PipelineAnswer, name: str) -> int:
+    """A stage's slots: its requests in flight, or the decoder's threads (0: OpenCV's choice)."""
+    if name == DECODE:
+        return answer.split.decode_threads
+    return answer.ran[[s.name for s in answer.pipeline.stages].index(name)].nireq
+
+
+def slots_text(answer: PipelineAnswer, name: str) -> str:
+    """A stage's slots: '2 requests', '1 decode thread'."""
+    n = slots(answer, name)
+    if name == DECODE:
+        return _count(n, "decode thread") if n else "decode threads"
+    return _count(n, "request")
+
+
+def per_frame_ms(share: StageShare) -> tuple[float, float]:
+    """A stage's time per frame, at work and waiting: its runs per frame times its time per run."""
+    return share.runs_per_frame * share.busy_ms, share.runs_per_frame * share.wait_ms
+
+
+def bottleneck_text(answer: PipelineAnswer) -> str:
+    """'classify: its 2 requests busy 97% of the time at 6 cameras; per frame it takes 4.1 ms at work and 12.0 ms
+    waiting'."""
+    share = next((s for s in answer.shares if s.name == answer.bottleneck), None)
+    if share is None:
+        return answer.bottleneck
+    work, wait = per_frame_ms(share)
+    runs = "" if share.runs_per_frame == 1 else f" ({share.runs_per_frame:.3g} runs)"
+    return (f"{share.name}: its {slots_text(answer, share.name)} busy {share.utilisation:.0%} of the time at "
+            f"{_count(answer.overloaded_at, 'camera')}; per frame{runs} it takes {work:.1f} ms at work and {wait:.1f} "
+            "ms waiting")
+
+
+def origin_text(answer: PipelineAnswer, origin: Origin | None, split: Split) -> str:
+    """Where a split came from, and whether it is the answer: 'neighbour, the answer'."""
+    words = ORIGIN_WORDS[origin] if origin is not None else "the answer"
+    return f"{words}, the answer" if origin is not None and split == answer.split else words
+
+
+def tried_cameras_text(cameras: int, finished: bool) -> str:
+    """'5', or 'at least 5' where its search was stopped."""
+    return str(cameras) if finished else f"at least {cameras}"

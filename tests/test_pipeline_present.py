@@ -1,0 +1,199 @@
+"""What the pipeline answer shows: its rows, tables, figures and report from a record made by hand, every figure the
+rows print kept in its JSON, the OVMS and DL Streamer forms checked as the single-model ones are, and the Python form
+run on tiny models, compiling what the answer says."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+from factories import figures_missing
+from pipeline_models import ABOVE, tiny_classifier, tiny_clip, tiny_detector
+from rich.console import Console
+from test_deploy_formats import DLSTREAMER_PROPERTIES, OVMS_SCHEMA
+
+from ov_tuner.analyse.pipeline import CameraGain, PipelineAnswer, RoundCameras, StageShare, Tried
+from ov_tuner.present.documents import print_pipeline
+from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
+from ov_tuner.present.pipeline_forms import (
+    pipeline_answer_json,
+    pipeline_dlstreamer,
+    pipeline_ovms,
+    pipeline_python,
+)
+from ov_tuner.present.report import build_pipeline_report
+from ov_tuner.present.words.pipeline import pipeline_rows
+from ov_tuner.schema import (
+    Box,
+    CameraTarget,
+    Origin,
+    Pipeline,
+    PipelineStage,
+    Split,
+    StageRan,
+    StageSetting,
+    VideoSource,
+)
+from ov_tuner.schema.pipeline import OPENVINO_DEFAULT, DetectionCount
+from ov_tuner.stats.headtohead import Ratio
+
+ANSWER = Split((StageSetting(1, 2, 1), StageSetting(1, 2, 1)), 1)
+SOLO = Split((StageSetting(2, 4), StageSetting(2, 4)), 1)
+DEFAULT = Split((OPENVINO_DEFAULT, OPENVINO_DEFAULT), 1)
+SHARED = Split((StageSetting(1, 2, 1), StageSetting(1, 1, 1)), 0)
+WORSE = Split((StageSetting(1, 1, 1), StageSetting(1, 1, 1)), 1)
+
+
+def ran(nireq: int, streams: int = 1, precision: str = "bf16", threads: int = 1) -> StageRan:
+    properties = (("PERFORMANCE_HINT", "THROUGHPUT"), ("NUM_STREAMS", str(streams)),
+                  ("INFERENCE_NUM_THREADS", str(threads)), ("INFERENCE_PRECISION_HINT", precision))
+    return StageRan(properties, nireq, streams, precision)
+
+
+def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models/classify.xml",
+                video: str | None = "/videos/street.mp4", **changes: object) -> PipelineAnswer:
+    """A detector then a classifier per detection: 5 cameras at 15 FPS within p99 200 ms, 2.0 (1.1..2.9) more than
+    the solo-tuned models together, no different from OpenVINO default; the classifier the bottleneck."""
+    stages = (PipelineStage("detect", detector), PipelineStage("classify", classifier,
+                                                               per_detection=DetectionCount("scores", 0.5, 8)))
+    pipeline = Pipeline(stages, VideoSource(video, 160, 120), CameraTarget(15, 200))
+    answer_ran = (ran(2), ran(2))
+    answer = PipelineAnswer(
+        pipeline=pipeline, split=ANSWER, ran=answer_ran, cameras=5, finished=True,
+        rounds=(RoundCameras(ANSWER, None, (5, 5, 5, 5, 5), answer_ran),
+                RoundCameras(SOLO, Origin.SOLO, (3, 3, 3, 3, 3), (ran(4, 2), ran(4, 2))),
+                RoundCameras(DEFAULT, Origin.DEFAULT, (4, 5, 5, 4, 5), (ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)))),
+        gains=(CameraGain(Origin.SOLO, 2.0, 1.1, 2.9, 5, Ratio(1.67, 1.4, 1.9, 5)),
+               CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None)),
+        shares=(StageShare("decode", 1.0, 1.5, 0.2, 0.3), StageShare("detect", 1.0, 3.0, 1.0, 0.6),
+                StageShare("classify", 3.0, 4.1 / 3, 4.0, 0.97)),
+        bottleneck="classify", overloaded_at=6,
+        tried=(Tried(DEFAULT, Origin.DEFAULT, 4, True, 5), Tried(SOLO, Origin.SOLO, 3, True, 6),
+               Tried(SHARED, Origin.SHARED, 4, True, 5), Tried(ANSWER, Origin.NEIGHBOUR, 5, True, 7),
+               Tried(WORSE, Origin.NEIGHBOUR, 2, False, 2)),
+        solo=(StageSetting(2, 4), StageSetting(2, 4)),
+        box=Box(2, (0, 1), None, None, None))
+    return dataclasses.replace(answer, **changes)  # type: ignore[arg-type]
+
+
+def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck() -> None:
+    rows = dict(pipeline_rows(make_answer()))
+    assert rows["serves"] == "5 cameras at 15 FPS each, p99 within 200 ms (search confirmed)"
+    assert rows["split"] == ("detect CPU bf16 1 stream x 2 requests, 1 thread | classify CPU bf16 1 stream x 2 "
+                             "requests, 1 thread | decode 1 thread")
+    assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9) over every model at its own solo answer, run "
+                                     "together: 3.0 -> 5.0 cameras, 5 rounds")
+    assert rows["vs default"].startswith("no different from every model at OpenVINO default, run together "
+                                         "(+0.4 cameras, 95%: -0.3..+1.1): 4.6 -> 5.0 cameras")
+    assert rows["bottleneck"] == ("classify: its 2 requests busy 97% of the time at 6 cameras; per frame (3 runs) it "
+                                  "takes 4.1 ms at work and 12.0 ms waiting")
+    assert rows["measured in"] == "all 2 CPUs: no quota; cpuset 0-1"
+
+
+def test_an_interrupted_search_a_default_stage_and_the_answer_being_a_baseline_are_said() -> None:
+    interrupted = dict(pipeline_rows(make_answer(finished=False)))
+    assert interrupted["serves"] == "at least 5 cameras at 15 FPS each, p99 within 200 ms (search interrupted)"
+    default = make_answer(split=DEFAULT, ran=(ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)))
+    rows = dict(pipeline_rows(default))
+    assert rows["split"].startswith("detect CPU: OpenVINO default (2 x 2, ran f32) | classify CPU: OpenVINO default")
+    assert rows["vs default"] == "the answer is every model at OpenVINO default, run together: no split the search " \
+                                 "tried served more"
+    assert rows["vs solo-tuned"].startswith("+2.0 cameras")
+
+
+def test_every_figure_the_rows_print_is_in_the_json() -> None:
+    answer = make_answer()
+    payload = pipeline_answer_json(answer)
+    assert payload["schema_version"] == 1 and payload["says"] == dict(pipeline_rows(answer))
+    assert figures_missing(pipeline_rows(answer), payload) == []
+    json.dumps(payload)  # plain JSON values
+
+
+def test_the_tables_list_the_splits_most_cameras_first_and_the_stages(tmp_path: Path) -> None:
+    console = Console(record=True, width=250)
+    print_pipeline(console, make_answer(), full=True)
+    text = console.export_text()
+    assert "classify (bottleneck)" in text and "Every split tried" in text
+    tried = text.split("Every split tried")[1]
+    order = [tried.index(words) for words in ("neighbour, the answer", "OpenVINO default", "cores shared by cost",
+                                              "solo-tuned", "at least 2")]
+    assert order == sorted(order)
+    short = Console(record=True, width=250)
+    print_pipeline(short, make_answer())
+    assert short.export_text().startswith("serves") and "Every split" not in short.export_text()
+
+
+def test_the_figures_draw_a_bar_per_split_and_two_per_stage() -> None:
+    answer = make_answer()
+    cameras = cameras_figure(answer)
+    (ax,) = cameras.axes
+    assert len(ax.patches) == len(answer.tried) and len(ax.get_xticklabels()) == len(answer.tried)
+    assert ax.get_xticklabels()[0].get_text().startswith("detect 1 x 2, 1 thread")  # the answer: most cameras
+    stages = stages_figure(answer)
+    (ax,) = stages.axes
+    assert len(ax.patches) == 2 * len(answer.shares)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["decode", "detect", "classify"]
+
+
+def test_the_report_writes_markdown_and_html_with_both_figures(tmp_path: Path) -> None:
+    written = build_pipeline_report(make_answer(), tmp_path / "report")
+    html, markdown, *images = written
+    assert (html.name, markdown.name) == ("report.html", "report.md") and len(images) == 2
+    assert all(p.is_file() and p.stat().st_size > 0 for p in written)
+    page = markdown.read_text()
+    assert "classify: its 2 requests busy 97%" in page and all(p.name in page for p in images)
+    assert "classify: its 2 requests busy 97%" in html.read_text() and html.read_text().count("<img") == 2
+
+
+def test_the_ovms_config_follows_the_ovms_schema_and_lists_both_models() -> None:
+    answer = make_answer()
+    config = json.loads(pipeline_ovms(answer))
+    jsonschema.validate(config, OVMS_SCHEMA)
+    entries = [e["config"] for e in config["model_config_list"]]
+    assert [e["name"] for e in entries] == ["detect", "classify"]
+    assert all(e["nireq"] == 2 and e["target_device"] == "CPU" for e in entries)
+    assert entries[1]["plugin_config"] == dict(answer.ran[1].properties)
+
+
+def test_the_dlstreamer_line_names_both_models_with_their_properties() -> None:
+    answer = make_answer()
+    words = shlex.split(pipeline_dlstreamer(answer))
+    assert words[:3] == ["gst-launch-1.0", "filesrc", "location=/videos/street.mp4"]
+    for element, stage, stage_ran in zip(("gvadetect", "gvaclassify"), answer.pipeline.stages, answer.ran,
+                                         strict=True):
+        start = words.index(element) + 1
+        properties = dict(w.split("=", 1) for w in words[start:words.index("!", start)])
+        assert set(properties) <= DLSTREAMER_PROPERTIES
+        assert properties["model"] == stage.model and properties["nireq"] == str(stage_ran.nireq)
+        assert properties["inference-interval"] == str(stage.every)
+        assert dict(p.split("=", 1) for p in properties["ie-config"].split(",")) == dict(stage_ran.properties)
+    assert words[-1] == "sync=false"
+
+
+def test_the_python_form_runs_and_compiles_what_the_answer_says(tmp_path: Path) -> None:
+    """The script, run on a tiny detector and classifier over a clip, reads back what each stage was given: the
+    answer's streams, threads and precision (f32, set explicitly: a host's default may be bf16) and its requests."""
+    detector, classifier = tiny_detector(tmp_path / "detect.xml"), tiny_classifier(tmp_path / "classify.xml")
+    clip = tiny_clip(tmp_path / "clip.avi")
+    answer = make_answer(str(detector), str(classifier), str(clip), ran=(ran(2, precision="f32"),
+                                                                         ran(3, precision="f32")))
+    detect, classify = answer.pipeline.stages
+    stages = (detect, dataclasses.replace(classify, every=2))  # on frames 0, 2, .. 8: 3 detections each
+    answer = dataclasses.replace(answer, pipeline=dataclasses.replace(answer.pipeline, stages=stages))
+    script = tmp_path / "pipeline.py"
+    script.write_text(pipeline_python(answer))
+    done = subprocess.run([sys.executable, str(script), "--frames", "10"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    stages = json.loads(lines[0])["stages"]
+    expected = [{"name": s.name, "nireq": r.nireq, **{k: v for k, v in r.properties if k != "PERFORMANCE_HINT"}}
+                for s, r in zip(answer.pipeline.stages, answer.ran, strict=True)]
+    assert stages == expected
+    ended = json.loads(lines[-1])
+    assert ended["frames"] == 10 and ended["runs"] == {"detect": 10, "classify": 5 * ABOVE}
