@@ -120,8 +120,12 @@ def test_a_round_walks_up_from_the_search_figure_while_it_serves() -> None:
     loads: list[LoadTrial] = []
     while (cameras := next_in_round(loads, 3, TARGET)) is not None:
         loads.append(trial(split, cameras, cameras <= 5).load)
-    assert [t.cameras for t in loads] == [3, 4, 5, 6]
+    assert [t.cameras for t in loads] == [3, 4, 6, 5]  # steps of 1, 2, then bisection
     assert round_capacity(loads, TARGET) == 5
+    loads = []
+    while (cameras := next_in_round(loads, 3, TARGET)) is not None:
+        loads.append(trial(split, cameras, cameras <= 40).load)
+    assert round_capacity(loads, TARGET) == 40 and len(loads) <= 12  # far from the search's figure, still few
 
 
 def test_a_round_walks_down_while_it_fails_and_stops_at_one_camera() -> None:
@@ -129,8 +133,12 @@ def test_a_round_walks_down_while_it_fails_and_stops_at_one_camera() -> None:
     loads: list[LoadTrial] = []
     while (cameras := next_in_round(loads, 4, TARGET)) is not None:
         loads.append(trial(split, cameras, cameras <= 2).load)
-    assert [t.cameras for t in loads] == [4, 3, 2]
+    assert [t.cameras for t in loads] == [4, 3, 1, 2]  # steps of 1, 2, then bisection
     assert round_capacity(loads, TARGET) == 2
+    loads = []
+    while (cameras := next_in_round(loads, 30, TARGET)) is not None:
+        loads.append(trial(split, cameras, cameras <= 7).load)
+    assert round_capacity(loads, TARGET) == 7 and len(loads) <= 10
     loads = []
     while (cameras := next_in_round(loads, 2, TARGET)) is not None:
         loads.append(trial(split, cameras, False).load)
@@ -164,3 +172,9 @@ def test_the_exhaustive_search_searches_every_split_whole_and_finds_the_top() ->
     assert {t.split for t in trials} == set(space.splits())
     best = best_split(trials, TARGET)
     assert best is not None and hill(best) == max(hill(s) for s in space.splits())
+
+
+def test_no_starting_point_serving_one_camera_ends_the_search() -> None:
+    trials = drive(lambda split: 0)
+    assert {t.load.cameras for t in trials} == {1}
+    assert len({t.split for t in trials}) == 3

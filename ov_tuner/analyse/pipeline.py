@@ -27,6 +27,9 @@ from ov_tuner.search.pipeline import best_split, neighbour_done, next_in_round, 
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.store.pipeline_records import StoredPipeline
 
+# The confidence of the interval of a gain in cameras.
+GAIN_CONFIDENCE = 0.95
+
 
 @dataclass(frozen=True)
 class Tried:
@@ -81,6 +84,15 @@ class StageShare:
     busy_ms: float
     wait_ms: float
     utilisation: float
+    slots: int  # requests in flight, or decode threads
+
+    @property
+    def busy_ms_per_frame(self) -> float:
+        return self.runs_per_frame * self.busy_ms
+
+    @property
+    def wait_ms_per_frame(self) -> float:
+        return self.runs_per_frame * self.wait_ms
 
 
 @dataclass(frozen=True)
@@ -166,11 +178,11 @@ def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
     difference = a - b
     mean = float(difference.mean()) if n else math.nan
     if n >= 2:
-        half = t_quantile(n - 1, 0.95) * float(difference.std(ddof=1)) / math.sqrt(n)
+        half = t_quantile(n - 1, GAIN_CONFIDENCE) * float(difference.std(ddof=1)) / math.sqrt(n)
         low, high = mean - half, mean + half
     else:
         low = high = math.nan
-    ratio = paired_ratio(a, b) if n >= 2 and np.all(b > 0) and np.all(a > 0) else None
+    ratio = paired_ratio(a, b, GAIN_CONFIDENCE) if n >= 2 and np.all(b > 0) and np.all(a > 0) else None
     return CameraGain(baseline.origin, mean, low, high, n, ratio)
 
 
@@ -186,5 +198,5 @@ def _overloaded(trials: Sequence[PipelineTrial], target: CameraTarget) -> Pipeli
 def _shares(trial: PipelineTrial) -> tuple[StageShare, ...]:
     frames = max(trial.load.completed, 1)
     return tuple(StageShare(s.name, s.runs / frames, s.busy_ms / s.runs if s.runs else 0.0,
-                            s.wait_ms / s.runs if s.runs else 0.0, s.utilisation(trial.load.seconds))
+                            s.wait_ms / s.runs if s.runs else 0.0, s.utilisation, s.slots)
                  for s in trial.stages)

@@ -12,16 +12,24 @@ import typer
 from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
 from ov_tuner.analyse.answer import answer_if_any, answer_of
 from ov_tuner.analyse.compare import compare as compare_files
+from ov_tuner.analyse.pipeline import PipelineAnswer, pipeline_answer
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.deploy import DeployFormat, deploy_form
-from ov_tuner.present.documents import comparison_document, recommend_document, show_document
+from ov_tuner.present.documents import (
+    comparison_document,
+    pipeline_document,
+    print_pipeline,
+    recommend_document,
+    show_document,
+)
 from ov_tuner.present.formats import deploy_snippets
+from ov_tuner.present.pipeline_forms import pipeline_form
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.store.destinations import output_file, output_folder
 from ov_tuner.store.export import to_csv, to_json
-from ov_tuner.store.results import load_results
+from ov_tuner.store.results import load_pipeline, load_results
 
 
 class FigureFormat(str, Enum):
@@ -38,7 +46,12 @@ class ExportFormat(str, Enum):
 @app.command()
 @one_line_errors
 def show(results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")]) -> None:
-    """Print every stored point, the best configuration per device and precision, and diagnostics."""
+    """Print every stored point, the best configuration per device and precision, and diagnostics (a pipeline's
+    file: its answer, where a frame's time goes, the rounds and every split tried)."""
+    answer = _pipeline_answer(results)
+    if answer is not None:
+        print_pipeline(out, answer, full=True)
+        return
     stored = load_results(results)
     print_sections(out, show_document(stored, answer_if_any(stored), options.verbose))
 
@@ -103,6 +116,10 @@ def recommend(
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
             output_file(path, flag, (results,))  # never over the results file read
+    pipeline = _pipeline_answer(results)
+    if pipeline is not None:
+        _recommend_pipeline(pipeline, DeployFormat.JSON if as_json else fmt, out_file)
+        return
     stored = load_results(results)
     chosen = parse_precision(precision) if precision else None
     limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
@@ -140,9 +157,18 @@ def report(
     models_differ: Annotated[bool, typer.Option(help="With several files: allow files of different models.")] = False,
 ) -> None:
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
-    from ov_tuner.present.report import build_comparison_report, build_report  # imports matplotlib
+    from ov_tuner.present.report import (  # imports matplotlib
+        build_comparison_report,
+        build_pipeline_report,
+        build_report,
+    )
 
     output_folder(out_dir, "-o")
+    pipeline = _pipeline_answer(results[0]) if len(results) == 1 else None
+    if pipeline is not None:
+        written = build_pipeline_report(pipeline, out_dir)
+        out.print(f"wrote {written[0]} and {written[1]} ({len(written) - 2} figures)")
+        return
     loaded = [load_results(r) for r in results]
     answers = [answer_if_any(r) for r in loaded]
     files = (build_report(loaded[0], answers[0], out_dir) if len(loaded) == 1
@@ -194,3 +220,23 @@ def compare_command(
 
         figure = save_figure(comparison_figure(comparison), out_dir, "compare", fmt.value)
     print_sections(out, comparison_document(comparison, [answer_if_any(r) for r in loaded], figure))
+
+
+def _pipeline_answer(results: Path) -> PipelineAnswer | None:
+    """The answer of a pipeline's results file (`ov-tuner pipeline`), or None for a sweep's."""
+    stored = load_pipeline(results)
+    return pipeline_answer(stored) if stored is not None else None
+
+
+def _recommend_pipeline(answer: PipelineAnswer, fmt: DeployFormat, out_file: Path | None) -> None:
+    if fmt is DeployFormat.TEXT:
+        print_sections(out, pipeline_document(answer, deploy=True)[:2], titles=False)
+        return
+    text = pipeline_form(fmt.value, answer)
+    if text is None:
+        raise BadInputError(f"a pipeline's answer comes as --format python, dlstreamer, ovms or json, not {fmt.value}")
+    if out_file is None:
+        print(text)
+        return
+    out_file.write_text(text + "\n")
+    out.print(f"wrote {out_file}", highlight=False)

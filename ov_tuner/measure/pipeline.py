@@ -88,8 +88,8 @@ class _Tally:
     busy_ms: float = 0.0
     wait_ms: float = 0.0
 
-    def time(self, name: str, slots: int) -> StageTime:
-        return StageTime(name, self.runs, self.busy_ms, self.wait_ms, slots)
+    def time(self, name: str, slots: int, seconds: float) -> StageTime:
+        return StageTime(name, self.runs, self.busy_ms, self.wait_ms, slots, seconds)
 
 
 def run_pipeline_trial(runners: Sequence[StageRunner], video: VideoSource, decode_threads: int, arrivals: Arrivals,
@@ -175,6 +175,7 @@ class _Trial:
         schedule = start + (offsets * 1e9).astype(np.int64)
         try:
             dropped, load = self.offer(schedule, cameras, start)
+            span_s = (time.perf_counter_ns() - start) / 1e9  # the counted period, up to the last frame's result
         finally:
             self.shutdown()
         trial = LoadTrial(
@@ -182,8 +183,9 @@ class _Trial:
             dropped=dropped, latencies_ms=np.array(self.latencies_ms, dtype=np.float64),
             service_ms=np.array([], dtype=np.float64),
             foreign_cpu=load.foreign_cpu if load else None, steal=load.steal if load else None)
-        stages = (self.decode.time(DECODE, len(self.decoders)),
-                  *(self.tallies[i].time(r.stage.name, len(self.queues[i])) for i, r in enumerate(self.runners)))
+        stages = (self.decode.time(DECODE, len(self.decoders), span_s),
+                  *(self.tallies[i].time(r.stage.name, len(self.queues[i]), span_s)
+                    for i, r in enumerate(self.runners)))
         return trial, stages
 
     def offer(self, schedule: np.ndarray, cameras: np.ndarray, start: int) -> tuple[int, host.HostLoad | None]:

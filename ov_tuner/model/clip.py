@@ -22,7 +22,7 @@ def write_clip(images: list[np.ndarray], path: Path, fps: float, size: tuple[int
     if path.suffix.lower() != ".avi":
         raise BadInputError(f"write the clip to a .avi file ({FOURCC} in AVI), not {path.name}")
     width, height = size
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*FOURCC), fps, (width, height))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*FOURCC), fps, (width, height))
     if not writer.isOpened():
         raise BadInputError(f"OpenCV cannot write {path}; check that its folder exists and is writable")
     per_image = max(1, round(fps))

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ov_tuner.analyse.pipeline import PipelineAnswer
-from ov_tuner.present.words.pipeline import ORIGIN_WORDS, per_frame_ms, split_text, tried_cameras_text
+from ov_tuner.present.words.pipeline import ORIGIN_WORDS, split_text, tried_cameras_text
 from ov_tuner.schema import Origin
 
 COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED: "tab:purple",
@@ -58,8 +58,8 @@ def stages_figure(answer: PipelineAnswer) -> Figure:
     shares = answer.shares
     fig = Figure(figsize=(9, 0.6 * len(shares) + 2), layout="constrained")
     ax = fig.subplots()
-    work = [per_frame_ms(s)[0] for s in shares]
-    wait = [per_frame_ms(s)[1] for s in shares]
+    work = [s.busy_ms_per_frame for s in shares]
+    wait = [s.wait_ms_per_frame for s in shares]
     ax.barh(range(len(shares)), work, color="tab:green", label="at work")
     ax.barh(range(len(shares)), wait, left=work, color="tab:red", alpha=0.6, label="waiting for a slot")
     for i, s in enumerate(shares):

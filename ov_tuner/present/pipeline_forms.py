@@ -11,8 +11,8 @@ import json
 import shlex
 from typing import Any
 
-from ov_tuner.analyse.pipeline import CameraGain, PipelineAnswer, RoundCameras, Tried
-from ov_tuner.present.words.pipeline import GAIN_CONFIDENCE, gain_differs, per_frame_ms, pipeline_rows, slots
+from ov_tuner.analyse.pipeline import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, Tried
+from ov_tuner.present.words.pipeline import gain_differs, pipeline_rows
 from ov_tuner.schema import PipelineStage, Split, StageRan, StageSetting
 
 SCHEMA_VERSION = 1
@@ -208,8 +208,8 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
         "rounds": [_round(r) for r in answer.rounds],
         "bottleneck": answer.bottleneck, "overloaded_at": answer.overloaded_at,
         "shares": [{"name": s.name, "runs_per_frame": s.runs_per_frame, "busy_ms": s.busy_ms, "wait_ms": s.wait_ms,
-                    "busy_ms_per_frame": per_frame_ms(s)[0], "wait_ms_per_frame": per_frame_ms(s)[1],
-                    "utilisation": s.utilisation, "slots": slots(answer, s.name)} for s in answer.shares],
+                    "busy_ms_per_frame": s.busy_ms_per_frame, "wait_ms_per_frame": s.wait_ms_per_frame,
+                    "utilisation": s.utilisation, "slots": s.slots} for s in answer.shares],
         "tried": [_tried(x) for x in answer.tried],
         "solo": [_setting_json(s) for s in answer.solo],
         "box": None if answer.box is None else {
@@ -247,3 +247,12 @@ def _tried(x: Tried) -> dict[str, Any]:
     return {"split": _split(x.split), "origin": x.origin.value, "cameras": x.cameras, "finished": x.finished,
             "trials": x.trials}
 
+
+
+def pipeline_form(fmt: str, answer: PipelineAnswer) -> str | None:
+    """The form `recommend --format` names for a pipeline's answer (python, dlstreamer, ovms, json), or None for a
+    form a pipeline has none of."""
+    forms = {"python": pipeline_python, "dlstreamer": pipeline_dlstreamer, "ovms": pipeline_ovms,
+             "json": lambda a: json.dumps(pipeline_answer_json(a), indent=2)}
+    form = forms.get(fmt)
+    return None if form is None else form(answer)

@@ -121,18 +121,21 @@ class StageRan:
 class StageTime:
     """One stage's part of a trial's counted frames (the decoder's is named DECODE): `runs` (inferences, or frames
     decoded), their time at work summed (`busy_ms`: each request's own timer; decode and preprocessing for the
-    decoder), the time they waited for a free request or thread summed (`wait_ms`), and its `slots` (requests in
-    flight, or decode threads)."""
+    decoder), the time they waited for a free request or thread summed (`wait_ms`), its `slots` (requests in
+    flight, or decode threads), and the `seconds` they were counted over: from the first counted arrival to the last
+    counted frame's result (the arrivals' period, and the queue draining after it)."""
 
     name: str
     runs: int
     busy_ms: float
     wait_ms: float
     slots: int
+    seconds: float
 
-    def utilisation(self, seconds: float) -> float:
+    @property
+    def utilisation(self) -> float:
         """The share of its slots' time the stage was at work."""
-        return self.busy_ms / (seconds * 1000 * self.slots) if self.slots and seconds else 0.0
+        return self.busy_ms / (self.seconds * 1000 * self.slots) if self.slots and self.seconds else 0.0
 
 
 @dataclass(frozen=True)

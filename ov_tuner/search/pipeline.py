@@ -7,8 +7,8 @@ cores shared out in proportion to each stage's cost per frame. Then it climbs: e
 stage's threads, streams or requests per stream one step along, or the decoder's threads) is tried once at one camera
 more than the best serves; a neighbour that serves it goes on growing one camera at a time and is confirmed as the
 camera search confirms, and becomes the best; one that fails is done. The search ends when no neighbour of the best
-serves more, or after `max_trials` trials. A failure on a disturbed host is set aside and tried again, as in the
-camera search.
+serves more, after `max_trials` trials, or at once where no starting point serves one camera. A failure on a
+disturbed host is set aside and tried again, as in the camera search.
 
 Why a neighbour is tried at best + 1 and not searched from one camera: the question is only whether it beats the best,
 and one trial answers it; the whole search would cost five or six.
@@ -31,7 +31,7 @@ from ov_tuner.schema import (
     StageRan,
     StageSetting,
 )
-from ov_tuner.search.cameras import capacity, judged, next_cameras, served
+from ov_tuner.search.cameras import MAX_CAMERAS, capacity, judged, next_cameras, served
 
 # Requests in flight per stream a stage is tried with: one, or two (a stream starts its next inference while the
 # host hands the last one on).
@@ -159,6 +159,8 @@ def next_trial(trials: Sequence[PipelineTrial], starts: Sequence[tuple[Split, Or
             return split, cameras
     if sum(len(t) for t in by_split.values()) >= max_trials:
         return None
+    if all(split_capacity(by_split[split], target) == 0 for split, _ in starts):
+        return None  # not one camera at the starting points: the rate or the budget is out of this device's reach
     seeded = {split for split, _ in starts}
     for split, tried in by_split.items():
         if split not in seeded:
@@ -202,8 +204,9 @@ def _next_for_neighbour(trials: Sequence[LoadTrial], target: CameraTarget) -> in
 
 def next_in_round(trials: Sequence[LoadTrial], start: int, target: CameraTarget) -> int | None:
     """The camera count a contender tries next within one head-to-head round, or None when its capacity in the
-    round is known: from `start` (what the search found) up one camera at a time while it serves, or down while it
-    fails, until a count that served sits just below one that failed (or one camera failed)."""
+    round is known: from `start` (what the search found) up while it serves, or down while it fails, by steps that
+    double (1, 2, 4, ...: a round that lands far from the search's figure still ends in a few trials), then by
+    bisection, until a count that served sits just below one that failed (or one camera failed)."""
     counted = judged(trials, target)
     if not trials:
         return max(start, 1)
@@ -213,10 +216,12 @@ def next_in_round(trials: Sequence[LoadTrial], start: int, target: CameraTarget)
     failed = min((k for k, ok in outcome.items() if not ok), default=None)
     best = capacity(trials, target)
     if failed is None:
-        return max(outcome) + 1
+        return min(best + (best - start) + 1, MAX_CAMERAS) if best < MAX_CAMERAS else None
     if failed == 1 or best == failed - 1:
         return None
-    return failed - 1
+    if best > 0:
+        return (best + failed) // 2
+    return max(failed - (start - failed) - 1, 1)
 
 
 def round_capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:

@@ -11,7 +11,6 @@ from ov_tuner.present.document import Block, Code, Facts, Paragraph, Table, Tone
 from ov_tuner.present.pipeline_forms import OVMS_MODELS, pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.present.words.pipeline import (
     origin_text,
-    per_frame_ms,
     pipeline_rows,
     split_text,
     stage_text,
@@ -37,7 +36,7 @@ def stages_table(answer: PipelineAnswer) -> Table:
     of its slots at work, at the camera count that overloaded the answer."""
     rows = []
     for s in answer.shares:
-        work, wait = per_frame_ms(s)
+        work, wait = s.busy_ms_per_frame, s.wait_ms_per_frame
         name = f"{s.name} (bottleneck)" if s.name == answer.bottleneck else s.name
         rows.append([name, f"{s.runs_per_frame:.3g}", f"{s.busy_ms:.2f}", f"{s.wait_ms:.2f}", f"{work:.2f}",
                      f"{wait:.2f}", f"{s.utilisation:.0%}"])

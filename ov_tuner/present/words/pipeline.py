@@ -3,12 +3,9 @@ gain over each baseline, the stage that holds it back, and how each stage and sp
 
 from __future__ import annotations
 
-from ov_tuner.analyse.pipeline import CameraGain, PipelineAnswer, RoundCameras, StageShare
+from ov_tuner.analyse.pipeline import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, StageShare
 from ov_tuner.present.words.box import box_text
 from ov_tuner.schema import DECODE, Origin, Pipeline, PipelineStage, Split, StageRan, StageSetting, cell_text
-
-# The confidence of a CameraGain's interval (a 95% t interval over the rounds).
-GAIN_CONFIDENCE = 0.95
 
 ORIGIN_WORDS = {Origin.DEFAULT: "OpenVINO default", Origin.SOLO: "solo-tuned", Origin.SHARED: "cores shared by cost",
                 Origin.NEIGHBOUR: "neighbour"}
@@ -108,24 +105,12 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     return f"{head}: {means}{_count(gain.rounds, 'round')}"
 
 
-def slots(answer: PipelineAnswer, name: str) -> int:
-    """A stage's slots: its requests in flight, or the decoder's threads (0: OpenCV's choice)."""
-    if name == DECODE:
-        return answer.split.decode_threads
-    return answer.ran[[s.name for s in answer.pipeline.stages].index(name)].nireq
-
-
-def slots_text(answer: PipelineAnswer, name: str) -> str:
+def slots_text(share: StageShare) -> str:
     """A stage's slots: '2 requests', '1 decode thread'."""
-    n = slots(answer, name)
+    n, name = share.slots, share.name
     if name == DECODE:
         return _count(n, "decode thread") if n else "decode threads"
     return _count(n, "request")
-
-
-def per_frame_ms(share: StageShare) -> tuple[float, float]:
-    """A stage's time per frame, at work and waiting: its runs per frame times its time per run."""
-    return share.runs_per_frame * share.busy_ms, share.runs_per_frame * share.wait_ms
 
 
 def bottleneck_text(answer: PipelineAnswer) -> str:
@@ -134,9 +119,9 @@ def bottleneck_text(answer: PipelineAnswer) -> str:
     share = next((s for s in answer.shares if s.name == answer.bottleneck), None)
     if share is None:
         return answer.bottleneck
-    work, wait = per_frame_ms(share)
+    work, wait = share.busy_ms_per_frame, share.wait_ms_per_frame
     runs = "" if share.runs_per_frame == 1 else f" ({share.runs_per_frame:.3g} runs)"
-    return (f"{share.name}: its {slots_text(answer, share.name)} busy {share.utilisation:.0%} of the time at "
+    return (f"{share.name}: its {slots_text(share)} busy {share.utilisation:.0%} of the time at "
             f"{_count(answer.overloaded_at, 'camera')}; per frame{runs} it takes {work:.1f} ms at work and {wait:.1f} "
             "ms waiting")
 
@@ -150,3 +135,11 @@ def origin_text(answer: PipelineAnswer, origin: Origin | None, split: Split) -> 
 def tried_cameras_text(cameras: int, finished: bool) -> str:
     """'5', or 'at least 5' where its search was stopped."""
     return str(cameras) if finished else f"at least {cameras}"
+
+
+def unservable_text(answer: PipelineAnswer, results: str) -> str:
+    """The one line for a rate no split served one camera at."""
+    t = answer.pipeline.target
+    return (f"no split served one camera at {t.fps:g} FPS with p{t.percentile:g} within {t.max_latency_ms:g} ms "
+            f"({len(answer.tried)} tried): lower fps, raise max_latency_ms, or run a stage on fewer frames (every); "
+            f"the trials are kept in {results}")

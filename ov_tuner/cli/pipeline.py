@@ -1,0 +1,77 @@
+"""`ov-tuner pipeline`: tune a chain of models sharing one device with the video decoder, for the most cameras."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ov_tuner.analyse.pipeline import pipeline_answer
+from ov_tuner.cli.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
+from ov_tuner.errors import BadInputError
+from ov_tuner.jobs.pipeline import PipelineSpec, run_pipeline
+from ov_tuner.jobs.pipeline_file import __doc__ as FILE_FORM
+from ov_tuner.present.documents import print_pipeline
+from ov_tuner.present.words.pipeline import unservable_text
+from ov_tuner.present.words.pipeline_progress import solo_line, trial_line
+from ov_tuner.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
+from ov_tuner.store.destinations import output_folder
+from ov_tuner.store.results import load_pipeline
+
+
+@app.command(epilog=f"The pipeline file:\n\n{FILE_FORM}".replace("\n", "\n\n"))
+@one_line_errors
+def pipeline(
+    file: Annotated[Path, typer.Argument(help="The pipeline file (TOML): the video, the stages, each camera's FPS "
+                                         "and latency budget; its form is below.")],
+    out_path: Annotated[Path, typer.Option("--out", help="SQLite results file to store every trial in (rerun the "
+                                           "same command to resume).")] = Path("pipeline.db"),
+    seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of arrivals counted per trial.")] = 3.0,
+    lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before each trial, not "
+                                           "counted.")] = 1.0,
+    rounds: Annotated[int, typer.Option(min=0, help="Rounds that measure the answer and both baselines side by "
+                                        "side.")] = 5,
+    max_trials: Annotated[int, typer.Option(min=1, help="Trials of the search beyond its starting points.")] = 60,
+    solo_seconds: Annotated[float, typer.Option(min=0.05, help="Seconds per window of each stage alone, for its "
+                                                "solo-tuned setting (a stage with an answer file takes that).")] = 1.0,
+    report_dir: Annotated[Path | None, typer.Option("--report", help="Also write the report with its figures "
+                                                    "here.")] = None,
+) -> None:
+    """Find how to share the device between the pipeline's models and its video decoder so that it serves the most
+    cameras (each frame within the latency budget), against every model at its solo-tuned setting and every model at
+    OpenVINO default, run together, measured side by side."""
+    if report_dir is not None:
+        output_folder(report_dir, "--report")
+    spec = PipelineSpec(file, out_path, seconds, lead_in, rounds, max_trials, solo_seconds)
+
+    def solo(stage: PipelineStage, point: SoloPoint) -> None:
+        out.print(solo_line(stage, point), highlight=False, soft_wrap=True)
+
+    def seen(pipeline: Pipeline, trial: PipelineTrial) -> None:
+        out.print(trial_line(pipeline, trial), highlight=False, soft_wrap=True)
+
+    with stop_on_ctrl_c("trial") as stop:
+        run_pipeline(spec, seen, solo, stop, say_quantizing)
+    _finish(out_path, report_dir, stop.is_set())
+
+
+def _finish(results: Path, report_dir: Path | None, interrupted: bool) -> None:
+    stored = load_pipeline(results)
+    answer = pipeline_answer(stored) if stored else None
+    if answer is None:
+        if interrupted:
+            err.print(f"interrupted before any trial; what was measured is kept in {results}")
+            raise typer.Exit(EXIT_INTERRUPTED)
+        raise BadInputError(f"{results} holds no pipeline trial; run `ov-tuner pipeline FILE --out {results}`")
+    if answer.cameras == 0 and answer.finished:
+        raise BadInputError(unservable_text(answer, str(results)))
+    print_pipeline(out, answer)
+    if report_dir is not None:
+        from ov_tuner.present.report import build_pipeline_report  # imports matplotlib
+
+        for path in build_pipeline_report(answer, report_dir):
+            out.print(f"wrote {path}", highlight=False)
+    if interrupted:
+        err.print(f"interrupted: the trials measured are kept in {results}; run the same command to resume")
+        raise typer.Exit(EXIT_INTERRUPTED)

@@ -1,0 +1,295 @@
+"""Tune a pipeline: each stage's solo setting (its sweep's answer, or measured here alone), the split search of
+ov_tuner.search.pipeline, then the answer and both baselines side by side in rounds. Every trial is stored as soon as
+it ends, and a rerun of the same command resumes: the policy reads the stored trials and names what comes next.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+
+from ov_tuner.analyse.capacity import capacity_candidates
+from ov_tuner.devices.decisions import auto_streams
+from ov_tuner.devices.environment import environment
+from ov_tuner.devices.modelfile import model_files, open_model_source
+from ov_tuner.devices.native import PointFailure
+from ov_tuner.devices.runtime import Runtime
+from ov_tuner.errors import BadInputError
+from ov_tuner.jobs.configs import default_precision
+from ov_tuner.jobs.irs import JobIRs, Quantizing
+from ov_tuner.jobs.pipeline_file import read_pipeline
+from ov_tuner.measure.engine import RequestLoop
+from ov_tuner.measure.openloop import Arrivals
+from ov_tuner.measure.pipeline import StageRunner, run_pipeline_trial
+from ov_tuner.schema import (
+    OPENVINO_DEFAULT,
+    Arrival,
+    DeviceInfo,
+    LoadTrial,
+    Pipeline,
+    PipelineStage,
+    PipelineTrial,
+    PointResult,
+    Quantization,
+    SoloPoint,
+    Split,
+    StageRan,
+    StageSetting,
+    Status,
+    stage_config,
+)
+from ov_tuner.search.pipeline import (
+    PER_STREAM,
+    Origin,
+    SplitSpace,
+    next_exhaustive,
+    next_in_round,
+    next_trial,
+    round_contenders,
+    search_trials,
+    seeds,
+    split_capacity,
+    split_space,
+)
+from ov_tuner.store.destinations import results_file
+from ov_tuner.store.results import ResultStore, load_results
+
+# Seconds each compiled split runs closed loop, unmeasured, before its first trial.
+WARMUP_S = 0.3
+# Passes over the solo settings of a stage measured here (interleaved, the median FPS counts).
+SOLO_PASSES = 2
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    """A pipeline file to tune into a results file `out`: `seconds` of arrivals counted per trial after `lead_in_s`
+    that are not, `rounds` head-to-head rounds, at most `max_trials` trials of the climb, `solo_s` seconds per solo
+    window. `space` narrows the splits tried (None: every split of ov_tuner.search.pipeline.split_space); `exhaustive`
+    tries them all, each searched whole, instead of climbing from the starting points."""
+
+    file: Path
+    out: Path
+    seconds: float = 3.0
+    lead_in_s: float = 1.0
+    rounds: int = 5
+    max_trials: int = 60
+    solo_s: float = 1.0
+    space: SplitSpace | None = None
+    exhaustive: bool = False  # try every split of the space (for scripts/bench_pipeline.py), not the climb
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """What the search starts from: the pipeline with each stage's precision resolved, each stage's solo setting
+    and FPS alone, the split space and the starting points."""
+
+    pipeline: Pipeline
+    solo: tuple[StageSetting, ...]
+    solo_fps: tuple[float, ...]
+    space: SplitSpace
+    starts: tuple[tuple[Split, Origin], ...]
+
+
+TrialSeen = Callable[[Pipeline, PipelineTrial], None]
+SoloSeen = Callable[[PipelineStage, SoloPoint], None]
+
+
+def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo: SoloSeen | None = None,
+                 stop: threading.Event | None = None, quantizing: Quantizing | None = None) -> Tuning | None:
+    """Tune `spec.file`'s pipeline into `spec.out`; `stop` set ends it after the trial in progress (what was
+    measured is kept; None when it ended before the search's starting points were known)."""
+    pipeline = read_pipeline(spec.file)
+    inputs = [spec.file, *(f for s in pipeline.stages for f in model_files(Path(s.model))),
+              *((Path(pipeline.video.file),) if pipeline.video.file else ())]
+    results_file(spec.out, inputs=inputs)
+    runtime = Runtime()
+    devices = {d.name: d for d in runtime.resolve_devices(tuple(dict.fromkeys(s.device for s in pipeline.stages)))}
+    answers = [_solo_answer(stage) for stage in pipeline.stages]
+    pipeline = replace(pipeline, stages=tuple(
+        replace(stage, precision=stage.precision or (answer[0].config.precision if answer else
+                                                     default_precision(devices[stage.device])))
+        for stage, answer in zip(pipeline.stages, answers, strict=True)))
+    irs = [JobIRs(runtime, open_model_source(Path(s.model)), answer[1] if answer else None, quantizing=quantizing)
+           for s, answer in zip(pipeline.stages, answers, strict=True)]
+    compiler = _Compiler(pipeline, irs, [devices[s.device] for s in pipeline.stages])
+    with ResultStore(spec.out) as store:
+        store.claim(environment(open_model_source(Path(pipeline.stages[0].model))))
+        store.claim_pipeline(pipeline)
+        try:
+            tuning = _tuning(spec, pipeline, answers, compiler, store, on_solo, stop)
+            if tuning is None:
+                return None
+            trials = store.pipeline_trials()
+            while not _stopped(stop):
+                step = (next_exhaustive(trials, tuning.space, pipeline.target) if spec.exhaustive else
+                        next_trial(trials, tuning.starts, tuning.space, pipeline.target, spec.max_trials))
+                if step is None:
+                    break
+                trials.append(_trial(spec, compiler, *step, 0, len(trials), store, on_trial))
+            if not _stopped(stop):
+                _rounds(spec, tuning, trials, compiler, store, on_trial, stop)
+        finally:
+            compiler.close()
+    return tuning
+
+
+def _solo_answer(stage: PipelineStage) -> tuple[PointResult, Quantization | None] | None:
+    """The fastest batch-1 point a stage's `answer` file recommends, and how its INT8 IR was made."""
+    if stage.answer_from is None:
+        return None
+    stored = load_results(Path(stage.answer_from))
+    picked = capacity_candidates(stored.points, stored.confirmations, top=1)
+    if not picked:
+        raise BadInputError(f"stage '{stage.name}': {stage.answer_from} has no measured batch-1 point to start "
+                            "from; sweep with --batch 1, or leave answer out")
+    point = next(p for p in stored.points if p.config == picked[0])
+    return point, stored.quantization
+
+
+def _setting_of(point: PointResult) -> StageSetting:
+    if not point.config.explicit:
+        return OPENVINO_DEFAULT
+    threads = int(dict(point.config.settings).get("INFERENCE_NUM_THREADS", 0))
+    return StageSetting(point.config.streams, point.config.nireq, threads)
+
+
+def _tuning(spec: PipelineSpec, pipeline: Pipeline, answers: Sequence[tuple[PointResult, Quantization | None] | None],
+            compiler: _Compiler, store: ResultStore, on_solo: SoloSeen | None,
+            stop: threading.Event | None) -> Tuning | None:
+    """Each stage's solo setting and FPS alone (its answer file's, else measured here and stored), the split space
+    and the starting points (stored, so a resumed search starts from the same ones); None when stopped first."""
+    solo, fps = [], []
+    stored = store.solo_points()
+    for index, (stage, answer) in enumerate(zip(pipeline.stages, answers, strict=True)):
+        if answer is not None:
+            solo.append(_setting_of(answer[0]))
+            fps.append(answer[0].fps)
+            continue
+        points = [p for p in stored if p.stage == index]
+        settings = _solo_settings(compiler.devices[index])
+        for _ in range(SOLO_PASSES - len(points) // len(settings)):
+            for setting in settings:
+                if _stopped(stop):
+                    return None
+                point = SoloPoint(index, setting, compiler.solo_fps(index, setting, spec.solo_s))
+                store.add_solo(point)
+                points.append(point)
+                if on_solo is not None:
+                    on_solo(stage, point)
+        medians = {s: statistics.median(p.fps for p in points if p.setting == s) for s in settings}
+        best = max(medians, key=lambda s: medians[s])
+        solo.append(best)
+        fps.append(medians[best])
+    cores = os.cpu_count() or 1
+    space = spec.space or split_space([s.device.split(".")[0] == "CPU" for s in pipeline.stages], cores)
+    starts = store.starts()
+    if not starts:
+        starts = seeds(solo, [_cost(s, f) for s, f in zip(pipeline.stages, fps, strict=True)], space, cores)
+        store.record_starts(starts)
+    return Tuning(pipeline, tuple(solo), tuple(fps), space, tuple(starts))
+
+
+def _cost(stage: PipelineStage, fps: float) -> float:
+    """A stage's cost per frame alone: its runs per frame (at most, for a per-detection stage) over its FPS."""
+    return (stage.per_detection.most if stage.per_detection else stage.per_frame) / stage.every / max(fps, 1e-9)
+
+
+def _solo_settings(device: DeviceInfo) -> list[StageSetting]:
+    """What a stage alone is tuned over, as a sweep would on the whole device: streams 1, 2, 4, ... up to its
+    range, one or two requests per stream, the threads left to the device."""
+    return [StageSetting(s, s * k) for s in auto_streams(device) for k in PER_STREAM]
+
+
+def _trial(spec: PipelineSpec, compiler: _Compiler, split: Split, cameras: int, round: int, seed: int,
+           store: ResultStore, on_trial: TrialSeen | None) -> PipelineTrial:
+    pipeline = compiler.pipeline
+    arrivals = Arrivals(cameras, pipeline.target.fps, spec.seconds, pipeline.target.arrival is Arrival.POISSON,
+                        seed=seed)
+    try:
+        runners, ran = compiler.split(split)
+        load, stages = run_pipeline_trial(runners, pipeline.video, split.decode_threads, arrivals, pipeline.target,
+                                          spec.lead_in_s)
+    except PointFailure:  # a split that cannot compile serves no camera
+        offered = len(arrivals.times())
+        load, stages, ran = LoadTrial(cameras, spec.seconds, offered, offered, np.array([]), np.array([])), (), ()
+    trial = PipelineTrial(split, load, stages, ran, round)
+    store.add_pipeline_trial(trial)
+    if on_trial is not None:
+        on_trial(pipeline, trial)
+    return trial
+
+
+def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], compiler: _Compiler,
+            store: ResultStore, on_trial: TrialSeen | None, stop: threading.Event | None) -> None:
+    """`spec.rounds` rounds; in each, every contender (in an order that turns from round to round) walks from what
+    the search found to what it serves in this round."""
+    pipeline = tuning.pipeline
+    contenders = round_contenders(trials, tuning.starts, pipeline.target)
+    found = search_trials(trials)
+    if split_capacity(found[contenders[0]], pipeline.target) == 0:
+        return  # nothing served one camera: there is no answer to hold against the baselines
+    for number in range(1, spec.rounds + 1):
+        turn = (number - 1) % len(contenders)
+        for split in contenders[turn:] + contenders[:turn]:
+            start = split_capacity(found[split], pipeline.target)
+            mine = [t.load for t in trials if t.round == number and t.split == split]
+            while (cameras := next_in_round(mine, start, pipeline.target)) is not None:
+                if _stopped(stop):
+                    return
+                trial = _trial(spec, compiler, split, cameras, number, len(trials), store, on_trial)
+                trials.append(trial)
+                mine.append(trial.load)
+
+
+def _stopped(stop: threading.Event | None) -> bool:
+    return stop is not None and stop.is_set()
+
+
+class _Compiler:
+    """The stages compiled for one split at a time (recompiled when the split changes, warmed up after), and each
+    stage alone for its solo settings."""
+
+    def __init__(self, pipeline: Pipeline, irs: Sequence[JobIRs], devices: Sequence[DeviceInfo]) -> None:
+        self.pipeline, self.irs, self.devices = pipeline, irs, devices
+        self._split: Split | None = None
+        self._compiled: list[ov.CompiledModel] = []
+        self._runners: list[StageRunner] = []
+        self._ran: tuple[StageRan, ...] = ()
+
+    def split(self, split: Split) -> tuple[list[StageRunner], tuple[StageRan, ...]]:
+        if split != self._split:
+            self.close()
+            for index, (stage, setting) in enumerate(zip(self.pipeline.stages, split.stages, strict=True)):
+                config = stage_config(stage, setting)
+                compiled, info = self.irs[index].compile(config.compile_key, self.devices[index])
+                nireq = setting.nireq or info.optimal_nireq
+                with RequestLoop(compiled, nireq, 1) as loop:
+                    loop.warm_up(WARMUP_S)
+                self._compiled.append(compiled)
+                self._runners.append(StageRunner(stage, compiled, nireq))
+                properties = PointResult(config, Status.OK, info).deploy_properties()
+                self._ran += (StageRan(tuple(properties.items()), nireq, info.num_streams, info.executed_precision),)
+            self._split = split
+        return self._runners, self._ran
+
+    def solo_fps(self, index: int, setting: StageSetting, seconds: float) -> float:
+        """FPS of one stage alone, closed loop, at `setting`: one window after a warm-up."""
+        self.close()
+        config = stage_config(self.pipeline.stages[index], setting)
+        compiled, _ = self.irs[index].compile(config.compile_key, self.devices[index])
+        with RequestLoop(compiled, setting.nireq, 1) as loop:
+            loop.warm_up(min(WARMUP_S, seconds))  # as long as the window, at most: a short window is a quick look
+            window, _ = loop.visit(seconds)
+        del compiled
+        return window.fps
+
+    def close(self) -> None:
+        self._runners, self._ran, self._split = [], (), None
+        self._compiled.clear()

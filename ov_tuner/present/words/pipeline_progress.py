@@ -1,0 +1,28 @@
+"""What a pipeline search says while it runs: each solo window, and each trial with its split and verdict."""
+
+from __future__ import annotations
+
+from ov_tuner.present.words.numbers import ms_text
+from ov_tuner.present.words.pipeline import split_text
+from ov_tuner.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint, cell_text
+
+
+def solo_line(stage: PipelineStage, point: SoloPoint) -> str:
+    """'detect alone, 2 x 4: 123.4 FPS'."""
+    return f"{stage.name} alone, {cell_text(point.setting.streams, point.setting.nireq)}: {point.fps:.1f} FPS"
+
+
+def trial_line(pipeline: Pipeline, trial: PipelineTrial) -> str:
+    """'search | detect 1 x 2, 1 thread | classify ... | decode 1 thread: 4 cameras, p99 85 ms, 0 of 240 dropped:
+    serves; busiest classify (93%)'."""
+    load, target = trial.load, pipeline.target
+    phase = f"round {trial.round}" if trial.round else "search"
+    verdict = "serves" if load.serves(target) else "does not serve"
+    if load.disturbed:
+        verdict += f" (other processes used {load.foreign_cpu or 0:.0%} of the CPUs: a failure then is tried again)"
+    if not trial.stages:
+        return f"{phase} | {split_text(pipeline, trial.split)}: does not compile, so serves no camera"
+    busiest = max(trial.stages, key=lambda s: s.utilisation)
+    return (f"{phase} | {split_text(pipeline, trial.split)}: {load.cameras} cameras, p{target.percentile:g} "
+            f"{ms_text(load.percentile_ms(target.percentile))}, {load.dropped} of {load.offered} dropped: {verdict}; "
+            f"busiest {busiest.name} ({busiest.utilisation:.0%})")

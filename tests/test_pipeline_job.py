@@ -1,0 +1,146 @@
+"""`ov-tuner pipeline` for real, on the tiny detector and classifier and a generated clip: a short run stores its
+trials and prints the answer, Ctrl-C keeps them and a rerun resumes, the forms it hands out run what it measured, and
+bad input is one line."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from factories import assert_one_line, count_rows, ov_tuner, start_until
+from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
+
+from ov_tuner.analyse.pipeline import pipeline_answer
+from ov_tuner.store.results import load_pipeline
+
+PIPELINE = """
+fps = 400
+max_latency_ms = 100
+[video]
+file = "clip.avi"
+[[stage]]
+name = "detect"
+model = "det.xml"
+[[stage]]
+name = "classify"
+model = "cls.xml"
+per_detection = { output = "scores", threshold = 0.5, most = 2 }
+"""
+QUICK = ["--seconds", "0.3", "--lead-in", "0.05", "--rounds", "2", "--max-trials", "2", "--solo-seconds", "0.1"]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("pipeline-job")
+    tiny_detector(folder / "det.xml")
+    tiny_classifier(folder / "cls.xml")
+    tiny_clip(folder / "clip.avi")
+    (folder / "p.toml").write_text(PIPELINE)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tuned(folder: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    db = folder / "tuned.db"
+    return db, ov_tuner("pipeline", str(folder / "p.toml"), "--out", str(db), *QUICK, timeout=600)
+
+
+def test_a_short_run_stores_every_trial_and_prints_the_answer(tuned: tuple[Path, subprocess.CompletedProcess[str]],
+                                                              ) -> None:
+    db, done = tuned
+    assert done.returncode == 0, done.stdout + done.stderr
+    for row in ("serves", "split", "vs solo-tuned", "vs default", "bottleneck"):
+        assert row in done.stdout
+    stored = load_pipeline(db)
+    assert stored is not None
+    assert len(stored.solo) == 2 * 2 * 4  # two stages, two passes, streams 1 and 2 x one or two requests each
+    searched = [t for t in stored.trials if t.round == 0]
+    rounds = {t.round for t in stored.trials} - {0}
+    assert rounds == {1, 2}
+    assert len({t.split for t in searched}) >= 3  # the three starting points at least
+    assert all(t.ran and len(t.stages) == 3 for t in stored.trials)
+    assert sum(line.startswith(("search |", "round ")) for line in done.stdout.splitlines()) == len(stored.trials)
+
+
+def test_show_and_recommend_render_the_stored_answer(tuned: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    db, _ = tuned
+    shown = ov_tuner("show", str(db))
+    assert shown.returncode == 0, shown.stderr
+    assert "Every split tried" in shown.stdout and "Where a frame's time goes" in shown.stdout
+    answer = json.loads(ov_tuner("recommend", str(db), "--json").stdout)
+    assert answer["cameras"] >= 1 and answer["bottleneck"]
+    line = ov_tuner("recommend", str(db), "--format", "dlstreamer").stdout
+    assert "det.xml" in line and "cls.xml" in line
+    refused = ov_tuner("recommend", str(db), "--format", "kubernetes")
+    assert_one_line(refused, "python, dlstreamer, ovms or json")
+
+
+def test_the_python_form_compiles_what_the_search_read_back(folder: Path,
+                                                            tuned: tuple[Path, subprocess.CompletedProcess[str]],
+                                                            ) -> None:
+    db, _ = tuned
+    script = folder / "run_pipeline.py"
+    wrote = ov_tuner("recommend", str(db), "--format", "python", "-o", str(script))
+    assert wrote.returncode == 0, wrote.stderr
+    ran = subprocess.run([sys.executable, str(script), "--frames", "8"], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    read_back = json.loads(ran.stdout.splitlines()[0])["stages"]
+    stored = load_pipeline(db)
+    assert stored is not None
+    answer = pipeline_answer(stored)
+    assert answer is not None
+    for stage, ran_stage in zip(read_back, answer.ran, strict=True):
+        properties = dict(ran_stage.properties)
+        assert stage["nireq"] == ran_stage.nireq
+        for key in ("NUM_STREAMS", "INFERENCE_NUM_THREADS", "INFERENCE_PRECISION_HINT"):
+            if key in properties:
+                assert str(stage[key]) == properties[key], (key, stage, properties)
+
+
+def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(folder: Path) -> None:
+    db = folder / "resumed.db"
+    args = ["pipeline", str(folder / "p.toml"), "--out", str(db), *QUICK]
+    proc = start_until(args, db, 3, table="pipeline_trials")
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "kept in" in stderr
+    kept, solo = count_rows(db, "pipeline_trials"), count_rows(db, "pipeline_solo")
+    assert kept >= 3
+    before = load_pipeline(db)
+    again = ov_tuner(*args, timeout=600)
+    assert again.returncode == 0, again.stderr
+    after = load_pipeline(db)
+    assert before is not None and after is not None
+    assert count_rows(db, "pipeline_solo") == solo  # the solo settings were not measured again
+    assert len(after.trials) > kept
+    assert [t.split for t in after.trials[:kept]] == [t.split for t in before.trials]
+    assert {t.round for t in after.trials} >= {1, 2}
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (('model = "det.xml"', 'model = "gone.xml"'), "gone.xml does not exist"),
+    (("fps = 400", "fps = 400\ncolour = 3"), "unknown key 'colour'"),
+])
+def test_bad_pipeline_files_are_one_line(folder: Path, change: tuple[str, str], said: str) -> None:
+    (folder / "bad.toml").write_text(PIPELINE.replace(*change))
+    assert_one_line(ov_tuner("pipeline", str(folder / "bad.toml"), "--out", str(folder / "bad.db")), said)
+
+
+def test_a_video_opencv_cannot_open_is_one_line(folder: Path) -> None:
+    (folder / "text.avi").write_text("not a video")
+    (folder / "bad_video.toml").write_text(PIPELINE.replace("clip.avi", "text.avi"))
+    assert_one_line(ov_tuner("pipeline", str(folder / "bad_video.toml"), "--out", str(folder / "v.db")), "text.avi")
+
+
+def test_a_rate_no_split_serves_is_one_line_and_its_trials_are_kept(folder: Path) -> None:
+    (folder / "fast.toml").write_text(PIPELINE.replace("fps = 400", "fps = 4000").replace("max_latency_ms = 100",
+                                                                                          "max_latency_ms = 0.05"))
+    db = folder / "fast.db"
+    done = ov_tuner("pipeline", str(folder / "fast.toml"), "--out", str(db), *QUICK, timeout=600)
+    assert_one_line(done, "no split served one camera", str(db))
+    assert count_rows(db, "pipeline_trials") >= 3
