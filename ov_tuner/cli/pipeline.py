@@ -11,7 +11,6 @@ from ov_tuner.analyse.pipeline import pipeline_answer
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.pipeline import PipelineSpec, run_pipeline
-from ov_tuner.jobs.pipeline_file import __doc__ as FILE_FORM
 from ov_tuner.present.documents import print_pipeline
 from ov_tuner.present.words.pipeline import unservable_text
 from ov_tuner.present.words.pipeline_progress import solo_line, trial_line
@@ -20,11 +19,12 @@ from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import load_pipeline
 
 
-@app.command(epilog=f"The pipeline file:\n\n{FILE_FORM}".replace("\n", "\n\n"))
+@app.command(epilog="The pipeline file, key by key: docs/usage.md, 'A pipeline'; every mistake in it is one line that "
+             "names the key.")
 @one_line_errors
 def pipeline(
     file: Annotated[Path, typer.Argument(help="The pipeline file (TOML): the video, the stages, each camera's FPS "
-                                         "and latency budget; its form is below.")],
+                                         "and latency budget.")],
     out_path: Annotated[Path, typer.Option("--out", help="SQLite results file to store every trial in (rerun the "
                                            "same command to resume).")] = Path("pipeline.db"),
     seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of arrivals counted per trial.")] = 3.0,

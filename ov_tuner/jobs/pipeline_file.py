@@ -58,11 +58,11 @@ DETECTION_KEYS = {"output", "threshold", "most"}
 def read_pipeline(path: Path) -> Pipeline:
     """The pipeline `path` describes, its models opened (and fingerprinted) and its video's size read."""
     if not path.is_file():
-        raise BadInputError(f"pipeline file {path} does not exist; write one (see `ov-tuner pipeline --help`)")
+        raise BadInputError(f"pipeline file {path} does not exist; write one (its keys: docs/usage.md, 'A pipeline')")
     try:
         data = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise BadInputError(f"{path} is not a TOML file ({e}); see `ov-tuner pipeline --help` for its form") from e
+        raise BadInputError(f"{path} is not a TOML file ({e}); its keys: docs/usage.md, 'A pipeline'") from e
     place = path.name
     _known(data, TOP_KEYS, place)
     folder = path.parent
