@@ -125,6 +125,7 @@ def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(folder: Path) -> N
 @pytest.mark.parametrize(("change", "said"), [
     (('model = "det.xml"', 'model = "gone.xml"'), "gone.xml does not exist"),
     (("fps = 400", "fps = 400\ncolour = 3"), "unknown key 'colour'"),
+    (('name = "classify"', 'name = "classify"\ndevice = "NPU.7"'), "NPU.7 is not present"),
 ])
 def test_bad_pipeline_files_are_one_line(folder: Path, change: tuple[str, str], said: str) -> None:
     (folder / "bad.toml").write_text(PIPELINE.replace(*change))

@@ -27,7 +27,7 @@ from ov_tuner.present.pipeline_forms import (
     pipeline_python,
 )
 from ov_tuner.present.report import build_pipeline_report
-from ov_tuner.present.words.pipeline import pipeline_rows
+from ov_tuner.present.words.pipeline import pipeline_rows, tried_cameras_text
 from ov_tuner.schema import (
     Box,
     CameraTarget,
@@ -83,7 +83,8 @@ def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models
 
 def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck() -> None:
     rows = dict(pipeline_rows(make_answer()))
-    assert rows["serves"] == "5 cameras at 15 FPS each, p99 within 200 ms (search confirmed)"
+    assert rows["serves"] == ("5 cameras at 15 FPS each, p99 within 200 ms (search confirmed); 5.0 (95%: 5.0..5.0) "
+                              "over 5 rounds side by side")
     assert rows["split"] == ("detect CPU bf16 1 stream x 2 requests, 1 thread | classify CPU bf16 1 stream x 2 "
                              "requests, 1 thread | decode 1 thread")
     assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9) over every model at its own solo answer, run "
@@ -97,7 +98,7 @@ def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck
 
 def test_an_interrupted_search_a_default_stage_and_the_answer_being_a_baseline_are_said() -> None:
     interrupted = dict(pipeline_rows(make_answer(finished=False)))
-    assert interrupted["serves"] == "at least 5 cameras at 15 FPS each, p99 within 200 ms (search interrupted)"
+    assert interrupted["serves"].startswith("at least 5 cameras at 15 FPS each, p99 within 200 ms (search interrupted)")
     default = make_answer(split=DEFAULT, ran=(ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)))
     rows = dict(pipeline_rows(default))
     assert rows["split"].startswith("detect CPU: OpenVINO default (2 x 2, ran f32) | classify CPU: OpenVINO default")
@@ -197,3 +198,12 @@ def test_the_python_form_runs_and_compiles_what_the_answer_says(tmp_path: Path) 
     assert stages == expected
     ended = json.loads(lines[-1])
     assert ended["frames"] == 10 and ended["runs"] == {"detect": 10, "classify": 5 * ABOVE}
+
+
+def test_a_neighbour_that_failed_its_one_trial_reads_as_the_count_it_failed_not_as_zero() -> None:
+    probe = Tried(WORSE, Origin.NEIGHBOUR, 0, True, 1, fails_at=6)
+    assert tried_cameras_text(probe) == "fails at 6"
+    assert tried_cameras_text(Tried(WORSE, Origin.NEIGHBOUR, 0, True, 1, fails_at=1)) == "0"
+    answer = dataclasses.replace(make_answer(), tried=(*make_answer().tried, probe))
+    ax = cameras_figure(answer).axes[0]
+    assert any(text.get_text() == "fails at 6" for text in ax.texts)

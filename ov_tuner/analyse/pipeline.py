@@ -59,6 +59,11 @@ class RoundCameras:
     def mean(self) -> float:
         return sum(self.per_round) / len(self.per_round) if self.per_round else 0.0
 
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The mean's GAIN_CONFIDENCE t interval over the rounds (NaN with fewer than two)."""
+        return _t_interval(np.array(self.per_round, dtype=float))
+
 
 @dataclass(frozen=True)
 class CameraGain:
@@ -177,13 +182,18 @@ def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
     b = np.array(baseline.per_round[:n], dtype=float)
     difference = a - b
     mean = float(difference.mean()) if n else math.nan
-    if n >= 2:
-        half = t_quantile(n - 1, GAIN_CONFIDENCE) * float(difference.std(ddof=1)) / math.sqrt(n)
-        low, high = mean - half, mean + half
-    else:
-        low = high = math.nan
+    low, high = _t_interval(difference)
     ratio = paired_ratio(a, b, GAIN_CONFIDENCE) if n >= 2 and np.all(b > 0) and np.all(a > 0) else None
     return CameraGain(baseline.origin, mean, low, high, n, ratio)
+
+
+def _t_interval(values: np.ndarray) -> tuple[float, float]:
+    n = values.size
+    if n < 2:
+        return math.nan, math.nan
+    mean = float(values.mean())
+    half = t_quantile(n - 1, GAIN_CONFIDENCE) * float(values.std(ddof=1)) / math.sqrt(n)
+    return mean - half, mean + half
 
 
 def _overloaded(trials: Sequence[PipelineTrial], target: CameraTarget) -> PipelineTrial:

@@ -275,7 +275,8 @@ class _Compiler:
                 self._compiled.append(compiled)
                 self._runners.append(StageRunner(stage, compiled, nireq))
                 properties = PointResult(config, Status.OK, info).deploy_properties()
-                self._ran += (StageRan(tuple(properties.items()), nireq, info.num_streams, info.executed_precision),)
+                self._ran += (StageRan(tuple(properties.items()), nireq, info.num_streams, info.executed_precision,
+                                       info.ir_path),)
             self._split = split
         return self._runners, self._ran
 

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from ov_tuner.analyse.pipeline import PipelineAnswer
-from ov_tuner.present.words.pipeline import ORIGIN_WORDS, split_text, tried_cameras_text
+from ov_tuner.present.words.pipeline import ORIGIN_WORDS, probe_failed, split_text, tried_cameras_text
 from ov_tuner.schema import Origin
 
 COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED: "tab:purple",
@@ -24,10 +24,15 @@ def cameras_figure(answer: PipelineAnswer) -> Figure:
     fig = Figure(figsize=(max(7.0, 1.2 * (len(splits) + len(extra)) + 3), 5.5), layout="constrained")
     ax = fig.subplots()
     for i, t in enumerate(tried):
+        if probe_failed(t) and t.fails_at is not None:  # an upper bound, not a figure: a marker at the count failed
+            ax.scatter(i, t.fails_at, marker="v", color=COLOURS[t.origin], s=60, zorder=3)
+            ax.annotate(tried_cameras_text(t), (i, t.fails_at), textcoords="offset points", xytext=(0, 8),
+                        ha="center", fontsize=8)
+            continue
         answer_bar = t.split == answer.split
         bar = ax.bar(i, t.cameras, color=COLOURS[t.origin], alpha=0.8, hatch=None if t.finished else "//",
                      edgecolor="black" if answer_bar else "none", linewidth=2.5 if answer_bar else 0)
-        ax.bar_label(bar, [tried_cameras_text(t.cameras, t.finished) + ("\nthe answer" if answer_bar else "")],
+        ax.bar_label(bar, [tried_cameras_text(t) + ("\nthe answer" if answer_bar else "")],
                      label_type="center", fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
     for r in answer.rounds:
         x = (splits + extra).index(r.split)
@@ -43,8 +48,10 @@ def cameras_figure(answer: PipelineAnswer) -> Figure:
     ax.legend([*(Patch(color=COLOURS[o], alpha=0.8, label=ORIGIN_WORDS[o]) for o in origins), *handles[:1]],
               [*(ORIGIN_WORDS[o] for o in origins), *(["rounds: mean and range"] if handles else [])], fontsize=8)
     ax.set_ylabel("cameras served")
-    ax.set_xlabel("split (hatched: its search was stopped; outlined: the answer)", fontsize=8)
-    ax.set_ylim(0, max([t.cameras for t in tried] + [c for r in answer.rounds for c in r.per_round] + [1]) * 1.3)
+    ax.set_xlabel("split (hatched: its search was stopped; outlined: the answer; a triangle: the count a neighbour "
+                  "failed at, one more than the best served)", fontsize=8)
+    ax.set_ylim(0, max([t.cameras for t in tried] + [t.fails_at or 0 for t in tried]
+                       + [c for r in answer.rounds for c in r.per_round] + [1]) * 1.3)
     ax.grid(axis="y", alpha=0.3)
     target = answer.pipeline.target
     ax.set_title(f"{' -> '.join(s.name for s in answer.pipeline.stages)}: cameras served at {target.fps:g} FPS each, "

@@ -8,6 +8,7 @@ DL Streamer line and the OVMS config are checked as the single-model forms are (
 from __future__ import annotations
 
 import json
+import math
 import shlex
 from typing import Any
 
@@ -143,6 +144,11 @@ print(json.dumps({{"frames": done[0], "seconds": round(seconds, 3), "fps": round
 '''
 
 
+def _model(stage: PipelineStage, ran: StageRan) -> str:
+    """The model file a form compiles: the one the stage ran (its INT8 or FP16 IR where it ran one), else its own."""
+    return ran.ir or stage.model
+
+
 def _plan(stage: PipelineStage) -> dict[str, Any]:
     """A stage's model and how often it runs."""
     count = stage.per_detection
@@ -164,7 +170,8 @@ def pipeline_python(answer: PipelineAnswer) -> str:
 
 def _stage_line(stage: PipelineStage, ran: StageRan) -> str:
     """A stage in the script's STAGES: its plan and requests on one line, its properties on the next."""
-    head = ", ".join(f"{k!r}: {v!r}" for k, v in {**_plan(stage), "nireq": ran.nireq}.items())
+    plan = {**_plan(stage), "model": _model(stage, ran), "nireq": ran.nireq}
+    head = ", ".join(f"{k!r}: {v!r}" for k, v in plan.items())
     return f"    {{{head},\n     'properties': {dict(ran.properties)!r}}},\n"
 
 
@@ -177,7 +184,7 @@ def pipeline_dlstreamer(answer: PipelineAnswer) -> str:
         element = "gvadetect" if i == 0 else "gvaclassify"
         region = [] if i == 0 or stage.per_detection is not None else ["inference-region=full-frame"]
         ie_config = ",".join(f"{k}={v}" for k, v in ran.properties)
-        line += ["!", element, f"model={stage.model}", f"device={stage.device}", f"nireq={ran.nireq}",
+        line += ["!", element, f"model={_model(stage, ran)}", f"device={stage.device}", f"nireq={ran.nireq}",
                  f"inference-interval={stage.every}", *region, f"ie-config={ie_config}", "!", "queue"]
     line += ["!", "gvafpscounter", "!", "fakesink", "sync=false"]
     return " ".join(w if w == "!" else shlex.quote(w) for w in line)
@@ -232,15 +239,22 @@ def _ran(r: StageRan) -> dict[str, Any]:
     return {"properties": dict(r.properties), "nireq": r.nireq, "streams": r.streams, "precision": r.precision}
 
 
+def _finite(value: float) -> float | None:
+    """A figure, or null where there is none (an interval of fewer than two rounds): JSON has no NaN."""
+    return None if math.isnan(value) else value
+
+
 def _gain(g: CameraGain) -> dict[str, Any]:
-    return {"over": g.baseline.value, "difference": g.difference, "low": g.low, "high": g.high,
+    return {"over": g.baseline.value, "difference": _finite(g.difference), "low": _finite(g.low),
+            "high": _finite(g.high),
             "confidence": GAIN_CONFIDENCE, "rounds": g.rounds, "measurable": gain_differs(g),
             "cameras_ratio": None if g.ratio is None else g.ratio.as_json()}
 
 
 def _round(r: RoundCameras) -> dict[str, Any]:
     return {"origin": r.origin.value if r.origin is not None else "answer", "split": _split(r.split),
-            "per_round": list(r.per_round), "mean": r.mean, "ran": [_ran(x) for x in r.ran]}
+            "per_round": list(r.per_round), "mean": r.mean, "interval": [_finite(v) for v in r.interval],
+            "ran": [_ran(x) for x in r.ran]}
 
 
 def _tried(x: Tried) -> dict[str, Any]:

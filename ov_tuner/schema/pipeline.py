@@ -109,12 +109,14 @@ def stage_config(stage: PipelineStage, setting: StageSetting) -> PointConfig:
 @dataclass(frozen=True)
 class StageRan:
     """What one stage ran, read back after its compile: the properties a deployment compiles with to run the same
-    (ov_tuner.schema.PointResult.deploy_properties), its requests, streams and the precision its math ran in."""
+    (ov_tuner.schema.PointResult.deploy_properties), its requests, streams and the precision its math ran in, and
+    the model file compiled (`ir`: the stage's own, or the FP16 or INT8 IR made from it; '' where not kept)."""
 
     properties: tuple[tuple[str, str], ...]
     nireq: int
     streams: int
     precision: str
+    ir: str = ""
 
 
 @dataclass(frozen=True)

@@ -89,8 +89,8 @@ class PipelineRecords(Connection):
             LoadTrial(r["cameras"], r["seconds"], r["offered"], r["dropped"], array(r["latencies_ms"]),
                       np.array([]), r["foreign_cpu"], r["steal"]),
             tuple(StageTime(**s) for s in json.loads(r["stages"])),
-            tuple(StageRan(tuple(tuple(p) for p in x["properties"]), x["nireq"], x["streams"], x["precision"])
-                  for x in json.loads(r["ran"])),
+            tuple(StageRan(tuple(tuple(p) for p in x["properties"]), x["nireq"], x["streams"], x["precision"],
+                           x.get("ir", "")) for x in json.loads(r["ran"])),
             r["round"]) for r in self._db.execute("SELECT * FROM pipeline_trials ORDER BY id")]
 
 

@@ -56,7 +56,7 @@ def tried_table(answer: PipelineAnswer) -> Table:
     """Every split the search tried, most cameras first."""
     tried = sorted(answer.tried, key=lambda t: -t.cameras)
     rows = [[split_text(answer.pipeline, t.split), origin_text(answer, t.origin, t.split),
-             tried_cameras_text(t.cameras, t.finished), str(t.trials)] for t in tried]
+             tried_cameras_text(t), str(t.trials)] for t in tried]
     return table(("split", "from", "cameras", "trials"), rows, numeric=("cameras", "trials"))
 
 

@@ -3,7 +3,7 @@ gain over each baseline, the stage that holds it back, and how each stage and sp
 
 from __future__ import annotations
 
-from ov_tuner.analyse.pipeline import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, StageShare
+from ov_tuner.analyse.pipeline import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, StageShare, Tried
 from ov_tuner.present.words.box import box_text
 from ov_tuner.schema import DECODE, Origin, Pipeline, PipelineStage, Split, StageRan, StageSetting, cell_text
 
@@ -38,7 +38,13 @@ def serves_text(answer: PipelineAnswer) -> str:
     count = _count(answer.cameras, "camera") if answer.cameras else "no camera"
     bound = "" if answer.finished else "at least "
     how = "search confirmed" if answer.finished else "search interrupted"
-    return f"{bound}{count} at {t.fps:g} FPS each, p{t.percentile:g} within {t.max_latency_ms:g} ms ({how})"
+    head = f"{bound}{count} at {t.fps:g} FPS each, p{t.percentile:g} within {t.max_latency_ms:g} ms ({how})"
+    mine = round_of(answer, None)
+    if mine is None or len(mine.per_round) < 2:
+        return head
+    low, high = mine.interval
+    return (f"{head}; {mine.mean:.1f} ({GAIN_CONFIDENCE:.0%}: {low:.1f}..{high:.1f}) over "
+            f"{_count(len(mine.per_round), 'round')} side by side")
 
 
 def stage_text(stage: PipelineStage, setting: StageSetting, ran: StageRan | None = None) -> str:
@@ -132,9 +138,18 @@ def origin_text(answer: PipelineAnswer, origin: Origin | None, split: Split) -> 
     return f"{words}, the answer" if origin is not None and split == answer.split else words
 
 
-def tried_cameras_text(cameras: int, finished: bool) -> str:
-    """'5', or 'at least 5' where its search was stopped."""
-    return str(cameras) if finished else f"at least {cameras}"
+def tried_cameras_text(tried: Tried) -> str:
+    """'5', 'at least 5' where its search was stopped, or 'fails at 12' for a neighbour that failed its one trial at
+    one camera more than the best (it serves fewer; how many was not measured)."""
+    if probe_failed(tried):
+        return f"fails at {tried.fails_at}"
+    return str(tried.cameras) if tried.finished else f"at least {tried.cameras}"
+
+
+def probe_failed(tried: Tried) -> bool:
+    """A neighbour that failed the one count it was tried at (above one camera): its figure is that count, an upper
+    bound, not cameras served."""
+    return tried.cameras == 0 and tried.fails_at is not None and tried.fails_at > 1
 
 
 def unservable_text(answer: PipelineAnswer, results: str) -> str:
