@@ -63,6 +63,40 @@ def test_a_fleet_sweep_writes_one_file_per_node_with_its_identity(cluster: Local
     assert "The fleet: the best configuration per host" in done.stdout
 
 
+def test_the_ray_form_runs_as_an_actor_and_compiles_what_was_measured(cluster: LocalCluster, tiny_model: Path,
+                                                                      tmp_path: Path) -> None:
+    """`recommend --format ray` on this cluster: the actor it defines serves four calls and compiles the streams,
+    threads, precision and pinning the sweep read back. Its num_cpus is the box the answer was measured in; the
+    local nodes offer one CPU each, so it is placed with one (.options), as the form's own text is checked."""
+    out = tmp_path / "r.db"
+    run_sweep(quick_spec(tiny_model, out, streams=(1, 2), nireq=(2,)))
+    done = ov_tuner("recommend", str(out), "--format", "ray", "-o", str(tmp_path / "actor.py"))
+    assert done.returncode == 0, done.stderr
+    answer = answer_of(load_results(out))
+    point, box = answer.recommendation.winner, answer.box
+    assert box is not None
+    assert f"@ray.remote(num_cpus={box.cpus:g}, max_concurrency={point.nireq})" in (tmp_path / "actor.py").read_text()
+    keys = ("NUM_STREAMS", "INFERENCE_NUM_THREADS", "INFERENCE_PRECISION_HINT", "ENABLE_CPU_PINNING")
+    shape = [1, *(d.get_length() for d in list(ov.Core().read_model(tiny_model).inputs[0].get_partial_shape())[1:])]
+    script = (f"import sys, json, numpy as np, ray; sys.path.insert(0, {str(tmp_path)!r}); from actor import Model; "
+              f"ray.init(address={cluster.address!r}, logging_level=40, log_to_driver=False); "
+              "model = Model.options(num_cpus=1).remote(); "
+              f"outputs = ray.get([model.infer.remote(np.ones({shape!r}, np.float32)) for _ in range(4)]); "
+              f"seen = ray.get(model.__ray_call__.remote(lambda self: {{k: str(self.compiled.get_property(k)) "
+              f"for k in {keys!r}}})); "
+              "print(json.dumps({'outputs': len(outputs), 'seen': seen}))")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, **QUICK_HEALTH})
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    found = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert found["outputs"] == 4 and point.compile is not None
+    back = point.compile.read_back
+    seen = {k: {"True": "YES", "False": "NO"}.get(v, type_name(v) if v.startswith("<Type:") else v)
+            for k, v in found["seen"].items()}  # as the sweep stores what it read back
+    assert seen == {"NUM_STREAMS": str(point.streams), "INFERENCE_PRECISION_HINT": point.compile.inference_precision,
+                    **{k: back[k] for k in keys[1:] if k in back}}
+
+
 def test_a_node_stopped_mid_sweep_keeps_what_it_sent_and_a_rerun_resumes(cluster: LocalCluster, tiny_model: Path,
                                                                          tmp_path: Path) -> None:
     args = ["fleet", "sweep", str(tiny_model), "--address", cluster.address, "--out-dir", str(tmp_path), *GRID,
@@ -118,37 +152,3 @@ def test_targets_are_named_by_host_and_given_node_name_and_machines_swept_one_no
     assert [t.stem for t in chosen] == ["arc-a1", "arc-b2", "box-gpu_box", "nuc"]
     assert [[t.stem for t in group] for group in by_machine(chosen).values()] == [["arc-a1", "arc-b2"], ["box-gpu_box"],
                                                                          ["nuc"]]
-
-
-def test_the_ray_form_runs_as_an_actor_and_compiles_what_was_measured(cluster: LocalCluster, tiny_model: Path,
-                                                                      tmp_path: Path) -> None:
-    """`recommend --format ray` on this cluster: the actor it defines serves four calls and compiles the streams,
-    threads, precision and pinning the sweep read back. Its num_cpus is the box the answer was measured in; the
-    local nodes offer one CPU each, so it is placed with one (.options), as the form's own text is checked."""
-    out = tmp_path / "r.db"
-    run_sweep(quick_spec(tiny_model, out, streams=(1, 2), nireq=(2,)))
-    done = ov_tuner("recommend", str(out), "--format", "ray", "-o", str(tmp_path / "actor.py"))
-    assert done.returncode == 0, done.stderr
-    answer = answer_of(load_results(out))
-    point, box = answer.recommendation.winner, answer.box
-    assert box is not None
-    assert f"@ray.remote(num_cpus={box.cpus:g}, max_concurrency={point.nireq})" in (tmp_path / "actor.py").read_text()
-    keys = ("NUM_STREAMS", "INFERENCE_NUM_THREADS", "INFERENCE_PRECISION_HINT", "ENABLE_CPU_PINNING")
-    shape = [1, *(d.get_length() for d in list(ov.Core().read_model(tiny_model).inputs[0].get_partial_shape())[1:])]
-    script = (f"import sys, json, numpy as np, ray; sys.path.insert(0, {str(tmp_path)!r}); from actor import Model; "
-              f"ray.init(address={cluster.address!r}, logging_level=40, log_to_driver=False); "
-              "model = Model.options(num_cpus=1).remote(); "
-              f"outputs = ray.get([model.infer.remote(np.ones({shape!r}, np.float32)) for _ in range(4)]); "
-              f"seen = ray.get(model.__ray_call__.remote(lambda self: {{k: str(self.compiled.get_property(k)) "
-              f"for k in {keys!r}}})); "
-              "print(json.dumps({'outputs': len(outputs), 'seen': seen}))")
-    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, **QUICK_HEALTH})
-    assert ran.returncode == 0, ran.stderr[-2000:]
-    found = json.loads(ran.stdout.strip().splitlines()[-1])
-    assert found["outputs"] == 4 and point.compile is not None
-    back = point.compile.read_back
-    seen = {k: {"True": "YES", "False": "NO"}.get(v, type_name(v) if v.startswith("<Type:") else v)
-            for k, v in found["seen"].items()}  # as the sweep stores what it read back
-    assert seen == {"NUM_STREAMS": str(point.streams), "INFERENCE_PRECISION_HINT": point.compile.inference_precision,
-                    **{k: back[k] for k in keys[1:] if k in back}}
