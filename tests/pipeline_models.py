@@ -34,9 +34,9 @@ def tiny_detector(path: Path) -> Path:
     return path
 
 
-def tiny_classifier(path: Path) -> Path:
-    """Image 1x3x32x32 -> 'logits' 1x10."""
-    image = ops.parameter([1, 3, 32, 32], ov.Type.f32, name="crop")
+def tiny_classifier(path: Path, batch: int = 1) -> Path:
+    """Image Nx3x32x32 -> 'logits' Nx10; `batch` -1 leaves it dynamic, as most exported models are."""
+    image = ops.parameter([batch, 3, 32, 32], ov.Type.f32, name="crop")
     pooled = ops.reduce_mean(_conv(image, 3, 8, 3), [2, 3], keep_dims=False)
     weights = np.random.default_rng(4).normal(0, 0.1, (8, 10)).astype(np.float32)
     logits = ops.matmul(pooled, ops.constant(weights), False, False)

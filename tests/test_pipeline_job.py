@@ -37,7 +37,7 @@ QUICK = ["--seconds", "0.3", "--lead-in", "0.05", "--rounds", "2", "--max-trials
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("pipeline-job")
     tiny_detector(folder / "det.xml")
-    tiny_classifier(folder / "cls.xml")
+    tiny_classifier(folder / "cls.xml", batch=-1)  # a dynamic batch, as most exported models have
     tiny_clip(folder / "clip.avi")
     (folder / "p.toml").write_text(PIPELINE)
     return folder

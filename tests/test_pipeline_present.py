@@ -179,7 +179,8 @@ def test_the_dlstreamer_line_names_both_models_with_their_properties() -> None:
 def test_the_python_form_runs_and_compiles_what_the_answer_says(tmp_path: Path) -> None:
     """The script, run on a tiny detector and classifier over a clip, reads back what each stage was given: the
     answer's streams, threads and precision (f32, set explicitly: a host's default may be bf16) and its requests."""
-    detector, classifier = tiny_detector(tmp_path / "detect.xml"), tiny_classifier(tmp_path / "classify.xml")
+    detector = tiny_detector(tmp_path / "detect.xml")
+    classifier = tiny_classifier(tmp_path / "classify.xml", batch=-1)  # a dynamic batch: the form sets it to 1
     clip = tiny_clip(tmp_path / "clip.avi")
     answer = make_answer(str(detector), str(classifier), str(clip), ran=(ran(2, precision="f32"),
                                                                          ran(3, precision="f32")))
