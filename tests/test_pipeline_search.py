@@ -94,11 +94,13 @@ def test_the_answer_is_confirmed_and_each_neighbour_of_it_failed_at_one_camera_m
 
 
 def test_max_trials_ends_the_climb_but_not_the_starting_points() -> None:
-    trials = drive(hill, max_trials=5)
-    origins = {t.split for t in trials}
-    assert len(origins) == 3  # the three starting points, each searched whole, then nothing more
-    assert next_trial(trials, seeds([StageSetting(4, 8)] * 2, [3.0, 1.0], split_space([True, True], 4), 4),
-                      split_space([True, True], 4), TARGET, 5) is None
+    starts = seeds([StageSetting(4, 8)] * 2, [3.0, 1.0], split_space([True, True], 4), 4)
+    seeded = {split for split, _ in starts}
+    trials = drive(hill, max_trials=2)
+    assert seeded <= {t.split for t in trials}  # each starting point searched whole
+    assert sum(t.split not in seeded for t in trials) == 2  # then two trials of the climb, no more
+    assert next_trial(trials, starts, split_space([True, True], 4), TARGET, 2) is None
+    assert len(drive(hill, max_trials=0)) == sum(t.split in seeded for t in trials)
 
 
 def test_a_neighbour_failing_on_a_busy_host_is_tried_again() -> None:

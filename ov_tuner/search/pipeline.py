@@ -7,8 +7,8 @@ cores shared out in proportion to each stage's cost per frame. Then it climbs: e
 stage's threads, streams or requests per stream one step along, or the decoder's threads) is tried once at one camera
 more than the best serves; a neighbour that serves it goes on growing one camera at a time and is confirmed as the
 camera search confirms, and becomes the best; one that fails is done. The search ends when no neighbour of the best
-serves more, after `max_trials` trials, or at once where no starting point serves one camera. A failure on a
-disturbed host is set aside and tried again, as in the camera search.
+serves more, after `max_trials` trials of the climb, or at once where no starting point serves one camera. A failure
+on a disturbed host is set aside and tried again, as in the camera search.
 
 Why a neighbour is tried at best + 1 and not searched from one camera: the question is only whether it beats the best,
 and one trial answers it; the whole search would cost five or six.
@@ -157,11 +157,11 @@ def next_trial(trials: Sequence[PipelineTrial], starts: Sequence[tuple[Split, Or
         cameras = next_cameras(loads(by_split.get(split, [])), target)
         if cameras is not None:
             return split, cameras
-    if sum(len(t) for t in by_split.values()) >= max_trials:
+    seeded = {split for split, _ in starts}
+    if sum(len(t) for split, t in by_split.items() if split not in seeded) >= max_trials:
         return None
     if all(split_capacity(by_split[split], target) == 0 for split, _ in starts):
         return None  # not one camera at the starting points: the rate or the budget is out of this device's reach
-    seeded = {split for split, _ in starts}
     for split, tried in by_split.items():
         if split not in seeded:
             cameras = _next_for_neighbour(loads(tried), target)
