@@ -15,6 +15,10 @@ from factories import assert_one_line, count_rows, ov_tuner, start_until
 from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
 
 from ov_tuner.analyse.pipeline import pipeline_answer
+from ov_tuner.devices.decisions import auto_streams
+from ov_tuner.devices.runtime import Runtime
+from ov_tuner.jobs.pipeline import SOLO_PASSES
+from ov_tuner.search.pipeline import PER_STREAM
 from ov_tuner.store.results import load_pipeline
 
 PIPELINE = """
@@ -57,7 +61,9 @@ def test_a_short_run_stores_every_trial_and_prints_the_answer(tuned: tuple[Path,
         assert row in done.stdout
     stored = load_pipeline(db)
     assert stored is not None
-    assert len(stored.solo) == 2 * 2 * 4  # two stages, two passes, streams 1 and 2 x one or two requests each
+    (cpu,) = Runtime().resolve_devices(("CPU",))
+    settings = len(auto_streams(cpu)) * len(PER_STREAM)  # streams 1, 2, 4, ... up to this CPU's range, x 1 or 2 each
+    assert len(stored.solo) == 2 * SOLO_PASSES * settings  # both stages, every setting, each pass
     searched = [t for t in stored.trials if t.round == 0]
     rounds = {t.round for t in stored.trials} - {0}
     assert rounds == {1, 2}
