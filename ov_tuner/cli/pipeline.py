@@ -64,7 +64,7 @@ def _finish(results: Path, report_dir: Path | None, interrupted: bool) -> None:
             err.print(f"interrupted before any trial; what was measured is kept in {results}")
             raise typer.Exit(EXIT_INTERRUPTED)
         raise BadInputError(f"{results} holds no pipeline trial; run `ov-tuner pipeline FILE --out {results}`")
-    if answer.cameras == 0 and answer.finished:
+    if answer.cameras == 0 and answer.finished and not interrupted:
         raise BadInputError(unservable_text(answer, str(results)))
     print_pipeline(out, answer)
     if report_dir is not None:

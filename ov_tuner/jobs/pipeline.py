@@ -87,12 +87,10 @@ class PipelineSpec:
 
 @dataclass(frozen=True)
 class Tuning:
-    """What the search starts from: the pipeline with each stage's precision resolved, each stage's solo setting
-    and FPS alone, the split space and the starting points."""
+    """What the search starts from: the pipeline with each stage's precision resolved, the split space and the
+    starting points (each stage's solo setting is in the solo-tuned one)."""
 
     pipeline: Pipeline
-    solo: tuple[StageSetting, ...]
-    solo_fps: tuple[float, ...]
     space: SplitSpace
     starts: tuple[tuple[Split, Origin], ...]
 
@@ -193,7 +191,7 @@ def _tuning(spec: PipelineSpec, pipeline: Pipeline, answers: Sequence[tuple[Poin
     if not starts:
         starts = seeds(solo, [_cost(s, f) for s, f in zip(pipeline.stages, fps, strict=True)], space, cores)
         store.record_starts(starts)
-    return Tuning(pipeline, tuple(solo), tuple(fps), space, tuple(starts))
+    return Tuning(pipeline, space, tuple(starts))
 
 
 def _cost(stage: PipelineStage, fps: float) -> float:
