@@ -69,6 +69,13 @@ def test_a_pipeline_file_reads_paths_relative_to_itself(folder: Path) -> None:
     assert (target.fps, target.max_latency_ms, target.percentile, target.arrival) == (10, 150, 95, Arrival.POISSON)
 
 
+def test_a_stage_gives_the_sizes_its_model_leaves_dynamic(folder: Path) -> None:
+    text = GOOD.replace("every = 2", "every = 2\nshape = { image = [1, 3, 64, 64] }")
+    detect = read_pipeline(write(folder, text)).stages[0]
+    assert detect.shape == (("image", (1, 3, 64, 64)),) and detect.shapes == {"image": [1, 3, 64, 64]}
+    assert "shape must name inputs" in one_line_error(write(folder, GOOD.replace("every = 2", "shape = [1, 3]")))
+
+
 def test_generated_frames_need_no_file(folder: Path) -> None:
     text = GOOD.replace('file = "clip.avi"', "size = [320, 240]")
     video = read_pipeline(write(folder, text)).video

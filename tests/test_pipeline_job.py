@@ -151,3 +151,11 @@ def test_a_rate_no_split_serves_is_one_line_and_its_trials_are_kept(folder: Path
     done = ov_tuner("pipeline", str(folder / "fast.toml"), "--out", str(db), *QUICK, timeout=600)
     assert_one_line(done, "no split served one camera", str(db))
     assert count_rows(db, "pipeline_trials") >= 3
+
+
+def test_a_model_with_dynamic_sizes_needs_them_in_its_stage(folder: Path, spatially_dynamic_model: Path) -> None:
+    text = PIPELINE.replace('model = "det.xml"', f'model = "{spatially_dynamic_model}"')
+    (folder / "dynamic.toml").write_text(text)
+    done = ov_tuner("pipeline", str(folder / "dynamic.toml"), "--out", str(folder / "dynamic.db"))
+    assert_one_line(done, "stage 'detect'", "dynamic sizes besides the batch", "shape = { image = [1, 3, 224, 224] }")
+    assert not (folder / "dynamic.db").exists()  # refused before anything was stored

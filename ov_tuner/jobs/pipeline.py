@@ -18,7 +18,7 @@ import openvino as ov
 from ov_tuner.analyse.capacity import capacity_candidates
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.modelfile import model_files, open_model_source
+from ov_tuner.devices.modelfile import example_dims, model_files, open_model_source, shape_text
 from ov_tuner.devices.native import PointFailure
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
@@ -37,6 +37,7 @@ from ov_tuner.schema import (
     PipelineStage,
     PipelineTrial,
     PointResult,
+    Precision,
     Quantization,
     SoloPoint,
     Split,
@@ -114,8 +115,11 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         replace(stage, precision=stage.precision or (answer[0].config.precision if answer else
                                                      default_precision(devices[stage.device])))
         for stage, answer in zip(pipeline.stages, answers, strict=True)))
-    irs = [JobIRs(runtime, open_model_source(Path(s.model)), answer[1] if answer else None, quantizing=quantizing)
-           for s, answer in zip(pipeline.stages, answers, strict=True)]
+    sources = [open_model_source(Path(s.model)) for s in pipeline.stages]
+    for stage, source in zip(pipeline.stages, sources, strict=True):
+        _check_static(stage, runtime.read_model(source, Precision.FP32))
+    irs = [JobIRs(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
+           for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
     compiler = _Compiler(pipeline, irs, [devices[s.device] for s in pipeline.stages])
     with ResultStore(spec.out) as store:
         store.claim(environment(open_model_source(Path(pipeline.stages[0].model))))
@@ -136,6 +140,19 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         finally:
             compiler.close()
     return tuning
+
+
+def _check_static(stage: PipelineStage, model: ov.Model) -> None:
+    """Each frame or region is one request of one shape: an input with sizes left dynamic besides the batch needs
+    them from the stage's `shape` (said in the pipeline file's words, before anything is measured)."""
+    for port in model.inputs:
+        name = port.get_any_name()
+        given = next((dims for n, dims in stage.shape if n in port.get_names()), None)
+        shape = ov.PartialShape(list(given)) if given else port.get_partial_shape()
+        if any(d.is_dynamic for d in list(shape)[1:]):
+            example = ", ".join(example_dims(shape, 0, 1))
+            raise BadInputError(f"stage '{stage.name}': input {name}{shape_text(shape)} has dynamic sizes besides "
+                                f"the batch; give them in its [[stage]], e.g. shape = {{ {name} = [{example}] }}")
 
 
 def _solo_answer(stage: PipelineStage) -> tuple[PointResult, Quantization | None] | None:

@@ -16,6 +16,7 @@ the file's own folder, as a config file's usually are. Every mistake is one line
     precision = "auto"        # fp32, fp16, bf16, int8, or auto
     every = 1                 # run on every N-th frame
     answer = "detector.db"    # optional: a sweep's results file; its answer is this stage's solo setting
+    shape = { image = [1, 3, 640, 640] }   # optional: sizes the model leaves dynamic besides the batch
 
     [[stage]]
     name = "classify"
@@ -51,7 +52,7 @@ else:  # Python 3.10 has no TOML reader of its own
 
 TOP_KEYS = {"fps", "max_latency_ms", "percentile", "arrival", "video", "stage"}
 VIDEO_KEYS = {"file", "size"}
-STAGE_KEYS = {"name", "model", "device", "precision", "every", "per_frame", "per_detection", "answer"}
+STAGE_KEYS = {"name", "model", "device", "precision", "every", "per_frame", "per_detection", "answer", "shape"}
 DETECTION_KEYS = {"output", "threshold", "most"}
 
 
@@ -112,7 +113,17 @@ def _stage(data: Any, index: int, folder: Path, place: str) -> PipelineStage:
         precision=None if precision == AUTO else Precision(precision),
         every=_count(data, "every", where), per_frame=_count(data, "per_frame", where),
         per_detection=None if detection is None else _detection(detection, where),
-        answer_from=None if answer is None else str(folder / str(answer)), model_sha256=source.sha256)
+        answer_from=None if answer is None else str(folder / str(answer)), model_sha256=source.sha256,
+        shape=_shape(data.get("shape", {}), where))
+
+
+def _shape(data: Any, where: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    if not isinstance(data, dict) or not all(
+            isinstance(dims, list) and dims and all(isinstance(d, int) and d > 0 for d in dims)
+            for dims in data.values()):
+        raise BadInputError(f"{where}: shape must name inputs with their sizes, e.g. shape = {{ image = [1, 3, 640, "
+                            "640] }")
+    return tuple((str(name), tuple(dims)) for name, dims in data.items())
 
 
 def _detection(data: Any, where: str) -> DetectionCount:

@@ -33,7 +33,8 @@ class PipelineStage:
     a fixed number of regions), or as many times as `per_detection` counts in the previous stage's outputs on that
     frame (none where the previous stage did not run). `precision` None is 'auto': the precision the device runs
     by default, or the answer's of `answer_from` (a results file whose answer is this model's solo configuration).
-    `model_sha256` ties stored trials to the model file they ran."""
+    `model_sha256` ties stored trials to the model file they ran. `shape` fixes the sizes a model leaves dynamic
+    besides the batch (each frame or region is one request of one shape)."""
 
     name: str
     model: str
@@ -44,6 +45,11 @@ class PipelineStage:
     per_detection: DetectionCount | None = None
     answer_from: str | None = None
     model_sha256: str = ""
+    shape: tuple[tuple[str, tuple[int, ...]], ...] = ()  # (input name, its static shape): a model's dynamic sizes
+
+    @property
+    def shapes(self) -> dict[str, list[int]]:
+        return {name: list(dims) for name, dims in self.shape}
 
     def runs_on(self, frame: int) -> bool:
         """Whether this stage runs on a camera's `frame`-th frame (counted from 0)."""

@@ -102,7 +102,8 @@ def pipeline_of(data: dict[str, Any]) -> Pipeline:
     def stage(s: dict[str, Any]) -> PipelineStage:
         detection = s["per_detection"]
         return PipelineStage(**{**s, "precision": None if s["precision"] is None else Precision(s["precision"]),
-                                "per_detection": None if detection is None else DetectionCount(**detection)})
+                                "per_detection": None if detection is None else DetectionCount(**detection),
+                                "shape": tuple((name, tuple(dims)) for name, dims in s.get("shape", ()))})
 
     target = data["target"]
     return Pipeline(tuple(stage(s) for s in data["stages"]), VideoSource(**data["video"]),
