@@ -159,3 +159,13 @@ def test_a_model_with_dynamic_sizes_needs_them_in_its_stage(folder: Path, spatia
     done = ov_tuner("pipeline", str(folder / "dynamic.toml"), "--out", str(folder / "dynamic.db"))
     assert_one_line(done, "stage 'detect'", "dynamic sizes besides the batch", "shape = { image = [1, 3, 224, 224] }")
     assert not (folder / "dynamic.db").exists()  # refused before anything was stored
+
+
+def test_a_stages_answer_file_is_never_the_output(folder: Path, swept_db: Path, tiny_model: Path) -> None:
+    """The sweep's own model as the first stage: its results file would take the pipeline's records."""
+    text = PIPELINE.replace('model = "det.xml"', f'model = "{tiny_model}"\nanswer = "{swept_db}"')
+    (folder / "answered.toml").write_text(text)
+    before = swept_db.read_bytes()
+    done = ov_tuner("pipeline", str(folder / "answered.toml"), "--out", str(swept_db))
+    assert_one_line(done, str(swept_db))
+    assert swept_db.read_bytes() == before

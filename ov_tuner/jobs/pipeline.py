@@ -106,6 +106,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
     measured is kept; None when it ended before the search's starting points were known)."""
     pipeline = read_pipeline(spec.file)
     inputs = [spec.file, *(f for s in pipeline.stages for f in model_files(Path(s.model))),
+              *(Path(s.answer_from) for s in pipeline.stages if s.answer_from),
               *((Path(pipeline.video.file),) if pipeline.video.file else ())]
     results_file(spec.out, inputs=inputs)
     runtime = Runtime()
