@@ -23,7 +23,15 @@ from ov_tuner.schema import (
     t_quantile,
 )
 from ov_tuner.search.cameras import capacity, next_cameras, served
-from ov_tuner.search.pipeline import best_split, neighbour_done, next_in_round, round_capacity, search_trials
+from ov_tuner.search.pipeline import (
+    best_split,
+    loads,
+    neighbour_done,
+    next_in_round,
+    round_capacity,
+    search_trials,
+    split_capacity,
+)
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.store.pipeline_records import StoredPipeline
 
@@ -146,12 +154,12 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
 
 
 def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target: CameraTarget) -> Tried:
-    loads = [t.load for t in trials]
-    finished = (neighbour_done(loads, target) if origin is Origin.NEIGHBOUR
-                else next_cameras(loads, target) is None)
-    outcome = served(loads, target)
+    found = loads(trials)
+    finished = (neighbour_done(found, target) if origin is Origin.NEIGHBOUR
+                else next_cameras(found, target) is None)
+    outcome = served(found, target)
     fails_at = min((k for k, ok in outcome.items() if not ok), default=None)
-    return Tried(split, origin, capacity(loads, target), finished, len(trials), fails_at)
+    return Tried(split, origin, capacity(found, target), finished, len(trials), fails_at)
 
 
 def _rounds(trials: Sequence[PipelineTrial], best: Split, starts: Sequence[tuple[Split, Origin]],
@@ -163,12 +171,12 @@ def _rounds(trials: Sequence[PipelineTrial], best: Split, starts: Sequence[tuple
     found = search_trials(trials)
     result = []
     for split, origin in slots:
-        start = capacity([t.load for t in found.get(split, [])], target)
+        start = split_capacity(found.get(split, []), target)
         per_round = []
         for number in numbers:
-            loads = [t.load for t in trials if t.round == number and t.split == split]
-            if loads and next_in_round(loads, start, target) is None:
-                per_round.append(round_capacity(loads, target))
+            walk = loads([t for t in trials if t.round == number and t.split == split])
+            if walk and next_in_round(walk, start, target) is None:
+                per_round.append(round_capacity(walk, target))
         ran = next((t.ran for t in reversed(trials) if t.split == split and t.ran), ())
         result.append(RoundCameras(split, origin, tuple(per_round), ran))
     return tuple(result)

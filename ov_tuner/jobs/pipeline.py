@@ -50,6 +50,7 @@ from ov_tuner.search.pipeline import (
     PER_STREAM,
     Origin,
     SplitSpace,
+    loads,
     next_exhaustive,
     next_in_round,
     next_trial,
@@ -255,7 +256,7 @@ def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], com
         turn = (number - 1) % len(contenders)
         for split in contenders[turn:] + contenders[:turn]:
             start = split_capacity(found[split], pipeline.target)
-            mine = [t.load for t in trials if t.round == number and t.split == split]
+            mine = loads([t for t in trials if t.round == number and t.split == split])
             while (cameras := next_in_round(mine, start, pipeline.target)) is not None:
                 if _stopped(stop):
                     return
