@@ -24,10 +24,10 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.configs import default_precision
 from ov_tuner.jobs.irs import JobIRs, Quantizing
+from ov_tuner.jobs.pipeline_compiler import SplitCompiler
 from ov_tuner.jobs.pipeline_file import read_pipeline
-from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.measure.pipeline import StageRunner, run_pipeline_trial
+from ov_tuner.measure.pipeline import run_pipeline_trial
 from ov_tuner.schema import (
     OPENVINO_DEFAULT,
     Arrival,
@@ -41,10 +41,7 @@ from ov_tuner.schema import (
     Quantization,
     SoloPoint,
     Split,
-    StageRan,
     StageSetting,
-    Status,
-    stage_config,
 )
 from ov_tuner.search.pipeline import (
     PER_STREAM,
@@ -63,8 +60,6 @@ from ov_tuner.search.pipeline import (
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore, load_results
 
-# Seconds each compiled split runs closed loop, unmeasured, before its first trial.
-WARMUP_S = 0.3
 # Passes over the solo settings of a stage measured here (interleaved, the median FPS counts).
 SOLO_PASSES = 2
 
@@ -122,7 +117,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         _check_static(stage, runtime.read_model(source, Precision.FP32))
     irs = [JobIRs(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
            for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
-    compiler = _Compiler(pipeline, irs, [devices[s.device] for s in pipeline.stages])
+    compiler = SplitCompiler(pipeline, irs, [devices[s.device] for s in pipeline.stages])
     with ResultStore(spec.out) as store:
         store.claim(environment(open_model_source(Path(pipeline.stages[0].model))))
         store.claim_pipeline(pipeline)
@@ -178,7 +173,7 @@ def _setting_of(point: PointResult) -> StageSetting:
 
 
 def _tuning(spec: PipelineSpec, pipeline: Pipeline, answers: Sequence[tuple[PointResult, Quantization | None] | None],
-            compiler: _Compiler, store: ResultStore, on_solo: SoloSeen | None,
+            compiler: SplitCompiler, store: ResultStore, on_solo: SoloSeen | None,
             stop: threading.Event | None) -> Tuning | None:
     """Each stage's solo setting and FPS alone (its answer file's, else measured here and stored), the split space
     and the starting points (stored, so a resumed search starts from the same ones); None when stopped first."""
@@ -224,7 +219,7 @@ def _solo_settings(device: DeviceInfo) -> list[StageSetting]:
     return [StageSetting(s, s * k) for s in auto_streams(device) for k in PER_STREAM]
 
 
-def _trial(spec: PipelineSpec, compiler: _Compiler, split: Split, cameras: int, round: int, seed: int,
+def _trial(spec: PipelineSpec, compiler: SplitCompiler, split: Split, cameras: int, round: int, seed: int,
            store: ResultStore, on_trial: TrialSeen | None) -> PipelineTrial:
     pipeline = compiler.pipeline
     arrivals = Arrivals(cameras, pipeline.target.fps, spec.seconds, pipeline.target.arrival is Arrival.POISSON,
@@ -243,7 +238,7 @@ def _trial(spec: PipelineSpec, compiler: _Compiler, split: Split, cameras: int, 
     return trial
 
 
-def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], compiler: _Compiler,
+def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], compiler: SplitCompiler,
             store: ResultStore, on_trial: TrialSeen | None, stop: threading.Event | None) -> None:
     """`spec.rounds` rounds; in each, every contender (in an order that turns from round to round) walks from what
     the search found to what it serves in this round."""
@@ -267,47 +262,3 @@ def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], com
 
 def _stopped(stop: threading.Event | None) -> bool:
     return stop is not None and stop.is_set()
-
-
-class _Compiler:
-    """The stages compiled for one split at a time (recompiled when the split changes, warmed up after), and each
-    stage alone for its solo settings."""
-
-    def __init__(self, pipeline: Pipeline, irs: Sequence[JobIRs], devices: Sequence[DeviceInfo]) -> None:
-        self.pipeline, self.irs, self.devices = pipeline, irs, devices
-        self._split: Split | None = None
-        self._compiled: list[ov.CompiledModel] = []
-        self._runners: list[StageRunner] = []
-        self._ran: tuple[StageRan, ...] = ()
-
-    def split(self, split: Split) -> tuple[list[StageRunner], tuple[StageRan, ...]]:
-        if split != self._split:
-            self.close()
-            for index, (stage, setting) in enumerate(zip(self.pipeline.stages, split.stages, strict=True)):
-                config = stage_config(stage, setting)
-                compiled, info = self.irs[index].compile(config.compile_key, self.devices[index])
-                nireq = setting.nireq or info.optimal_nireq
-                with RequestLoop(compiled, nireq, 1) as loop:
-                    loop.warm_up(WARMUP_S)
-                self._compiled.append(compiled)
-                self._runners.append(StageRunner(stage, compiled, nireq))
-                properties = PointResult(config, Status.OK, info).deploy_properties()
-                self._ran += (StageRan(tuple(properties.items()), nireq, info.num_streams, info.executed_precision,
-                                       info.ir_path),)
-            self._split = split
-        return self._runners, self._ran
-
-    def solo_fps(self, index: int, setting: StageSetting, seconds: float) -> float:
-        """FPS of one stage alone, closed loop, at `setting`: one window after a warm-up."""
-        self.close()
-        config = stage_config(self.pipeline.stages[index], setting)
-        compiled, _ = self.irs[index].compile(config.compile_key, self.devices[index])
-        with RequestLoop(compiled, setting.nireq, 1) as loop:
-            loop.warm_up(min(WARMUP_S, seconds))  # as long as the window, at most: a short window is a quick look
-            window, _ = loop.visit(seconds)
-        del compiled
-        return window.fps
-
-    def close(self) -> None:
-        self._runners, self._ran, self._split = [], (), None
-        self._compiled.clear()

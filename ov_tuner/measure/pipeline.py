@@ -42,6 +42,7 @@ import openvino as ov
 
 from ov_tuner.errors import BadInputError
 from ov_tuner.measure import host
+from ov_tuner.measure.frames import Frame, Job, Tally, arrival_schedule, tiles
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.measure.video import open_feeds
 from ov_tuner.model.inputs import as_model_input, image_input
@@ -55,41 +56,6 @@ class StageRunner:
     stage: PipelineStage
     compiled: ov.CompiledModel
     nireq: int
-
-
-@dataclass(eq=False)
-class _Frame:
-    """One admitted frame on its way down the chain."""
-
-    camera: int
-    index: int  # the camera's frame counter, dropped frames included
-    arrived_ns: int
-    counted: bool
-    image: np.ndarray | None = None
-    pending: int = 0  # the current stage's requests not completed yet
-    detections: int = 0  # counted in the current stage's outputs, for the next stage
-
-
-@dataclass
-class _Job:
-    """A frame's `runs` requests at one stage; `crops` None: the dispatcher cuts them."""
-
-    frame: _Frame
-    runs: int
-    crops: list[np.ndarray] | None
-    ready_ns: int
-
-
-@dataclass
-class _Tally:
-    """A stage's figures over the counted frames."""
-
-    runs: int = 0
-    busy_ms: float = 0.0
-    wait_ms: float = 0.0
-
-    def time(self, name: str, slots: int, seconds: float) -> StageTime:
-        return StageTime(name, self.runs, self.busy_ms, self.wait_ms, slots, seconds)
 
 
 def run_pipeline_trial(runners: Sequence[StageRunner], video: VideoSource, decode_threads: int, arrivals: Arrivals,
@@ -118,23 +84,6 @@ def _most_in_flight(target: CameraTarget, fps: float) -> int:
     return max(2, math.ceil(target.max_latency_ms / 1000 * fps) + 1)
 
 
-def _schedule(arrivals: Arrivals) -> tuple[np.ndarray, np.ndarray]:
-    """Arrival times in seconds and each one's camera. Arrivals.times() is sorted, and at constant intervals every
-    camera's offset is under one interval: the cameras come in turn either way."""
-    times = arrivals.times()
-    return times, np.arange(times.size) % arrivals.cameras
-
-
-def _tiles(image: np.ndarray, count: int) -> list[np.ndarray]:
-    """`count` regions of `image`: a grid as square as possible, filled row by row."""
-    columns = math.ceil(math.sqrt(count))
-    rows = math.ceil(count / columns)
-    height, width = image.shape[:2]
-    cells = (divmod(k, columns) for k in range(count))
-    return [image[r * height // rows:(r + 1) * height // rows, c * width // columns:(c + 1) * width // columns]
-            for r, c in cells]
-
-
 class _Trial:
     """The threads and queues of one trial, and what they count."""
 
@@ -150,12 +99,12 @@ class _Trial:
         self.in_flight = [0] * cameras
         self.outstanding = 0
         self.latencies_ms: list[float] = []
-        self.decode = _Tally()
-        self.tallies = [_Tally() for _ in runners]
+        self.decode = Tally()
+        self.tallies = [Tally() for _ in runners]
         self.error: BaseException | None = None
         self.stop = threading.Event()
-        self.decode_jobs: queue.SimpleQueue[_Frame | None] = queue.SimpleQueue()
-        self.stage_jobs: list[queue.SimpleQueue[_Job | None]] = [queue.SimpleQueue() for _ in runners]
+        self.decode_jobs: queue.SimpleQueue[Frame | None] = queue.SimpleQueue()
+        self.stage_jobs: list[queue.SimpleQueue[Job | None]] = [queue.SimpleQueue() for _ in runners]
         self.queues = [ov.AsyncInferQueue(r.compiled, r.nireq) for r in runners]
         for stage, infer_queue in enumerate(self.queues):
             infer_queue.set_callback(lambda request, frame, stage=stage: self.completed(stage, request, frame))
@@ -166,9 +115,9 @@ class _Trial:
     def run(self, arrivals: Arrivals, lead_in_s: float) -> tuple[LoadTrial, tuple[StageTime, ...]]:
         """Offer the frames on schedule, wait until every admitted one finished, stop every thread, and make the
         trial's figures (only then: a request's wait is added after it starts, and its frame may finish first)."""
-        offsets, cameras = _schedule(arrivals)
+        offsets, cameras = arrival_schedule(arrivals)
         if lead_in_s:
-            lead, lead_cameras = _schedule(Arrivals(arrivals.cameras, arrivals.fps, lead_in_s, arrivals.poisson,
+            lead, lead_cameras = arrival_schedule(Arrivals(arrivals.cameras, arrivals.fps, lead_in_s, arrivals.poisson,
                                                     arrivals.seed + 1))
             offsets, cameras = np.concatenate([lead - lead_in_s, offsets]), np.concatenate([lead_cameras, cameras])
         start = time.perf_counter_ns() + int(lead_in_s * 1e9)
@@ -202,7 +151,7 @@ class _Trial:
                 raise self.error
             if host_start is None and arrived >= start:
                 host_start = host.sample()
-            frame = _Frame(camera, frames[camera], arrived, arrived >= start)
+            frame = Frame(camera, frames[camera], arrived, arrived >= start)
             frames[camera] += 1
             with self.lock:
                 admitted = self.in_flight[camera] < self.most_in_flight
@@ -258,7 +207,7 @@ class _Trial:
             except BaseException as error:
                 self.fail(error)
 
-    def completed(self, stage: int, request: ov.InferRequest, frame: _Frame) -> None:
+    def completed(self, stage: int, request: ov.InferRequest, frame: Frame) -> None:
         """OpenVINO's callback, on its own thread: count, copy out the detections, hand the frame on when its last
         request at this stage is done."""
         try:
@@ -276,14 +225,14 @@ class _Trial:
         except BaseException as error:
             self.fail(error)
 
-    def runs(self, stage: int, frame: _Frame, detections: int) -> int:
+    def runs(self, stage: int, frame: Frame, detections: int) -> int:
         """How many requests `stage` makes on `frame`, given the previous stage's `detections` on it."""
         spec = self.runners[stage].stage
         if not spec.runs_on(frame.index):
             return 0
         return min(detections, spec.per_detection.most) if spec.per_detection else spec.per_frame
 
-    def hand_on(self, frame: _Frame, stage: int, detections: int, cut: bool) -> None:
+    def hand_on(self, frame: Frame, stage: int, detections: int, cut: bool) -> None:
         """Give `frame` to `stage`, or the first later stage that runs on it (`cut`: its crops cut here); finish it
         where none does."""
         while stage < len(self.runners):
@@ -291,15 +240,15 @@ class _Trial:
             if runs:
                 crops = self.crops(stage, frame.image, runs) if cut and frame.image is not None else None
                 frame.pending, frame.detections = runs, 0
-                self.stage_jobs[stage].put(_Job(frame, runs, crops, time.perf_counter_ns()))
+                self.stage_jobs[stage].put(Job(frame, runs, crops, time.perf_counter_ns()))
                 return
             stage, detections = stage + 1, 0
         self.finish(frame)
 
     def crops(self, stage: int, image: np.ndarray, runs: int) -> list[np.ndarray]:
-        return [as_model_input([tile], self.ports[stage]) for tile in _tiles(image, runs)]
+        return [as_model_input([tile], self.ports[stage]) for tile in tiles(image, runs)]
 
-    def finish(self, frame: _Frame) -> None:
+    def finish(self, frame: Frame) -> None:
         finished = time.perf_counter_ns()
         frame.image = None
         with self.lock:
