@@ -10,13 +10,20 @@ drive a policy over them, as the sweep drives it over the runtime:
 A sweep hits when its answer's recorded FPS is within 5% of the grid's best. "grid s" is what a fixed-time
 grid of every cell takes at 2 s a point (the field's `--search grid --time 2`), compiles included.
 
-    .venv/bin/python scripts/bench_search_sim.py [--runs 1000]
+With `--confirm`, the confirmation round instead, on the same sweeps (each pair seeded alike, so the search
+is the same and only the round differs): 6 passes over every contender then follow-ups ("6 passes", the rule
+before the sequential one) against today's ConfirmRule (3 passes, then the sequential rule): the round's share
+of the sweep's simulated seconds, its windows, the hit rate, and in how many sweeps both rounds gave the same
+answer.
+
+    .venv/bin/python scripts/bench_search_sim.py [--runs 1000] [--confirm]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -73,12 +80,44 @@ def row(policy: SearchPolicy, landscape: Landscape, runs: int, confirm: bool) ->
             float(np.mean([s.seconds for s in sims])))
 
 
+def confirm_rows(landscapes: list[Landscape], runs: int) -> None:
+    """The confirmation round before and after the sequential rule, on sweeps seeded alike."""
+    rules = {"6 passes": replace(ConfirmRule(), rounds=6), "sequential": ConfirmRule()}
+    print(f"{runs} simulated sweeps per landscape, the same searches for both rules; over the sweeps that had a "
+          "round (rounds): share, the round's part of the sweep's simulated seconds; windows, the round's; hit, "
+          "the answer within 5% of the grid's best; rerun, the round rerun alone gave the same answer; same, "
+          "the other rule gave the same answer")
+    print(f"{'landscape':44} {'rounds':>6} | {'rule':10} {'share':>6} {'windows':>7} {'hit':>6} {'rerun':>6} | "
+          f"{'same':>5}")
+    for land in landscapes:
+        sims, reruns = {}, {}
+        for name, rule in rules.items():
+            sims[name] = [simulate(SmartSearch(), land, StopRule(), np.random.default_rng(20261122 + i), rule,
+                                   confirm_rng=np.random.default_rng(1 + i)) for i in range(runs)]
+            reruns[name] = [simulate(SmartSearch(), land, StopRule(), np.random.default_rng(20261122 + i), rule,
+                                     confirm_rng=np.random.default_rng(runs + 1 + i)) for i in range(runs)]
+        had = [i for i, s in enumerate(sims["sequential"]) if s.visits]
+        if not had:
+            print(f"{land.name:44} {0:6} | no sweep had two contenders to confirm")
+            continue
+        same = np.mean([sims["6 passes"][i].answer == sims["sequential"][i].answer for i in had])
+        for name, found in sims.items():
+            kept = [found[i] for i in had]
+            print(f"{land.name:44} {len(had):6} | {name:10} {np.mean([s.confirm_s / s.seconds for s in kept]):6.1%} "
+                  f"{np.mean([s.visits for s in kept]):7.1f} {np.mean([s.hit for s in kept]):6.1%} "
+                  f"{np.mean([found[i].answer == reruns[name][i].answer for i in had]):6.1%} | {same:5.0%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--confirm", action="store_true", help="compare the confirmation round's rules instead")
     args = parser.parse_args()
     landscapes = (load_landscapes(DATA / "landscape-16core-mobilenet_v2.json", Cell(16, 16), 16)
                   + load_landscapes(DATA / "landscape-2core-epyc-mobilenet_v2.json"))
+    if args.confirm:
+        confirm_rows(landscapes, args.runs)
+        return
     print(f"{args.runs} simulated sweeps per landscape and policy; hit: the answer within 5% of the grid's best FPS")
     print(f"{'landscape':44} {'cells':>5} {'grid s':>6} | {'smart hit':>9} {'points':>6} {'sim s':>6} | "
           f"{'before hit':>10} {'points':>6} {'sim s':>6}")

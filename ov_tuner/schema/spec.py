@@ -55,15 +55,18 @@ def _spread(values: list[float]) -> float:
 @dataclass(frozen=True)
 class ConfirmRule:
     """How the confirmation round measures its contenders: first `rounds` passes (alternating direction) over
-    all of them, each giving every contender one window of `window_s` seconds; then, while some explicit
-    configuration can be told neither apart from the leader nor tied with it, more passes over just those and
-    the leader, up to `max_rounds` in all and while the round has cost at most `budget_share` of the sweep.
+    all of them, each giving every contender one window of `window_s` seconds; then, pass after pass, only the
+    leader and the contenders it cannot yet tell apart (the sequential rule, ov_tuner.search.rounds), up to
+    `max_rounds` in all (or `rounds`, where more) and while the whole round (compiles, warm-up, passes) costs at
+    most `budget_share` of the sweep.
 
     For a fixed cost, more and shorter windows give the narrower interval (Student's t falls with the passes),
-    until each visit's fill and drain (RequestLoop.visit) outweigh the window.
+    until each visit's fill and drain (RequestLoop.visit) outweigh the window. Three passes are the fewest whose
+    interval is of use (t for 2 degrees of freedom is 4.3, for 1 it is 12.7); a stated interval is dominated by
+    the rerun term (RERUN_SD) from then on, so the passes beyond serve only the pairs still undecided.
     """
 
-    rounds: int = 6
+    rounds: int = 3
     window_s: float = 0.25
     max_rounds: int = 20
     budget_share: float = 0.2
@@ -74,7 +77,8 @@ class ConfirmRule:
                              "between 0 and 1")
 
     def budget_s(self, search_s: float) -> float:
-        """The most seconds the round may take after a search of `search_s` seconds: `budget_share` of both."""
+        """The most seconds the whole round may take after a search of `search_s` seconds: `budget_share` of
+        both."""
         return search_s * self.budget_share / (1 - self.budget_share)
 
 

@@ -1,9 +1,9 @@
-"""The confirmation round's plan: which points to measure again head to head, and in what order. Pure.
+"""The confirmation round's plan: which points to measure again head to head. Pure.
 
 Points measured minutes apart differ by the host's drift as much as by their configuration, so the
 search's best is only a candidate. The round measures the contenders interleaved, each compiled model
-kept alive: A B C ... then C B A, again and again, so that drift hits all of them alike, and every pass
-("round") pairs them. ov_tuner.stats.headtohead turns the rounds into ratios with intervals.
+kept alive, in passes that pair them and that stop for a contender once it is decided
+(ov_tuner.search.rounds); ov_tuner.stats.headtohead turns the passes into ratios with intervals.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult, Precision
 from ov_tuner.search.policy import Cell, Evidence
+from ov_tuner.search.rounds import still_open
 from ov_tuner.stats.evidence import Estimate, clearly_worse
-from ov_tuner.stats.headtohead import HeadToHead, RoundFigures
+from ov_tuner.stats.headtohead import round_fps
 
 if TYPE_CHECKING:
     from ov_tuner.search.plan import PlannedSpace
@@ -29,11 +30,6 @@ MAX_CONTENDERS = 4
 def contenders(evidence: Evidence) -> list[Cell]:
     """The explicit points of one space worth confirming: the best and those not clearly worse than it."""
     return evidence.contenders()[:MAX_CONTENDERS]
-
-
-def pass_order(positions: list[int], round_index: int) -> list[int]:
-    """The contenders of one pass in the order they are measured: forward in even rounds, reversed in odd ones."""
-    return positions if round_index % 2 == 0 else positions[::-1]
 
 
 def space_evidence(points: Iterable[PointResult], planned: PlannedSpace) -> Evidence:
@@ -110,27 +106,7 @@ def _may_set_more(baseline: PointResult) -> bool:
 
 
 def follow_up(confirmation: Confirmation) -> list[int]:
-    """Positions of the contenders a further pass should measure: the leader and the explicit configurations the
-    passes so far could neither tell apart from it nor show within the tie margin of it; empty when nothing is
-    left open."""
-    head = HeadToHead.of(confirmation)
-    open_ones = open_contenders(head) if head is not None else []
-    if len(open_ones) < 2:
-        return []
-    return sorted(confirmation.contenders.index(f.contender) for f in open_ones)
-
-
-def open_contenders(head: HeadToHead) -> list[RoundFigures]:
-    """The leader and the explicit configurations this round's passes could neither tell apart from it nor show
-    within TIE_MARGIN of it (intervals of this round alone: what more passes can narrow); only the leader when
-    nothing is open."""
-    explicit = [f for f in head.figures if f.contender.candidate] or list(head.figures)
-    leader = max(explicit, key=lambda f: f.fps)
-    open_ones = []
-    for f in explicit:
-        if f is leader:
-            continue
-        r = head.ratio(f.contender, leader.contender, rerun=False)
-        if not r.clear and not r.within_margin():
-            open_ones.append(f)
-    return [leader, *open_ones]
+    """Positions of the contenders a further pass of a stored round would measure under the sequential rule
+    (ov_tuner.search.rounds.still_open): the leader and what is still open against it; empty when nothing is."""
+    open_ones = still_open(round_fps(confirmation), [c.candidate for c in confirmation.contenders])
+    return sorted(open_ones) if len(open_ones) >= 2 else []

@@ -3,8 +3,10 @@
 A landscape holds, for every cell of a space (and each hint baseline), the windows recorded there on a
 real host. A simulated measurement draws windows from a cell's recording, with replacement, until
 StopRule.ending ends the run, exactly as the engine asks it after every real window; so the policy's
-decisions meet the noise that host really had. A confirmation round is simulated the same way, and the
-answer is the contender with the highest FPS over its round windows.
+decisions meet the noise that host really had. The confirmation round runs through the sweep's own rounds engine
+(ov_tuner.search.rounds), each visit drawing a recorded window; the answer is the contender with the highest
+FPS over its passes. Draws are independent, so the simulated round sees no shared drift to pair away: its
+per-pass ratios are noisier than a real round's, and it takes more passes than a real one would.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import numpy as np
 from ov_tuner.schema import ConfirmRule, Ending, Mode, StopRule, Verdict, Window
 from ov_tuner.search.confirm import contenders
 from ov_tuner.search.policy import Cell, Evidence, SearchPolicy, Space
+from ov_tuner.search.rounds import RoundLimits, run_rounds
+from ov_tuner.stats.interval import pass_adjusted_means
 
 # Simulated seconds a new compiled model costs before its first point: compile, first inference, warm-up.
 COMPILE_S = 0.3
@@ -54,12 +58,16 @@ class SimulatedSweep:
     seconds: float
     hit: bool
     endings: dict[Ending, int] = field(default_factory=dict)
+    confirm_s: float = 0.0  # of `seconds`, what the confirmation round took
+    visits: int = 0  # windows the confirmation round measured
 
 
 def simulate(policy: SearchPolicy, landscape: Landscape, rule: StopRule, rng: np.random.Generator,
-             confirm: ConfirmRule | None = ConfirmRule(), baselines: bool = True) -> SimulatedSweep:  # noqa: B008
+             confirm: ConfirmRule | None = ConfirmRule(), baselines: bool = True,  # noqa: B008
+             confirm_rng: np.random.Generator | None = None) -> SimulatedSweep:
     """Drive `policy` over `landscape` as the sweep would: baselines, then cells until it stops, then the
-    confirmation round of its contenders (unless `confirm` is None)."""
+    confirmation round of its contenders (unless `confirm` is None), its windows drawn with `confirm_rng` (else
+    `rng`: another generator reruns the round alone after the same search)."""
     space, seconds, endings = landscape.space, 0.0, dict.fromkeys(Ending, 0)
     measured_baselines = []
     if baselines:
@@ -83,13 +91,32 @@ def simulate(policy: SearchPolicy, landscape: Landscape, rule: StopRule, rng: np
         seconds += sum(w.seconds for w in windows)
     evidence = Evidence(points, baselines=tuple(measured_baselines))
     ranked = contenders(evidence)
-    answer = ranked[0]
+    answer, confirm_s, passes = ranked[0], 0.0, 0
     if confirm is not None and len(ranked) > 1:
-        means = {c: np.mean(rng.choice([w.fps for w in landscape.cells[c]], confirm.rounds)) for c in ranked}
-        answer = max(ranked, key=lambda c: means[c])
-        seconds += len(ranked) * (COMPILE_S + confirm.rounds * confirm.window_s)
+        pool = [landscape.cells[c] for c in ranked] + [w for _, w in landscape.baselines if baselines]
+        answer_at, confirm_s, passes = _confirm(pool, len(ranked), confirm, seconds, confirm_rng or rng)
+        answer = ranked[answer_at]
     hit = landscape.fps(answer) >= (1 - HIT_TOLERANCE) * landscape.best_fps
-    return SimulatedSweep(answer, len(points), seconds, hit, {e: n for e, n in endings.items() if n})
+    return SimulatedSweep(answer, len(points), seconds + confirm_s, hit, {e: n for e, n in endings.items() if n},
+                          confirm_s, passes)
+
+
+def _confirm(recorded: list[tuple[Window, ...]], candidates: int, rule: ConfirmRule, search_s: float,
+             rng: np.random.Generator) -> tuple[int, float, int]:
+    """The confirmation round over recorded windows (the first `candidates` may be deployed, the rest are the
+    baselines), through the very rounds engine the sweep drives: each visit draws one of the contender's recorded
+    windows and costs `rule.window_s` simulated seconds, each compile COMPILE_S. Returns the answer's position
+    (the candidate with the highest pass-adjusted mean), the round's seconds and its visits."""
+    clock = [len(recorded) * COMPILE_S]
+
+    def measure(position: int, number: int) -> float:
+        clock[0] += rule.window_s
+        return recorded[position][int(rng.integers(len(recorded[position])))].fps
+
+    limits = RoundLimits(rule.rounds, max(rule.rounds, rule.max_rounds), max(0.0, rule.budget_s(search_s) - clock[0]))
+    figures = run_rounds(measure, [i < candidates for i in range(len(recorded))], limits, clock=lambda: clock[0])
+    means = pass_adjusted_means(figures)
+    return int(np.argmax(means[:candidates])), clock[0], int(np.isfinite(figures).sum())
 
 
 def _run(recorded: tuple[Window, ...], rule: StopRule, rng: np.random.Generator,

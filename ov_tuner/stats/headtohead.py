@@ -12,12 +12,12 @@ log scale. A ratio whose interval holds 1.0 is "no measurable difference", never
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ov_tuner.schema import Confirmation, Contender, LatencyStats, t_quantile
+from ov_tuner.schema import Confirmation, Contender, LatencyStats
+from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 
 # The standard deviation of log(A / B) between runs of the same sweep on one host, beyond what the passes of one
 # round show. Calibrated on reruns of the demo sweep (scripts/bench_repeat.py, three runs each): the run-to-run
@@ -28,8 +28,6 @@ RERUN_SD = 0.05
 # How far from 1.0 a ratio may lie for two configurations to count as within noise of each other when the choice
 # between them is made by cost (ov_tuner.analyse.confirmed), and for a round to call a pair settled.
 TIE_MARGIN = 0.05
-# Two-sided normal quantiles for the rerun part of an interval.
-_Z = {0.95: 1.960, 0.999: 3.291}
 
 
 @dataclass(frozen=True)
@@ -63,7 +61,9 @@ class Ratio:
 
 @dataclass(frozen=True)
 class RoundFigures:
-    """One contender's figures over the complete passes of its round."""
+    """One contender's figures over the passes it took in its round: `fps` their mean, corrected for the host's
+    drift in the passes it missed (stats.interval.pass_adjusted_means), so that contenders with fewer passes
+    compare fairly with the leader."""
 
     contender: Contender
     fps: float
@@ -89,16 +89,15 @@ class HeadToHead:
         """None until two passes measured every contender: no interval can be had before."""
         if len(confirmation.complete_rounds()) < 2:
             return None
-        rounds = sorted({w.round for w in confirmation.windows})
-        index = {r: i for i, r in enumerate(rounds)}
-        fps = np.full((len(rounds), len(confirmation.contenders)), np.nan)
+        fps = round_fps(confirmation)
+        index = {r: i for i, r in enumerate(sorted({w.round for w in confirmation.windows}))}
         p90 = np.full_like(fps, np.nan)
         latencies: list[list[np.ndarray]] = [[] for _ in confirmation.contenders]
         for w in confirmation.windows:
-            fps[index[w.round], w.contender] = w.window.fps
             p90[index[w.round], w.contender] = np.percentile(w.latencies_ms, 90) if w.latencies_ms.size else np.nan
             latencies[w.contender].append(w.latencies_ms)
-        figures = tuple(RoundFigures(c, float(np.nanmean(fps[:, i])), LatencyStats.of(np.concatenate(latencies[i])),
+        means = pass_adjusted_means(fps)
+        figures = tuple(RoundFigures(c, float(means[i]), LatencyStats.of(np.concatenate(latencies[i])),
                                      int(np.isfinite(fps[:, i]).sum()))
                         for i, c in enumerate(confirmation.contenders))
         return cls(confirmation, figures, fps, p90)
@@ -125,14 +124,19 @@ class HeadToHead:
         return self.figures[self.confirmation.contenders.index(contender)]
 
 
+def round_fps(confirmation: Confirmation) -> np.ndarray:
+    """Each window's FPS as passes x contenders, NaN where a pass did not measure a contender."""
+    rounds = sorted({w.round for w in confirmation.windows})
+    index = {r: i for i, r in enumerate(rounds)}
+    fps = np.full((len(rounds), len(confirmation.contenders)), np.nan)
+    for w in confirmation.windows:
+        fps[index[w.round], w.contender] = w.window.fps
+    return fps
+
+
 def paired_ratio(a: np.ndarray, b: np.ndarray, confidence: float = 0.95, rerun: bool = True) -> Ratio:
     """A figure of `a` over `b`'s, measured side by side in passes (NaN where a pass missed one): the geometric mean
     of the per-pass ratios, with a t interval of `confidence` that also covers a rerun (RERUN_SD) unless `rerun` is
     False. At least two passes must hold both."""
-    both = np.isfinite(a) & np.isfinite(b)
-    logs = np.log(a[both] / b[both])
-    n = logs.size
-    mean = float(logs.mean())
-    passes = t_quantile(n - 1, confidence) * float(logs.std(ddof=1)) / math.sqrt(n)
-    half = math.hypot(passes, _Z[confidence] * RERUN_SD) if rerun else passes
-    return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, confidence)
+    found = paired_interval(a, b, confidence, log=True, rerun_sd=RERUN_SD if rerun else 0.0)
+    return Ratio(found.value, found.low, found.high, found.n, confidence)

@@ -1,10 +1,9 @@
 """The confirmation round: the contenders of one device compiled side by side and measured interleaved.
 
-Each contender keeps its compiled model and request queue alive for the whole round; passes alternate
-direction (A B C, then C B A, ...) so that a drift of the host hits every contender alike, and every window
-is stored as it completes. After the first passes, further passes follow only the leader and what could not
-yet be told apart from it, within a time budget. Which contenders and which follow: ov_tuner.search.confirm;
-how many passes, how long a window and the budget: ConfirmRule.
+Each contender keeps its compiled model and request queue alive for the whole round; the passes, their order
+and which contenders take them run in ov_tuner.search.rounds (this module measures a visit and stores its window
+as it completes). Which contenders: ov_tuner.search.confirm; how many passes, how long a window and the
+budget: ConfirmRule.
 """
 
 from __future__ import annotations
@@ -19,9 +18,10 @@ from ov_tuner.devices.native import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.model.inputs import InputData
-from ov_tuner.schema import CompileInfo, Confirmation, ConfirmRule, Contender, PointConfig, PointResult, RoundWindow
-from ov_tuner.search.confirm import follow_up, pass_order, plan_confirmation
+from ov_tuner.schema import CompileInfo, ConfirmRule, Contender, PointConfig, PointResult, RoundWindow
+from ov_tuner.search.confirm import plan_confirmation
 from ov_tuner.search.plan import PlannedSpace
+from ov_tuner.search.rounds import RoundLimits, run_rounds
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.notices import Confirming
@@ -38,9 +38,11 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
                      rule: ConfirmRule, budget_s: float = float("inf"), data: InputData | None = None,
                      stop: threading.Event | None = None, warmup_s: float = CONFIRM_WARMUP_S,
                      twins: Collection[PointConfig] = ()) -> int:
-    """Compile every configuration, run `rule.rounds` passes over all of them, then follow-up passes over the
-    ones still open while `budget_s` lasts, storing every window; returns how many configurations took part
-    (one that no longer compiles is left out). `twins` are references measured beside their hint baselines."""
+    """Compile every configuration, then measure them in passes under the sequential rule (`rule.rounds` over
+    all of them, then the ones still open) while the whole round stays within `budget_s`, storing every window;
+    returns how many configurations took part (one that no longer compiles is left out). `twins` are references
+    measured beside their hint baselines."""
+    started = time.perf_counter()
     compiled: list[ov.CompiledModel] = []
     loops: list[RequestLoop] = []
     contenders: list[Contender] = []
@@ -59,29 +61,28 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
         for loop in loops:
             loop.warm_up(max(warmup_s, CONFIRM_WARMUP_S))
         confirmation_id = store.begin_confirmation(device, contenders, rule.rounds, rule.window_s)
-        windows: list[RoundWindow] = []
-        started = time.perf_counter()
-        everyone = positions = list(range(len(loops)))
-        for round_index in range(rule.max_rounds):
-            if round_index >= rule.rounds:  # a follow-up pass: only what is still open, and only within the budget
-                positions = follow_up(Confirmation(device, tuple(contenders), tuple(windows), rule.rounds,
-                                                   rule.window_s))
-                elapsed = time.perf_counter() - started
-                if not positions or elapsed + elapsed / len(windows) * len(positions) > budget_s:
-                    break
-            else:
-                positions = everyone
-            for position in pass_order(positions, round_index):
-                if stop is not None and stop.is_set():
-                    return len(contenders)
-                window, latencies = loops[position].visit(rule.window_s)
-                windows.append(RoundWindow(round_index, len(windows), position, window, latencies))
-                store.add_round_window(confirmation_id, windows[-1])
+        budget_left = max(0.0, budget_s - (time.perf_counter() - started))
+        _passes(loops, [c.candidate for c in contenders], store, confirmation_id, rule, budget_left, stop)
         return len(contenders)
     finally:
         for loop in loops:  # queues go before their compiled models
             loop.close()
         del loops, compiled
+
+
+def _passes(loops: list[RequestLoop], candidates: list[bool], store: ResultStore, confirmation_id: int,
+            rule: ConfirmRule, budget_s: float, stop: threading.Event | None) -> None:
+    """The round's passes under the sequential rule, each visit one window, stored as it completes."""
+    visits = 0
+
+    def measure(position: int, number: int) -> float:
+        nonlocal visits
+        window, latencies = loops[position].visit(rule.window_s)
+        store.add_round_window(confirmation_id, RoundWindow(number, visits, position, window, latencies))
+        visits += 1
+        return window.fps
+
+    run_rounds(measure, candidates, RoundLimits(rule.rounds, max(rule.rounds, rule.max_rounds), budget_s), stop=stop)
 
 
 def confirm_sweep(compiler: Compiler, store: ResultStore, progress: SweepProgress, points: list[PointResult],

@@ -1,0 +1,82 @@
+"""One interval for figures measured side by side in passes (rounds): the confirmation round's FPS ratios, the
+pipeline's cameras, and the sequential rule that decides which contenders still take passes.
+
+Within one pass every contender met the same host, so a pass pairs them: the interval is Student's t over the
+per-pass differences with passes - 1 degrees of freedom (the paired t interval, Montgomery, Design and Analysis
+of Experiments, 9th ed., section 2.5.1), on the log scale where a ratio is wanted. A rerun term (a spread that
+no single round can show) adds in quadrature, as a random effect of the run (section 13.1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ov_tuner.schema import t_quantile
+
+# Two-sided normal quantiles for the rerun part of an interval.
+Z_QUANTILES = {0.95: 1.960, 0.999: 3.291}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its two-sided interval of `confidence` over `n` passes: a difference (or a figure, unpaired),
+    or, on the log scale, a ratio (the geometric mean). NaN bounds with fewer than two passes."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+
+
+def paired_interval(a: np.ndarray, b: np.ndarray | None = None, confidence: float = 0.95, log: bool = False,
+                    rerun_sd: float = 0.0) -> Interval:
+    """The mean of `a` - `b` per pass (of `a` itself when `b` is None), or of log(`a` / `b`) when `log`, over the
+    passes that hold both (NaN where a pass missed one), with a t interval of `confidence` widened by `rerun_sd`
+    (on the scale of the differences) in quadrature. With `log`, value and bounds come back as ratios."""
+    if b is None:
+        values = a[np.isfinite(a)]
+        differences = np.log(values) if log else values
+    else:
+        both = np.isfinite(a) & np.isfinite(b)
+        differences = np.log(a[both] / b[both]) if log else a[both] - b[both]
+    n = differences.size
+    mean = float(differences.mean()) if n else math.nan
+    if n < 2:
+        low = high = math.nan
+    else:
+        passes = t_quantile(n - 1, confidence) * float(differences.std(ddof=1)) / math.sqrt(n)
+        half = math.hypot(passes, Z_QUANTILES[confidence] * rerun_sd) if rerun_sd else passes
+        low, high = mean - half, mean + half
+    if log:
+        return Interval(math.exp(mean), math.exp(low), math.exp(high), n, confidence)
+    return Interval(mean, low, high, n, confidence)
+
+
+def pass_adjusted_means(figures: np.ndarray, log: bool = True) -> np.ndarray:
+    """Each contender's mean figure (columns of passes x contenders, NaN where a pass did not measure it), as if
+    it had been measured in every pass. A contender that stopped taking passes early did not meet the later
+    passes' drift, so its plain mean is no fair match for the leader's: it is the reference's mean (the
+    contender that took the most passes, the leader as a rule) times their ratio over the passes both took (plus
+    their difference, unless `log`). So it ranks against the reference as the paired comparison does, and
+    where a contender took the reference's passes its plain mean comes back."""
+    seen = np.isfinite(figures)
+    plain = _column_means(figures, seen)
+    reference = max(range(figures.shape[1]), key=lambda i: (int(seen[:, i].sum()), np.nan_to_num(plain[i])))
+    adjusted = plain.copy()
+    for i in range(figures.shape[1]):
+        shared = seen[:, i] & seen[:, reference]
+        if shared.any() and not np.array_equal(seen[:, i], seen[:, reference]):
+            mine, theirs = figures[shared, i].mean(), figures[shared, reference].mean()
+            adjusted[i] = plain[reference] * mine / theirs if log else plain[reference] + mine - theirs
+    return adjusted
+
+
+def _column_means(values: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Means of each column over its seen entries (NaN for a column with none), without nanmean's warnings."""
+    counts = seen.sum(axis=0)
+    sums = np.where(seen, values, 0.0).sum(axis=0)
+    return np.divide(sums, counts, out=np.full(counts.shape, math.nan), where=counts > 0)
