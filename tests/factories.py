@@ -82,7 +82,8 @@ def as_schema_v1(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE points_v1 RENAME TO points")
     for column in ("weights_precision", "read_back", "settings", "from_cache", "native_log"):
         db.execute(f"ALTER TABLE compiles DROP COLUMN {column}")
-    for table in ("confirmations", "confirm_contenders", "confirm_windows"):
+    for table in ("confirmations", "confirm_contenders", "confirm_windows", "pipelines", "pipeline_solo",
+                  "pipeline_trials"):
         db.execute(f"DROP TABLE {table}")
     db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
 
@@ -115,11 +116,17 @@ def ov_tuner(*args: str, prefix: list[str] | None = None, timeout: float = 180,
                           timeout=timeout, env={**os.environ, "COLUMNS": "250", **(env or {})})
 
 
+# How the sweep's busy-host notice starts (ov_tuner.present.words.notices).
+BUSY_HOST = "the host is already busy: "
+
+
 def assert_one_line(done: subprocess.CompletedProcess[str], *fragments: str) -> str:
-    """Non-zero exit, no traceback, and exactly one line on stderr holding every fragment."""
+    """Non-zero exit, no traceback, and exactly one line on stderr holding every fragment. The sweep's notice of a
+    busy host (other processes took the CPUs while the model was prepared) may come before it: on a loaded test host
+    that warning is true, and it is not the error."""
     assert done.returncode != 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
-    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip() and not ln.startswith(BUSY_HOST)]
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
