@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
+import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +16,7 @@ from conftest import quick_spec
 from factories import assert_one_line, ov_tuner
 
 from ov_tuner.devices.box import read_box
-from ov_tuner.devices.quota import QuotaUnavailable, cpu_quota
+from ov_tuner.devices.quota import PREFIX, QuotaUnavailable, cpu_quota
 from ov_tuner.present.words.box import box_text, cpu_list
 from ov_tuner.schema import Box, DeviceInfo, Mode, SweepSpec
 from ov_tuner.search.plan import THREADS, box_threads, fit_to_box, plan
@@ -68,26 +71,38 @@ def test_the_results_file_keeps_the_box_and_refuses_another(tiny_model: Path, tm
     assert_one_line(done, "quota 0.5 CPUs) vs now", "sweep into a new --out file")
 
 
-def quota_refusal() -> str | None:
-    """Why ov-tuner cannot set up a quota on this host, or None where it can."""
+def quota_parent() -> Path:
+    """The cgroup under which ov-tuner makes a quota's own on this host; skips the test where it cannot make one."""
     try:
-        with cpu_quota(min(1.0, len(os.sched_getaffinity(0)))):
-            return None
+        with cpu_quota(min(1.0, len(os.sched_getaffinity(0)))) as quota:
+            return quota.cgroup.parent
     except QuotaUnavailable as e:
-        return str(e)
+        pytest.skip(str(e))
 
 
 def test_a_sweep_under_a_quota_it_sets_up_measures_inside_it(tiny_model: Path, tmp_path: Path) -> None:
     """--cpus 1: the sweep's box reads the quota it set up, the search adds INFERENCE_NUM_THREADS 1, OpenVINO
-    default runs as it is, and no cgroup is left behind."""
-    refusal = quota_refusal()
-    if refusal is not None:
-        pytest.skip(refusal)
+    default runs as it is, the empty cgroup a killed run left is removed and said, and the cgroup the sweep made
+    (named for its pid) is gone after."""
+    parent = quota_parent()
+    left = parent / f"{PREFIX}killed-{uuid.uuid4().hex[:8]}"  # as a run killed with SIGKILL leaves its cgroup
+    left.mkdir()
     out = tmp_path / "quota.db"
-    done = ov_tuner("sweep", str(tiny_model), "--cpus", "1", "--precision", "fp32", "--nireq", "1,2", "--time", "0.2",
-                    "--window", "0.05", "--no-accuracy", "--confirm-rounds", "2", "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    assert "ov-tuner set that quota up for this sweep (--cpus)" in done.stdout + done.stderr
+    command = [sys.executable, "-m", "ov_tuner", "sweep", str(tiny_model), "--cpus", "1", "--precision", "fp32",
+               "--nireq", "1,2", "--time", "0.2", "--window", "0.05", "--no-accuracy", "--confirm-rounds", "2",
+               "--out", str(out)]
+    try:
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sweep:
+            stdout, stderr = sweep.communicate(timeout=180)
+    finally:
+        if left.exists():
+            left.rmdir()
+    assert sweep.returncode == 0, stderr
+    said = (stdout + stderr).splitlines()
+    assert any("ov-tuner set that quota up for this sweep (--cpus)" in line for line in said)
+    removed = [line for line in said if str(left) in line]  # beside any other run's leftovers
+    assert len(removed) == 1 and removed[0].startswith("removed ") and "killed ov-tuner run" in removed[0]
+    assert not (parent / f"{PREFIX}{sweep.pid}").exists()
     stored = load_results(out)
     box = stored.environment.box
     assert box is not None and box.quota_cpus == 1.0
@@ -96,5 +111,3 @@ def test_a_sweep_under_a_quota_it_sets_up_measures_inside_it(tiny_model: Path, t
     default = next(p for p in stored.points if p.config.mode is Mode.DEFAULT)
     assert default.config.settings == () and default.compile is not None
     assert "INFERENCE_NUM_THREADS" not in default.compile.requested
-    cgroups = Path("/sys/fs/cgroup/cpu")
-    assert not list(cgroups.glob("ov-tuner-*")) if cgroups.is_dir() else True

@@ -3,8 +3,10 @@
 Why: OpenVINO sizes its threads and streams to the host's CPUs, not to a container's CPU quota, so tuning on a big
 machine for a 2-CPU pod means measuring under that pod's quota. cpu_quota makes a child of the process's own cpu
 cgroup (cgroup v1 cpu.cfs_quota_us, or v2 cpu.max), moves the whole process (every thread) into it, and on the way
-out, also on an exception or Ctrl-C, moves it back and removes the child. Where the host will not allow it (not root,
-a read-only or missing cpu controller, v2 without cpu delegated) QuotaUnavailable says why in one line.
+out, also on an exception or Ctrl-C, moves it back and removes the child. A run killed outright (SIGKILL) never gets
+there, so each start first removes the children such runs left: empty, and named for a process that is gone. Where the
+host will not allow a quota (not root, a read-only or missing cpu controller, v2 without cpu delegated)
+QuotaUnavailable says why in one line.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.devices.box import Box, _up_to, parse_proc_cgroup, read_box
@@ -20,6 +23,7 @@ from ov_tuner.errors import BadInputError, OvTunerError
 
 # The kernel's bounds on a CFS period and its smallest quota (kernel/sched/core.c), in microseconds.
 MIN_PERIOD_US, MAX_PERIOD_US, MIN_QUOTA_US = 1_000, 1_000_000, 1_000
+PREFIX = "ov-tuner-"  # a child's name is this and the pid of the process that made it
 
 
 class QuotaUnavailable(OvTunerError):
@@ -32,6 +36,16 @@ class QuotaUnavailable(OvTunerError):
         )
 
 
+@dataclass(frozen=True)
+class Quota:
+    """The quota a process runs under: its box read from inside, the cgroup made for it (gone on the way out), and the
+    cgroups killed runs had left beside that one, removed before it was made."""
+
+    box: Box
+    cgroup: Path
+    removed: tuple[Path, ...]
+
+
 @contextmanager
 def cpu_quota(
     cpus: float,
@@ -39,20 +53,22 @@ def cpu_quota(
     *,
     root: Path = Path("/sys/fs/cgroup"),
     proc_self_cgroup: Path = Path("/proc/self/cgroup"),
-) -> Iterator[Box]:
+) -> Iterator[Quota]:
     """Run the body with this process allowed `cpus` CPUs' worth of time per `period_us`; yields the box as read
-    from inside, so the caller stores the quota it really got."""
+    from inside (the caller stores the quota it really got) and the leftovers it removed (the caller says so)."""
     quota_us = _validated_quota_us(cpus, period_us, read_box(root, proc_self_cgroup))
     parent, limits = _own_cpu_cgroup(root, proc_self_cgroup, cpus)
     if limits == "cpu.max":
         files = {"cpu.max": f"{quota_us} {period_us}"}
     else:
         files = {"cpu.cfs_period_us": str(period_us), "cpu.cfs_quota_us": str(quota_us)}
-    child = parent / f"ov-tuner-{os.getpid()}"
+    removed = _remove_leftovers(parent)
+    child = parent / f"{PREFIX}{os.getpid()}"
     try:
         child.mkdir()
     except FileExistsError:
-        raise QuotaUnavailable(f"{child} already exists (left by a killed run? rmdir it)", cpus) from None
+        raise QuotaUnavailable(f"{child} already exists and holds processes (move them out and rmdir it)",
+                               cpus) from None
     except OSError as e:
         raise QuotaUnavailable(f"cannot make {child}: {e.strerror}", cpus) from None
     try:
@@ -62,7 +78,7 @@ def cpu_quota(
             (child / "cgroup.procs").write_text(str(os.getpid()))  # moves every thread of this process
         except OSError as e:
             raise QuotaUnavailable(f"cannot set a quota on or enter {child}: {e.strerror}", cpus) from None
-        yield read_box(root, proc_self_cgroup)
+        yield Quota(read_box(root, proc_self_cgroup), child, removed)
     finally:
         _move_all(child, parent)
         child.rmdir()
@@ -112,6 +128,33 @@ def _own_cpu_cgroup(root: Path, proc_self_cgroup: Path, cpus: float) -> tuple[Pa
         except OSError as e:
             raise QuotaUnavailable(f"cannot enable cpu for children of {parent}: {e.strerror}", cpus) from None
     return parent, limits
+
+
+def _remove_leftovers(parent: Path) -> tuple[Path, ...]:
+    """The children of `parent` that killed runs left: no process in them, and the process their name carries gone
+    (one that is alive may be between making its child and entering it). The kernel refuses to remove a cgroup that
+    holds a process or a child cgroup, so one entered meanwhile stays."""
+    removed = []
+    for leftover in sorted(parent.glob(f"{PREFIX}*")):
+        if _words(leftover / "cgroup.procs") or _alive(leftover.name.removeprefix(PREFIX)):
+            continue
+        try:
+            leftover.rmdir()
+        except OSError:  # entered meanwhile, removed by another run, or not a cgroup: not ours to force
+            continue
+        removed.append(leftover)
+    return tuple(removed)
+
+
+def _alive(pid: str) -> bool:
+    """Whether `pid` names another process that still runs (one killed but not yet reaped, a zombie, does not)."""
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"  # the state follows the command name in parentheses
 
 
 def _words(path: Path) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from ov_tuner.schema import Box, Merged, Precision, Quantization
 
@@ -15,6 +16,13 @@ class InBox:
     box: Box
     threads: tuple[str, ...]
     quota_set: bool  # the sweep set the quota up itself (--cpus)
+
+
+@dataclass(frozen=True)
+class CgroupsRemoved:
+    """Empty cgroups that killed ov-tuner runs had left beside the quota this sweep set up, removed before it."""
+
+    cgroups: tuple[Path, ...]
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,5 @@ class Resuming:
     points: int
 
 
-Notice = (InBox | PrecisionSkipped | PrecisionsChosen | PrecisionMerged | Quantizing | Quantized | QuantizationFailed
-          | ComparingOutputs
-          | OutputsNotCompared | Confirming | HostBusy | Resuming)
+Notice = (InBox | CgroupsRemoved | PrecisionSkipped | PrecisionsChosen | PrecisionMerged | Quantizing | Quantized
+          | QuantizationFailed | ComparingOutputs | OutputsNotCompared | Confirming | HostBusy | Resuming)

@@ -36,7 +36,15 @@ from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.confirm import confirm_sweep
 from ov_tuner.sweep.driver import Driver
-from ov_tuner.sweep.notices import HostBusy, InBox, PrecisionsChosen, QuantizationFailed, Quantized, Quantizing
+from ov_tuner.sweep.notices import (
+    CgroupsRemoved,
+    HostBusy,
+    InBox,
+    PrecisionsChosen,
+    QuantizationFailed,
+    Quantized,
+    Quantizing,
+)
 from ov_tuner.sweep.outputs import compare_outputs
 from ov_tuner.sweep.progress import Silent, SweepProgress
 from ov_tuner.sweep.summary import SweepSummary, summarise
@@ -53,8 +61,11 @@ def run_sweep(
 
     `store` replaces the file at `spec.out`: a fleet sweep passes one whose every write goes to the driver's
     machine (ov_tuner.fleet), so the same search runs on a node that has no results file of its own."""
-    with cpu_quota(spec.cpus) if spec.cpus is not None else nullcontext():
-        return _run_sweep(spec, progress or Silent(), stop or threading.Event(), runtime or Runtime(), store)
+    progress = progress or Silent()
+    with cpu_quota(spec.cpus) if spec.cpus is not None else nullcontext() as quota:
+        if quota is not None and quota.removed:
+            progress.note(CgroupsRemoved(quota.removed))
+        return _run_sweep(spec, progress, stop or threading.Event(), runtime or Runtime(), store)
 
 
 def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, runtime: Runtime,

@@ -11,6 +11,7 @@ from ov_tuner.present.words.quantization import quantization_lines
 from ov_tuner.schema import Merged, MergeReason
 from ov_tuner.sweep import SweepSummary
 from ov_tuner.sweep.notices import (
+    CgroupsRemoved,
     ComparingOutputs,
     Confirming,
     HostBusy,
@@ -70,10 +71,19 @@ def box_notice_text(notice: InBox) -> str:
     return text
 
 
+def cgroups_removed_text(notice: CgroupsRemoved) -> str:
+    """'removed 1 empty cgroup that a killed ov-tuner run left behind: /sys/fs/cgroup/cpu/ov-tuner-4242'."""
+    count = len(notice.cgroups)
+    which = "cgroup that a killed ov-tuner run" if count == 1 else "cgroups that killed ov-tuner runs"
+    return f"removed {count} empty {which} left behind: {', '.join(map(str, notice.cgroups))}"
+
+
 def notice_text(notice: Notice) -> str:
     """One line for what a sweep reports as it goes."""
     if isinstance(notice, InBox):
         return box_notice_text(notice)
+    if isinstance(notice, CgroupsRemoved):
+        return cgroups_removed_text(notice)
     if isinstance(notice, PrecisionSkipped):
         p = notice.precision.value
         return (f"{notice.device} {p}: its first compile failed ({notice.error}); the rest of {p} on {notice.device} "
