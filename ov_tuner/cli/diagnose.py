@@ -21,10 +21,6 @@ from ov_tuner.cli.app import (
     say_quantizing,
 )
 from ov_tuner.cli.flags import one_device, one_precision, parse_shapes
-from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
-from ov_tuner.jobs.configs import one_config
-from ov_tuner.jobs.profile import run_profile
-from ov_tuner.present.documents import coldstart_section, profile_section
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO
 from ov_tuner.store.destinations import output_folder
@@ -43,6 +39,10 @@ def coldstart(
     out_path: ResultsOut = Path("results.db"),
 ) -> None:
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
+    from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
+    from ov_tuner.jobs.configs import one_config
+    from ov_tuner.present.documents import coldstart_section
+
     config = one_config(one_device(read_devices(device), "coldstart"), one_precision(precision, "coldstart"), batch,
                         streams, 1)
     spec = ColdStartSpec(model, out_path, config.device, config.precision, batch, streams, parse_shapes(shape),
@@ -67,6 +67,10 @@ def profile(
     plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
+    from ov_tuner.jobs.configs import one_config
+    from ov_tuner.jobs.profile import run_profile
+    from ov_tuner.present.documents import profile_section
+
     config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
                         streams, nireq)
     if plot_dir is not None:

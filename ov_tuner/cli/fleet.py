@@ -7,18 +7,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import Progress
 
-from ov_tuner.analyse.answer import answer_if_any
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, ctrl_c_interrupts, err, one_line_errors, out, with_options_of
 from ov_tuner.cli.sweep import ProgressBar, progress_columns, sweep_spec
 from ov_tuner.errors import BadInputError
-from ov_tuner.present.fleet_text import HostResults, fleet_table
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.schema import SweepSpec
-from ov_tuner.store.results import load_results
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from ov_tuner.fleet.cluster import Target
     from ov_tuner.fleet.run import HostOutcome
 
@@ -67,6 +65,12 @@ def fleet_sweep(
         if e.name != "ray":
             raise
         raise BadInputError(INSTALL_HINT) from None
+    from rich.progress import Progress
+
+    from ov_tuner.analyse.answer import answer_if_any
+    from ov_tuner.present.fleet_text import HostResults, fleet_table
+    from ov_tuner.store.results import load_results
+
     with (ctrl_c_interrupts(), connected(address) as chosen,
           Progress(*progress_columns(), console=err, transient=True) as progress):
         summary = run_fleet(spec, chosen, out_dir, FleetBars(progress))

@@ -10,12 +10,8 @@ import typer
 
 from ov_tuner.cli.app import Int8MaxDrop, ModelArgument, ShapeOption, app, err, one_line_errors, out
 from ov_tuner.cli.flags import parse_layouts, parse_shapes
-from ov_tuner.devices.modelfile import model_files, open_model_source
-from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
-from ov_tuner.model.inputs import load_images
 from ov_tuner.present.words.quantization import quantization_lines
-from ov_tuner.quantize import quantize_model
 from ov_tuner.schema import Int8Options, Preset
 from ov_tuner.store.destinations import output_file
 
@@ -38,6 +34,11 @@ def quantize(
                                                "name[NHWC].")] = None,
 ) -> None:
     """Quantize a model to INT8 with NNCF (post-training, or accuracy-aware with --int8-max-drop) and write the IR."""
+    from ov_tuner.devices.modelfile import model_files, open_model_source
+    from ov_tuner.devices.runtime import Runtime
+    from ov_tuner.model.inputs import load_images
+    from ov_tuner.quantize import quantize_model
+
     if output.suffix != ".xml":
         raise BadInputError(f"-o: {output} is not an .xml path; give the IR to write, e.g. -o model_int8.xml")
     for written in (output, output.with_suffix(".bin")):

@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
-from ov_tuner.analyse.answer import answer_if_any
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
     Devices,
@@ -44,7 +34,6 @@ from ov_tuner.cli.flags import (
     parse_shapes,
     parse_stop_rule,
 )
-from ov_tuner.present.documents import sweep_ending
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.notices import notice_text, summary_lines
 from ov_tuner.schema import (
@@ -58,9 +47,10 @@ from ov_tuner.schema import (
     Status,
     SweepSpec,
 )
-from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
 from ov_tuner.sweep.notices import Notice, Resuming
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, ProgressColumn
 
 
 class ProgressBar:
@@ -166,6 +156,8 @@ def sweep_spec(
 
 
 def progress_columns() -> tuple[ProgressColumn, ...]:
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
     return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TextColumn("ETA"), TimeRemainingColumn())
 
@@ -176,6 +168,13 @@ def progress_columns() -> tuple[ProgressColumn, ...]:
 def sweep(spec: SweepSpec) -> None:
     """Measure streams x nireq x batch x precision points (all of them with --search grid), each stored as it
     completes; rerunning resumes."""
+    from rich.progress import Progress
+
+    from ov_tuner.analyse.answer import answer_if_any
+    from ov_tuner.present.documents import sweep_ending
+    from ov_tuner.store.results import load_results
+    from ov_tuner.sweep import run_sweep  # the engine: OpenVINO and numpy, which --help goes without
+
     out_path = spec.out
     columns = progress_columns()
     try:

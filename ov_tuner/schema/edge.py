@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ov_tuner.schema.config import PointConfig
 from ov_tuner.schema.measurement import FOREIGN_CPU_LIMIT, STEAL_LIMIT, LatencyStats, Window
+
+if TYPE_CHECKING:  # numpy loads where a method computes: the command line imports schema for --help
+    import numpy as np
 
 # A camera count serves when the latency at the target percentile of every frame offered stayed within the budget
 # (a dropped frame counts as infinitely late: p99 within 100 ms means 99% of the frames arrived within 100 ms),
@@ -80,11 +82,12 @@ class LoadTrial:
         rank = math.ceil(percentile / 100 * self.offered)
         if rank == 0:
             return 0.0
+        import numpy as np
         return float(np.sort(self.latencies_ms)[rank - 1]) if rank <= self.completed else math.inf
 
     def late(self, budget_ms: float) -> int:
         """Frames that completed later than `budget_ms` after they arrived."""
-        return int(np.sum(self.latencies_ms > budget_ms))
+        return int((self.latencies_ms > budget_ms).sum())
 
     def serves(self, target: CameraTarget) -> bool:
         """Whether every camera got what it needs (see PASS_RATIO)."""
@@ -112,6 +115,7 @@ class SoakWindow:
     latencies_ms: np.ndarray
 
     def percentile_ms(self, percentile: float) -> float:
+        import numpy as np
         return float(np.percentile(self.latencies_ms, percentile))
 
 

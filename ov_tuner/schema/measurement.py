@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads where a method computes: the command line imports schema for --help
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class LatencyStats:
     def of(cls, latencies_ms: np.ndarray) -> LatencyStats:
         if latencies_ms.size == 0:
             raise ValueError("no latencies to summarise")
+        import numpy as np
         p50, p90, p99 = np.percentile(latencies_ms, [50, 90, 99])
         return cls(
             float(p50), float(p90), float(p99),
@@ -155,6 +158,7 @@ class Measurement:
     @property
     def fps_cv(self) -> float | None:
         """Coefficient of variation of the counted windows' FPS, or None with fewer than 3 windows."""
+        import numpy as np
         values = np.asarray([w.fps for w in self.counted_windows])
         if values.size < 3:
             return None
@@ -164,6 +168,7 @@ class Measurement:
     def fps_ci95(self) -> tuple[float, float] | None:
         """95% confidence interval of the mean counted window FPS (Student's t; windows treated as independent,
         which consecutive windows only approximately are). None with fewer than 2 windows."""
+        import numpy as np
         values = np.asarray([w.fps for w in self.counted_windows])
         if values.size < 2:
             return None

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ov_tuner.schema.box import Box
 from ov_tuner.schema.config import PointConfig
 from ov_tuner.schema.devices import CompileInfo
 from ov_tuner.schema.measurement import Measurement, Window
+
+if TYPE_CHECKING:  # numpy only names a type here: the command line imports schema for --help without it
+    import numpy as np
 
 # What the device chose for an explicit configuration besides its streams, as read back: set on deployment so
 # that it runs what was measured.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from ov_tuner.stats.headtohead import Ratio
+if TYPE_CHECKING:  # a type alone: the command line imports these words without numpy
+    from ov_tuner.stats.headtohead import Ratio
 
 
 def names(items: list[str]) -> str:
