@@ -4,6 +4,24 @@ Core code raises these and never prints or exits; the CLI turns them into one li
 non-zero exit. Anything else is a bug and keeps its traceback.
 """
 
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Given:
+    """Where a value was given, as an error about it names it: a flag (`--precision`), or a key of a file (name
+    `p.toml [[stage]] 2 precision`, key `precision`), so that one parser says the same mistake in the words of
+    either."""
+
+    name: str
+    key: str | None = None  # the file's key; None for a flag
+
+    def example(self, value: str) -> str:
+        """`value` written as the user would give it: `--precision fp16`, or `precision = "fp16"`."""
+        return f"{self.name} {value}" if self.key is None else f'{self.key} = "{value}"'
+
 
 class OvTunerError(Exception):
     """Base class: a problem with the user's input or environment, not a bug in ov-tuner."""
@@ -19,6 +37,11 @@ class ModelError(OvTunerError):
 
 class DeviceError(OvTunerError):
     """A requested OpenVINO device is unknown or not present on this machine."""
+
+
+class ResultsFileError(BadInputError):
+    """A results file given to take what it deploys from (--from, a pipeline stage's answer) that holds no answer for
+    the model given: a pipeline's results file, one without a sweep point, or a sweep of another model."""
 
 
 class IncompatibleResultsError(OvTunerError):

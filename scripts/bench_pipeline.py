@@ -50,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     out = args.out_dir or Path(tempfile.mkdtemp(prefix="bench_pipeline-"))
     out.mkdir(parents=True, exist_ok=True)
-    pipeline = read_pipeline(args.pipeline)
+    pipeline = read_pipeline(args.pipeline).pipeline
     space = small_space(len(pipeline.stages), os.cpu_count() or 1)
     print(f"{len(space.splits())} splits in the small space; results in {out}")
     common = {"seconds": args.seconds, "lead_in_s": args.lead_in, "rounds": 0, "space": space}

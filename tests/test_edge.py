@@ -20,6 +20,7 @@ from ov_tuner.analyse.accuracy import Breach
 from ov_tuner.analyse.capacity import capacity_candidates, latest_served
 from ov_tuner.analyse.drift import drift
 from ov_tuner.cli import app
+from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import ModelError
@@ -36,14 +37,17 @@ from ov_tuner.schema import (
     CompileKey,
     Int8Options,
     LoadTrial,
+    Pipeline,
+    PipelineStage,
     PointConfig,
     Precision,
     SoakWindow,
     StopRule,
+    VideoSource,
     Window,
 )
 from ov_tuner.search.cameras import capacity, next_cameras
-from ov_tuner.store.results import load_results
+from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)
@@ -287,6 +291,32 @@ def test_from_takes_the_files_device_and_precision(int8_answer: Path, tiny_model
         result = CliRunner().invoke(app, [command, str(tiny_model), "--from", str(int8_answer), "--precision",
                                           "fp32"])
         assert result.exit_code == 2 and "leave out --device and --precision" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["capacity", "soak"])
+def test_from_a_pipelines_results_file_is_one_line_and_writes_nothing(command: str, tiny_model: Path,
+                                                                       tmp_path: Path) -> None:
+    """A pipeline tuned with the tiny model as its first stage: its file holds that model's environment, but no
+    sweep point to deploy."""
+    db = tmp_path / "pipeline.db"
+    source = open_model_source(tiny_model)
+    with ResultStore(db) as store:
+        store.claim(environment(source))
+        store.claim_pipeline(Pipeline((PipelineStage("detect", str(tiny_model), model_sha256=source.sha256),),
+                                      VideoSource(None, 64, 64), TARGET))
+    before = db.read_bytes()
+    done = ov_tuner(command, str(tiny_model), "--from", str(db), "--seconds", "0.5") if command == "capacity" else \
+        ov_tuner(command, str(tiny_model), "--from", str(db), "--minutes", "0.01")
+    assert_one_line(done, f"--from {db} is a pipeline's results file; give a sweep's results file of tiny_conv.xml")
+    assert db.read_bytes() == before
+
+
+def test_from_another_models_sweep_is_one_line(swept_db: Path, batch_one_only_model: Path) -> None:
+    """capacity would store its runs in the --from file: the model is checked before, in the --from file's words."""
+    before = swept_db.read_bytes()
+    done = ov_tuner("capacity", str(batch_one_only_model), "--from", str(swept_db), "--seconds", "0.5")
+    assert_one_line(done, f"--from {swept_db} was measured on another model", "batch_one_only.xml")
+    assert swept_db.read_bytes() == before
 
 
 # -- soaks ---------------------------------------------------------------------------------------------------------

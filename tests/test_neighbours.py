@@ -46,3 +46,12 @@ def test_a_missing_model_is_one_line_before_any_copy_starts(tiny_model: Path, tm
     run_sweep(quick_spec(tiny_model, out, streams=(1,), nireq=(1,)))
     done = ov_tuner("neighbours", str(tmp_path / "missing.xml"), "--from", str(out))
     assert_one_line(done, "missing.xml does not exist")
+
+
+def test_another_models_results_are_one_line_before_any_copy_starts(swept_db: Path,
+                                                                     batch_one_only_model: Path) -> None:
+    done = ov_tuner("neighbours", str(batch_one_only_model), "--from", str(swept_db), "--rounds", "2",
+                    "--seconds", "0.1")
+    assert_one_line(done, f"--from {swept_db} was measured on another model", "tiny_conv.xml",
+                    "batch_one_only.xml", "ov-tuner sweep")
+    assert done.stdout == ""  # no copy started, nothing measured

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ov_tuner.analyse.capacity import capacity_candidates
-from ov_tuner.analyse.recommend import accuracy_exclusions, results_answer
 from ov_tuner.cli.app import (
     EXIT_INTERRUPTED,
     Devices,
@@ -28,15 +25,12 @@ from ov_tuner.cli.app import (
 )
 from ov_tuner.cli.flags import int8_asked, one_device, one_precision, parse_counts, parse_precisions, parse_shapes
 from ov_tuner.errors import BadInputError
-from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
-from ov_tuner.jobs.configs import Asked, grid_configs, one_config
-from ov_tuner.jobs.soak import SoakSpec, run_soak
-from ov_tuner.present.documents import capacity_section, soak_section
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.present.words.edge import soak_window_line, trial_line
 from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig, Quantization, SoakWindow
 from ov_tuner.store.destinations import output_folder
-from ov_tuner.store.results import load_results
+
+if TYPE_CHECKING:
+    from ov_tuner.jobs.deployed import Deployed
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
                                                  "best configurations from there, int8 included (and store the runs "
@@ -73,7 +67,12 @@ def capacity(
 ) -> None:
     """Open-loop load from cameras: per configuration, the most cameras it serves within the latency budget (or
     how it serves --cameras), latency counted from each frame's arrival. Batch 1: each frame is one request."""
-    configs, int8 = _configs(device, precision, streams, nireq, from_results, top)
+    from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
+    from ov_tuner.present.documents import capacity_section
+    from ov_tuner.present.words.edge import trial_line
+    from ov_tuner.store.results import load_results
+
+    configs, int8 = _configs(model, device, precision, streams, nireq, from_results, top)
     target = CameraTarget(fps, max_latency, percentile, arrival)
     spec = CapacitySpec(model, _out(out_path, from_results), configs, target, cameras, seconds,
                         shapes=parse_shapes(shape), int8=int8)
@@ -116,11 +115,18 @@ def soak(
 ) -> None:
     """Run one configuration for minutes (the one --from a sweep recommends, or --streams/--nireq) and say whether
     it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the windows measured."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ov_tuner.jobs.configs import one_config
+    from ov_tuner.jobs.soak import SoakSpec, run_soak
+    from ov_tuner.present.documents import soak_section
+    from ov_tuner.present.words.edge import soak_window_line
+    from ov_tuner.store.results import load_results
+
     int8: Quantization | None = None
     if from_results is not None:
-        _from_alone("soak", device, precision)
-        stored = load_results(from_results)
-        config, int8 = results_answer(stored).winner.config, stored.quantization
+        deployed = _deployed("soak", model, from_results, device, precision)
+        config, int8 = deployed.config, deployed.quantization
     elif streams is None or nireq is None:
         raise BadInputError("soak: give --streams and --nireq, or --from a results file to soak its recommendation")
     else:
@@ -161,17 +167,17 @@ def _out(out_path: Path | None, from_results: Path | None) -> Path:
     return out_path or from_results or Path("results.db")
 
 
-def _configs(device: list[str] | None, precision: str, streams: str | None, nireq: str | None,
+def _configs(model: Path, device: list[str] | None, precision: str, streams: str | None, nireq: str | None,
              from_results: Path | None, top: int) -> tuple[tuple[PointConfig, ...], Quantization | None]:
     """The configurations a capacity run takes, and the INT8 IR a results file recorded: every combination of the
     flags, or the best of a results file."""
+    from ov_tuner.jobs.configs import Asked, grid_configs
+
     if from_results is not None:
-        _from_alone("capacity", device, precision)
         if streams is not None or nireq is not None:
             raise BadInputError("capacity: give either --from or --streams/--nireq, not both")
-        stored = load_results(from_results)
-        candidates = capacity_candidates(stored.points, stored.confirmations, top, accuracy_exclusions(stored))
-        return tuple(candidates), stored.quantization
+        deployed = _deployed("capacity", model, from_results, device, precision, top)
+        return tuple(p.config for p in deployed.batch_one), deployed.quantization
     if streams is None or nireq is None:
         raise BadInputError("capacity: give --streams and --nireq (e.g. --streams 1,2 --nireq 2,4), or --from a "
                             "results file to take its best configurations")
@@ -185,3 +191,13 @@ def _from_alone(command: str, device: list[str] | None, precision: str) -> None:
     if device is not None or precision.strip().lower() != AUTO:
         raise BadInputError(f"{command}: --from runs the configurations the results file answered, device and "
                             "precision included; leave out --device and --precision, or --from")
+
+
+def _deployed(command: str, model: Path, from_results: Path, device: list[str] | None, precision: str,
+              top: int = 1) -> Deployed:
+    """What the --from file deploys, checked to be a sweep of `model` before anything runs or is written into it."""
+    from ov_tuner.devices.modelfile import open_model_source
+    from ov_tuner.jobs.deployed import FROM_FLAG, deployed_from
+
+    _from_alone(command, device, precision)
+    return deployed_from(from_results, open_model_source(model), FROM_FLAG, top)

@@ -7,6 +7,11 @@ import math
 import re
 from pathlib import Path
 
+# The precision and device parsers live below the CLI, where a pipeline file's stages read theirs too.
+from ov_tuner.devices.precision_names import int8_asked as int8_asked
+from ov_tuner.devices.precision_names import one_precision as one_precision
+from ov_tuner.devices.precision_names import parse_precisions
+from ov_tuner.devices.strings import one_device as one_device
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import AUTO, Int8Options, Precision, Preset, StopRule
 
@@ -26,30 +31,6 @@ def parse_counts(text: str, flag: str, allow_auto: bool = True) -> tuple[int, ..
     return tuple(sorted(set(values)))
 
 
-def parse_precisions(text: str, allow_auto: bool = True) -> tuple[Precision, ...] | None:
-    """'fp32,fp16' -> (FP32, FP16); 'auto' (or 'auto,int8': int8 is never part of auto, see int8_asked) -> None,
-    the precisions each device runs differently, resolved per device."""
-    parts = [p.strip().lower() for p in text.split(",")]
-    if allow_auto and AUTO in parts:
-        if set(parts) - {AUTO, Precision.INT8.value}:
-            raise BadInputError(f"--precision: auto goes alone or with int8 ('auto,int8'), not with "
-                                f"'{text}'; use e.g. --precision auto or --precision fp32,fp16")
-        return None
-    choices = [p.value for p in Precision]
-    result: list[Precision] = []
-    for part in parts:
-        if part not in choices:
-            names = ", ".join(choices) + (" or auto" if allow_auto else "")
-            raise BadInputError(f"--precision: '{part}' is not one of {names}; use e.g. --precision fp32,fp16")
-        result.append(Precision(part))
-    return tuple(dict.fromkeys(result))
-
-
-def int8_asked(text: str) -> bool:
-    """Whether --precision names int8 (alone, in a list, or beside auto)."""
-    return Precision.INT8.value in (p.strip().lower() for p in text.split(","))
-
-
 def int8_options(asked: bool, preset: Preset, subset_size: int | None, max_drop: float | None,
                  ) -> Int8Options | None:
     """How to make the INT8 IR, when int8 is asked for; --int8-max-drop without int8 is a mistake said at once."""
@@ -65,25 +46,6 @@ def parse_precision(text: str) -> Precision:
     found = parse_precisions(text, allow_auto=False)
     assert found is not None
     return found[0]
-
-
-def one_precision(text: str, command: str) -> Precision | None:
-    """--precision for a command that runs one configuration: one precision, or None for auto (resolved per device)."""
-    found = parse_precisions(text)
-    if found is None and not int8_asked(text):
-        return None
-    if found is None or len(found) != 1:
-        raise BadInputError(f"--precision {text}: {command} runs one configuration; give one precision, e.g. "
-                            "--precision int8, or auto")
-    return found[0]
-
-
-def one_device(devices: tuple[str, ...], command: str) -> str:
-    """The one device of a command that runs one configuration (a virtual device such as AUTO:GPU,CPU is one)."""
-    if len(devices) != 1:
-        raise BadInputError(f"--device: {command} runs one configuration, on one device, not {', '.join(devices)}; "
-                            "give one (AUTO:GPU,CPU is one device over both)")
-    return devices[0]
 
 
 _SHAPE = re.compile(r"([^\[\],]*)\[([^\]]*)\]")

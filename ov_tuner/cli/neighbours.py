@@ -7,14 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.analyse.answer import answer_of
-from ov_tuner.analyse.neighbours import neighbours as neighbours_figures
 from ov_tuner.cli.app import ModelArgument, app, ctrl_c_interrupts, err, one_line_errors, out
-from ov_tuner.devices.modelfile import open_model_source
-from ov_tuner.jobs.neighbours import NeighboursSpec, run_neighbours
-from ov_tuner.present.documents import neighbours_section
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.store.results import load_results
 
 
 @app.command()
@@ -32,8 +26,14 @@ def neighbours(
 ) -> None:
     """What each of several copies of the deployed configuration gets side by side (FPS and p90 against one copy
     alone, with intervals): the cost of co-locating models before deploying them."""
-    open_model_source(model)  # a model that is not there is one line, before any copy starts
-    config = answer_of(load_results(from_results)).recommendation.winner.config
+    from ov_tuner.analyse.neighbours import neighbours as neighbours_figures
+    from ov_tuner.devices.modelfile import open_model_source
+    from ov_tuner.jobs.deployed import FROM_FLAG, deployed_from
+    from ov_tuner.jobs.neighbours import NeighboursSpec, run_neighbours
+    from ov_tuner.present.documents import neighbours_section
+
+    # a model that is not there, or results of another, is one line before any copy starts
+    config = deployed_from(from_results, open_model_source(model), FROM_FLAG).config
     err.print(f"starting {copies} copies of {config.label()} ...", highlight=False)
     with ctrl_c_interrupts():
         phases = run_neighbours(NeighboursSpec(model, from_results, copies, rounds, seconds, threads))

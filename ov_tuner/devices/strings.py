@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Given
 
 # The virtual devices OpenVINO builds over real ones: AUTO:GPU,CPU, MULTI:..., HETERO:..., BATCH:GPU(4).
 VIRTUAL_PREFIXES = ("AUTO", "MULTI", "HETERO", "BATCH")
+DEVICE_FLAG = Given("--device")
 _BATCH_SIZE = re.compile(r"\(\d+\)$")
 
 
@@ -58,12 +59,13 @@ def virtual_members(name: str) -> tuple[str, ...]:
     return tuple(_BATCH_SIZE.sub("", part.strip()) for part in tail.split(",") if part.strip())
 
 
-def parse_devices(values: list[str]) -> ParsedDevices:
-    """Every --device value, read as OpenVINO means device strings (see the module's docstring)."""
+def parse_devices(values: list[str], given: Given = DEVICE_FLAG) -> ParsedDevices:
+    """Every --device value (or a file's device key, `given`), read as OpenVINO means device strings (see the
+    module's docstring)."""
     devices: list[str] = []
     readings: list[Reading] = []
     for written in values:
-        found, mixed = _one_value(written)
+        found, mixed = _one_value(written, given)
         if mixed is not None:
             readings.append(Reading(written, tuple(found), mixed))
         for device in found:
@@ -72,41 +74,51 @@ def parse_devices(values: list[str]) -> ParsedDevices:
             else:
                 devices.append(device)
     if not devices:
-        raise BadInputError("--device: no device given; use e.g. --device CPU, --device CPU,GPU or "
-                            "--device AUTO:GPU,CPU")
+        raise BadInputError(f"{given.name}: no device given; use e.g. {given.example('CPU')}, "
+                            f"{given.example('CPU,GPU')} or {given.example('AUTO:GPU,CPU')}")
     return ParsedDevices(tuple(devices), tuple(readings))
 
 
-def _one_value(written: str) -> tuple[list[str], ReadAs | None]:
+def one_device(devices: tuple[str, ...], what: str, given: Given = DEVICE_FLAG) -> str:
+    """The one device of what runs one configuration (`what`: a command, a pipeline stage); a virtual device such as
+    AUTO:GPU,CPU is one."""
+    if len(devices) != 1:
+        raise BadInputError(f"{given.name}: {what} runs one configuration, on one device, not {', '.join(devices)}; "
+                            "give one (AUTO:GPU,CPU is one device over both)")
+    return devices[0]
+
+
+def _one_value(written: str, given: Given) -> tuple[list[str], ReadAs | None]:
     """The devices of one --device value, and why its reading is worth saying (None where it is plain)."""
     tokens = [t.strip().upper() for t in written.split(",")]
     if not written.strip():
-        raise BadInputError("--device: an empty value; use e.g. --device CPU")
+        raise BadInputError(f"{given.name}: an empty value; use e.g. {given.example('CPU')}")
     if any(not t for t in tokens):
-        raise BadInputError(f"--device {written}: an empty name between commas; e.g. --device CPU,GPU")
+        raise BadInputError(f"{given.name} {written}: an empty name between commas; e.g. "
+                            f"{given.example('CPU,GPU')}")
     found: list[str] = []
     taking: list[str] | None = None  # a virtual device that takes the plain names after it: its name, then them
     why: ReadAs | None = None
     for token in tokens:
         if is_virtual(token):
-            _close(taking, found, written)
+            _close(taking, found, written, given)
             takes_members = ":" in token and not token.startswith("BATCH:")
             taking = [token] if takes_members else None
             if not takes_members:  # BATCH:GPU(4) takes one device; plain AUTO and MULTI take every one present
-                _close([token], found, written)
+                _close([token], found, written, given)
         elif taking is not None:
             taking.append(token)
         else:
             if found and found[-1].startswith("BATCH:"):
                 why = ReadAs.BATCH_TAKES_ONE
             found.append(token)
-    _close(taking, found, written)
+    _close(taking, found, written, given)
     if why is None and len(found) > 1 and any(":" in d and not d.startswith("BATCH:") for d in found):
         why = ReadAs.MEMBERS
     return found, why
 
 
-def _close(open_virtual: list[str] | None, found: list[str], written: str) -> None:
+def _close(open_virtual: list[str] | None, found: list[str], written: str, given: Given) -> None:
     """End the virtual device being read: 'AUTO:GPU' and members ['CPU'] make 'AUTO:GPU,CPU'."""
     if open_virtual is None:
         return
@@ -114,10 +126,10 @@ def _close(open_virtual: list[str] | None, found: list[str], written: str) -> No
     members = virtual_members(name)
     head = name.partition(":")[0]
     if ":" in name and not members:
-        raise BadInputError(f"--device {written}: {head} names no device after its colon; e.g. --device "
-                            f"{head}:GPU,CPU, or --device {head} for every device present")
+        raise BadInputError(f"{given.name} {written}: {head} names no device after its colon; e.g. "
+                            f"{given.example(head + ':GPU,CPU')}, or {given.example(head)} for every device present")
     twice = sorted({m for m in members if members.count(m) > 1})
     if twice:
         once = ",".join(dict.fromkeys(members))
-        raise BadInputError(f"--device {written}: {name} names {', '.join(twice)} twice; write {head}:{once}")
+        raise BadInputError(f"{given.name} {written}: {name} names {', '.join(twice)} twice; write {head}:{once}")
     found.append(name)

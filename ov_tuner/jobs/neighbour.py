@@ -13,12 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.analyse.answer import answer_of
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.jobs.deployed import FROM_FLAG, deployed_from
 from ov_tuner.jobs.irs import JobIRs
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.store.results import load_results
 
 WARMUP_S = 1.0
 
@@ -26,14 +25,14 @@ WARMUP_S = 1.0
 def serve(model: Path, results: Path, threads: int | None) -> None:
     """Compile the answer of `results` on `model` (with INFERENCE_NUM_THREADS `threads` where given), then answer
     the parent's visits until its input ends."""
-    stored = load_results(results)
-    config = answer_of(stored).recommendation.winner.config
+    source = open_model_source(model)
+    deployed = deployed_from(results, source, FROM_FLAG)
+    config = deployed.config
     runtime = Runtime()
     (device,) = runtime.resolve_devices((config.device,))
-    shapes = stored.inputs.shapes if stored.inputs else {}
+    shapes = deployed.inputs.shapes if deployed.inputs else {}
     extra = {"INFERENCE_NUM_THREADS": str(threads)} if threads else None
-    compiled, _ = JobIRs(runtime, open_model_source(model), stored.quantization, shapes).compile(
-        config.compile_key, device, extra)
+    compiled, _ = JobIRs(runtime, source, deployed.quantization, shapes).compile(config.compile_key, device, extra)
     with RequestLoop(compiled, config.nireq, config.batch) as loop:
         loop.warm_up(WARMUP_S)
         print("ready", flush=True)

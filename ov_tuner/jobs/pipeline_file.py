@@ -28,11 +28,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ov_tuner.devices.modelfile import open_model_source
-from ov_tuner.errors import BadInputError
+from ov_tuner.devices.precision_names import one_precision
+from ov_tuner.devices.strings import one_device, parse_devices
+from ov_tuner.errors import BadInputError, Given
+from ov_tuner.jobs.deployed import Deployed, deployed_from
 from ov_tuner.measure.video import video_size
 from ov_tuner.schema import (
     AUTO,
@@ -41,7 +45,6 @@ from ov_tuner.schema import (
     DetectionCount,
     Pipeline,
     PipelineStage,
-    Precision,
     VideoSource,
 )
 
@@ -56,8 +59,18 @@ STAGE_KEYS = {"name", "model", "device", "precision", "every", "per_frame", "per
 DETECTION_KEYS = {"output", "threshold", "most"}
 
 
-def read_pipeline(path: Path) -> Pipeline:
-    """The pipeline `path` describes, its models opened (and fingerprinted) and its video's size read."""
+@dataclass(frozen=True)
+class PipelineFile:
+    """What a pipeline file says, and what each stage's answer file deploys (None for a stage without one), read
+    once: the pipeline tuning starts from these."""
+
+    pipeline: Pipeline
+    answers: tuple[Deployed | None, ...]
+
+
+def read_pipeline(path: Path) -> PipelineFile:
+    """The pipeline `path` describes, its models opened (and fingerprinted), its stages' answer files checked to be
+    sweeps of their models, and its video's size read."""
     if not path.is_file():
         raise BadInputError(f"pipeline file {path} does not exist; write one (its keys: docs/usage.md, 'A pipeline')")
     try:
@@ -74,17 +87,20 @@ def read_pipeline(path: Path) -> Pipeline:
     if not isinstance(stages, list) or not stages:
         raise BadInputError(f"{place}: no [[stage]]; name at least one model, e.g. [[stage]] name = \"detect\" "
                             "model = \"detector.xml\"")
-    chain = tuple(_stage(s, i, folder, place) for i, s in enumerate(stages))
+    read = [_stage(s, i, folder, place) for i, s in enumerate(stages)]
+    chain = tuple(stage for stage, _ in read)
     names = [s.name for s in chain]
     if len(set(names)) != len(names) or "decode" in names:
         raise BadInputError(f"{place}: stage names must differ from each other and from 'decode' ({', '.join(names)})")
     if chain[0].per_detection is not None:
         raise BadInputError(f"{place}: stage '{chain[0].name}' counts detections, but no stage comes before it; "
                             "give the first stage per_frame or nothing")
-    return Pipeline(chain, _video(data.get("video"), folder, place), target)
+    return PipelineFile(Pipeline(chain, _video(data.get("video"), folder, place), target),
+                        tuple(answer for _, answer in read))
 
 
-def _stage(data: Any, index: int, folder: Path, place: str) -> PipelineStage:
+def _stage(data: Any, index: int, folder: Path, place: str) -> tuple[PipelineStage, Deployed | None]:
+    """A stage, its device and precision read as --device and --precision are, and what its answer file deploys."""
     where = f"{place} [[stage]] {index + 1}"
     if not isinstance(data, dict):
         raise BadInputError(f"{where} is not a table; write it as [[stage]] with keys {', '.join(sorted(STAGE_KEYS))}")
@@ -97,24 +113,30 @@ def _stage(data: Any, index: int, folder: Path, place: str) -> PipelineStage:
         raise BadInputError(f"{where}: model {model} does not exist; give the path of an OpenVINO IR (.xml) or ONNX "
                             "file, relative to the pipeline file")
     source = open_model_source(model)
-    precision = str(data.get("precision", AUTO)).lower()
-    if precision != AUTO and precision not in {p.value for p in Precision}:
-        raise BadInputError(f"{where}: precision '{precision}' is not one of auto, "
-                            f"{', '.join(p.value for p in Precision)}")
+    device_key, precision_key = Given(f"{where} device", "device"), Given(f"{where} precision", "precision")
+    device = one_device(parse_devices([str(data.get("device", "CPU"))], device_key).devices, "a stage", device_key)
+    precision = one_precision(str(data.get("precision", AUTO)), "a stage", precision_key)
     answer = data.get("answer")
-    if answer is not None and not (folder / str(answer)).is_file():
-        raise BadInputError(f"{where}: answer file {folder / str(answer)} does not exist; sweep the model into it "
-                            "first (`ov-tuner sweep MODEL --out FILE`) or leave answer out")
+    deployed = None
+    if answer is not None:
+        answer_file = folder / str(answer)
+        if not answer_file.is_file():
+            raise BadInputError(f"{where}: answer file {answer_file} does not exist; sweep the model into it first "
+                                "(`ov-tuner sweep MODEL --out FILE`) or leave answer out")
+        deployed = deployed_from(answer_file, source, Given(f"{where} answer", "answer"))
+        if not deployed.batch_one:
+            raise BadInputError(f"{where}: answer {answer_file} has no measured batch-1 point to start from; sweep "
+                                "with --batch 1, or leave answer out")
     detection = data.get("per_detection")
     if detection is not None and "per_frame" in data:
         raise BadInputError(f"{where}: give per_frame or per_detection, not both")
-    return PipelineStage(
-        name=str(name), model=str(model), device=str(data.get("device", "CPU")).upper(),
-        precision=None if precision == AUTO else Precision(precision),
+    stage = PipelineStage(
+        name=str(name), model=str(model), device=device, precision=precision,
         every=_count(data, "every", where), per_frame=_count(data, "per_frame", where),
         per_detection=None if detection is None else _detection(detection, where),
         answer_from=None if answer is None else str(folder / str(answer)), model_sha256=source.sha256,
         shape=_shape(data.get("shape", {}), where))
+    return stage, deployed
 
 
 def _shape(data: Any, where: str) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -281,13 +281,20 @@ class _Trial:
 
 
 def _detection_count(runners: Sequence[StageRunner], stage: int) -> DetectionCount | None:
-    """What the stage after `stage` counts in `stage`'s outputs, checked against them here rather than in a callback."""
-    following = runners[stage + 1].stage.per_detection if stage + 1 < len(runners) else None
-    if following is None:
-        return None
-    names = {name for output in runners[stage].compiled.outputs for name in output.get_names()}
-    if following.output not in names:
-        raise BadInputError(f"stage {runners[stage + 1].stage.name} counts detections in '{following.output}', which "
-                            f"{runners[stage].stage.name} does not output (its outputs: {', '.join(sorted(names))}); "
-                            "name one of them")
-    return following
+    """What the stage after `stage` counts in `stage`'s outputs, checked here rather than in a callback (a guard for a
+    chain run alone: ov_tuner.jobs.pipeline checks it on the models read, before anything is measured)."""
+    following = runners[stage + 1].stage if stage + 1 < len(runners) else None
+    if following is not None and following.per_detection is not None:
+        check_counted_output(following, runners[stage].stage, {n for o in runners[stage].compiled.outputs
+                                                                for n in o.get_names()})
+    return None if following is None else following.per_detection
+
+
+def check_counted_output(counting: PipelineStage, previous: PipelineStage, names: set[str]) -> None:
+    """A per-detection stage counts an output the stage before it has (`names`: that stage's output names)."""
+    assert counting.per_detection is not None
+    output = counting.per_detection.output
+    if output not in names:
+        raise BadInputError(f"stage '{counting.name}' counts detections in '{output}', which stage '{previous.name}' "
+                            f"does not output (its outputs: {', '.join(sorted(names))}); name one of them in "
+                            "per_detection's output")
