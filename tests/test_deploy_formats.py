@@ -21,12 +21,14 @@ from conftest import quick_spec
 from factories import assert_one_line, make_point, ov_tuner
 from typer.testing import CliRunner
 
+from ov_tuner.analyse.inputs import measured_inputs
 from ov_tuner.cli import app
 from ov_tuner.devices.decisions import type_name
 from ov_tuner.present.deploy import dlstreamer_pipeline, ovms_config
 from ov_tuner.present.formats import deploy_model, deploy_snippets
-from ov_tuner.schema import Mode, PointResult, Precision
-from ov_tuner.store.results import load_results
+from ov_tuner.quantize import int8_ir_path
+from ov_tuner.schema import Environment, Int8Options, Mode, PointResult, Precision, Quantization
+from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
 OVMS_SCHEMA = json.loads((Path(__file__).parent / "data" / "ovms_config_schema.json").read_text())
@@ -236,7 +238,7 @@ def test_a_baseline_deploys_what_openvino_chose_on_this_host(tiny_model: Path, t
     db = tmp_path / "r.db"
     run_sweep(quick_spec(tiny_model, db, streams=(1,), nireq=(1,), baselines=True))
     default = next(p for p in load_results(db).points if p.ok and p.config.mode is Mode.DEFAULT)
-    snippets = deploy_snippets(default, str(tiny_model))
+    snippets = deploy_snippets(default, str(tiny_model), inputs=measured_inputs(default, str(tiny_model)))
     assert "INFERENCE_PRECISION_HINT" not in snippets.properties and "NUM_STREAMS" not in snippets.properties
     compiled, shapes = run_benchmark_app(snippets.benchmark_app, tmp_path)
     expected = measured(default)
@@ -246,13 +248,16 @@ def test_a_baseline_deploys_what_openvino_chose_on_this_host(tiny_model: Path, t
 def test_a_shape_a_results_file_does_not_keep_is_said(spatially_dynamic_model: Path) -> None:
     """A results file from before ov-tuner kept --shape, on a model whose height and width were dynamic: the forms set
     the batch alone and say what to give."""
-    snippets = deploy_snippets(make_point(1, 1, 50, batch=2), str(spatially_dynamic_model))
-    assert snippets.inputs is None and "ov.set_batch(model, 2)" in snippets.python
+    point = make_point(1, 1, 50, batch=2)
+    shapes = measured_inputs(point, str(spatially_dynamic_model))
+    snippets = deploy_snippets(point, str(spatially_dynamic_model), inputs=shapes)
+    assert shapes is None and snippets.inputs is None and "ov.set_batch(model, 2)" in snippets.python
     assert any("keeps no --shape" in n for n in snippets.notes)
 
 
 def test_a_model_not_here_sets_the_batch_and_says_so() -> None:
-    snippets = deploy_snippets(make_point(1, 1, 50, batch=2), "/gone/net.xml")
+    point = make_point(1, 1, 50, batch=2)
+    snippets = deploy_snippets(point, "/gone/net.xml", inputs=measured_inputs(point, "/gone/net.xml"))
     assert "ov.set_batch(model, 2)" in snippets.python and "-shape" not in snippets.benchmark_app_line
     assert any("/gone/net.xml is not readable" in n for n in snippets.notes)
 
@@ -269,3 +274,55 @@ def test_each_form_written_to_a_file_names_it_and_config_out_goes_with_every_for
     assert f"-load_config {config}" in script and f"wrote {config}" in steps
     stdout_only = CliRunner().invoke(app, ["recommend", str(db), "--format", "benchmark_app"])
     assert stdout_only.exit_code == 0 and stdout_only.stdout.startswith("cat > load_config.json <<'EOF'")
+
+
+@pytest.fixture(scope="module")
+def int8_answer(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """A results file whose answer is an INT8 IR the user does not have yet: the file, the command that makes it, and
+    the path it makes."""
+    db = tmp_path_factory.mktemp("int8_answer") / "r.db"
+    point = make_point(2, 2, 200, precision=Precision.INT8)
+    source = "/models/net.xml"
+    made = str(int8_ir_path(Path(source)))
+    command = shlex.join(["ov-tuner", "quantize", source, "-o", made])
+    quantization = Quantization("/cache/net_int8.xml", False, 10, True, 8, 8, Int8Options(), "3.4.0", 1.0, False,
+                                command)
+    with ResultStore(db) as store:
+        store.claim(Environment("2026.4.1-x", "0.1.0", "host", "CPU", 2, "3.11.7", source, "0" * 64, "net"))
+        store.record_quantization(quantization)
+        assert point.compile is not None
+        store.add_point(point, store.add_compile(point.compile))
+    return db, command, made
+
+
+def _made_before_read(lines: list[str], command: str, made: str) -> None:
+    """The command that makes `made` is printed once, before every line that reads it."""
+    lines = [line.removeprefix("# ") for line in lines]
+    assert lines.count(command) == 1, lines
+    readers = [i for i, line in enumerate(lines) if made in line and line != command
+               and not line.startswith("First make")]
+    assert readers and lines.index(command) < min(readers), lines
+
+
+@pytest.mark.parametrize("fmt", ["python", "benchmark_app", "load_config", "ovms", "dlstreamer", "ray"])
+def test_the_model_to_make_is_printed_before_every_command_that_reads_it(fmt: str, int8_answer: tuple[Path, str, str],
+                                                                        tmp_path: Path) -> None:
+    """Written to a file (with --config-out, whose benchmark_app line reads the model too) and printed alone: the
+    quantize step comes first."""
+    db, command, made = int8_answer
+    args = [str(db), "--max-accuracy-loss", "none", "--format", fmt]
+    _, steps = recommend_form(db, fmt, tmp_path / "form", "--max-accuracy-loss", "none", "--config-out",
+                              str(tmp_path / "config.json"))
+    _made_before_read(steps, command, made)
+    shown = CliRunner().invoke(app, ["recommend", *args])
+    assert shown.exit_code == 0, shown.output
+    _made_before_read(shown.output.splitlines(), command, made)
+
+
+def test_the_text_answer_says_to_make_the_model_before_its_forms(int8_answer: tuple[Path, str, str],
+                                                                 tmp_path: Path) -> None:
+    db, command, made = int8_answer
+    shown = ov_tuner("recommend", str(db), "--max-accuracy-loss", "none", "--config-out", str(tmp_path / "c.json"),
+                     env={"COLUMNS": "250"})
+    assert shown.returncode == 0, shown.stderr
+    _made_before_read([line.strip() for line in shown.stdout.splitlines()], command, made)

@@ -20,6 +20,7 @@ from rich.console import Console
 from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, NO_LIMIT
 from ov_tuner.analyse.answer import answer_if_any, answer_of
 from ov_tuner.analyse.confirmed import precision_ratios
+from ov_tuner.analyse.findings import findings_of
 from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -127,7 +128,7 @@ def test_a_sweep_measures_int8_beside_fp32_head_to_head(classifier: Path, tmp_pa
     assert pairs & {(Precision.INT8, Precision.FP32), (Precision.FP32, Precision.INT8)}
     assert stored.quantization is not None and stored.quantization.speed_only
     console = Console(width=1000, record=True, color_system=None, force_terminal=False)
-    print_sections(console, show_document(stored, answer_if_any(stored)))
+    print_sections(console, show_document(stored, answer_if_any(stored), findings_of(stored)))
     text = console.export_text()
     int8_line = next(ln for ln in text.splitlines() if "CPU int8 batch 1" in ln and "outputs:" in ln)
     assert "FPS of fp32, head to head" in int8_line and "a speed figure, not an accuracy figure" in int8_line

@@ -16,6 +16,7 @@ from rich.console import Console
 
 from ov_tuner.analyse.answer import answer_if_any, answer_of
 from ov_tuner.analyse.compare import compare
+from ov_tuner.analyse.findings import findings_of
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.document import Bullets, Code, Image, Paragraph, Section, Tone
 from ov_tuner.present.documents import answer_section, comparison_document, recommend_document, show_document
@@ -73,7 +74,7 @@ def constructed(tmp: Path) -> list[Section]:
     every_kind = Section("Every block", (Paragraph("A plain paragraph."), Paragraph("A warning.", Tone.WARN),
                                          Bullets(("one", "two | with a bar")), Code("print(1)\n", "python"),
                                          Image(image, "one pixel")))
-    return [*show_document(results, answer_if_any(results)), every_kind]
+    return [*show_document(results, answer_if_any(results), findings_of(results)), every_kind]
 
 
 def check(name: str, text: str) -> None:

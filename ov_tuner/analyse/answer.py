@@ -1,8 +1,9 @@
 """The whole answer to a results file, computed once, as one immutable record: what to deploy and what it ran, its
 speed and every gain with its interval, the rule that chose it, each precision's speed and accuracy trade, the
 precisions measured as another, what the accuracy limit left out, the one caveat, and (through the deployed point)
-the properties to deploy it with. Every output (the terminal, the report, `recommend --json`, the deploy forms)
-only renders this record, so a program reading the JSON knows what a person reading the terminal knows."""
+the properties to deploy it with and the input shapes it compiled. Every output (the terminal, the report,
+`recommend --json`, the deploy forms) only renders this record, so a program reading the JSON knows what a person
+reading the terminal knows."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit, accuracy_of
 from ov_tuner.analyse.caveat import Caveat, caveat
+from ov_tuner.analyse.inputs import InputShape, measured_inputs
 from ov_tuner.analyse.precisions import PrecisionSpeed, int8_against_fastest_float, precision_speeds, ran_by_scope
 from ov_tuner.analyse.recommend import NothingMeetsBudget, Recommendation, results_answer
 from ov_tuner.schema import Accuracy, Box, Merged, ModelInputs, Precision, Quantization
@@ -38,6 +40,7 @@ class Answer:
     results: Path
     model: str  # the model the sweep was given: the deploy forms load it, or the IR made from it
     inputs: ModelInputs | None  # the sweep's --shape and --layout, which the deploy forms apply again
+    input_shapes: tuple[InputShape, ...] | None  # the deployed point's inputs as compiled (None: model not readable)
     quantization: Quantization | None
     limit: AccuracyLimit
     ran: tuple[tuple[Precision, str], ...]
@@ -57,8 +60,9 @@ def answer_of(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_
     swept = {p.config.precision for p in results.points if p.config.device == deployed.device}
     ran = tuple(sorted(((p, words) for (s, p, b), words in ran_by_scope(results.points).items()
                         if (s, b) == (deployed.device, batch)), key=lambda item: list(Precision).index(item[0])))
-    return Answer(rec, results.path, results.environment.model_path, results.inputs, results.quantization, limit,
-                  ran,
+    model = results.environment.model_path
+    return Answer(rec, results.path, model, results.inputs, measured_inputs(rec.winner, model, results.inputs),
+                  results.quantization, limit, ran,
                   tuple(m for m in results.merged if m.device == deployed.device and m.precision not in swept),
                   _int8_trade(results, scope, batch, deployed.device), caveat(rec, results.accuracies, results.points),
                   results.environment.box)

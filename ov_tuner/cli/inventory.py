@@ -10,11 +10,7 @@ import typer
 from ov_tuner import __version__
 from ov_tuner.cli.app import app, one_line_errors, out
 from ov_tuner.devices.box import read_box
-from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure import host
-from ov_tuner.model.architectures import ARCHITECTURES
-from ov_tuner.model.zoo import DESCRIPTIONS, build_zoo_model, zoo_model
-from ov_tuner.present.sections.jobs import devices_table, zoo_table
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.present.words.box import box_line
 from ov_tuner.store.destinations import output_folder
@@ -25,6 +21,9 @@ from ov_tuner.store.destinations import output_folder
 def devices() -> None:
     """List the OpenVINO devices present, with the properties that shape a sweep, and the box this process runs in:
     its CPU quota, cpuset and memory limit, and how busy other processes keep the CPUs."""
+    from ov_tuner.devices.runtime import Runtime
+    from ov_tuner.present.sections.jobs import devices_table
+
     start = host.sample()  # other processes' load, over the time the devices take to list
     runtime = Runtime()
     print_blocks(out, devices_table([runtime.device_info(d) for d in runtime.available_devices()]))
@@ -39,7 +38,10 @@ app.add_typer(zoo_app, name="zoo")
 @one_line_errors
 def zoo_list() -> None:
     """Every zoo model with its inputs, parameters and FLOPs per batch-1 inference."""
-    print_blocks(out, zoo_table([(name, DESCRIPTIONS[name], zoo_model(name)) for name in ARCHITECTURES]))
+    from ov_tuner.model.zoo import zoo_entries
+    from ov_tuner.present.sections.jobs import zoo_table
+
+    print_blocks(out, zoo_table(zoo_entries()))
 
 
 @zoo_app.command("build")
@@ -50,6 +52,8 @@ def zoo_build(
     = Path("models"),
 ) -> None:
     """Write a zoo model as an OpenVINO IR with an FP32 body and a dynamic batch."""
+    from ov_tuner.model.zoo import build_zoo_model
+
     path, stats = build_zoo_model(name, output_folder(out_dir, "-o"))
     out.print(f"wrote {path}: {stats.parameters / 1e6:.2f} M parameters, {stats.flops / 1e9:.2f} GFLOPs per "
               "batch-1 inference")

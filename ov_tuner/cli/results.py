@@ -5,31 +5,21 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
-from ov_tuner.analyse.answer import answer_if_any, answer_of
-from ov_tuner.analyse.compare import compare as compare_files
-from ov_tuner.analyse.pipeline import PipelineAnswer, pipeline_answer
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
 from ov_tuner.errors import BadInputError
-from ov_tuner.present.deploy import DeployFormat, deploy_form
-from ov_tuner.present.documents import (
-    comparison_document,
-    pipeline_document,
-    print_pipeline,
-    recommend_document,
-    show_document,
-)
-from ov_tuner.present.formats import deploy_snippets
-from ov_tuner.present.pipeline_forms import pipeline_form
+from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.store.destinations import output_file, output_folder
-from ov_tuner.store.export import to_csv, to_json
-from ov_tuner.store.results import load_pipeline, load_results
+
+if TYPE_CHECKING:
+    from ov_tuner.analyse.answer import Answer
+    from ov_tuner.analyse.pipeline import PipelineAnswer
+    from ov_tuner.present.deploy import Form
 
 
 class FigureFormat(str, Enum):
@@ -48,12 +38,17 @@ class ExportFormat(str, Enum):
 def show(results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")]) -> None:
     """Print every stored point, the best configuration per device and precision, and diagnostics (a pipeline's
     file: its answer, where a frame's time goes, the rounds and every split tried)."""
+    from ov_tuner.analyse.answer import answer_if_any
+    from ov_tuner.analyse.findings import findings_of
+    from ov_tuner.present.documents import print_pipeline, show_document
+    from ov_tuner.store.results import load_results
+
     answer = _pipeline_answer(results)
     if answer is not None:
         print_pipeline(out, answer, full=True)
         return
     stored = load_results(results)
-    print_sections(out, show_document(stored, answer_if_any(stored), options.verbose))
+    print_sections(out, show_document(stored, answer_if_any(stored), findings_of(stored), options.verbose))
 
 
 @app.command()
@@ -65,11 +60,15 @@ def plot(
                                               "search; keep those measured head to head.")] = False,
     fmt: Annotated[FigureFormat, typer.Option("--format", help="png, svg (for reports) or pdf.")] = FigureFormat.PNG,
 ) -> None:
-    """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures."""
+    """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures, each marking the
+    configuration to deploy and OpenVINO default."""
+    from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
+    from ov_tuner.store.results import load_results
 
     output_folder(out_dir, "-o")
-    figures = write_figures(load_results(results), out_dir, paired_only, fmt.value)
+    stored = load_results(results)
+    figures = write_figures(stored, out_dir, answer_if_any(stored), paired_only, fmt.value)
     for path in figures.all():
         out.print(f"wrote {path}")
 
@@ -109,42 +108,65 @@ def recommend(
                                                           "none]")] = None,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
-    if out_file is not None and fmt is DeployFormat.TEXT and not as_json:
-        raise BadInputError("-o writes one form: add --format python, benchmark_app, load_config, ovms, dlstreamer, "
-                            "kubernetes, ray or "
-                            "json (the text answer goes to the terminal)")
+    from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
+    from ov_tuner.analyse.answer import Answer, answer_of
+    from ov_tuner.present.deploy import FORMS, Where, deploy_form, formats_for, kind_of
+    from ov_tuner.present.documents import recommend_document
+    from ov_tuner.present.envelope import AnswerKind
+    from ov_tuner.store.results import load_results
+
+    fmt = DeployFormat.JSON if as_json else fmt
+    if out_file is not None and fmt is DeployFormat.TEXT:
+        raise BadInputError(f"-o writes one form: add --format {formats_for(AnswerKind.MODEL)} (the text answer goes "
+                            "to the terminal)")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
             output_file(path, flag, (results,))  # never over the results file read
-    pipeline = _pipeline_answer(results)
-    if pipeline is not None:
-        _recommend_pipeline(pipeline, DeployFormat.JSON if as_json else fmt, out_file)
+    answer: Answer | PipelineAnswer | None = _pipeline_answer(results)
+    if answer is None:
+        chosen = parse_precision(precision) if precision else None
+        limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
+        answer = answer_of(load_results(results), limit, max_latency, int(percentile.value), device and device.upper(),
+                           chosen)
+    kind = kind_of(answer)
+    if fmt is not DeployFormat.TEXT and not FORMS[fmt].serves(kind):
+        whose = "a pipeline's" if kind is AnswerKind.PIPELINE else "a single model's"
+        raise BadInputError(f"{whose} answer comes as --format {formats_for(kind)}, not {fmt.value}")
+    wrote = _load_config_out(answer, config_out) if isinstance(answer, Answer) else ()
+    if fmt is DeployFormat.TEXT:
+        print_sections(out, recommend_document(answer), titles=False)
+        if wrote:
+            out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
         return
-    stored = load_results(results)
-    chosen = parse_precision(precision) if precision else None
-    limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
-    answer = answer_of(stored, limit, max_latency, int(percentile.value), device and device.upper(), chosen)
-    config_file = str(config_out) if config_out is not None else None
-    wrote: tuple[str, ...] = ()
-    if config_out is not None:
-        snippets = deploy_snippets(answer.recommendation.winner, answer.model, answer.quantization, str(config_out),
-                                   answer.inputs)
-        config_out.write_text(snippets.load_config + "\n")
-        wrote = (f"wrote {config_out}", snippets.benchmark_app_line)
-    if as_json or fmt is not DeployFormat.TEXT:
-        text, steps = deploy_form(DeployFormat.JSON if as_json else fmt, answer,
-                                  str(out_file) if out_file is not None else None, config_file)
-        if out_file is None:
-            print(text)
-            for step in (*wrote, *steps):
-                print(f"# {step}", file=sys.stderr)
-            return
-        out_file.write_text(text + "\n")
-        out.print(*wrote, f"wrote {out_file}", *steps, sep="\n", highlight=False, markup=False, soft_wrap=True)
+    where = Where(str(out_file) if out_file is not None else None, str(config_out) if config_out is not None else None)
+    _print_form(deploy_form(fmt, answer, where), wrote, out_file)
+
+
+def _load_config_out(answer: Answer, config_out: Path | None) -> tuple[str, ...]:
+    """Write the -load_config file `--config-out` names; what was written and the benchmark_app line that reads it."""
+    from ov_tuner.present.formats import deploy_snippets
+
+    if config_out is None:
+        return ()
+    snippets = deploy_snippets(answer.recommendation.winner, answer.model, answer.quantization, str(config_out),
+                               answer.input_shapes)
+    config_out.write_text(snippets.load_config + "\n")
+    return f"wrote {config_out}", snippets.benchmark_app_line
+
+
+def _print_form(form: Form, wrote: tuple[str, ...], out_file: Path | None) -> None:
+    """One form alone, the model to make first before anything that reads it: on standard output with its steps as
+    comments on standard error, or written to `out_file` with its steps."""
+    if out_file is None:  # flushed in turn: where both streams go to one place, the steps keep their order
+        for step in form.first:
+            print(f"# {step}", file=sys.stderr, flush=True)
+        print(form.text, flush=True)
+        for step in (*wrote, *form.then):
+            print(f"# {step}", file=sys.stderr)
         return
-    print_sections(out, recommend_document(answer), titles=False)
-    if wrote:
-        out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
+    out_file.write_text(form.text + "\n")
+    out.print(*form.first, *wrote, f"wrote {out_file}", *form.then, sep="\n", highlight=False, markup=False,
+              soft_wrap=True)
 
 
 @app.command()
@@ -157,11 +179,15 @@ def report(
     models_differ: Annotated[bool, typer.Option(help="With several files: allow files of different models.")] = False,
 ) -> None:
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
+    from ov_tuner.analyse.answer import answer_if_any
+    from ov_tuner.analyse.compare import compare as compare_files
+    from ov_tuner.analyse.findings import findings_of
     from ov_tuner.present.report import (  # imports matplotlib
         build_comparison_report,
         build_pipeline_report,
         build_report,
     )
+    from ov_tuner.store.results import load_results
 
     output_folder(out_dir, "-o")
     pipeline = _pipeline_answer(results[0]) if len(results) == 1 else None
@@ -171,7 +197,7 @@ def report(
         return
     loaded = [load_results(r) for r in results]
     answers = [answer_if_any(r) for r in loaded]
-    files = (build_report(loaded[0], answers[0], out_dir) if len(loaded) == 1
+    files = (build_report(loaded[0], answers[0], findings_of(loaded[0]), out_dir) if len(loaded) == 1
              else build_comparison_report(compare_files(loaded, models_differ), answers, out_dir))
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
 
@@ -188,6 +214,9 @@ def export(
 ) -> None:
     """Every point with its configuration, figures, how it ended and the environment, for pandas, a spreadsheet
     or another tool."""
+    from ov_tuner.store.export import to_csv, to_json
+    from ov_tuner.store.results import load_results
+
     if out_file is not None:
         output_file(out_file, "-o", (results,))
     stored = load_results(results)
@@ -210,6 +239,11 @@ def compare_command(
 ) -> None:
     """The same configurations in each file side by side: FPS and p90 ratios, each file's best, and whether it is
     still the best in the others."""
+    from ov_tuner.analyse.answer import answer_if_any
+    from ov_tuner.analyse.compare import compare as compare_files
+    from ov_tuner.present.documents import comparison_document
+    from ov_tuner.store.results import load_results
+
     if out_dir is not None:
         output_folder(out_dir, "-o")
     loaded = [load_results(r) for r in results]
@@ -224,19 +258,9 @@ def compare_command(
 
 def _pipeline_answer(results: Path) -> PipelineAnswer | None:
     """The answer of a pipeline's results file (`ov-tuner pipeline`), or None for a sweep's."""
+    from ov_tuner.analyse.pipeline import pipeline_answer
+    from ov_tuner.store.results import load_pipeline
+
     stored = load_pipeline(results)
     return pipeline_answer(stored) if stored is not None else None
 
-
-def _recommend_pipeline(answer: PipelineAnswer, fmt: DeployFormat, out_file: Path | None) -> None:
-    if fmt is DeployFormat.TEXT:
-        print_sections(out, pipeline_document(answer, deploy=True)[:2], titles=False)
-        return
-    text = pipeline_form(fmt.value, answer)
-    if text is None:
-        raise BadInputError(f"a pipeline's answer comes as --format python, dlstreamer, ovms or json, not {fmt.value}")
-    if out_file is None:
-        print(text)
-        return
-    out_file.write_text(text + "\n")
-    out.print(f"wrote {out_file}", highlight=False)

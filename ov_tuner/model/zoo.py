@@ -53,6 +53,28 @@ def model_stats(model: ov.Model) -> ModelStats:
     return ModelStats(parameters, flops)
 
 
+@dataclass(frozen=True)
+class ZooEntry:
+    """A zoo model as `zoo list` shows it: its inputs as (name, element type, shape as OpenVINO prints it, '?' for a
+    dynamic dimension) and what it costs."""
+
+    name: str
+    description: str
+    inputs: tuple[tuple[str, str, str], ...]
+    stats: ModelStats
+
+
+def zoo_entries() -> list[ZooEntry]:
+    """Every zoo model, built to read its inputs and count its cost."""
+    entries = []
+    for name in ARCHITECTURES:
+        model = zoo_model(name)
+        inputs = tuple((p.get_any_name(), p.get_element_type().get_type_name(), str(p.get_partial_shape()))
+                       for p in model.inputs)
+        entries.append(ZooEntry(name, DESCRIPTIONS[name], inputs, model_stats(model)))
+    return entries
+
+
 def zoo_model(name: str) -> ov.Model:
     if name not in ARCHITECTURES:
         raise BadInputError(f"no zoo model '{name}'; choose from {', '.join(ARCHITECTURES)} (`ov-tuner zoo list`)")

@@ -1,6 +1,6 @@
-"""`recommend --json`: the answer record (ov_tuner.analyse.answer) as one JSON object, in figures, with the sentence
-each terminal row says beside them. Its shape is documented in docs/answer-json.md; SCHEMA_VERSION changes when a
-key changes meaning or goes away (new keys do not change it)."""
+"""`recommend --json` for a single model: the answer record (ov_tuner.analyse.answer) as one JSON object in the
+shared envelope (ov_tuner.present.envelope), in figures, with the sentence each terminal row says beside them. Its
+shape is documented in docs/answer-json.md."""
 
 from __future__ import annotations
 
@@ -8,20 +8,18 @@ from typing import Any
 
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.precisions import PrecisionSpeed
+from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.words.accuracy import breach_text
 from ov_tuner.present.words.answer import recommendation_text, rule_text
 from ov_tuner.present.words.short import answer_rows
 from ov_tuner.schema import Accuracy, Contender, Mode, PointResult
 from ov_tuner.stats.headtohead import TIE_MARGIN, Ratio, RoundFigures
 
-SCHEMA_VERSION = 1
-
 
 def answer_json(answer: Answer) -> dict[str, Any]:
     """The answer as plain JSON values: what the terminal's rows say (`says`), and every figure behind them."""
     rec, confirmed = answer.recommendation, answer.recommendation.answer
-    return {
-        "schema_version": SCHEMA_VERSION,
+    body: dict[str, Any] = {
         "results": str(answer.results),
         "model": answer.model,
         "deploy": {**_configuration(rec.winner), "properties": rec.winner.deploy_properties()},
@@ -67,19 +65,16 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "excluded": [{"device": b.accuracy.device, "precision": b.accuracy.precision.value,
                       "batch": b.accuracy.batch, "figure": b.figure, "value": b.value, "least": b.least,
                       "says": breach_text(b)} for b in rec.excluded],
-        "held_back": None if rec.held_back is None else {
-            **_configuration(rec.held_back.winner), "fps_ratio_to_deployed": rec.held_back.fps_ratio,
-            "head_to_head": _ratio(rec.held_back.ratio), "figure": rec.held_back.breach.figure,
-            "value": rec.held_back.breach.value, "least": rec.held_back.breach.least},
-        "caveat": None if answer.caveat is None else {
-            "kind": answer.caveat.kind.value, "accuracy": _accuracy(answer.caveat.accuracy),
-            "not_told_apart": answer.caveat.open_count, "median_fps_cv": answer.caveat.median_cv},
-        "box": None if answer.box is None else {
-            "host_cpus": answer.box.host_cpus, "cpuset": list(answer.box.cpuset), "quota_cpus": answer.box.quota_cpus,
-            "quota_source": answer.box.quota_source, "memory_limit_bytes": answer.box.memory_limit_bytes,
-            "cpus": answer.box.cpus},
-        "says": {"verdict": recommendation_text(rec), **dict(answer_rows(answer))},
     }
+    held_back = None if rec.held_back is None else {
+        **_configuration(rec.held_back.winner), "fps_ratio_to_deployed": rec.held_back.fps_ratio,
+        "head_to_head": _ratio(rec.held_back.ratio), "figure": rec.held_back.breach.figure,
+        "value": rec.held_back.breach.value, "least": rec.held_back.breach.least}
+    caveat = None if answer.caveat is None else {
+        "kind": answer.caveat.kind.value, "accuracy": _accuracy(answer.caveat.accuracy),
+        "not_told_apart": answer.caveat.open_count, "median_fps_cv": answer.caveat.median_cv}
+    return envelope(AnswerKind.MODEL, body, answer.box, caveat, held_back,
+                    {"verdict": recommendation_text(rec), **dict(answer_rows(answer))})
 
 
 def _configuration(p: PointResult | Contender) -> dict[str, Any]:

@@ -1,7 +1,9 @@
-"""Every form `recommend --format` writes: Python, the -load_config file and the benchmark_app line that loads it
-(formats.py), JSON, and for the servers edge teams deploy on, an OpenVINO Model Server config.json with the command
-that serves it and a DL Streamer pipeline. All carry the properties that ran, and each names the file it is written to
-(-o) in the steps that use it.
+"""Every form `recommend --format` writes, for every kind of answer, from one registry (FORMS: a format's name to its
+builder, which says which kinds of answer it serves). A single model's: Python, the -load_config file and the
+benchmark_app line that loads it (formats.py), an OpenVINO Model Server config.json with the command that serves it, a
+DL Streamer pipeline, a Kubernetes container's resources and a Ray actor (box_forms.py), and JSON; a pipeline's: its
+Python script, DL Streamer line, OVMS config and JSON (pipeline_forms.py). All carry the properties that ran, and each
+names the file it is written to (-o) in the steps that use it.
 
 The tests run the Python form and benchmark_app on a sweep's answer and compare what they compiled with what the sweep
 read back. OVMS and DL Streamer do not run there: the OVMS config is checked against OVMS's own JSON schema
@@ -13,30 +15,37 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 
 from ov_tuner.analyse.answer import Answer
+from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
-from ov_tuner.present.formats import (
-    LOAD_CONFIG_FILE,
-    DeployModel,
-    deploy_model,
-    deploy_snippets,
+from ov_tuner.present.deploy_format import DeployFormat
+from ov_tuner.present.envelope import AnswerKind
+from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
+from ov_tuner.present.pipeline_forms import pipeline_answer_json, pipeline_dlstreamer, pipeline_ovms, pipeline_python
+from ov_tuner.present.servers import (
+    OVMS_CONFIG,
+    OVMS_MODELS,
+    VIDEO_STANDIN,
+    ServedModel,
+    dlstreamer_line,
+    inference_element,
+    ovms_config_text,
 )
 from ov_tuner.schema import PointResult, Quantization
 
-# The DL Streamer element a pipeline names: gvadetect and gvaclassify take the same properties.
+# The DL Streamer element a single model's pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"
-OVMS_MODELS = "/models"
-OVMS_CONFIG = "config.json"
 
 
 @dataclass(frozen=True)
 class ServerForm:
-    """A file to write (the config, or the pipeline line) and the steps that use it."""
+    """A file to write (the config, or the pipeline line), the steps that use it, and the model it loads (with the
+    command that makes it, to run before those steps)."""
 
     text: str
     steps: tuple[str, ...]
@@ -53,68 +62,141 @@ def ovms_config(point: PointResult, source: str, quantization: Quantization | No
     """An OVMS config.json serving the model with the measured device, requests, batch and compile properties,
     and the steps to lay out the model and start the server on it (written to `config_path`)."""
     name, made = served_name(source), deploy_model(point, source, quantization)
-    config = {"name": name, "base_path": f"{OVMS_MODELS}/{name}", "target_device": point.config.device,
-              "nireq": point.nireq, "batch_size": point.config.batch, "plugin_config": point.deploy_properties()}
-    text = json.dumps({"model_config_list": [{"config": config}]}, indent=2)
+    text = ovms_config_text([ServedModel(name, point.config.device, point.nireq, point.deploy_properties(),
+                                         point.config.batch)])
     files = [made.path, str(Path(made.path).with_suffix(".bin"))] if made.path.endswith(".xml") else [made.path]
-    steps = (*((made.make,) if made.make else ()),
-             f"mkdir -p {OVMS_MODELS}/{name}/1 && cp {' '.join(map(shlex.quote, files))} {OVMS_MODELS}/{name}/1/",
+    steps = (f"mkdir -p {OVMS_MODELS}/{name}/1 && cp {' '.join(map(shlex.quote, files))} {OVMS_MODELS}/{name}/1/",
              f"ovms --config_path {shlex.quote(config_path)} --port 9000 --rest_port 8000")
     return ServerForm(text, steps, made)
 
 
 def dlstreamer_pipeline(point: PointResult, source: str, quantization: Quantization | None = None) -> ServerForm:
-    """A gst-launch-1.0 line whose inference element runs the measured device, requests, batch and properties
-    (ie-config, KEY=VALUE pairs joined by commas, as DL Streamer parses it)."""
+    """A gst-launch-1.0 line whose inference element runs the measured device, requests, batch and properties."""
     made = deploy_model(point, source, quantization)
-    ie_config = ",".join(f"{k}={v}" for k, v in point.deploy_properties().items())
-    element = [ELEMENT, f"model={made.path}", f"device={point.config.device}", f"nireq={point.nireq}",
-               f"batch-size={point.config.batch}", f"ie-config={ie_config}"]
-    line = ["gst-launch-1.0", "filesrc", "location=input.mp4", "!", "decodebin3", "!", *element, "!", "queue", "!",
-            "gvafpscounter", "!", "fakesink", "sync=false"]
-    text = " ".join(w if w == "!" else shlex.quote(w) for w in line)  # a bare '!', as gst-launch lines are written
-    return ServerForm(text, (made.make,) if made.make else (), made)
+    element = inference_element(ELEMENT, made.path, point.config.device, point.nireq, point.deploy_properties(),
+                                f"batch-size={point.config.batch}")
+    return ServerForm(dlstreamer_line(VIDEO_STANDIN, [element]), (), made)
 
 
-class DeployFormat(str, Enum):
-    """What `recommend` prints: the answer with every form (text), or one form alone, ready to write to a file."""
+@dataclass(frozen=True)
+class Where:
+    """Where a form goes: the file it is `written_to` (None: standard output), and the -load_config file a
+    benchmark_app line names (`config_file`, recommend --config-out; None: LOAD_CONFIG_FILE)."""
 
-    TEXT = "text"
-    PYTHON = "python"
-    BENCHMARK_APP = "benchmark_app"
-    LOAD_CONFIG = "load_config"
-    OVMS = "ovms"
-    DLSTREAMER = "dlstreamer"
-    KUBERNETES = "kubernetes"
-    RAY = "ray"
-    JSON = "json"
+    written_to: str | None = None
+    config_file: str | None = None
 
 
-def deploy_form(fmt: DeployFormat, answer: Answer, written_to: str | None = None, config_file: str | None = None,
-                ) -> tuple[str, tuple[str, ...]]:
-    """One deploy form of `answer` as file text, and the steps around it (make the model, lay it out, start the
-    server), which name the file it is `written_to` where it is written to one. `config_file`: where the -load_config
-    file is (recommend --config-out), for the benchmark_app line to name."""
-    winner, source, quantization = answer.recommendation.winner, answer.model, answer.quantization
-    make = deploy_model(winner, source, quantization).make
-    first = (make,) if make else ()
-    if fmt is DeployFormat.JSON:
-        return json.dumps(answer_json(answer), indent=2), ()
-    if fmt is DeployFormat.OVMS:
-        form = ovms_config(winner, source, quantization, written_to or OVMS_CONFIG)
-        return form.text, form.steps
-    if fmt is DeployFormat.DLSTREAMER:
-        return dlstreamer_pipeline(winner, source, quantization).text, (
-            *first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))
-    if fmt is DeployFormat.LOAD_CONFIG:
-        snippets = deploy_snippets(winner, source, quantization, written_to or config_file or LOAD_CONFIG_FILE,
-                                   answer.inputs)
-        return snippets.load_config, (*first, snippets.benchmark_app_line)
-    if fmt is DeployFormat.KUBERNETES:
-        return kubernetes_resources(answer.box), first
-    snippets = deploy_snippets(winner, source, quantization, config_file or LOAD_CONFIG_FILE, answer.inputs)
-    if fmt is DeployFormat.RAY:
-        return ray_actor(winner, snippets, answer.box).rstrip("\n"), first
-    if fmt is DeployFormat.PYTHON:
-        return snippets.python.rstrip("\n"), (*first, *((f"python3 {shlex.quote(written_to)}",) if written_to else ()))
-    return snippets.benchmark_app, (*first, *((f"sh {shlex.quote(written_to)}",) if written_to else ()))
+@dataclass(frozen=True)
+class Form:
+    """One form as printed: its file's text, the steps to take `first` (make the model it loads, before anything
+    reads it), and the steps that `then` use it."""
+
+    text: str
+    first: tuple[str, ...] = ()
+    then: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Builder:
+    """How a format is built for each kind of answer it serves (None: that kind has no such form)."""
+
+    model: Callable[[Answer, Where], Form] | None = None
+    pipeline: Callable[[PipelineAnswer, Where], Form] | None = None
+
+    def serves(self, kind: AnswerKind) -> bool:
+        return (self.model if kind is AnswerKind.MODEL else self.pipeline) is not None
+
+
+def _made_first(answer: Answer) -> tuple[str, ...]:
+    """The command that makes the model the forms load, where it is not the user's own file."""
+    make = deploy_model(answer.recommendation.winner, answer.model, answer.quantization).make
+    return (make,) if make else ()
+
+
+def _run(command: str, where: Where) -> tuple[str, ...]:
+    """The step that runs the form, where it is written to a file."""
+    return (f"{command} {shlex.quote(where.written_to)}",) if where.written_to else ()
+
+
+def _snippets(answer: Answer, config_file: str) -> DeploySnippets:
+    """The Python and benchmark_app forms, their benchmark_app line naming the -load_config `config_file`."""
+    return deploy_snippets(answer.recommendation.winner, answer.model, answer.quantization, config_file,
+                           answer.input_shapes)
+
+
+def _python(answer: Answer, where: Where) -> Form:
+    python = _snippets(answer, where.config_file or LOAD_CONFIG_FILE).python
+    return Form(python.rstrip("\n"), _made_first(answer), _run("python3", where))
+
+
+def _benchmark_app(answer: Answer, where: Where) -> Form:
+    script = _snippets(answer, where.config_file or LOAD_CONFIG_FILE).benchmark_app
+    return Form(script, _made_first(answer), _run("sh", where))
+
+
+def _load_config(answer: Answer, where: Where) -> Form:
+    snippets = _snippets(answer, where.written_to or where.config_file or LOAD_CONFIG_FILE)
+    return Form(snippets.load_config, _made_first(answer), (snippets.benchmark_app_line,))
+
+
+def _ovms(answer: Answer, where: Where) -> Form:
+    form = ovms_config(answer.recommendation.winner, answer.model, answer.quantization,
+                       where.written_to or OVMS_CONFIG)
+    return Form(form.text, _made_first(answer), form.steps)
+
+
+def _dlstreamer(answer: Answer, where: Where) -> Form:
+    form = dlstreamer_pipeline(answer.recommendation.winner, answer.model, answer.quantization)
+    return Form(form.text, _made_first(answer), _run("sh", where))
+
+
+def _kubernetes(answer: Answer, where: Where) -> Form:
+    return Form(kubernetes_resources(answer.box), _made_first(answer))
+
+
+def _ray(answer: Answer, where: Where) -> Form:
+    snippets = _snippets(answer, where.config_file or LOAD_CONFIG_FILE)
+    return Form(ray_actor(answer.recommendation.winner, snippets, answer.box).rstrip("\n"), _made_first(answer))
+
+
+def _json(answer: Answer, where: Where) -> Form:
+    return Form(json.dumps(answer_json(answer), indent=2))
+
+
+def _pipeline(build: Callable[[PipelineAnswer], str]) -> Callable[[PipelineAnswer, Where], Form]:
+    """A pipeline's form: its text alone (its stages load the model files they ran)."""
+    return lambda answer, where: Form(build(answer))
+
+
+FORMS: dict[DeployFormat, Builder] = {
+    DeployFormat.PYTHON: Builder(_python, _pipeline(pipeline_python)),
+    DeployFormat.BENCHMARK_APP: Builder(_benchmark_app),
+    DeployFormat.LOAD_CONFIG: Builder(_load_config),
+    DeployFormat.OVMS: Builder(_ovms, _pipeline(pipeline_ovms)),
+    DeployFormat.DLSTREAMER: Builder(_dlstreamer, _pipeline(pipeline_dlstreamer)),
+    DeployFormat.KUBERNETES: Builder(_kubernetes),
+    DeployFormat.RAY: Builder(_ray),
+    DeployFormat.JSON: Builder(_json, _pipeline(lambda a: json.dumps(pipeline_answer_json(a), indent=2))),
+}
+
+
+def kind_of(answer: Answer | PipelineAnswer) -> AnswerKind:
+    return AnswerKind.PIPELINE if isinstance(answer, PipelineAnswer) else AnswerKind.MODEL
+
+
+def formats_for(kind: AnswerKind) -> str:
+    """The formats an answer of `kind` comes in, as a flag's choices are listed: 'python, ovms or json'."""
+    served = [fmt.value for fmt, builder in FORMS.items() if builder.serves(kind)]
+    return f"{', '.join(served[:-1])} or {served[-1]}"
+
+
+def deploy_form(fmt: DeployFormat, answer: Answer | PipelineAnswer, where: Where = Where()) -> Form:
+    """One form of `answer`, from the registry; a format its kind has none of is the caller's to refuse first
+    (FORMS[fmt].serves)."""
+    builder = FORMS[fmt]
+    if isinstance(answer, PipelineAnswer):
+        assert builder.pipeline is not None, f"a pipeline has no {fmt.value} form"
+        return builder.pipeline(answer, where)
+    assert builder.model is not None, f"a single model has no {fmt.value} form"
+    return builder.model(answer, where)

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
+from ov_tuner.analyse.findings import Findings
 from ov_tuner.analyse.neighbours import Neighbours
 from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
@@ -20,7 +21,6 @@ from ov_tuner.present.sections.findings import (
     comparison_blocks,
     diagnostic_blocks,
     environment_table,
-    precision_comparisons,
     precision_cost_bullets,
     saturation_blocks,
     virtual_bullets,
@@ -73,30 +73,36 @@ def sweep_ending(answer: Answer | None, summary: SweepSummary) -> list[Section]:
             answer_section(answer, detail=False)]
 
 
-def recommend_document(answer: Answer) -> list[Section]:
-    """`recommend`: the answer under its budget, its gains, and the forms to deploy it in."""
+def recommend_document(answer: Answer | PipelineAnswer) -> list[Section]:
+    """`recommend`: the answer under its budget, its gains, and the forms to deploy it in (a pipeline's: its answer
+    block and the forms to run it in)."""
+    if isinstance(answer, PipelineAnswer):
+        return pipeline_document(answer, deploy=True)[:2]
     return [answer_section(answer, deploy=True)]
 
 
-def show_document(results: StoredResults, answer: Answer | None, verbose: bool = False) -> list[Section]:
-    """Everything the file holds, the answer (`answer`, the record of its default answer) first."""
+def show_document(results: StoredResults, answer: Answer | None, findings: Findings, verbose: bool = False,
+                  ) -> list[Section]:
+    """Everything the file holds, the answer (`answer`, the record of its default answer) first, then what the
+    analysis found (`findings`)."""
     sections = [answer_section(answer), Section("Every point", (points_table(results),)),
                 Section("Best per device and precision", (best_table(results),))]
     head = headtohead_table(results)
     if head is not None:
         sections.append(Section("Head to head", (head,)))
-    sections.append(Section("Saturation", tuple(saturation_blocks(results))))
+    sections.append(Section("Saturation", tuple(saturation_blocks(findings))))
     if results.accuracies:
-        sections.append(Section("What each precision costs", (precision_cost_bullets(results),)))
-    virtual = virtual_bullets(results)
+        sections.append(Section("What each precision costs", (precision_cost_bullets(results, findings),)))
+    virtual = virtual_bullets(findings)
     if virtual is not None:
         sections.append(Section("Virtual devices against their members", (virtual,)))
     sections += _job_sections(results, figures=None)
-    sections.append(Section("Diagnostics", tuple(diagnostic_blocks(results, verbose))))
+    sections.append(Section("Diagnostics", tuple(diagnostic_blocks(results, findings, verbose))))
     return sections
 
 
-def report_document(results: StoredResults, answer: Answer | None, figures: WrittenFigures) -> list[Section]:
+def report_document(results: StoredResults, answer: Answer | None, findings: Findings, figures: WrittenFigures,
+                    ) -> list[Section]:
     """The report: the answer and how to deploy it, then the figures, then the detail."""
     sections = [answer_section(answer, deploy=True)]
     sections.append(Section("Heatmaps: streams x infer requests", tuple(Image(p, p.stem) for p in figures.heatmaps)))
@@ -104,27 +110,27 @@ def report_document(results: StoredResults, answer: Answer | None, figures: Writ
                              ("Batch size and devices", figures.batch, "FPS and latency against batch")):
         if path is not None:
             sections.append(Section(title, (Image(path, alt),)))
-    comparisons = precision_comparisons(results)
-    if comparisons:
+    if findings.comparisons:
         sections.append(Section("Precisions against each other", tuple(
-            block for c, path in zip(comparisons, figures.precision, strict=True)
+            block for c, path in zip(findings.comparisons, figures.precision, strict=True)
             for block in (*comparison_blocks(c), Image(path, path.stem)))))
     head = headtohead_table(results)
     if head is not None:
         sections.append(Section("Head to head", (head,)))
     sections += [Section("Best configurations, as the search measured them", (best_table(results),)),
-                 Section("Saturation: where more streams or requests stop paying", tuple(saturation_blocks(results))),
+                 Section("Saturation: where more streams or requests stop paying", tuple(saturation_blocks(findings))),
                  Section("OpenVINO's own choices: the baselines", (baselines_table(results.points),))]
     if results.accuracies:
-        sections.append(Section("What each precision costs: speed and output accuracy", (accuracy_table(results),)))
-    virtual = virtual_bullets(results)
+        sections.append(Section("What each precision costs: speed and output accuracy",
+                                (accuracy_table(results, findings),)))
+    virtual = virtual_bullets(findings)
     if virtual is not None:
         sections.append(Section("OpenVINO's virtual devices against their members tuned alone",
                                 (virtual, *(Image(p, p.stem) for p in figures.virtual))))
     sections += _job_sections(results, figures)
     sections += [Section("Every point", (points_table(results),)),
                  Section("Environment", (environment_table(results),)),
-                 Section("Diagnostics", tuple(diagnostic_blocks(results)))]
+                 Section("Diagnostics", tuple(diagnostic_blocks(results, findings)))]
     return sections
 
 

@@ -1,6 +1,6 @@
 """The deployed configuration in the forms people paste: compile_model properties in Python, a -load_config file with
-the benchmark_app line that loads it. Each reshapes the model
-to the input shape the sweep compiled."""
+the benchmark_app line that loads it. Each reshapes the model to the input shapes the sweep compiled, which the answer
+record carries (ov_tuner.analyse.inputs reads them): nothing here opens the model."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.devices.modelfile import set_layouts
-from ov_tuner.devices.runtime import Runtime
-from ov_tuner.errors import OvTunerError
+from ov_tuner.analyse.inputs import InputShape
 from ov_tuner.quantize import int8_ir_path
-from ov_tuner.schema import ModelInputs, PointResult, Precision, Quantization
+from ov_tuner.schema import PointResult, Precision, Quantization
 
 # The -load_config file the benchmark_app line names where the user named none (recommend --config-out FILE).
 LOAD_CONFIG_FILE = "load_config.json"
@@ -33,23 +31,6 @@ class DeploySnippets:
     model: DeployModel
     config_file: str = LOAD_CONFIG_FILE
     inputs: tuple[InputShape, ...] | None = None  # None: the model file is not readable here
-
-
-@dataclass(frozen=True)
-class InputShape:
-    """One model input: its dimensions in the model file (None: dynamic) and as the sweep compiled them."""
-
-    name: str
-    stored: tuple[int | None, ...]
-    measured: tuple[int, ...]
-
-    @property
-    def reshaped(self) -> bool:
-        return self.measured != self.stored
-
-    def text(self) -> str:
-        """'[2,3,224,224]', as benchmark_app's -shape writes a shape."""
-        return "[" + ",".join(map(str, self.measured)) + "]"
 
 
 @dataclass(frozen=True)
@@ -83,28 +64,6 @@ def deploy_model(point: PointResult, source: str, quantization: Quantization | N
     return DeployModel(out, shlex.join(["ovc", source, "--output_model", out, "--compress_to_fp16=False"]))
 
 
-def measured_inputs(point: PointResult, source: str, given: ModelInputs | None = None,
-                    ) -> tuple[InputShape, ...] | None:
-    """The input shapes the sweep compiled: the model read again and given the sweep's --layout and --shape (`given`,
-    kept in the results file) and the measured batch, by the sweep's own reshape. Read from the IR that was compiled,
-    else from the model the user gave; None where neither is readable here, or the reshape needs a --shape that a
-    results file from before ov-tuner kept them does not hold."""
-    assert point.compile is not None, "only a compiled point can be deployed"
-    runtime = Runtime()
-    for path in dict.fromkeys(p for p in (point.compile.ir_path, source) if p and Path(p).is_file()):
-        try:
-            model = runtime.read_ir(Path(path))
-            stored = [tuple(None if d.is_dynamic else d.get_length() for d in port.get_partial_shape())
-                      for port in model.inputs]
-            set_layouts(model, given.layouts if given else {})
-            runtime.reshape(model, point.config.batch, given.shapes if given else {})
-        except OvTunerError:
-            continue
-        return tuple(InputShape(port.get_any_name(), before, tuple(port.get_shape()))
-                     for port, before in zip(model.inputs, stored, strict=True))
-    return None
-
-
 def _reshape_lines(inputs: tuple[InputShape, ...] | None, batch: int) -> tuple[str, str | None]:
     """The Python line that gives the model the measured input shapes ('' where it has them already), and the
     benchmark_app -shape value (None where none is needed)."""
@@ -118,10 +77,11 @@ def _reshape_lines(inputs: tuple[InputShape, ...] | None, batch: int) -> tuple[s
 
 
 def deploy_snippets(point: PointResult, source: str, quantization: Quantization | None = None,
-                    config_file: str = LOAD_CONFIG_FILE, given: ModelInputs | None = None) -> DeploySnippets:
+                    config_file: str = LOAD_CONFIG_FILE, inputs: tuple[InputShape, ...] | None = None,
+                    ) -> DeploySnippets:
     """The configuration as `compile_model` properties, a -load_config file and the benchmark_app line that loads it
     (named `config_file`), on the model the user gave `source` (or the IR to make from it: see deploy_model),
-    reshaped to the input shapes the sweep compiled (measured_inputs, from the sweep's `given` --shape and --layout).
+    reshaped to the input shapes the sweep compiled (`inputs`, the answer's: None where they are not known).
 
     benchmark_app refuses -nstreams, -nthreads and -pin beside a -hint, and with -hint none it compiles under the
     LATENCY hint: only -load_config sets what was measured. Its -nireq also sets PERFORMANCE_HINT_NUM_REQUESTS."""
@@ -130,7 +90,6 @@ def deploy_snippets(point: PointResult, source: str, quantization: Quantization 
     properties = point.deploy_properties()
     made = deploy_model(point, source, quantization)
     model = made.path
-    inputs = measured_inputs(point, source, given)
     reshape, shape = _reshape_lines(inputs, c.batch)
     python = (
         "import openvino as ov\n\n"

@@ -28,7 +28,7 @@ def deploy_blocks(answer: Answer) -> list[Block]:
     the model the user gave (first, the command that makes the IR they load, where it is another), reshaped as the
     sweep compiled it."""
     source = answer.model
-    snippets = deploy_snippets(answer.recommendation.winner, source, answer.quantization, given=answer.inputs)
+    snippets = deploy_snippets(answer.recommendation.winner, source, answer.quantization, inputs=answer.input_shapes)
     notes = [Bullets(tuple(f"note: {n}" for n in snippets.notes), Tone.WARN)] if snippets.notes else []
     make = snippets.model.make
     first: list[Block] = ([Paragraph(f"First make {snippets.model.path} from {source}:"), Code(make, "bash")]

@@ -1,24 +1,14 @@
 """What the analysis found beside the answer, as document blocks: saturation, a baseline that beat the search,
-precision comparisons and output accuracy, virtual devices against their members, diagnostics, the environment."""
+precision comparisons and output accuracy, virtual devices against their members, diagnostics, the environment. They
+word the findings record (ov_tuner.analyse.findings) and the stored results, and compute nothing."""
 
 from __future__ import annotations
 
 from ov_tuner import __version__
 from ov_tuner.analyse.accuracy import TOP_BOXES
-from ov_tuner.analyse.baselines import inconsistencies
-from ov_tuner.analyse.diagnostics import diagnostics, how_measured
-from ov_tuner.analyse.hints import hint_effects
-from ov_tuner.analyse.precisions import (
-    PrecisionComparison,
-    all_precision_comparisons,
-    int8_against_fastest_float,
-    precision_speeds,
-    ran_by_scope,
-)
-from ov_tuner.analyse.saturation import saturation
-from ov_tuner.analyse.virtual import virtual_comparisons
+from ov_tuner.analyse.findings import Findings
+from ov_tuner.analyse.precisions import PrecisionComparison
 from ov_tuner.present.document import Block, Bullets, Paragraph, Table, Tone, table
-from ov_tuner.present.sections.tables import latest_confirmation
 from ov_tuner.present.words.accuracy import precision_cost_lines, speed_text
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.findings import (
@@ -36,16 +26,12 @@ from ov_tuner.schema import Precision
 from ov_tuner.store.results import StoredResults
 
 
-def saturation_blocks(results: StoredResults) -> list[Block]:
+def saturation_blocks(findings: Findings) -> list[Block]:
     """Where more streams or requests stop paying, and any baseline that beat the best searched point."""
-    found = [saturation_text(s) for s in saturation(results.points, devices=results.devices)]
-    beaten = [f"not the best: {inconsistency_text(i)}" for i in inconsistencies(results.points)]
+    found = [saturation_text(s) for s in findings.saturation]
+    beaten = [f"not the best: {inconsistency_text(i)}" for i in findings.beaten]
     blocks: list[Block] = [Bullets(tuple(found))]
     return blocks + ([Bullets(tuple(beaten), Tone.BAD)] if beaten else [])
-
-
-def precision_comparisons(results: StoredResults) -> list[PrecisionComparison]:
-    return all_precision_comparisons(results.points, results.confirmations)
 
 
 def comparison_blocks(c: PrecisionComparison) -> list[Block]:
@@ -54,15 +40,14 @@ def comparison_blocks(c: PrecisionComparison) -> list[Block]:
             Bullets(tuple(notes)) if notes else Paragraph("Both precisions ran as asked.")]
 
 
-def precision_cost_bullets(results: StoredResults) -> Bullets:
+def precision_cost_bullets(results: StoredResults, findings: Findings) -> Bullets:
     """Per device, precision and batch: what ran, its speed against fp32, and what its outputs lose."""
-    return Bullets(tuple(precision_cost_lines(
-        results.accuracies, precision_speeds(results.points, results.confirmations), ran_by_scope(results.points),
-        int8_against_fastest_float(results.points, results.confirmations), results.quantization)))
+    return Bullets(tuple(precision_cost_lines(results.accuracies, findings.speeds, findings.ran,
+                                              findings.int8_vs_float, results.quantization)))
 
 
-def accuracy_table(results: StoredResults) -> Table:
-    speeds = precision_speeds(results.points, results.confirmations)
+def accuracy_table(results: StoredResults, findings: Findings) -> Table:
+    speeds = findings.speeds
     quantization = results.quantization is not None and results.quantization.speed_only
     rows = []
     for a in results.accuracies:
@@ -79,19 +64,16 @@ def accuracy_table(results: StoredResults) -> Table:
                   "mask IoU", "max abs error", "inputs", "note"), rows, numeric=("inputs",))
 
 
-def virtual_bullets(results: StoredResults) -> Bullets | None:
-    found = virtual_comparisons(results.points, results.devices, results.confirmations)
-    return Bullets(tuple(virtual_text(v) for v in found)) if found else None
+def virtual_bullets(findings: Findings) -> Bullets | None:
+    return Bullets(tuple(virtual_text(v) for v in findings.virtual)) if findings.virtual else None
 
 
-def diagnostic_blocks(results: StoredResults, verbose: bool = False) -> list[Block]:
+def diagnostic_blocks(results: StoredResults, findings: Findings, verbose: bool = False) -> list[Block]:
     """How the figures were measured, every warning with what to do, what a hint sets besides streams (from the
     round), and what native code wrote while compiling."""
-    head = latest_confirmation(results.confirmations)
-    effects = hint_effects(head.confirmation) if head is not None else []
-    warnings = [diagnostic_text(d) for d in diagnostics(results.points)]
-    warnings += [f"hint sets more than streams: {hint_effect_text(e)}" for e in effects]
-    blocks: list[Block] = [Paragraph(how_measured_text(how_measured(results.points)))]
+    warnings = [diagnostic_text(d) for d in findings.diagnostics]
+    warnings += [f"hint sets more than streams: {hint_effect_text(e)}" for e in findings.hint_effects]
+    blocks: list[Block] = [Paragraph(how_measured_text(findings.measured))]
     blocks.append(Bullets(tuple(warnings), Tone.WARN) if warnings else Paragraph("No warnings."))
     return blocks + native_output_blocks(results, verbose)
 

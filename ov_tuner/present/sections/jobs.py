@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import openvino as ov
-
 from ov_tuner.analyse.capacity import latest_served
 from ov_tuner.devices.decisions import auto_precisions
-from ov_tuner.model.zoo import model_stats
+from ov_tuner.model.zoo import ZooEntry
 from ov_tuner.present.document import Table, table
 from ov_tuner.present.words.edge import latency_text
 from ov_tuner.present.words.notices import merged_text
@@ -85,12 +83,11 @@ def devices_table(devices: list[DeviceInfo]) -> Table:
                   "--precision auto"), rows, "OpenVINO devices on this machine")
 
 
-def zoo_table(models: list[tuple[str, str, ov.Model]]) -> Table:
+def zoo_table(models: list[ZooEntry]) -> Table:
     rows = []
-    for name, description, model in models:
-        stats = model_stats(model)
-        inputs = ", ".join(f"{p.get_any_name()} {p.get_element_type().get_type_name()}{p.get_partial_shape()}"
-                           for p in model.inputs)
-        rows.append([name, description, inputs, f"{stats.parameters / 1e6:.2f} M", f"{stats.flops / 1e9:.2f}"])
+    for m in models:
+        inputs = ", ".join(f"{name} {element}{shape}" for name, element, shape in m.inputs)
+        rows.append([m.name, m.description, inputs, f"{m.stats.parameters / 1e6:.2f} M",
+                     f"{m.stats.flops / 1e9:.2f}"])
     return table(("name", "what", "inputs", "parameters", "GFLOPs"), rows,
                  "ov-tuner zoo (build one with `ov-tuner zoo build NAME -o DIR`)", ("parameters", "GFLOPs"))

@@ -1,0 +1,53 @@
+"""What the analysis finds in a results file beside the answer, computed once as one record: where more streams or
+requests stop paying, baselines that beat the search, each precision against another and against fp32, virtual
+devices against their members, and the diagnostics. `show` and the report only word it (ov_tuner.present)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ov_tuner.analyse.baselines import Inconsistency, inconsistencies
+from ov_tuner.analyse.diagnostics import Diagnostic, HowMeasured, diagnostics, how_measured
+from ov_tuner.analyse.hints import HintEffect, hint_effects
+from ov_tuner.analyse.precisions import (
+    PrecisionComparison,
+    PrecisionSpeed,
+    all_precision_comparisons,
+    int8_against_fastest_float,
+    precision_speeds,
+    ran_by_scope,
+)
+from ov_tuner.analyse.saturation import Saturation, saturation
+from ov_tuner.analyse.virtual import VirtualComparison, virtual_comparisons
+from ov_tuner.schema import Precision
+from ov_tuner.store.results import StoredResults
+
+
+@dataclass(frozen=True)
+class Findings:
+    """`beaten`: the baselines faster beyond noise than the best searched point; `speeds` each precision's best
+    against fp32's and `int8_vs_float` int8's against the fastest float precision's (by device and batch); `ran`
+    what each device, precision and batch ran; `hint_effects` what a hint set besides streams in the latest round;
+    `measured` how the points were measured."""
+
+    saturation: tuple[Saturation, ...]
+    beaten: tuple[Inconsistency, ...]
+    comparisons: tuple[PrecisionComparison, ...]
+    speeds: Mapping[tuple[str, Precision, int], PrecisionSpeed]
+    int8_vs_float: Mapping[tuple[str, int], PrecisionSpeed]
+    ran: Mapping[tuple[str, Precision, int], str]
+    virtual: tuple[VirtualComparison, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    hint_effects: tuple[HintEffect, ...]
+    measured: HowMeasured
+
+
+def findings_of(results: StoredResults) -> Findings:
+    points, confirmations = results.points, results.confirmations
+    return Findings(
+        tuple(saturation(points, devices=results.devices)), tuple(inconsistencies(points)),
+        tuple(all_precision_comparisons(points, confirmations)), precision_speeds(points, confirmations),
+        int8_against_fastest_float(points, confirmations), ran_by_scope(points),
+        tuple(virtual_comparisons(points, results.devices, confirmations)), tuple(diagnostics(points)),
+        tuple(hint_effects(confirmations[-1])) if confirmations else (), how_measured(points))
