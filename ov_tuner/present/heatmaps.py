@@ -3,41 +3,37 @@ cell by cell."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from matplotlib import colormaps
+from matplotlib import colormaps, patheffects
 from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, TwoSlopeNorm
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
 
-from ov_tuner.analyse.heatmaps import Heatmap, Metric, heatmap_of
+from ov_tuner.analyse.heatmaps import Heatmap, HeatmapMarks, Metric, heatmap_marks, heatmap_of
 from ov_tuner.analyse.precisions import PrecisionComparison, ran_in
-from ov_tuner.analyse.saturation import saturation
 from ov_tuner.present.words.accuracy import accuracy_summary
 from ov_tuner.present.words.findings import comparison_notes
+from ov_tuner.present.words.marks import default_mark_text, deployed_mark_text, fastest_mark_text
 from ov_tuner.present.words.numbers import factor
 from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision, Quantization
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
-BEST_COLOUR, SATURATION_COLOUR = "#ff2d55", "#00c2ff"
-
-
-@dataclass(frozen=True)
-class CellMark:
-    cell: tuple[int, int]
-    colour: str
-    style: str  # matplotlib line style: "-" best, "--" saturation
+DEPLOYED_COLOUR, FASTEST_COLOUR = "#ff2d55", "#00c2ff"
+# A white edge under each mark keeps it visible on any cell colour.
+HALO = [patheffects.withStroke(linewidth=6, foreground="white")]
+DEFAULT_MARKER = {"marker": "D", "markersize": 9, "markerfacecolor": "white", "markeredgecolor": "black",
+                  "markeredgewidth": 1.5, "linestyle": ""}
 
 
 def _annotation(value: float) -> str:
     return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
 
 
-def _draw_heatmap(ax: Axes, heatmap: Heatmap, title: str, cmap: Colormap, marks: list[CellMark],
-               norm: TwoSlopeNorm | None = None, fmt: str = "") -> None:
-    """Cells coloured and annotated with their value; failed cells say so; marked cells outlined."""
+def _draw_heatmap(ax: Axes, heatmap: Heatmap, title: str, cmap: Colormap, marks: HeatmapMarks | None,
+                  norm: TwoSlopeNorm | None = None, fmt: str = "") -> None:
+    """Cells coloured and annotated with their value; failed cells say so; the marks drawn over them."""
     image = ax.imshow(np.ma.masked_invalid(heatmap.values), cmap=cmap.with_extremes(bad="#d9d9d9"), norm=norm,
                       aspect="auto")
     for (row, col), value in np.ndenumerate(heatmap.values):
@@ -50,10 +46,8 @@ def _draw_heatmap(ax: Axes, heatmap: Heatmap, title: str, cmap: Colormap, marks:
             dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
             ax.text(col, row, format(value, fmt) if fmt else _annotation(value), ha="center", va="center",
                     fontsize=10, color="white" if dark else "black")
-    for mark in marks:
-        row, col = mark.cell
-        ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor=mark.colour, linewidth=3,
-                               linestyle=mark.style))
+    if marks is not None:
+        _draw_marks(ax, marks)
     ax.set_xticks(range(len(heatmap.nireqs)), [str(n) for n in heatmap.nireqs])
     ax.set_yticks(range(len(heatmap.streams)), [str(s) for s in heatmap.streams])
     ax.set_xlabel("infer requests in flight (nireq)")
@@ -72,35 +66,72 @@ def _device_name(device: str, devices: dict[str, DeviceInfo]) -> str:
     return f"{device}: {devices[device].full_name}" if device in devices else device
 
 
-def heatmap_figure(points: list[PointResult], device: str, precision: Precision, batch: int,
-                   env: Environment, devices: dict[str, DeviceInfo]) -> Figure:
-    """FPS, median and p90 latency over streams x nireq for one (device, precision, batch).
+def _draw_marks(ax: Axes, marks: HeatmapMarks) -> None:
+    """The deployed cell outlined solid, the fastest dashed over it (where they are one cell, both show), OpenVINO
+    default a diamond in its cell's top left corner, clear of the value."""
+    if marks.deployed is not None and marks.deployed.cell is not None:
+        _outline(ax, marks.deployed.cell, DEPLOYED_COLOUR, "-", 4)
+    if marks.fastest is not None:
+        _outline(ax, marks.fastest, FASTEST_COLOUR, "--", 2)
+    if marks.default is not None and marks.default.cell is not None:
+        row, col = marks.default.cell
+        ax.plot(col - 0.32, row - 0.27, **DEFAULT_MARKER)  # type: ignore[arg-type]
 
-    The best FPS cell is outlined solid, the saturation point (smallest configuration within 5% of it) dashed.
-    """
+
+def _outline(ax: Axes, cell: tuple[int, int], colour: str, style: str, width: float) -> None:
+    row, col = cell
+    ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, edgecolor=colour, linewidth=width,
+                           linestyle=style, path_effects=HALO, clip_on=False))  # whole at the panel's edge
+
+
+def _legend(fig: Figure, marks: HeatmapMarks, heatmap: Heatmap, batch: int) -> None:
+    """One entry a mark, below the panels; a mark that falls off the panel keeps its entry, with no symbol, to say
+    where it is."""
+    deployed, default = marks.deployed, marks.default
+    handles: list[Patch | Line2D] = [
+        Patch(fill=False, edgecolor=DEPLOYED_COLOUR, linewidth=3, label=deployed_mark_text(deployed))
+        if deployed is not None and deployed.cell is not None else _unmarked(deployed_mark_text(deployed))]
+    if marks.fastest is not None:
+        row, col = marks.fastest
+        handles.append(Patch(fill=False, edgecolor=FASTEST_COLOUR, linewidth=2, linestyle="--",
+                             label=fastest_mark_text(heatmap.streams[row], heatmap.nireqs[col])))
+    if default is not None:
+        text = default_mark_text(default, batch)
+        handles.append(Line2D([], [], label=text, **DEFAULT_MARKER) if default.cell is not None  # type: ignore[arg-type]
+                       else _unmarked(text))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=9, frameon=False)
+
+
+def _unmarked(label: str) -> Line2D:
+    """A legend entry with no symbol: a mark that this figure does not draw."""
+    return Line2D([], [], linestyle="", label=label)
+
+
+def heatmap_figure(points: list[PointResult], device: str, precision: Precision, batch: int,
+                   env: Environment, devices: dict[str, DeviceInfo], deployed: PointResult | None = None) -> Figure:
+    """FPS, median and p90 latency over streams x nireq for one (device, precision, batch), with the configuration to
+    deploy (`deployed`, the answer's), the fastest cell and OpenVINO default marked, and named in the legend."""
     heatmaps = {m: heatmap_of(points, device, precision, batch, m) for m in HEATMAP_METRICS}
-    marks = []
-    for s in saturation(points):
-        if (s.device, s.precision, s.batch) == (device, precision, batch):
-            marks = [CellMark(heatmaps[Metric.FPS].cell(s.best), BEST_COLOUR, "-"),
-                     CellMark(heatmaps[Metric.FPS].cell(s.point), SATURATION_COLOUR, "--")]
+    marks = heatmap_marks(points, device, precision, batch, deployed)
     fig = _figure_for(heatmaps[Metric.FPS], len(HEATMAP_METRICS))
     axes = fig.subplots(1, len(HEATMAP_METRICS))
     for ax, metric in zip(axes, HEATMAP_METRICS, strict=True):
         # Brighter is better in every panel.
         cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"]
         _draw_heatmap(ax, heatmaps[metric], metric.heading, cmap, marks)
+    _legend(fig, marks, heatmaps[Metric.FPS], batch)
     executed = sorted(ran_in(points, device, precision, batch))
     ran = f" (ran {', '.join(executed)})" if executed else ""
     fig.suptitle(f"{env.model_name} on {_device_name(device, devices)}\n{precision.value}{ran}, batch {batch}; "
-                 "best throughput outlined solid, saturation point dashed; brighter is better", fontsize=12, wrap=True)
+                 "brighter is better", fontsize=12, wrap=True)
     return fig
 
 
 def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo],
                      paired_only: bool = False, accuracy: Accuracy | None = None,
-                     quantization: Quantization | None = None) -> Figure:
-    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white.
+                     quantization: Quantization | None = None, marks: HeatmapMarks | None = None) -> Figure:
+    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white; `marks` (the deployed
+    cell and OpenVINO default's, analyse.heatmaps.ratio_marks) drawn and named in the legend.
 
     Cells compare points measured apart, in the search; those are hatched, and `paired_only` leaves them out.
     A cell measured head to head in both precisions in the confirmation round shows that ratio instead, and
@@ -123,12 +154,14 @@ def precision_figure(comparison: PrecisionComparison, env: Environment, devices:
         finite = shown.values[np.isfinite(shown.values)]
         spread = max(abs(finite - 1).max(), 0.05) if finite.size else 0.5
         norm = TwoSlopeNorm(vcenter=1.0, vmin=1 - spread, vmax=1 + spread)
-        _draw_heatmap(ax, shown, f"{c.numerator.value} / {c.denominator.value}: {title}", colormaps[cmap], [],
-                   norm=norm, fmt=".2f")
+        _draw_heatmap(ax, shown, f"{c.numerator.value} / {c.denominator.value}: {title}", colormaps[cmap], marks,
+                      norm=norm, fmt=".2f")
         if not paired_only:
             for row, col in zip(*np.nonzero(apart & np.isfinite(heatmap.values)), strict=True):
                 ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, hatch="//", edgecolor="#888888",
                                        linewidth=0))
+    if marks is not None:
+        _legend(fig, marks, fps, c.batch)
     notes = "; ".join(comparison_notes(c)) or "both ran the precision asked for"
     if accuracy is not None:
         notes += f"\n{c.numerator.value} outputs against fp32: {accuracy_summary(accuracy, quantization)}"

@@ -3,27 +3,54 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from matplotlib import colormaps
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ov_tuner.analyse.accuracy import accuracy_of
+from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
-from ov_tuner.analyse.heatmaps import heatmap_groups
+from ov_tuner.analyse.heatmaps import FigureMarks, figure_marks, heatmap_groups, ratio_marks
 from ov_tuner.analyse.points import BatchSeries, batch_series, explicit_points, fastest, pareto_front, short_label
 from ov_tuner.analyse.precisions import all_precision_comparisons
 from ov_tuner.present.edge_figures import capacity_figure, soak_figure
 from ov_tuner.present.figure_files import WrittenFigures
-from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
+from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, heatmap_figure, precision_figure
 from ov_tuner.present.words.findings import matched_label
+from ov_tuner.present.words.marks import NO_ANSWER, default_point_text, deployed_point_text
 from ov_tuner.schema import DeviceInfo, Environment, PointResult, Precision, Profile, cell_text
 from ov_tuner.store.results import StoredResults
 
+Panel = tuple[Axes, Callable[[PointResult], float], Callable[[PointResult], float]]  # an axes, its x and its y
 
-def pareto_figure(points: list[PointResult], env: Environment, percentile: int = 90) -> Figure:
-    """Throughput against latency for every measured point; the Pareto front joined and labelled."""
+
+def _mark_points(marks: FigureMarks, *panels: Panel) -> list[Line2D]:
+    """The deployed point ringed and OpenVINO default's framed in a diamond on each panel: the legend entries that
+    name them."""
+    deployed, default = marks.deployed, marks.default
+    ring = {"marker": "o", "markersize": 17, "markerfacecolor": "none", "markeredgecolor": DEPLOYED_COLOUR,
+            "markeredgewidth": 2.5, "linestyle": ""}
+    diamond = {"marker": "D", "markersize": 12, "markerfacecolor": "none", "markeredgecolor": "black",
+               "markeredgewidth": 2, "linestyle": ""}
+    for ax, x, y in panels:
+        for p, style in ((deployed, ring), (default, diamond)):
+            if p is not None:
+                ax.plot([x(p)], [y(p)], zorder=5, **style)  # type: ignore[arg-type]
+    handles = [Line2D([], [], label=deployed_point_text(deployed), **ring) if deployed is not None  # type: ignore[arg-type]
+               else Line2D([], [], linestyle="", label=NO_ANSWER)]
+    if default is not None:
+        handles.append(Line2D([], [], label=default_point_text(default), **diamond))  # type: ignore[arg-type]
+    return handles
+
+
+def pareto_figure(points: list[PointResult], env: Environment, percentile: int = 90,
+                  marks: FigureMarks | None = None) -> Figure:
+    """Throughput against latency for every measured point; the Pareto front joined and labelled; the deployed
+    point and OpenVINO default's (`marks`) named in the legend."""
     fig = Figure(figsize=(10, 6.5), layout="constrained")
     ax = fig.subplots()
     measured = [p for p in points if p.ok]
@@ -53,6 +80,8 @@ def pareto_figure(points: list[PointResult], env: Environment, percentile: int =
     ax.set_ylabel("throughput (FPS)")
     ax.grid(alpha=0.3)
     handles, _ = ax.get_legend_handles_labels()
+    if marks is not None:
+        handles = [*_mark_points(marks, (ax, lambda p: p.latency_ms(percentile), lambda p: p.fps)), *handles]
     handles += [Line2D([], [], color="black", label="Pareto front"),
                 Line2D([], [], marker="^", linestyle="", color="grey", markeredgecolor="black",
                        label="OpenVINO performance-hint baseline")]
@@ -104,8 +133,9 @@ def comparison_figure(comparison: Comparison) -> Figure:
     return fig
 
 
-def batch_figure(series: list[BatchSeries], env: Environment) -> Figure:
-    """Best FPS and its p90 latency against batch size, one line per device and precision."""
+def batch_figure(series: list[BatchSeries], env: Environment, marks: FigureMarks | None = None) -> Figure:
+    """Best FPS and its p90 latency against batch size, one line per device and precision; the deployed point and
+    OpenVINO default's (`marks`) ringed and named below."""
     fig = Figure(figsize=(11, 4.5), layout="constrained")
     fps_ax, lat_ax = fig.subplots(1, 2)
     for s in series:
@@ -118,6 +148,10 @@ def batch_figure(series: list[BatchSeries], env: Environment) -> Figure:
         ax.set_xticks(sorted({b for s in series for b in s.batches}))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
+    if marks is not None:
+        handles = _mark_points(marks, (fps_ax, lambda p: p.config.batch, lambda p: p.fps),
+                               (lat_ax, lambda p: p.config.batch, lambda p: p.latency_ms(90)))
+        fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
     fig.suptitle(f"{env.model_name}: where a bigger batch stops paying", fontsize=12, wrap=True)
     return fig
 
@@ -164,30 +198,35 @@ def save_figure(fig: Figure, out_dir: Path, name: str, fmt: str = "png") -> Path
     return path
 
 
-def write_figures(results: StoredResults, out_dir: Path, paired_only: bool = False, fmt: str = "png",
-                  ) -> WrittenFigures:
-    """Every figure the results support, as files of format `fmt` (png, svg, pdf) in `out_dir`."""
+def write_figures(results: StoredResults, out_dir: Path, answer: Answer | None, paired_only: bool = False,
+                  fmt: str = "png") -> WrittenFigures:
+    """Every figure the results support, as files of format `fmt` (png, svg, pdf) in `out_dir`, each marking what
+    `answer` deploys (None: the file has nothing to deploy) and OpenVINO default."""
     points, env, devices = results.points, results.environment, results.devices
+    deployed = answer.recommendation.winner if answer is not None else None
+    marks = figure_marks(points, deployed)
     written = WrittenFigures()
 
     def save(fig: Figure, name: str) -> Path:
         return save_figure(fig, out_dir, name, fmt)
 
     for device, precision, batch in heatmap_groups(points):
-        fig = heatmap_figure(points, device, precision, batch, env, devices)
+        fig = heatmap_figure(points, device, precision, batch, env, devices, deployed)
         written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
     for comparison in all_precision_comparisons(points, results.confirmations):
         numerator, denominator = comparison.numerator, comparison.denominator
         accuracy = accuracy_of(results.accuracies, comparison.device, numerator, comparison.batch)
-        fig = precision_figure(comparison, env, devices, paired_only, accuracy, results.quantization)
+        on = ratio_marks(points, comparison.fps_ratio, comparison.device, (numerator, denominator), comparison.batch,
+                         deployed)
+        fig = precision_figure(comparison, env, devices, paired_only, accuracy, results.quantization, on)
         name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
         name += "" if denominator is Precision.FP32 else f"_over_{denominator.value}"
         written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))
     if fastest(explicit_points(points)) is not None:
-        written.pareto = save(pareto_figure(points, env), "pareto")
+        written.pareto = save(pareto_figure(points, env, marks=marks), "pareto")
     series = batch_series(points)
     if any(len(s.batches) > 1 for s in series) or len(series) > 1:
-        written.batch = save(batch_figure(series, env), "batch")
+        written.batch = save(batch_figure(series, env, marks), "batch")
     for info in (d for d in devices.values() if d.members and any(p.config.device == d.name for p in points)):
         written.virtual.append(save(virtual_figure(points, info, env), f"virtual_{_safe(info.name)}"))
     written.profiles = [save(profile_figure(p, env.model_name), _profile_name(p)) for p in results.latest_profiles()]
