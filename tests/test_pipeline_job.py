@@ -70,6 +70,24 @@ def test_a_short_run_stores_every_trial_and_prints_the_answer(tuned: tuple[Path,
     assert len({t.split for t in searched}) >= 3  # the three starting points at least
     assert all(t.ran and len(t.stages) == 3 for t in stored.trials)
     assert sum(line.startswith(("search |", "round ")) for line in done.stdout.splitlines()) == len(stored.trials)
+    above = [(t.round, t.fps) for t in stored.trials if t.fps is not None]
+    assert above and all(number > 0 and fps > stored.pipeline.target.fps for number, fps in above)
+
+
+def test_the_answer_and_its_headline_come_from_the_rounds(tuned: tuple[Path, subprocess.CompletedProcess[str]],
+                                                           ) -> None:
+    db, done = tuned
+    stored = load_pipeline(db)
+    assert stored is not None
+    answer = pipeline_answer(stored)
+    assert answer is not None and answer.from_rounds
+    mine = answer.rounds[0]
+    assert mine.origin is None and mine.split == answer.split and len(mine.per_round) == 2
+    assert answer.cameras == sorted(mine.per_round)[0]  # the median of two rounds: the lower
+    assert len(mine.per_round_fps) == 2 and all(f >= stored.pipeline.target.fps for f in mine.per_round_fps)
+    held = {r.split: r.arrivals.mean() for r in answer.rounds if r.per_round_fps}
+    assert held[answer.split] == max(held.values())
+    assert "side by side" in done.stdout and "frames/s in all" in done.stdout
 
 
 def test_show_and_recommend_render_the_stored_answer(tuned: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -82,7 +100,7 @@ def test_show_and_recommend_render_the_stored_answer(tuned: tuple[Path, subproce
     line = ov_tuner("recommend", str(db), "--format", "dlstreamer").stdout
     assert "det.xml" in line and "cls.xml" in line
     refused = ov_tuner("recommend", str(db), "--format", "kubernetes")
-    assert_one_line(refused, "python, dlstreamer, ovms or json")
+    assert_one_line(refused, "python, ovms, dlstreamer or json")
 
 
 def test_the_python_form_compiles_what_the_search_read_back(folder: Path,
@@ -169,3 +187,21 @@ def test_a_stages_answer_file_is_never_the_output(folder: Path, swept_db: Path, 
     done = ov_tuner("pipeline", str(folder / "answered.toml"), "--out", str(swept_db))
     assert_one_line(done, str(swept_db))
     assert swept_db.read_bytes() == before
+
+
+def test_a_counted_output_the_stage_before_lacks_is_refused_before_any_measurement(folder: Path) -> None:
+    (folder / "nosuch.toml").write_text(PIPELINE.replace('output = "scores"', 'output = "nosuch"'))
+    db = folder / "nosuch.db"
+    done = ov_tuner("pipeline", str(folder / "nosuch.toml"), "--out", str(db))
+    assert_one_line(done, "stage 'classify'", "'nosuch'", "stage 'detect'", "(its outputs: features, scores)")
+    assert done.stdout == "" and not db.exists()  # no solo point measured, nothing stored
+
+
+def test_a_stages_answer_of_another_model_is_refused_before_anything_is_measured(folder: Path,
+                                                                                 swept_db: Path) -> None:
+    (folder / "other.toml").write_text(PIPELINE.replace('model = "det.xml"',
+                                                        f'model = "det.xml"\nanswer = "{swept_db}"'))
+    db = folder / "other.db"
+    done = ov_tuner("pipeline", str(folder / "other.toml"), "--out", str(db))
+    assert_one_line(done, f"[[stage]] 1 answer {swept_db} was measured on another model", "det.xml")
+    assert done.stdout == "" and not db.exists()

@@ -16,9 +16,13 @@ from factories import figures_missing
 from pipeline_models import ABOVE, tiny_classifier, tiny_clip, tiny_detector
 from rich.console import Console
 from test_deploy_formats import DLSTREAMER_PROPERTIES, OVMS_SCHEMA
+from test_renderers import constructed_results
 
+from ov_tuner.analyse.answer import answer_of
 from ov_tuner.analyse.pipeline import CameraGain, PipelineAnswer, RoundCameras, StageShare, Tried
+from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.documents import print_pipeline
+from ov_tuner.present.envelope import SCHEMA_VERSION
 from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
 from ov_tuner.present.pipeline_forms import (
     pipeline_answer_json,
@@ -55,6 +59,9 @@ def ran(nireq: int, streams: int = 1, precision: str = "bf16", threads: int = 1)
     return StageRan(properties, nireq, streams, precision)
 
 
+ROUNDS = (1, 2, 3, 4, 5)
+
+
 def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models/classify.xml",
                 video: str | None = "/videos/street.mp4", **changes: object) -> PipelineAnswer:
     """A detector then a classifier per detection: 5 cameras at 15 FPS within p99 200 ms, 2.0 (1.1..2.9) more than
@@ -65,11 +72,12 @@ def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models
     answer_ran = (ran(2), ran(2))
     answer = PipelineAnswer(
         pipeline=pipeline, split=ANSWER, ran=answer_ran, cameras=5, finished=True,
-        rounds=(RoundCameras(ANSWER, None, (5, 5, 5, 5, 5), answer_ran),
-                RoundCameras(SOLO, Origin.SOLO, (3, 3, 3, 3, 3), (ran(4, 2), ran(4, 2))),
-                RoundCameras(DEFAULT, Origin.DEFAULT, (4, 5, 5, 4, 5), (ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)))),
-        gains=(CameraGain(Origin.SOLO, 2.0, 1.1, 2.9, 5, Ratio(1.67, 1.4, 1.9, 5)),
-               CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None)),
+        rounds=(RoundCameras(ANSWER, None, (5, 5, 5, 5, 5), answer_ran, (16.2, 16.0, 16.4, 16.2, 16.2), ROUNDS),
+                RoundCameras(SOLO, Origin.SOLO, (3, 3, 3, 3, 3), (ran(4, 2), ran(4, 2)), (17.0,) * 5, ROUNDS),
+                RoundCameras(DEFAULT, Origin.DEFAULT, (4, 5, 5, 4, 5), (ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)),
+                             (18.0, 15.4, 15.6, 18.2, 15.5), ROUNDS)),
+        gains=(CameraGain(Origin.SOLO, 2.0, 1.1, 2.9, 5, Ratio(1.67, 1.4, 1.9, 5), Ratio(1.59, 1.45, 1.74, 5)),
+               CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None, Ratio(1.08, 0.97, 1.2, 5))),
         shares=(StageShare("decode", 1.0, 1.5, 0.2, 0.3, 1), StageShare("detect", 1.0, 3.0, 1.0, 0.6, 2),
                 StageShare("classify", 3.0, 4.1 / 3, 4.0, 0.97, 2)),
         bottleneck="classify", overloaded_at=6,
@@ -77,33 +85,36 @@ def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models
                Tried(SHARED, Origin.SHARED, 4, True, 5), Tried(ANSWER, Origin.NEIGHBOUR, 5, True, 7),
                Tried(WORSE, Origin.NEIGHBOUR, 2, False, 2)),
         solo=(StageSetting(2, 4), StageSetting(2, 4)),
-        box=Box(2, (0, 1), None, None, None))
+        box=Box(2, (0, 1), None, None, None), from_rounds=True)
     return dataclasses.replace(answer, **changes)  # type: ignore[arg-type]
 
 
 def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck() -> None:
     rows = dict(pipeline_rows(make_answer()))
-    assert rows["serves"] == ("5 cameras at 15 FPS each, p99 within 200 ms (search confirmed); 5.0 (95%: 5.0..5.0) "
-                              "over 5 rounds side by side")
+    assert rows["serves"] == ("5 cameras at 15 FPS each, p99 within 200 ms: the median of 5 rounds side by side "
+                              "(mean 5.0, 95%: 5.0..5.0); at 5 cameras it held up to 16.2 FPS each, 81 frames/s in all")
     assert rows["split"] == ("detect CPU bf16 1 stream x 2 requests, 1 thread | classify CPU bf16 1 stream x 2 "
                              "requests, 1 thread | decode 1 thread")
-    assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9) over every model at its own solo answer, run "
-                                     "together: 3.0 -> 5.0 cameras, 5 rounds")
+    assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9), 1.59x the frames a second held (95%: "
+                                     "1.45..1.74x) over every model at its own solo answer, run together: 3.0 -> 5.0 "
+                                     "cameras, 5 rounds")
     assert rows["vs default"].startswith("no different from every model at OpenVINO default, run together "
-                                         "(+0.4 cameras, 95%: -0.3..+1.1): 4.6 -> 5.0 cameras")
+                                         "(+0.4 cameras (95%: -0.3..+1.1), 1.08x the frames a second held (95%: "
+                                         "0.97..1.20x)): 4.6 -> 5.0 cameras")
     assert rows["bottleneck"] == ("classify: its 2 requests busy 97% of the time at 6 cameras; per frame (3 runs) it "
                                   "takes 4.1 ms at work and 12.0 ms waiting")
     assert rows["measured in"] == "all 2 CPUs: no quota; cpuset 0-1"
 
 
 def test_an_interrupted_search_a_default_stage_and_the_answer_being_a_baseline_are_said() -> None:
-    interrupted = dict(pipeline_rows(make_answer(finished=False)))
-    assert interrupted["serves"].startswith("at least 5 cameras at 15 FPS each, p99 within 200 ms (search interrupted)")
+    interrupted = dict(pipeline_rows(make_answer(finished=False, from_rounds=False)))
+    assert interrupted["serves"] == ("at least 5 cameras at 15 FPS each, p99 within 200 ms (search interrupted; no "
+                                     "round side by side finished)")
     default = make_answer(split=DEFAULT, ran=(ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)))
     rows = dict(pipeline_rows(default))
     assert rows["split"].startswith("detect CPU: OpenVINO default (2 x 2, ran f32) | classify CPU: OpenVINO default")
-    assert rows["vs default"] == "the answer is every model at OpenVINO default, run together: no split the search " \
-                                 "tried served more"
+    assert rows["vs default"] == ("the answer is every model at OpenVINO default, run together: no split served "
+                                  "more in the rounds side by side")
     assert rows["vs solo-tuned"].startswith("+2.0 cameras")
 
 
@@ -113,6 +124,22 @@ def test_every_figure_the_rows_print_is_in_the_json() -> None:
     assert payload["schema_version"] == 1 and payload["says"] == dict(pipeline_rows(answer))
     assert figures_missing(pipeline_rows(answer), payload) == []
     json.dumps(payload)  # plain JSON values
+
+
+def test_the_pipeline_and_the_single_model_answer_come_in_one_envelope() -> None:
+    """Both JSON answers open with the same schema version and their kind, and end with the same keys, the box the
+    answer was measured in worded alike; a pipeline has nothing held back and no caveat."""
+    pipeline = make_answer()
+    single = answer_json(dataclasses.replace(answer_of(constructed_results()), box=pipeline.box))
+    piped = pipeline_answer_json(pipeline)
+    envelope = ["held_back", "caveat", "box", "says"]
+    assert list(single)[:2] == list(piped)[:2] == ["schema_version", "kind"]
+    assert list(single)[-4:] == list(piped)[-4:] == envelope
+    assert single["schema_version"] == piped["schema_version"] == SCHEMA_VERSION
+    assert (single["kind"], piped["kind"]) == ("model", "pipeline")
+    assert single["box"] == piped["box"] == {"host_cpus": 2, "cpuset": [0, 1], "quota_cpus": None,
+                                             "quota_source": None, "memory_limit_bytes": None, "cpus": 2}
+    assert piped["held_back"] is None and piped["caveat"] is None
 
 
 def test_the_tables_list_the_splits_most_cameras_first_and_the_stages(tmp_path: Path) -> None:

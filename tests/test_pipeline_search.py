@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 
 from ov_tuner.schema import (
     OPENVINO_DEFAULT,
@@ -27,6 +28,7 @@ from ov_tuner.search.pipeline import (
     split_capacity,
     split_space,
 )
+from ov_tuner.search.rate import MOST_RATE, RATE_PRECISION, held_rate, next_rate
 
 TARGET = CameraTarget(fps=10, max_latency_ms=100)
 RAN = (StageRan((), 2, 1, "f32"), StageRan((), 2, 1, "f32"))
@@ -180,3 +182,36 @@ def test_no_starting_point_serving_one_camera_ends_the_search() -> None:
     trials = drive(lambda split: 0)
     assert {t.load.cameras for t in trials} == {1}
     assert len({t.split for t in trials}) == 3
+
+
+def load_at(cameras: int, serves: bool, busy: bool = False) -> LoadTrial:
+    return trial(Split((OPENVINO_DEFAULT,), 1), cameras, serves, 1, busy).load
+
+
+def test_the_rate_search_bisects_the_highest_rate_held_at_the_cameras_served_to_its_precision() -> None:
+    limit = 10 * 1.13  # the split holds up to 11.3 FPS per camera at 4 cameras
+    tried: list[tuple[float, LoadTrial]] = []
+    while (fps := next_rate(tried, 4, TARGET)) is not None:
+        tried.append((fps, load_at(4, fps <= limit)))
+        assert len(tried) < 20
+    assert tried[0][0] == pytest.approx(12.5)  # first the frames a second of one camera more: 5 x 10 over 4
+    held = held_rate(tried, TARGET)
+    failed = min(f for f, t in tried if not t.serves(TARGET))
+    assert held <= limit < failed
+    assert failed - held <= RATE_PRECISION * held
+
+
+def test_the_rate_search_steps_up_doubling_while_it_serves_and_stops_at_its_ceiling() -> None:
+    tried: list[tuple[float, LoadTrial]] = []
+    while (fps := next_rate(tried, 2, TARGET)) is not None:
+        tried.append((fps, load_at(2, True)))
+    rates = [f for f, _ in tried]
+    assert rates[:3] == pytest.approx([15.0, 20.0, 30.0])  # 5, 10, 20 above the target's 10
+    assert rates[-1] == MOST_RATE * TARGET.fps
+    assert held_rate(tried, TARGET) == MOST_RATE * TARGET.fps
+
+
+def test_the_rate_search_tries_a_rate_failed_on_a_busy_host_again_and_counts_none_at_no_camera() -> None:
+    assert next_rate([(12.5, load_at(4, False, busy=True))], 4, TARGET) == 12.5
+    assert next_rate([], 0, TARGET) is None
+    assert held_rate([(12.5, load_at(4, False, busy=True))], TARGET) == TARGET.fps

@@ -5,9 +5,8 @@ frame's time goes. Pure; present/ words it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -20,19 +19,18 @@ from ov_tuner.schema import (
     Split,
     StageRan,
     StageSetting,
-    t_quantile,
 )
 from ov_tuner.search.cameras import capacity, next_cameras, served
 from ov_tuner.search.pipeline import (
     best_split,
     loads,
     neighbour_done,
-    next_in_round,
-    round_capacity,
     search_trials,
     split_capacity,
 )
+from ov_tuner.search.rate import round_held
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
+from ov_tuner.stats.interval import paired_interval
 from ov_tuner.store.pipeline_records import StoredPipeline
 
 # The confidence of the interval of a gain in cameras.
@@ -56,28 +54,52 @@ class Tried:
 @dataclass(frozen=True)
 class RoundCameras:
     """One contender of the head-to-head rounds (the answer, or a baseline) and the cameras it served in each
-    round, with what each stage ran."""
+    round, with what each stage ran; `per_round_fps`, where its rounds found it, the highest frame rate per camera
+    it held at those cameras (ov_tuner.search.rate): the finer figure that tells apart splits serving the same
+    count."""
 
     split: Split
     origin: Origin | None  # None: the answer, where it is no baseline
     per_round: tuple[int, ...]
     ran: tuple[StageRan, ...]
+    per_round_fps: tuple[float, ...] = ()
+    numbers: tuple[int, ...] = ()  # the rounds these figures come from (a contender stopped early skips the later)
 
     @property
     def mean(self) -> float:
         return sum(self.per_round) / len(self.per_round) if self.per_round else 0.0
 
     @property
+    def median(self) -> int:
+        """The cameras it served in the middle round (the lower middle of an even count): the headline, a whole
+        number of cameras that half the rounds reached or passed."""
+        return sorted(self.per_round)[(len(self.per_round) - 1) // 2] if self.per_round else 0
+
+    @property
+    def arrivals(self) -> np.ndarray:
+        """Per round, the frames a second it held in all within the percentile: cameras x the rate each held."""
+        return np.array(self.per_round, dtype=float) * np.array(self.per_round_fps, dtype=float)
+
+    @property
+    def fps_at_median(self) -> float | None:
+        """The mean frame rate per camera it held in the rounds that served the headline count; None where the
+        rounds found none."""
+        held = [f for c, f in zip(self.per_round, self.per_round_fps, strict=True) if c == self.median]
+        return sum(held) / len(held) if held else None
+
+    @property
     def interval(self) -> tuple[float, float]:
         """The mean's GAIN_CONFIDENCE t interval over the rounds (NaN with fewer than two)."""
-        return _t_interval(np.array(self.per_round, dtype=float))
+        found = paired_interval(np.array(self.per_round, dtype=float), confidence=GAIN_CONFIDENCE)
+        return found.low, found.high
 
 
 @dataclass(frozen=True)
 class CameraGain:
     """The answer against one baseline over the rounds both were measured in: the mean of the per-round difference
-    in cameras with its 95% t interval, and the ratio of cameras (None where the baseline served none in a
-    round)."""
+    in cameras with its 95% t interval, the ratio of cameras (None where the baseline served none in a round), and
+    the ratio of the frames a second each held in all within the percentile (`arrivals`, paired by round, with an
+    interval that covers a rerun: the finer figure, never zero-wide by rounding)."""
 
     baseline: Origin
     difference: float
@@ -85,6 +107,7 @@ class CameraGain:
     high: float
     rounds: int
     ratio: Ratio | None
+    arrivals: Ratio | None = None
 
 
 @dataclass(frozen=True)
@@ -111,8 +134,10 @@ class StageShare:
 @dataclass(frozen=True)
 class PipelineAnswer:
     """The pipeline's answer record: every output (terminal, report, deploy forms) renders this and computes
-    nothing. `cameras` is what the search found and confirmed for `split`; `rounds` the contenders measured side by
-    side (the answer first); `gains` the answer against each baseline; `shares` and `bottleneck` (a stage name,
+    nothing. `split` is the contender that held the most frames a second over the rounds side by side (the search's
+    best where no round finished), and `cameras` its headline: the median of its rounds (`from_rounds`), else what
+    the search found and confirmed; `rounds` the contenders measured side by side (the answer first, its origin
+    None); `gains` the answer against each baseline; `shares` and `bottleneck` (a stage name,
     DECODE for the decoder) come from the trial at `overloaded_at` cameras (the fewest the answer failed, else its
     last trial)."""
 
@@ -129,6 +154,7 @@ class PipelineAnswer:
     tried: tuple[Tried, ...]
     solo: tuple[StageSetting, ...]
     box: Box | None
+    from_rounds: bool = False
 
 
 def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
@@ -140,17 +166,31 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     origins = dict(stored.starts)
     by_split = search_trials(trials)
     tried = tuple(_tried(split, origins.get(split, Origin.NEIGHBOUR), ts, target) for split, ts in by_split.items())
-    answer = next(t for t in tried if t.split == best)
-    mine = [t for t in trials if t.split == best]
+    measured = _rounds(trials, best, stored.starts, target)
+    answer_round = max(measured, key=lambda r: (_held(r), r.origin is None))
+    from_rounds = len(answer_round.per_round) > 0
+    split = answer_round.split if from_rounds else best
+    searched = next(t for t in tried if t.split == split)
+    mine = [t for t in trials if t.split == split]
     ran = next((t.ran for t in reversed(mine) if t.ran), ())
-    rounds = _rounds(trials, best, stored.starts, target)
-    gains = tuple(_gain(rounds[0], r) for r in rounds[1:] if r.origin is not None)
+    chosen = answer_round if from_rounds else measured[0]
+    others = [r if r.origin is not None else replace(r, origin=origins.get(r.split, Origin.NEIGHBOUR))
+              for r in measured if r.origin is not None or r.split != chosen.split]
+    rounds = (replace(chosen, origin=None), *others)
+    gains = tuple(_gain(rounds[0], r) for r in rounds[1:] if r.origin in (Origin.SOLO, Origin.DEFAULT))
     overloaded = _overloaded(mine, target)
     shares = _shares(overloaded)
     bottleneck = max(shares, key=lambda s: (s.utilisation, s.wait_ms)).name if shares else ""
     solo = next((s.stages for s, o in stored.starts if o is Origin.SOLO), ())
-    return PipelineAnswer(stored.pipeline, best, ran, answer.cameras, answer.finished, rounds, gains, shares,
-                          bottleneck, overloaded.load.cameras, tried, solo, stored.environment.box)
+    cameras = rounds[0].median if from_rounds else searched.cameras
+    return PipelineAnswer(stored.pipeline, split, ran, cameras, searched.finished, rounds, gains, shares,
+                          bottleneck, overloaded.load.cameras, tried, solo, stored.environment.box, from_rounds)
+
+
+def _held(contender: RoundCameras) -> float:
+    """What the answer is chosen on: the mean frames a second a contender held in all over its rounds (-1 before
+    its rounds found one)."""
+    return float(contender.arrivals.mean()) if contender.per_round_fps else -1.0
 
 
 def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target: CameraTarget) -> Tried:
@@ -164,44 +204,44 @@ def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target
 
 def _rounds(trials: Sequence[PipelineTrial], best: Split, starts: Sequence[tuple[Split, Origin]],
             target: CameraTarget) -> tuple[RoundCameras, ...]:
-    """The answer, then each baseline, with the cameras served in every round each finished its walk in (a
-    baseline that is the answer's own split shares its rounds)."""
+    """The search's best (origin None), then each baseline, with the cameras served in every round each finished its
+    walk in and the rate it held there where its rate search finished too (a baseline that is the best's own split
+    shares its rounds)."""
     slots = [(best, None), *((s, o) for s, o in starts if o in (Origin.SOLO, Origin.DEFAULT))]
     numbers = sorted({t.round for t in trials if t.round > 0})
     found = search_trials(trials)
     result = []
     for split, origin in slots:
         start = split_capacity(found.get(split, []), target)
-        per_round = []
-        for number in numbers:
-            walk = loads([t for t in trials if t.round == number and t.split == split])
-            if walk and next_in_round(walk, start, target) is None:
-                per_round.append(round_capacity(walk, target))
+        held = [(number, round_held([t for t in trials if t.round == number and t.split == split], start, target))
+                for number in numbers]
+        kept = [(number, h) for number, h in held if h is not None]
         ran = next((t.ran for t in reversed(trials) if t.split == split and t.ran), ())
-        result.append(RoundCameras(split, origin, tuple(per_round), ran))
+        result.append(RoundCameras(split, origin, tuple(h.cameras for _, h in kept), ran,
+                                   tuple(h.fps for _, h in kept), tuple(number for number, _ in kept)))
     return tuple(result)
 
 
 def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
-    """Paired by round (the rounds both finished, in order)."""
+    """Paired by round: over the rounds both finished (the test data of an older file, which numbered none, pair
+    in order)."""
     assert baseline.origin is not None
-    n = min(len(answer.per_round), len(baseline.per_round))
-    a = np.array(answer.per_round[:n], dtype=float)
-    b = np.array(baseline.per_round[:n], dtype=float)
-    difference = a - b
-    mean = float(difference.mean()) if n else math.nan
-    low, high = _t_interval(difference)
-    ratio = paired_ratio(a, b, GAIN_CONFIDENCE) if n >= 2 and np.all(b > 0) and np.all(a > 0) else None
-    return CameraGain(baseline.origin, mean, low, high, n, ratio)
+    a, b = _paired(answer, baseline, answer.per_round), _paired(baseline, answer, baseline.per_round)
+    cameras = paired_interval(a, b, GAIN_CONFIDENCE)
+    positive = a.size >= 2 and bool(np.all(a > 0) and np.all(b > 0))
+    ratio = paired_ratio(a, b, GAIN_CONFIDENCE) if positive else None
+    mine, theirs = _paired(answer, baseline, answer.arrivals), _paired(baseline, answer, baseline.arrivals)
+    held = mine.size >= 2 and bool(np.all(mine > 0) and np.all(theirs > 0))
+    arrivals = paired_ratio(mine, theirs, GAIN_CONFIDENCE) if held else None
+    return CameraGain(baseline.origin, cameras.value, cameras.low, cameras.high, cameras.n, ratio, arrivals)
 
 
-def _t_interval(values: np.ndarray) -> tuple[float, float]:
-    n = values.size
-    if n < 2:
-        return math.nan, math.nan
-    mean = float(values.mean())
-    half = t_quantile(n - 1, GAIN_CONFIDENCE) * float(values.std(ddof=1)) / math.sqrt(n)
-    return mean - half, mean + half
+def _paired(contender: RoundCameras, other: RoundCameras, figures: Sequence[float] | np.ndarray) -> np.ndarray:
+    """`contender`'s figures in the rounds `other` finished too, in round order."""
+    values = np.asarray(figures, dtype=float)
+    if not contender.numbers or not other.numbers:
+        return values[:min(len(contender.per_round), len(other.per_round))]
+    return values[[i for i, n in enumerate(contender.numbers) if n in other.numbers]]
 
 
 def _overloaded(trials: Sequence[PipelineTrial], target: CameraTarget) -> PipelineTrial:

@@ -7,16 +7,10 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.analyse.pipeline import pipeline_answer
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
 from ov_tuner.errors import BadInputError
-from ov_tuner.jobs.pipeline import PipelineSpec, run_pipeline
-from ov_tuner.present.documents import print_pipeline
-from ov_tuner.present.words.pipeline import unservable_text
-from ov_tuner.present.words.pipeline_progress import solo_line, trial_line
 from ov_tuner.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 from ov_tuner.store.destinations import output_folder
-from ov_tuner.store.results import load_pipeline
 
 
 @app.command(epilog="The pipeline file, key by key: docs/usage.md, 'A pipeline'; every mistake in it is one line that "
@@ -31,7 +25,7 @@ def pipeline(
     lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before each trial, not "
                                            "counted.")] = 1.0,
     rounds: Annotated[int, typer.Option(min=0, help="Rounds that measure the answer and both baselines side by "
-                                        "side.")] = 5,
+                                        "side, at most (0: none; an interval needs 2 or more).")] = 5,
     max_trials: Annotated[int, typer.Option(min=1, help="Trials of the search beyond its starting points.")] = 60,
     solo_seconds: Annotated[float, typer.Option(min=0.05, help="Seconds per window of each stage alone, for its "
                                                 "solo-tuned setting (a stage with an answer file takes that).")] = 1.0,
@@ -41,6 +35,11 @@ def pipeline(
     """Find how to share the device between the pipeline's models and its video decoder so that it serves the most
     cameras (each frame within the latency budget), against every model at its solo-tuned setting and every model at
     OpenVINO default, run together, measured side by side."""
+    from ov_tuner.jobs.pipeline import PipelineSpec, run_pipeline
+    from ov_tuner.present.words.pipeline_progress import solo_line, trial_line
+
+    if rounds == 1:
+        raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
     if report_dir is not None:
         output_folder(report_dir, "--report")
     spec = PipelineSpec(file, out_path, seconds, lead_in, rounds, max_trials, solo_seconds)
@@ -57,6 +56,11 @@ def pipeline(
 
 
 def _finish(results: Path, report_dir: Path | None, interrupted: bool) -> None:
+    from ov_tuner.analyse.pipeline import pipeline_answer
+    from ov_tuner.present.documents import print_pipeline
+    from ov_tuner.present.words.pipeline import unservable_text
+    from ov_tuner.store.results import load_pipeline
+
     stored = load_pipeline(results)
     answer = pipeline_answer(stored) if stored else None
     if answer is None:

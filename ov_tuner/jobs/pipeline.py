@@ -5,6 +5,7 @@ it ends, and a rerun of the same command resumes: the policy reads the stored tr
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import threading
@@ -15,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
-from ov_tuner.analyse.capacity import capacity_candidates
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import example_dims, model_files, open_model_source, shape_text
@@ -23,11 +23,12 @@ from ov_tuner.devices.native import PointFailure
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.configs import default_precision
+from ov_tuner.jobs.deployed import Deployed
 from ov_tuner.jobs.irs import JobIRs, Quantizing
 from ov_tuner.jobs.pipeline_compiler import SplitCompiler
 from ov_tuner.jobs.pipeline_file import read_pipeline
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.measure.pipeline import run_pipeline_trial
+from ov_tuner.measure.pipeline import check_counted_output, run_pipeline_trial
 from ov_tuner.schema import (
     OPENVINO_DEFAULT,
     Arrival,
@@ -47,21 +48,25 @@ from ov_tuner.search.pipeline import (
     PER_STREAM,
     Origin,
     SplitSpace,
-    loads,
     next_exhaustive,
     next_in_round,
     next_trial,
+    round_capacity,
     round_contenders,
     search_trials,
     seeds,
     split_capacity,
     split_space,
 )
+from ov_tuner.search.rate import held_rate, next_rate, round_held
+from ov_tuner.search.rounds import RoundLimits, run_rounds
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.results import ResultStore, load_results
+from ov_tuner.store.results import ResultStore
 
 # Passes over the solo settings of a stage measured here (interleaved, the median FPS counts).
 SOLO_PASSES = 2
+# Rounds every contender takes before the sequential rule may stop one.
+ROUNDS_FOR_ALL = 3
 
 
 @dataclass(frozen=True)
@@ -100,21 +105,27 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
                  stop: threading.Event | None = None, quantizing: Quantizing | None = None) -> Tuning | None:
     """Tune `spec.file`'s pipeline into `spec.out`; `stop` set ends it after the trial in progress (what was
     measured is kept; None when it ended before the search's starting points were known)."""
-    pipeline = read_pipeline(spec.file)
+    read = read_pipeline(spec.file)
+    pipeline = read.pipeline
     inputs = [spec.file, *(f for s in pipeline.stages for f in model_files(Path(s.model))),
               *(Path(s.answer_from) for s in pipeline.stages if s.answer_from),
               *((Path(pipeline.video.file),) if pipeline.video.file else ())]
     results_file(spec.out, inputs=inputs)
     runtime = Runtime()
     devices = {d.name: d for d in runtime.resolve_devices(tuple(dict.fromkeys(s.device for s in pipeline.stages)))}
-    answers = [_solo_answer(stage) for stage in pipeline.stages]
+    answers = [_solo_answer(deployed) for deployed in read.answers]
     pipeline = replace(pipeline, stages=tuple(
         replace(stage, precision=stage.precision or (answer[0].config.precision if answer else
                                                      default_precision(devices[stage.device])))
         for stage, answer in zip(pipeline.stages, answers, strict=True)))
     sources = [open_model_source(Path(s.model)) for s in pipeline.stages]
-    for stage, source in zip(pipeline.stages, sources, strict=True):
-        _check_static(stage, runtime.read_model(source, Precision.FP32))
+    outputs: set[str] = set()  # the previous stage's output names, which a per-detection stage counts in
+    for index, (stage, source) in enumerate(zip(pipeline.stages, sources, strict=True)):
+        model = runtime.read_model(source, Precision.FP32)
+        _check_static(stage, model)
+        if stage.per_detection is not None:  # never the first stage: read_pipeline refuses that
+            check_counted_output(stage, pipeline.stages[index - 1], outputs)
+        outputs = {name for output in model.outputs for name in output.get_names()}
     irs = [JobIRs(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
            for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
     compiler = SplitCompiler(pipeline, irs, [devices[s.device] for s in pipeline.stages])
@@ -152,17 +163,10 @@ def _check_static(stage: PipelineStage, model: ov.Model) -> None:
                                 f"the batch; give them in its [[stage]], e.g. shape = {{ {name} = [{example}] }}")
 
 
-def _solo_answer(stage: PipelineStage) -> tuple[PointResult, Quantization | None] | None:
-    """The fastest batch-1 point a stage's `answer` file recommends, and how its INT8 IR was made."""
-    if stage.answer_from is None:
-        return None
-    stored = load_results(Path(stage.answer_from))
-    picked = capacity_candidates(stored.points, stored.confirmations, top=1)
-    if not picked:
-        raise BadInputError(f"stage '{stage.name}': {stage.answer_from} has no measured batch-1 point to start "
-                            "from; sweep with --batch 1, or leave answer out")
-    point = next(p for p in stored.points if p.config == picked[0])
-    return point, stored.quantization
+def _solo_answer(deployed: Deployed | None) -> tuple[PointResult, Quantization | None] | None:
+    """A stage's solo setting from its answer file: the best batch-1 point it deploys (read_pipeline refused a file
+    without one), and how its INT8 IR was made."""
+    return None if deployed is None else (deployed.batch_one[0], deployed.quantization)
 
 
 def _setting_of(point: PointResult) -> StageSetting:
@@ -220,10 +224,12 @@ def _solo_settings(device: DeviceInfo) -> list[StageSetting]:
 
 
 def _trial(spec: PipelineSpec, compiler: SplitCompiler, split: Split, cameras: int, round: int, seed: int,
-           store: ResultStore, on_trial: TrialSeen | None) -> PipelineTrial:
+           store: ResultStore, on_trial: TrialSeen | None, fps: float | None = None) -> PipelineTrial:
+    """One trial of `split` at `cameras` cameras, each offering `fps` frames a second (None: the target's), stored
+    as soon as it ends."""
     pipeline = compiler.pipeline
-    arrivals = Arrivals(cameras, pipeline.target.fps, spec.seconds, pipeline.target.arrival is Arrival.POISSON,
-                        seed=seed)
+    arrivals = Arrivals(cameras, fps or pipeline.target.fps, spec.seconds,
+                        pipeline.target.arrival is Arrival.POISSON, seed=seed)
     try:
         runners, ran = compiler.split(split)
         load, stages = run_pipeline_trial(runners, pipeline.video, split.decode_threads, arrivals, pipeline.target,
@@ -231,7 +237,7 @@ def _trial(spec: PipelineSpec, compiler: SplitCompiler, split: Split, cameras: i
     except PointFailure:  # a split that cannot compile serves no camera
         offered = len(arrivals.times())
         load, stages, ran = LoadTrial(cameras, spec.seconds, offered, offered, np.array([]), np.array([])), (), ()
-    trial = PipelineTrial(split, load, stages, ran, round)
+    trial = PipelineTrial(split, load, stages, ran, round, fps)
     store.add_pipeline_trial(trial)
     if on_trial is not None:
         on_trial(pipeline, trial)
@@ -240,24 +246,40 @@ def _trial(spec: PipelineSpec, compiler: SplitCompiler, split: Split, cameras: i
 
 def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], compiler: SplitCompiler,
             store: ResultStore, on_trial: TrialSeen | None, stop: threading.Event | None) -> None:
-    """`spec.rounds` rounds; in each, every contender (in an order that turns from round to round) walks from what
-    the search found to what it serves in this round."""
+    """Up to `spec.rounds` rounds on the rounds engine (ov_tuner.search.rounds: interleaved, and a contender already
+    told apart from the leader, or tied with it, stops taking rounds after the first ROUNDS_FOR_ALL). In a round a
+    contender walks from what the search found to the cameras it serves, then finds how far past the target's
+    frame rate it holds at that count (ov_tuner.search.rate); its figure is the frames a second that makes in all."""
     pipeline = tuning.pipeline
     contenders = round_contenders(trials, tuning.starts, pipeline.target)
     found = search_trials(trials)
-    if split_capacity(found[contenders[0]], pipeline.target) == 0:
-        return  # nothing served one camera: there is no answer to hold against the baselines
-    for number in range(1, spec.rounds + 1):
-        turn = (number - 1) % len(contenders)
-        for split in contenders[turn:] + contenders[:turn]:
-            start = split_capacity(found[split], pipeline.target)
-            mine = loads([t for t in trials if t.round == number and t.split == split])
-            while (cameras := next_in_round(mine, start, pipeline.target)) is not None:
-                if _stopped(stop):
-                    return
-                trial = _trial(spec, compiler, split, cameras, number, len(trials), store, on_trial)
-                trials.append(trial)
-                mine.append(trial.load)
+    if spec.rounds < 2 or split_capacity(found[contenders[0]], pipeline.target) == 0:
+        return  # no rounds asked, or nothing served one camera: there is no answer to hold against the baselines
+
+    def measure(position: int, number: int) -> float | None:
+        split = contenders[position]
+        mine = [t for t in trials if t.round == number + 1 and t.split == split]
+        walk = [t.load for t in mine if t.fps is None]
+        rates = [(t.fps, t.load) for t in mine if t.fps is not None]
+        start = split_capacity(found[split], pipeline.target)
+        while (cameras := next_in_round(walk, start, pipeline.target)) is not None:
+            if _stopped(stop):
+                return None
+            trials.append(_trial(spec, compiler, split, cameras, number + 1, len(trials), store, on_trial))
+            walk.append(trials[-1].load)
+        served = round_capacity(walk, pipeline.target)
+        while (fps := next_rate(rates, served, pipeline.target)) is not None:
+            if _stopped(stop):
+                return None
+            trials.append(_trial(spec, compiler, split, served, number + 1, len(trials), store, on_trial, fps))
+            rates.append((fps, trials[-1].load))
+        return served * held_rate(rates, pipeline.target)
+
+    limits = RoundLimits(min(ROUNDS_FOR_ALL, spec.rounds), spec.rounds)
+    done = np.array([[held.arrivals if (held := round_held(
+        [t for t in trials if t.round == number and t.split == split], split_capacity(found[split], pipeline.target),
+        pipeline.target)) else math.nan for split in contenders] for number in sorted({t.round for t in trials} - {0})])
+    run_rounds(measure, [True] * len(contenders), limits, done.reshape(-1, len(contenders)), stop, log=False)
 
 
 def _stopped(stop: threading.Event | None) -> bool:

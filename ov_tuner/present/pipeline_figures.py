@@ -4,9 +4,12 @@ imports matplotlib: commands import it only where they draw."""
 from __future__ import annotations
 
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ov_tuner.analyse.pipeline import PipelineAnswer
+from ov_tuner.present.heatmaps import DEFAULT_MARKER, DEPLOYED_COLOUR
+from ov_tuner.present.words.marks import ANSWER_SPLIT, DEFAULT_SPLIT, split_mark_text
 from ov_tuner.present.words.pipeline import ORIGIN_WORDS, probe_failed, split_text, tried_cameras_text
 from ov_tuner.schema import Origin
 
@@ -16,11 +19,13 @@ COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED:
 
 def cameras_figure(answer: PipelineAnswer) -> Figure:
     """One bar per split tried, most cameras first, coloured by where it came from (hatched where its search was
-    stopped, outlined where it is the answer); over the splits measured side by side, each round's cameras and their
-    mean with the rounds' range."""
+    stopped); the answer's split outlined and OpenVINO default's topped by a diamond, as every figure marks them;
+    over the splits measured side by side, each round's cameras and their mean with the rounds' range."""
     tried = sorted(answer.tried, key=lambda t: -t.cameras)
     splits = [t.split for t in tried]
     extra = [r.split for r in answer.rounds if r.split not in splits]  # a contender the search did not list
+    default = next((r.split for r in answer.rounds if r.origin is Origin.DEFAULT),
+                   next((t.split for t in tried if t.origin is Origin.DEFAULT), None))
     fig = Figure(figsize=(max(7.0, 1.2 * (len(splits) + len(extra)) + 3), 5.5), layout="constrained")
     ax = fig.subplots()
     for i, t in enumerate(tried):
@@ -31,25 +36,33 @@ def cameras_figure(answer: PipelineAnswer) -> Figure:
             continue
         answer_bar = t.split == answer.split
         bar = ax.bar(i, t.cameras, color=COLOURS[t.origin], alpha=0.8, hatch=None if t.finished else "//",
-                     edgecolor="black" if answer_bar else "none", linewidth=2.5 if answer_bar else 0)
-        ax.bar_label(bar, [tried_cameras_text(t) + ("\nthe answer" if answer_bar else "")],
+                     edgecolor=DEPLOYED_COLOUR if answer_bar else "none", linewidth=3 if answer_bar else 0)
+        marked = split_mark_text(answer_bar, t.split == default)
+        ax.bar_label(bar, [tried_cameras_text(t) + (f"\n{marked}" if marked else "")],
                      label_type="center", fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+        if t.split == default:  # on the bar's top, left of the rounds' range drawn at its centre
+            ax.plot(i - 0.25, t.cameras, zorder=4, **DEFAULT_MARKER)  # type: ignore[arg-type]
     for r in answer.rounds:
         x = (splits + extra).index(r.split)
         ax.scatter([x] * len(r.per_round), r.per_round, color="black", s=12, alpha=0.5, zorder=3)
         if r.per_round:
             low, high = min(r.per_round), max(r.per_round)
-            ax.errorbar(x, r.mean, yerr=[[r.mean - low], [high - r.mean]], fmt="D", color="black", capsize=5,
+            ax.errorbar(x, r.mean, yerr=[[r.mean - low], [high - r.mean]], fmt="s", color="black", capsize=5,
                         zorder=4, label="rounds: mean and range")
     labels = [split_text(answer.pipeline, s).replace(" | ", "\n") for s in splits + extra]
     ax.set_xticks(range(len(labels)), labels, fontsize=7)
     origins = dict.fromkeys(t.origin for t in tried)
     handles, _ = ax.get_legend_handles_labels()
-    ax.legend([*(Patch(color=COLOURS[o], alpha=0.8, label=ORIGIN_WORDS[o]) for o in origins), *handles[:1]],
-              [*(ORIGIN_WORDS[o] for o in origins), *(["rounds: mean and range"] if handles else [])], fontsize=8)
+    outline = Patch(fill=False, edgecolor=DEPLOYED_COLOUR, linewidth=3)
+    marks: list[tuple[Patch | Line2D, str]] = [(outline, ANSWER_SPLIT)]
+    if default in splits:
+        marks.append((Line2D([], [], **DEFAULT_MARKER), DEFAULT_SPLIT))  # type: ignore[arg-type]
+    ax.legend([*(m for m, _ in marks), *(Patch(color=COLOURS[o], alpha=0.8) for o in origins), *handles[:1]],
+              [*(w for _, w in marks), *(ORIGIN_WORDS[o] for o in origins),
+               *(["rounds: mean and range"] if handles else [])], fontsize=8)
     ax.set_ylabel("cameras served")
-    ax.set_xlabel("split (hatched: its search was stopped; outlined: the answer; a triangle: the count a neighbour "
-                  "failed at, one more than the best served)", fontsize=8)
+    ax.set_xlabel("split (hatched: its search was stopped; a triangle: the count a neighbour failed at, one more than "
+                  "the best served)", fontsize=8)
     ax.set_ylim(0, max([t.cameras for t in tried] + [t.fails_at or 0 for t in tried]
                        + [c for r in answer.rounds for c in r.per_round] + [1]) * 1.3)
     ax.grid(axis="y", alpha=0.3)

@@ -1,25 +1,27 @@
 """The pipeline answer in the forms people run: a Python script over one AsyncInferQueue per stage, a DL Streamer
-gst-launch-1.0 line, an OpenVINO Model Server config.json, and the record as JSON. Each compiles every stage with the
-properties it ran (StageRan.properties) and its requests.
+gst-launch-1.0 line, an OpenVINO Model Server config.json (both by ov_tuner.present.servers, as a single model's are),
+and the record as JSON in the shared envelope. Each compiles every stage with the properties it ran
+(StageRan.properties) and its requests.
 
 The tests run the Python script on tiny models and compare what each stage compiled with what the answer says; the
 DL Streamer line and the OVMS config are checked as the single-model forms are (tests/test_deploy_formats.py)."""
 
 from __future__ import annotations
 
-import json
 import math
-import shlex
 from typing import Any
 
 from ov_tuner.analyse.pipeline import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, Tried
+from ov_tuner.present.envelope import AnswerKind, envelope
+from ov_tuner.present.servers import (
+    VIDEO_STANDIN,
+    ServedModel,
+    dlstreamer_line,
+    inference_element,
+    ovms_config_text,
+)
 from ov_tuner.present.words.pipeline import gain_differs, pipeline_rows
 from ov_tuner.schema import PipelineStage, Split, StageRan, StageSetting
-
-SCHEMA_VERSION = 1
-OVMS_MODELS = "/models"
-# Where the forms read frames from when the pipeline generated its own (no video file).
-VIDEO_STANDIN = "input.mp4"
 
 _SCRIPT = '''"""ov-tuner's pipeline answer: {serves}, split as
 {split}.
@@ -186,40 +188,36 @@ def _stage_line(stage: PipelineStage, ran: StageRan) -> str:
 
 
 def pipeline_dlstreamer(answer: PipelineAnswer) -> str:
-    """A gst-launch-1.0 line: the video decoded, the first stage a gvadetect, each later one a gvaclassify (per
-    detected object where it runs per detection, else on the full frame), each with its device, requests, frame
-    interval and compile properties (ie-config, KEY=VALUE pairs joined by commas)."""
-    line = ["gst-launch-1.0", "filesrc", f"location={answer.pipeline.video.file or VIDEO_STANDIN}", "!", "decodebin3"]
+    """A gst-launch-1.0 line: the video decoded (VIDEO_STANDIN where the pipeline generated its frames), the first
+    stage a gvadetect, each later one a gvaclassify (per detected object where it runs per detection, else on the
+    full frame), each with its device, requests, frame interval and compile properties."""
+    elements = []
     for i, (stage, ran) in enumerate(zip(answer.pipeline.stages, answer.ran, strict=True)):
-        element = "gvadetect" if i == 0 else "gvaclassify"
         region = [] if i == 0 or stage.per_detection is not None else ["inference-region=full-frame"]
-        ie_config = ",".join(f"{k}={v}" for k, v in ran.properties)
-        line += ["!", element, f"model={_model(stage, ran)}", f"device={stage.device}", f"nireq={ran.nireq}",
-                 f"inference-interval={stage.every}", *region, f"ie-config={ie_config}", "!", "queue"]
-    line += ["!", "gvafpscounter", "!", "fakesink", "sync=false"]
-    return " ".join(w if w == "!" else shlex.quote(w) for w in line)
+        elements.append(inference_element("gvadetect" if i == 0 else "gvaclassify", _model(stage, ran), stage.device,
+                                          ran.nireq, dict(ran.properties), f"inference-interval={stage.every}",
+                                          *region))
+    return dlstreamer_line(answer.pipeline.video.file or VIDEO_STANDIN, elements)
 
 
 def pipeline_ovms(answer: PipelineAnswer) -> str:
     """An OVMS config.json serving every stage's model (by its stage's name) with its device, requests and compile
     properties."""
-    configs = [{"config": {"name": stage.name, "base_path": f"{OVMS_MODELS}/{stage.name}",
-                           "target_device": stage.device, "nireq": ran.nireq, "plugin_config": dict(ran.properties)}}
-               for stage, ran in zip(answer.pipeline.stages, answer.ran, strict=True)]
-    return json.dumps({"model_config_list": configs}, indent=2)
+    return ovms_config_text([ServedModel(stage.name, stage.device, ran.nireq, dict(ran.properties))
+                             for stage, ran in zip(answer.pipeline.stages, answer.ran, strict=True)])
 
 
 def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
     """The answer record as plain JSON values: every figure the terminal's rows say, and the rows (`says`)."""
     p, t = answer.pipeline, answer.pipeline.target
-    return {
-        "schema_version": SCHEMA_VERSION,
+    body = {
         "pipeline": {"stages": [{**_plan(s), "precision": s.precision.value if s.precision else None}
                                 for s in p.stages],
                      "video": {"file": p.video.file, "width": p.video.width, "height": p.video.height},
                      "target": {"fps": t.fps, "max_latency_ms": t.max_latency_ms, "percentile": t.percentile,
                                 "arrival": t.arrival.value}},
-        "cameras": answer.cameras, "finished": answer.finished,
+        "cameras": answer.cameras, "finished": answer.finished, "from_rounds": answer.from_rounds,
+        "fps_held": answer.rounds[0].fps_at_median if answer.rounds else None,
         "split": _split(answer.split), "ran": [_ran(r) for r in answer.ran],
         "gains": [_gain(g) for g in answer.gains],
         "rounds": [_round(r) for r in answer.rounds],
@@ -229,12 +227,8 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
                     "utilisation": s.utilisation, "slots": s.slots} for s in answer.shares],
         "tried": [_tried(x) for x in answer.tried],
         "solo": [_setting_json(s) for s in answer.solo],
-        "box": None if answer.box is None else {
-            "host_cpus": answer.box.host_cpus, "cpuset": list(answer.box.cpuset), "quota_cpus": answer.box.quota_cpus,
-            "quota_source": answer.box.quota_source, "memory_limit_bytes": answer.box.memory_limit_bytes,
-            "cpus": answer.box.cpus},
-        "says": dict(pipeline_rows(answer)),
     }
+    return envelope(AnswerKind.PIPELINE, body, answer.box, None, None, dict(pipeline_rows(answer)))
 
 
 def _setting_json(s: StageSetting) -> dict[str, Any]:
@@ -258,25 +252,18 @@ def _gain(g: CameraGain) -> dict[str, Any]:
     return {"over": g.baseline.value, "difference": _finite(g.difference), "low": _finite(g.low),
             "high": _finite(g.high),
             "confidence": GAIN_CONFIDENCE, "rounds": g.rounds, "measurable": gain_differs(g),
-            "cameras_ratio": None if g.ratio is None else g.ratio.as_json()}
+            "cameras_ratio": None if g.ratio is None else g.ratio.as_json(),
+            "arrivals_ratio": None if g.arrivals is None else g.arrivals.as_json()}
 
 
 def _round(r: RoundCameras) -> dict[str, Any]:
     return {"origin": r.origin.value if r.origin is not None else "answer", "split": _split(r.split),
             "per_round": list(r.per_round), "mean": r.mean, "interval": [_finite(v) for v in r.interval],
-            "ran": [_ran(x) for x in r.ran]}
+            "rounds": list(r.numbers), "fps_held_per_round": list(r.per_round_fps),
+            "arrivals_per_round": r.arrivals.tolist(), "ran": [_ran(x) for x in r.ran]}
 
 
 def _tried(x: Tried) -> dict[str, Any]:
     return {"split": _split(x.split), "origin": x.origin.value, "cameras": x.cameras, "finished": x.finished,
             "trials": x.trials}
 
-
-
-def pipeline_form(fmt: str, answer: PipelineAnswer) -> str | None:
-    """The form `recommend --format` names for a pipeline's answer (python, dlstreamer, ovms, json), or None for a
-    form a pipeline has none of."""
-    forms = {"python": pipeline_python, "dlstreamer": pipeline_dlstreamer, "ovms": pipeline_ovms,
-             "json": lambda a: json.dumps(pipeline_answer_json(a), indent=2)}
-    form = forms.get(fmt)
-    return None if form is None else form(answer)

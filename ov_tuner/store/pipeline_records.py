@@ -78,10 +78,10 @@ class PipelineRecords(Connection):
         with self._writing():
             self._db.execute(
                 "INSERT INTO pipeline_trials (round, split, cameras, seconds, offered, dropped, latencies_ms, stages, "
-                "ran, foreign_cpu, steal, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "ran, foreign_cpu, steal, created_at, fps) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (trial.round, json.dumps(asdict(trial.split)), load.cameras, load.seconds, load.offered, load.dropped,
                  blob(load.latencies_ms), json.dumps([asdict(s) for s in trial.stages]),
-                 json.dumps([asdict(r) for r in trial.ran]), load.foreign_cpu, load.steal, now()))
+                 json.dumps([asdict(r) for r in trial.ran]), load.foreign_cpu, load.steal, now(), trial.fps))
 
     def pipeline_trials(self) -> list[PipelineTrial]:
         return [PipelineTrial(
@@ -91,7 +91,7 @@ class PipelineRecords(Connection):
             tuple(StageTime(**s) for s in json.loads(r["stages"])),
             tuple(StageRan(tuple(tuple(p) for p in x["properties"]), x["nireq"], x["streams"], x["precision"],
                            x.get("ir", "")) for x in json.loads(r["ran"])),
-            r["round"]) for r in self._db.execute("SELECT * FROM pipeline_trials ORDER BY id")]
+            r["round"], r["fps"]) for r in self._db.execute("SELECT * FROM pipeline_trials ORDER BY id")]
 
 
 def split_of(data: dict[str, Any]) -> Split:

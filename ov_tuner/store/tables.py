@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
@@ -51,6 +51,7 @@ UPGRADES = {
         f"UPDATE {table} SET mode = 'explicit' WHERE mode = 'grid'"
         for table in ("points", "compiles", "confirm_contenders", "capacities", "soaks")),
     5: (),  # v6: a pipeline's records (SCHEMA creates their tables)
+    6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a round's trial above the target frame rate
 }
 
 SCHEMA = f"""
@@ -129,7 +130,7 @@ CREATE TABLE IF NOT EXISTS pipeline_solo (
 CREATE TABLE IF NOT EXISTS pipeline_trials (
     id INTEGER PRIMARY KEY, round INTEGER NOT NULL, split TEXT NOT NULL, cameras INTEGER NOT NULL,
     seconds REAL NOT NULL, offered INTEGER NOT NULL, dropped INTEGER NOT NULL, latencies_ms BLOB NOT NULL,
-    stages TEXT NOT NULL, ran TEXT NOT NULL, foreign_cpu REAL, steal REAL, created_at TEXT NOT NULL
+    stages TEXT NOT NULL, ran TEXT NOT NULL, foreign_cpu REAL, steal REAL, created_at TEXT NOT NULL, fps REAL
 );
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.document import Block, Code, Facts, Paragraph, Table, Tone, table
-from ov_tuner.present.pipeline_forms import OVMS_MODELS, pipeline_dlstreamer, pipeline_ovms, pipeline_python
+from ov_tuner.present.pipeline_forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
+from ov_tuner.present.servers import OVMS_MODELS
 from ov_tuner.present.words.pipeline import (
     origin_text,
     pipeline_rows,
@@ -46,10 +47,13 @@ def stages_table(answer: PipelineAnswer) -> Table:
 
 
 def rounds_table(answer: PipelineAnswer) -> Table:
-    """The contenders measured side by side: the cameras each served in each round, and their mean."""
+    """The contenders measured side by side: the cameras each served in each round and their mean, the frame rate
+    per camera each held there, and the frames a second that makes in all (the mean over the rounds)."""
     rows = [[origin_text(answer, r.origin, r.split), split_text(answer.pipeline, r.split, r.ran),
-             " ".join(map(str, r.per_round)), f"{r.mean:.1f}"] for r in answer.rounds]
-    return table(("contender", "split", "cameras per round", "mean"), rows, numeric=("mean",))
+             " ".join(map(str, r.per_round)), f"{r.mean:.1f}", " ".join(f"{f:.1f}" for f in r.per_round_fps),
+             f"{r.arrivals.mean():.0f}" if r.per_round_fps else ""] for r in answer.rounds]
+    header = ("contender", "split", "cameras per round", "mean", "FPS each held", "frames/s in all")
+    return table(header, rows, numeric=("mean", "frames/s in all"))
 
 
 def tried_table(answer: PipelineAnswer) -> Table:

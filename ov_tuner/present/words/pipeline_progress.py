@@ -23,6 +23,7 @@ def trial_line(pipeline: Pipeline, trial: PipelineTrial) -> str:
     if not trial.stages:
         return f"{phase} | {split_text(pipeline, trial.split)}: does not compile, so serves no camera"
     busiest = max(trial.stages, key=lambda s: s.utilisation)
-    return (f"{phase} | {split_text(pipeline, trial.split)}: {load.cameras} cameras, p{target.percentile:g} "
+    rate = f" at {trial.fps:.1f} FPS each" if trial.fps else ""
+    return (f"{phase} | {split_text(pipeline, trial.split)}: {load.cameras} cameras{rate}, p{target.percentile:g} "
             f"{ms_text(load.percentile_ms(target.percentile))}, {load.dropped} of {load.offered} dropped: {verdict}; "
             f"busiest {busiest.name} ({busiest.utilisation:.0%})")
