@@ -31,9 +31,9 @@ from ov_tuner.schema import (
     Search,
     StopRule,
 )
-from ov_tuner.search.confirm import follow_up
+from ov_tuner.search.rounds import still_open
 from ov_tuner.stats.evidence import Estimate, clearly_worse
-from ov_tuner.stats.headtohead import RERUN_SD, HeadToHead, Ratio
+from ov_tuner.stats.headtohead import RERUN_SD, HeadToHead, Ratio, round_fps
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 from ov_tuner.sweep.confirm import Compile, run_confirmation
@@ -278,14 +278,19 @@ def test_the_sweep_stores_the_anchor_points(tiny_model: Path, tmp_path: Path) ->
     assert (top, top) in measured and (top, 2 * top) in measured  # the top of the stream range
 
 
+def open_after(confirmation: Confirmation) -> list[int]:
+    """Who a further pass of a stored round would measure under the sequential rule."""
+    return sorted(still_open(round_fps(confirmation), [c.candidate for c in confirmation.contenders]))
+
+
 def test_follow_up_passes_measure_only_the_leader_and_what_is_still_open() -> None:
     lead, edge, loser = grid(2, 4), grid(1, 1), grid(2, 1)
     noisy = round_of({lead: [110, 95, 120, 100, 115, 98], edge: [100, 100, 100, 100, 100, 100],
                       loser: [50, 51, 50, 49, 50, 50]}, {lead: 12.0, edge: 4.0, loser: 8.0})
-    assert follow_up(noisy) == [0, 1]  # the leader and the one not told apart; the clear loser is done
+    assert open_after(noisy) == [0, 1]  # the leader and the one not told apart; the clear loser is done
     settled = round_of({lead: [104, 105, 103, 104, 105, 104], edge: [100, 101, 99, 100, 100, 100]},
                        {lead: 12.0, edge: 6.0})
-    assert follow_up(settled) == []
+    assert open_after(settled) == [0]  # the leader alone: nothing is left to tell apart
 
 
 def test_a_hint_baseline_is_a_reference_unless_it_beats_every_explicit_configuration() -> None:

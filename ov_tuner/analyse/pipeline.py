@@ -30,7 +30,7 @@ from ov_tuner.search.pipeline import (
 )
 from ov_tuner.search.rate import round_held
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
-from ov_tuner.stats.interval import paired_interval
+from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 from ov_tuner.store.pipeline_records import StoredPipeline
 
 # The confidence of the interval of a gain in cameras.
@@ -167,7 +167,8 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     by_split = search_trials(trials)
     tried = tuple(_tried(split, origins.get(split, Origin.NEIGHBOUR), ts, target) for split, ts in by_split.items())
     measured = _rounds(trials, best, stored.starts, target)
-    answer_round = max(measured, key=lambda r: (_held(r), r.origin is None))
+    held = _held(measured)
+    answer_round = measured[max(range(len(measured)), key=lambda i: (held[i], measured[i].origin is None))]
     from_rounds = len(answer_round.per_round) > 0
     split = answer_round.split if from_rounds else best
     searched = next(t for t in tried if t.split == split)
@@ -187,10 +188,17 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
                           bottleneck, overloaded.load.cameras, tried, solo, stored.environment.box, from_rounds)
 
 
-def _held(contender: RoundCameras) -> float:
-    """What the answer is chosen on: the mean frames a second a contender held in all over its rounds (-1 before
-    its rounds found one)."""
-    return float(contender.arrivals.mean()) if contender.per_round_fps else -1.0
+def _held(measured: Sequence[RoundCameras]) -> list[float]:
+    """What the answer is chosen on, per contender: the frames a second it held in all over the rounds, as the
+    rounds engine ranks them (pass-adjusted means: a contender that stopped early is scaled by the rounds it shared
+    with the one that took the most); -1 before its rounds found one."""
+    numbers = sorted({n for r in measured for n in r.numbers})
+    table = np.full((len(numbers), len(measured)), np.nan)
+    for j, contender in enumerate(measured):
+        for number, figure in zip(contender.numbers, contender.arrivals, strict=True):
+            table[numbers.index(number), j] = figure
+    means = pass_adjusted_means(table, log=False) if numbers else np.full(len(measured), np.nan)
+    return [float(m) if np.isfinite(m) else -1.0 for m in means]
 
 
 def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target: CameraTarget) -> Tried:

@@ -275,10 +275,15 @@ def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], com
             rates.append((fps, trials[-1].load))
         return served * held_rate(rates, pipeline.target)
 
+    def stored(split: Split, number: int) -> float:
+        """A contender's figure in a round already measured (a resumed run's), NaN where it did not finish."""
+        held = round_held([t for t in trials if t.round == number and t.split == split],
+                          split_capacity(found[split], pipeline.target), pipeline.target)
+        return math.nan if held is None else held.arrivals
+
+    last = max((t.round for t in trials), default=0)
+    done = np.array([[stored(split, number) for split in contenders] for number in range(1, last + 1)])
     limits = RoundLimits(min(ROUNDS_FOR_ALL, spec.rounds), spec.rounds)
-    done = np.array([[held.arrivals if (held := round_held(
-        [t for t in trials if t.round == number and t.split == split], split_capacity(found[split], pipeline.target),
-        pipeline.target)) else math.nan for split in contenders] for number in sorted({t.round for t in trials} - {0})])
     run_rounds(measure, [True] * len(contenders), limits, done.reshape(-1, len(contenders)), stop, log=False)
 
 

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ov_tuner.devices.decisions import auto_batched
-from ov_tuner.schema import Confirmation, Mode, PointConfig, PointResult, Precision
+from ov_tuner.schema import Mode, PointConfig, PointResult, Precision
 from ov_tuner.search.policy import Cell, Evidence
-from ov_tuner.search.rounds import still_open
 from ov_tuner.stats.evidence import Estimate, clearly_worse
-from ov_tuner.stats.headtohead import round_fps
 
 if TYPE_CHECKING:
     from ov_tuner.search.plan import PlannedSpace
@@ -103,10 +101,3 @@ def _may_set_more(baseline: PointResult) -> bool:
     c = baseline.config
     return c.mode is Mode.LATENCY or (c.mode is Mode.THROUGHPUT and baseline.compile is not None
                                       and auto_batched(baseline.compile.read_back))
-
-
-def follow_up(confirmation: Confirmation) -> list[int]:
-    """Positions of the contenders a further pass of a stored round would measure under the sequential rule
-    (ov_tuner.search.rounds.still_open): the leader and what is still open against it; empty when nothing is."""
-    open_ones = still_open(round_fps(confirmation), [c.candidate for c in confirmation.contenders])
-    return sorted(open_ones) if len(open_ones) >= 2 else []
