@@ -15,6 +15,7 @@ import pytest
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.schema import CompileInfo, ConfirmRule, PointConfig, Precision
+from ov_tuner.schema.spec import FIRST_PASSES_SHARE, MIN_WINDOW_S
 from ov_tuner.search.rounds import RoundLimits, pass_order, run_rounds, still_open
 from ov_tuner.stats.headtohead import RERUN_SD, paired_ratio, round_fps
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
@@ -159,3 +160,12 @@ def test_the_confirmation_round_passes_follow_the_rule(tiny_model: Path, tmp_pat
     assert confirmation.complete_rounds()[:3] == [0, 1, 2] and figures.shape[0] <= 7
     for number in range(3, figures.shape[0]):
         assert sorted(np.flatnonzero(np.isfinite(figures[number]))) == sorted(still_open(figures[:number], [True] * 4))
+
+
+def test_many_contenders_get_shorter_windows_so_the_first_passes_keep_within_the_budget() -> None:
+    rule = ConfirmRule(rounds=3, window_s=0.25)
+    assert rule.window_for(4, 20.0) == 0.25  # 3 x 4 x 0.25 s = 3 s, well within 75% of 20 s
+    shortened = rule.window_for(18, 10.0)
+    assert shortened < 0.25 and 3 * 18 * shortened == pytest.approx(FIRST_PASSES_SHARE * 10.0)
+    assert rule.window_for(18, 1.0) == MIN_WINDOW_S  # never so short that fill and drain outweigh the window
+    assert rule.window_for(18, float("inf")) == 0.25

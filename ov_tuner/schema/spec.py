@@ -52,6 +52,12 @@ def _spread(values: list[float]) -> float:
     return (max(values) - min(values)) / mean if mean > 0 else float("inf")
 
 
+# The share of a confirmation round's budget its first passes over every contender may take (the rest goes to the
+# passes over the pairs still undecided), and the shortest window a visit is given to keep within it.
+FIRST_PASSES_SHARE = 0.75
+MIN_WINDOW_S = 0.1
+
+
 @dataclass(frozen=True)
 class ConfirmRule:
     """How the confirmation round measures its contenders: first `rounds` passes (alternating direction) over
@@ -80,6 +86,14 @@ class ConfirmRule:
         """The most seconds the whole round may take after a search of `search_s` seconds: `budget_share` of
         both."""
         return search_s * self.budget_share / (1 - self.budget_share)
+
+    def window_for(self, contenders: int, budget_s: float) -> float:
+        """The window each visit takes: `window_s`, shortened where the first `rounds` passes over `contenders`
+        would take more than FIRST_PASSES_SHARE of what is left of the budget (`budget_s`), so that many
+        contenders do not overrun it before the sequential rule can stop any; never below MIN_WINDOW_S, where a
+        visit's fill and drain would outweigh the window."""
+        fits = budget_s * FIRST_PASSES_SHARE / (self.rounds * max(contenders, 1))
+        return max(MIN_WINDOW_S, min(self.window_s, fits))
 
 
 class Search(str, Enum):

@@ -60,9 +60,10 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
             return 0
         for loop in loops:
             loop.warm_up(max(warmup_s, CONFIRM_WARMUP_S))
-        confirmation_id = store.begin_confirmation(device, contenders, rule.rounds, rule.window_s)
         budget_left = max(0.0, budget_s - (time.perf_counter() - started))
-        _passes(loops, [c.candidate for c in contenders], store, confirmation_id, rule, budget_left, stop)
+        window_s = rule.window_for(len(contenders), budget_left)
+        confirmation_id = store.begin_confirmation(device, contenders, rule.rounds, window_s)
+        _passes(loops, [c.candidate for c in contenders], store, confirmation_id, rule, window_s, budget_left, stop)
         return len(contenders)
     finally:
         for loop in loops:  # queues go before their compiled models
@@ -71,13 +72,14 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
 
 
 def _passes(loops: list[RequestLoop], candidates: list[bool], store: ResultStore, confirmation_id: int,
-            rule: ConfirmRule, budget_s: float, stop: threading.Event | None) -> None:
-    """The round's passes under the sequential rule, each visit one window, stored as it completes."""
+            rule: ConfirmRule, window_s: float, budget_s: float, stop: threading.Event | None) -> None:
+    """The round's passes under the sequential rule, each visit one window of `window_s`, stored as it
+    completes."""
     visits = 0
 
     def measure(position: int, number: int) -> float:
         nonlocal visits
-        window, latencies = loops[position].visit(rule.window_s)
+        window, latencies = loops[position].visit(window_s)
         store.add_round_window(confirmation_id, RoundWindow(number, visits, position, window, latencies))
         visits += 1
         return window.fps
