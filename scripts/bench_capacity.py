@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ov_tuner.analyse.capacity import capacity_candidates, served
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -31,7 +32,7 @@ from ov_tuner.sweep import run_sweep
 def closed_loop_fps(model: Path, config: PointConfig, seconds: float) -> float:
     runtime = Runtime()
     (device,) = runtime.resolve_devices((config.device,))
-    compiled, _ = runtime.compile_alone(open_model_source(model), config.compile_key, device)
+    compiled, _ = Compiler(runtime, open_model_source(model)).compile(config.compile_key, device)
     run = measure(compiled, config.nireq, 1, StopRule(window_s=1.0, fixed_s=seconds), warmup_s=0.5)
     del compiled
     return run.fps

@@ -17,6 +17,7 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner.analyse.recommend import recommend
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.devices.modelfile import ModelSource, open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -59,7 +60,7 @@ def main() -> None:
 
             def compile_config(config: PointConfig, source: ModelSource = source) -> tuple[ov.CompiledModel,
                                                                                               CompileInfo]:
-                return runtime.compile_alone(source, config.compile_key, cpu)
+                return Compiler(runtime, source).compile(config.compile_key, cpu)
 
             with ResultStore(Path(tmp) / f"{name}-h2h.db") as store:
                 rule = replace(ConfirmRule(), rounds=args.rounds, max_rounds=args.rounds, window_s=args.window)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import measure
@@ -31,7 +32,7 @@ def main() -> None:
         parser.error("--seconds must be at least 3: each point's first 1 s window is compared with later ones")
     runtime = Runtime()
     key = CompileKey("CPU", Precision.FP32, args.batch, args.streams)
-    compiled, _ = runtime.compile_alone(open_model_source(args.model), key, runtime.device_info("CPU"))
+    compiled, _ = Compiler(runtime, open_model_source(args.model)).compile(key, runtime.device_info("CPU"))
     print(f"{args.model.name}: fp32 batch {args.batch}, {args.streams} streams, {args.warmup:g} s warm-up per point")
     for nireq in (int(n) for n in args.nireqs.split(",")):
         m = measure(compiled, nireq, args.batch, StopRule(window_s=1.0, fixed_s=args.seconds), args.warmup)

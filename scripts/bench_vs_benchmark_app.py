@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import measure
@@ -63,7 +64,7 @@ def run_benchmark_app(xml: Path, point: PointConfig, input_shape: list[int], hin
 
 
 def run_engine(runtime: Runtime, source_xml: Path, point: PointConfig, seconds: float) -> Sample:
-    compiled, info = runtime.compile_alone(open_model_source(source_xml), point.compile_key,
+    compiled, info = Compiler(runtime, open_model_source(source_xml)).compile(point.compile_key,
                                            runtime.device_info(point.device))
     m = measure(compiled, point.nireq, point.batch, StopRule(fixed_s=seconds), warmup_s=0.1)  # warmed as a sweep does
     del compiled

@@ -10,6 +10,7 @@ from factories import assert_one_line, ov_tuner
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import DeviceError
@@ -68,8 +69,8 @@ def test_profile_kernels_show_the_precision_that_ran(tiny_model: Path, tmp_path:
     """The kernels follow what the compile read back, not the CPU's listing: a tiny model's bf16 runs f32 on an
     AVX512-BF16 CPU and on an AVX2 one, bf16 where the CPU picks bf16 kernels for it."""
     runtime = Runtime()
-    _, info = runtime.compile_alone(open_model_source(tiny_model), CompileKey("CPU", Precision.BF16, 1, 1),
-                                    runtime.device_info("CPU"))
+    _, info = Compiler(runtime, open_model_source(tiny_model)).compile(CompileKey("CPU", Precision.BF16, 1, 1),
+                                                                      runtime.device_info("CPU"))
     kernels = {}
     for precision in (Precision.FP32, Precision.BF16):
         profile = run_profile(tiny_model, PointConfig("CPU", precision, 1, 1, 1), 0.1, tmp_path / "r.db")

@@ -17,6 +17,7 @@ from ov_tuner.analyse.confirmed import CostStep, PrecisionRatio, Rule, confirmed
 from ov_tuner.analyse.hints import HintEffect, hint_effects
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.cli import app
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.present.words.findings import inconsistency_text
@@ -44,7 +45,7 @@ def compiler(model: Path) -> Compile:
     source, cpu = open_model_source(model), runtime.device_info("CPU")
 
     def compile_config(config: PointConfig) -> tuple[ov.CompiledModel, CompileInfo]:
-        return runtime.compile_alone(source, config.compile_key, cpu)
+        return Compiler(runtime, source).compile(config.compile_key, cpu)
 
     return compile_config
 

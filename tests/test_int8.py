@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
+import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -24,18 +27,18 @@ from ov_tuner.analyse.findings import findings_of
 from ov_tuner.analyse.recommend import results_answer
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.errors import QuantizationError
+from ov_tuner.errors import ModelError, QuantizationError
 from ov_tuner.model.inputs import add_image_preprocessing, as_model_input, load_images
 from ov_tuner.model.quantized import quantized_ops
 from ov_tuner.present.documents import show_document
 from ov_tuner.present.formats import deploy_snippets
 from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.quantize import nncf_backend, quantize_model
+from ov_tuner.quantize import int8_ir, nncf_backend, quantize_model
 from ov_tuner.quantize.data import calibration_sets
 from ov_tuner.schema import ConfirmRule, Int8Options, Precision
 from ov_tuner.stats.headtohead import HeadToHead
-from ov_tuner.store.results import load_results
+from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 from ov_tuner.sweep.notices import Quantizing
 
@@ -194,6 +197,44 @@ def test_images_split_into_disjoint_calibration_and_accuracy_sets(classifier: Pa
     assert stored.quantization is not None and (stored.quantization.calibration, stored.quantization.held_apart) \
         == (4, 3) and not stored.quantization.speed_only
     assert {a.inputs for a in stored.accuracies} == {3}  # accuracy only on the images NNCF did not see
+
+
+def test_a_results_files_int8_record_keeps_its_images_folder_and_makes_a_lost_ir_again_from_it(
+        classifier: Path, photos: Path, tmp_path: Path) -> None:
+    source = open_model_source(classifier)
+    made = quantize_model(Runtime(), source, FEW, images=load_images(photos), images_dir=photos)
+    out = tmp_path / "r.db"
+    with ResultStore(out) as store:
+        store.record_quantization(made.record)
+    with ResultStore(out, create=False) as store:
+        recorded = store.quantization()
+    assert recorded is not None and recorded.images_dir == str(photos)
+
+    # A file written before the folder was kept as data: read from its quantize line, the file left as it was.
+    with sqlite3.connect(out) as db:
+        old = json.loads(db.execute("SELECT value FROM meta WHERE key='quantization'").fetchone()[0])
+        del old["images_dir"]
+        db.execute("UPDATE meta SET value = ? WHERE key='quantization'", (json.dumps(old),))
+        db.execute("UPDATE meta SET value = '7' WHERE key='schema_version'")
+    with ResultStore(out, create=False) as store:
+        assert store.quantization() == recorded
+
+    # The cache lost the IR: made again on the recorded folder's images, the same IR.
+    for suffix in (".xml", ".bin"):
+        Path(recorded.ir).with_suffix(suffix).unlink()
+    told: list[bool] = []
+    again = int8_ir(Runtime(), source, recorded=recorded, starting=told.append)
+    assert again.path == Path(recorded.ir) and again.path.exists() and told == [True]
+
+    # The folder now holds other images: another IR, refused before NNCF runs.
+    fewer = tmp_path / "fewer"
+    shutil.copytree(photos, fewer)
+    min(fewer.iterdir()).unlink()
+    Path(recorded.ir).unlink()
+    told.clear()
+    with pytest.raises(ModelError, match="gives another one"):
+        int8_ir(Runtime(), source, recorded=replace(recorded, images_dir=str(fewer)), starting=told.append)
+    assert told == []
 
 
 def test_calibration_inputs_are_what_the_sweep_feeds(classifier: Path, photos: Path) -> None:

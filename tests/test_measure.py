@@ -12,6 +12,7 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import RequestLoop, measure
@@ -31,7 +32,7 @@ from ov_tuner.schema import (
 def compile_tiny(tiny_model: Path, streams: int = 1, batch: int = 1) -> ov.CompiledModel:
     runtime = Runtime()
     key = CompileKey("CPU", Precision.FP32, batch, streams)
-    return runtime.compile_alone(open_model_source(tiny_model), key, runtime.device_info("CPU"))[0]
+    return Compiler(runtime, open_model_source(tiny_model)).compile(key, runtime.device_info("CPU"))[0]
 
 
 @pytest.mark.parametrize(("streams", "nireq", "batch"), [(1, 1, 1), (2, 4, 2)])
@@ -160,8 +161,8 @@ def test_disturbed_windows_are_set_aside_by_the_stopping_rule_and_the_figures() 
 
 def test_a_visit_is_one_window_from_completion_to_completion(default_model: Path) -> None:
     runtime = Runtime()
-    compiled, _ = runtime.compile_alone(open_model_source(default_model), CompileKey("CPU", Precision.FP32, 1, 2),
-                                        runtime.device_info("CPU"))
+    compiled, _ = Compiler(runtime, open_model_source(default_model)).compile(CompileKey("CPU", Precision.FP32, 1, 2),
+                                                                             runtime.device_info("CPU"))
     with RequestLoop(compiled, 2, 1) as loop:
         loop.warm_up(0.1)
         window, latencies = loop.visit(0.2)

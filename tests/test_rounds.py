@@ -12,6 +12,7 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.schema import CompileInfo, ConfirmRule, PointConfig, Precision
@@ -145,7 +146,7 @@ def test_means_are_corrected_for_the_drift_in_the_passes_a_contender_missed() ->
 def compiler(model: Path) -> Callable[[PointConfig], tuple[ov.CompiledModel, CompileInfo]]:
     runtime = Runtime()
     source, cpu = open_model_source(model), runtime.device_info("CPU")
-    return lambda config: runtime.compile_alone(source, config.compile_key, cpu)
+    return lambda config: Compiler(runtime, source).compile(config.compile_key, cpu)
 
 
 def test_the_confirmation_round_passes_follow_the_rule(tiny_model: Path, tmp_path: Path) -> None:

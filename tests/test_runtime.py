@@ -9,6 +9,7 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.decisions import precision_hint
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -29,7 +30,7 @@ def cpu(runtime: Runtime) -> DeviceInfo:
 
 def compile_tiny(runtime: Runtime, cpu: DeviceInfo, tiny_model: Path, precision: Precision,
                  streams: int = 1) -> tuple[ov.CompiledModel, CompileInfo]:
-    return runtime.compile_alone(open_model_source(tiny_model), CompileKey("CPU", precision, 1, streams), cpu)
+    return Compiler(runtime, open_model_source(tiny_model)).compile(CompileKey("CPU", precision, 1, streams), cpu)
 
 
 def test_fp32_is_f32_even_where_the_device_default_is_not(runtime: Runtime, cpu: DeviceInfo, tiny_model: Path) -> None:
@@ -57,20 +58,20 @@ def test_the_properties_that_shape_a_run_are_read_back(runtime: Runtime, cpu: De
     assert {"PERFORMANCE_HINT", "INFERENCE_NUM_THREADS", "ENABLE_CPU_PINNING"} <= info.read_back.keys()
     assert info.read_back["INFERENCE_NUM_THREADS"] == str(compiled.get_property("INFERENCE_NUM_THREADS"))
     assert info.read_back["ENABLE_CPU_PINNING"] in {"YES", "NO"}
-    _, hinted = runtime.compile_alone(open_model_source(tiny_model),
-                                      CompileKey("CPU", Precision.FP32, 1, 0, Mode.THROUGHPUT), cpu)
+    _, hinted = Compiler(runtime, open_model_source(tiny_model)).compile(
+        CompileKey("CPU", Precision.FP32, 1, 0, Mode.THROUGHPUT), cpu)
     assert hinted.read_back["PERFORMANCE_HINT"] == "THROUGHPUT"
 
 
 def test_fp16_weights_at_an_f32_hint_run_f32_math(runtime: Runtime, cpu: DeviceInfo, default_model: Path) -> None:
     """What "ran" means: the compute layers' arithmetic, and the weights where they are kept in another precision."""
     no_f16 = replace(cpu, capabilities=("FP32",))  # as on a CPU without native f16: fp16 gets the f32 hint
-    source = open_model_source(default_model)
-    _, fp16 = runtime.compile_alone(source, CompileKey("CPU", Precision.FP16, 1, 1), no_f16)
+    compiler = Compiler(runtime, open_model_source(default_model))
+    _, fp16 = compiler.compile(CompileKey("CPU", Precision.FP16, 1, 1), no_f16)
     assert fp16.requested["INFERENCE_PRECISION_HINT"] == "f32"
     assert (fp16.executed_precision, fp16.weights_precision) == ("f32", "f16")
     assert fp16.ran == "f32 math, f16 weights"
-    _, fp32 = runtime.compile_alone(source, CompileKey("CPU", Precision.FP32, 1, 1), cpu)
+    _, fp32 = compiler.compile(CompileKey("CPU", Precision.FP32, 1, 1), cpu)
     assert (fp32.ran, fp32.weights_precision) == ("f32", "f32")
 
 

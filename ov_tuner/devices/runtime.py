@@ -1,5 +1,6 @@
 """The door to OpenVINO: devices, reading, reshaping, FP16 compression, compiling (model files, native output and
-read-back live beside it: ov_tuner.devices.modelfile, .native, .readback).
+read-back live beside it: ov_tuner.devices.modelfile, .native, .readback; what a sweep or a job compiles goes through
+ov_tuner.devices.compiler).
 
 After every compile it reads back what the device actually chose, because requested and effective
 properties differ (an f16 hint may run bf16, a plugin may lower NUM_STREAMS).
@@ -205,7 +206,8 @@ class Runtime:
 
     def compile(self, model: ov.Model, key: CompileKey, device: DeviceInfo, ir_path: Path | None = None,
                 extra: dict[str, str] | None = None) -> tuple[ov.CompiledModel, CompileInfo]:
-        """Compile for one configuration, read back what the device chose, and time the first inference.
+        """Compile a read model for one configuration, read back what the device chose, and time the first inference
+        (under ov_tuner.devices.compiler.Compiler, and the cold-start probe that times reading apart).
 
         What is asked comes from decisions.compile_properties. `extra` properties (CACHE_DIR, PERF_COUNT) are
         passed on but not recorded as part of the configuration. Raises PointFailure when this configuration
@@ -233,15 +235,6 @@ class Runtime:
         info = compile_info(compiled, key, requested, compile_ms, first_infer_ms, ir_path,
                             cached="CACHE_DIR" in (extra or {}))
         return compiled, replace(info, native_log=native_log)
-
-    def compile_alone(self, source: ModelSource, key: CompileKey, device: DeviceInfo,
-                      shapes: dict[str, list[int]] | None = None,
-                      extra: dict[str, str] | None = None) -> tuple[ov.CompiledModel, CompileInfo]:
-        """Read, reshape and compile one configuration on its own, for a profile or a probe. (A sweep
-        reads each precision once and reshapes it per batch instead.)"""
-        model = self.read_model(source, key.precision)
-        self.reshape(model, key.batch, shapes or {})
-        return self.compile(model, key, device, self.ir_path(source, key.precision), extra)
 
 
 def _present(device: str, present: list[str]) -> bool:

@@ -13,7 +13,7 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
-from ov_tuner.jobs.irs import JobIRs, Quantizing
+from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
 from ov_tuner.schema import Arrival, CameraTarget, Capacity, LoadTrial, PointConfig, Quantization
@@ -63,14 +63,14 @@ def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
     runtime = Runtime()
     devices = {d.name: d for d in runtime.resolve_devices(tuple(dict.fromkeys(c.device for c in spec.configs)))}
     source = open_model_source(spec.model)
-    irs = JobIRs(runtime, source, spec.int8, spec.shapes, quantizing)
+    compiler = job_compiler(runtime, source, spec.int8, spec.shapes, quantizing)
     capacities = []
     with ResultStore(spec.out) as store:
         store.claim(environment(source))
         for config in spec.configs:
             if stop is not None and stop.is_set():
                 break
-            compiled, _ = irs.compile(config.compile_key, devices[config.device])
+            compiled, _ = compiler.compile(config.compile_key, devices[config.device])
             with RequestLoop(compiled, config.nireq, 1) as loop:
                 loop.warm_up(WARMUP_S)
             capacity_id = store.begin_capacity(config, spec.target, spec.cameras is None)

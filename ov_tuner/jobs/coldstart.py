@@ -20,7 +20,7 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
-from ov_tuner.jobs.irs import JobIRs, Quantizing
+from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule
 from ov_tuner.store.destinations import results_file
@@ -52,9 +52,9 @@ def run_coldstart(spec: ColdStartSpec, quantizing: Quantizing | None = None) -> 
     source = open_model_source(spec.model)
     (device,) = runtime.resolve_devices((spec.device,))
     key = CompileKey(device.name, spec.precision, spec.batch, spec.streams)
-    irs = JobIRs(runtime, source, shapes=spec.shapes, quantizing=quantizing)
-    irs.model(key)  # makes the FP16 or INT8 IR now, not inside a timed child, and checks the shapes
-    probe = {"ir": str(irs.path(spec.precision)), "device": device.name, "precision": spec.precision.value,
+    compiler = job_compiler(runtime, source, shapes=spec.shapes, quantizing=quantizing)
+    compiler.model(spec.precision, spec.batch)  # makes the FP16 or INT8 IR now, not inside a timed child; checks shapes
+    probe = {"ir": str(compiler.path(spec.precision)), "device": device.name, "precision": spec.precision.value,
              "batch": spec.batch, "streams": spec.streams, "shapes": spec.shapes}
     samples = []
     for _ in range(spec.repeats):

@@ -16,7 +16,7 @@ import numpy as np
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.jobs.deployed import FROM_FLAG, deployed_from
-from ov_tuner.jobs.irs import JobIRs
+from ov_tuner.jobs.irs import job_compiler
 from ov_tuner.measure.engine import RequestLoop
 
 WARMUP_S = 1.0
@@ -32,7 +32,8 @@ def serve(model: Path, results: Path, threads: int | None) -> None:
     (device,) = runtime.resolve_devices((config.device,))
     shapes = deployed.inputs.shapes if deployed.inputs else {}
     extra = {"INFERENCE_NUM_THREADS": str(threads)} if threads else None
-    compiled, _ = JobIRs(runtime, source, deployed.quantization, shapes).compile(config.compile_key, device, extra)
+    compiler = job_compiler(runtime, source, deployed.quantization, shapes)
+    compiled, _ = compiler.compile(config.compile_key, device, extra)
     with RequestLoop(compiled, config.nireq, config.batch) as loop:
         loop.warm_up(WARMUP_S)
         print("ready", flush=True)

@@ -24,7 +24,7 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.configs import default_precision
 from ov_tuner.jobs.deployed import Deployed
-from ov_tuner.jobs.irs import JobIRs, Quantizing
+from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.jobs.pipeline_compiler import SplitCompiler
 from ov_tuner.jobs.pipeline_file import read_pipeline
 from ov_tuner.measure.openloop import Arrivals
@@ -126,9 +126,9 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         if stage.per_detection is not None:  # never the first stage: read_pipeline refuses that
             check_counted_output(stage, pipeline.stages[index - 1], outputs)
         outputs = {name for output in model.outputs for name in output.get_names()}
-    irs = [JobIRs(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
-           for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
-    compiler = SplitCompiler(pipeline, irs, [devices[s.device] for s in pipeline.stages])
+    compilers = [job_compiler(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
+                 for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
+    compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages])
     with ResultStore(spec.out) as store:
         store.claim(environment(open_model_source(Path(pipeline.stages[0].model))))
         store.claim_pipeline(pipeline)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import openvino as ov
 
-from ov_tuner.jobs.irs import JobIRs
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.pipeline import StageRunner
 from ov_tuner.schema import DeviceInfo, Pipeline, PointResult, Split, StageRan, StageSetting, Status, stage_config
@@ -19,8 +19,8 @@ class SplitCompiler:
     """The stages compiled for one split at a time (recompiled when the split changes, warmed up after), and each
     stage alone for its solo settings."""
 
-    def __init__(self, pipeline: Pipeline, irs: Sequence[JobIRs], devices: Sequence[DeviceInfo]) -> None:
-        self.pipeline, self.irs, self.devices = pipeline, irs, devices
+    def __init__(self, pipeline: Pipeline, compilers: Sequence[Compiler], devices: Sequence[DeviceInfo]) -> None:
+        self.pipeline, self.compilers, self.devices = pipeline, compilers, devices
         self._split: Split | None = None
         self._compiled: list[ov.CompiledModel] = []
         self._runners: list[StageRunner] = []
@@ -31,7 +31,7 @@ class SplitCompiler:
             self.close()
             for index, (stage, setting) in enumerate(zip(self.pipeline.stages, split.stages, strict=True)):
                 config = stage_config(stage, setting)
-                compiled, info = self.irs[index].compile(config.compile_key, self.devices[index])
+                compiled, info = self.compilers[index].compile(config.compile_key, self.devices[index])
                 nireq = setting.nireq or info.optimal_nireq
                 with RequestLoop(compiled, nireq, 1) as loop:
                     loop.warm_up(WARMUP_S)
@@ -47,7 +47,7 @@ class SplitCompiler:
         """FPS of one stage alone, closed loop, at `setting`: one window after a warm-up."""
         self.close()
         config = stage_config(self.pipeline.stages[index], setting)
-        compiled, _ = self.irs[index].compile(config.compile_key, self.devices[index])
+        compiled, _ = self.compilers[index].compile(config.compile_key, self.devices[index])
         with RequestLoop(compiled, setting.nireq, 1) as loop:
             loop.warm_up(min(WARMUP_S, seconds))  # as long as the window, at most: a short window is a quick look
             window, _ = loop.visit(seconds)

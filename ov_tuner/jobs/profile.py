@@ -14,7 +14,7 @@ import openvino as ov
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.jobs.irs import JobIRs, Quantizing
+from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
 from ov_tuner.store.destinations import results_file
@@ -32,8 +32,8 @@ def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path
     (device,) = runtime.resolve_devices((config.device,))
     source = open_model_source(model_path)
     key = CompileKey(config.device, config.precision, config.batch, config.streams)
-    compiled, _ = JobIRs(runtime, source, shapes=shapes, quantizing=quantizing).compile(key, device,
-                                                                                        {"PERF_COUNT": "YES"})
+    compiler = job_compiler(runtime, source, shapes=shapes, quantizing=quantizing)
+    compiled, _ = compiler.compile(key, device, {"PERF_COUNT": "YES"})
     totals: dict[str, LayerTime] = {}
     run = measure(compiled, config.nireq, config.batch, StopRule(window_s=seconds, fixed_s=seconds), warmup_s,
                   on_complete=lambda request: _add_layers(request, totals))

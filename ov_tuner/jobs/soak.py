@@ -17,7 +17,7 @@ import numpy as np
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.jobs.irs import JobIRs, Quantizing
+from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.schema import PointConfig, Quantization, SoakWindow, StopRule, Window
 from ov_tuner.store.destinations import results_file
@@ -51,7 +51,8 @@ def run_soak(spec: SoakSpec, on_window: WindowSeen | None = None, quantizing: Qu
     runtime = Runtime()
     (device,) = runtime.resolve_devices((spec.config.device,))
     source = open_model_source(spec.model)
-    compiled, _ = JobIRs(runtime, source, spec.int8, spec.shapes, quantizing).compile(spec.config.compile_key, device)
+    compiler = job_compiler(runtime, source, spec.int8, spec.shapes, quantizing)
+    compiled, _ = compiler.compile(spec.config.compile_key, device)
     with ResultStore(spec.out) as store:
         store.claim(environment(source))
         soak_id = store.begin_soak(spec.config, spec.seconds, spec.window_s)

@@ -76,7 +76,7 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
     made = runtime.read_ir(path)
     return QuantizedIR(path, Quantization(
         str(path), False, quantized_ops(made), sets.images, len(sets.calibration), len(sets.held_apart), options,
-        version, seconds, cached, command, transformer))
+        version, seconds, cached, command, transformer, str(images_dir) if sets.images and images_dir else None))
 
 
 def _quantized(runtime: Runtime, model: ov.Model, sets: CalibrationSets, options: Int8Options,

@@ -168,8 +168,9 @@ class Quantization:
 
     `given`: the model was already quantized and was swept as given (nothing made, never quantized twice).
     `images`: calibrated on the user's images (else on generated inputs: a speed figure, not an accuracy one);
-    `calibration` inputs went into NNCF and `held_apart` others are what accuracy is measured on. `command` is the
-    `ov-tuner quantize` line that writes the same IR for deployment."""
+    `calibration` inputs went into NNCF and `held_apart` others are what accuracy is measured on; `images_dir` is the
+    folder of those images, so the IR can be made again where the cache lost it. `command` is the `ov-tuner quantize`
+    line that writes the same IR for deployment: printed for the user, never read back."""
 
     ir: str
     given: bool
@@ -183,6 +184,7 @@ class Quantization:
     cached: bool
     command: str
     transformer: bool = False  # quantized with NNCF's TRANSFORMER model type (the model has attention)
+    images_dir: str | None = None  # the --images folder, as given
 
     @property
     def speed_only(self) -> bool:

@@ -37,6 +37,7 @@ from ov_tuner.schema import (
 from ov_tuner.store.edge_records import MoreRecords
 from ov_tuner.store.pipeline_records import PipelineRecords, StoredPipeline
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
+from ov_tuner.store.tables import quantization_fields
 
 
 class ResultStore(MoreRecords, PipelineRecords):
@@ -87,7 +88,7 @@ class ResultStore(MoreRecords, PipelineRecords):
         row = self._db.execute("SELECT value FROM meta WHERE key='quantization'").fetchone()
         if not row:
             return None
-        fields = json.loads(row[0])
+        fields = quantization_fields(json.loads(row[0]))
         options = fields.pop("options")
         return Quantization(**fields, options=Int8Options(Preset(options["preset"]), options["subset_size"],
                                                           options["max_drop"]))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
@@ -52,7 +53,18 @@ UPGRADES = {
         for table in ("points", "compiles", "confirm_contenders", "capacities", "soaks")),
     5: (),  # v6: a pipeline's records (SCHEMA creates their tables)
     6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a round's trial above the target frame rate
+    7: (),  # v8: the quantization record keeps its images folder as data (quantization_fields fills older ones)
 }
+
+
+def quantization_fields(stored: dict) -> dict:
+    """The stored quantization record with the fields of the current schema: a record written before v8 held its
+    --images folder only in its `ov-tuner quantize` line, read from there."""
+    if "images_dir" in stored:
+        return stored
+    words = shlex.split(stored["command"])
+    folder = words[words.index("--images") + 1] if "--images" in words[:-1] else None
+    return {**stored, "images_dir": folder}
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

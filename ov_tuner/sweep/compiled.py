@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import openvino as ov
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.native import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, PointConfig
-from ov_tuner.sweep.compiler import Compiler
 
 # Compiled models kept alive at once within a space.
 COMPILED_KEPT = 2
@@ -47,7 +47,7 @@ class CompiledCache:
         while len(self._alive) >= COMPILED_KEPT:
             self._alive.popitem(last=False)
         try:
-            compiled, info = self._compiler.compile(config, self._device)
+            compiled, info = self._compiler.compile(key, self._device)
         except (PointFailure, OvTunerError) as e:
             self._failed[key] = e
             raise

@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection
 
 import openvino as ov
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.native import PointFailure
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import RequestLoop
@@ -23,7 +24,6 @@ from ov_tuner.search.confirm import plan_confirmation
 from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.search.rounds import RoundLimits, run_rounds
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.notices import Confirming
 from ov_tuner.sweep.progress import SweepProgress
 
@@ -98,5 +98,6 @@ def confirm_sweep(compiler: Compiler, store: ResultStore, progress: SweepProgres
     progress.note(Confirming(len(planned.configs)))
     devices = {s.device.name: s.device for s in spaces}
     search_s = sum(p.measurement.wall_s for p in points if p.measurement is not None)
-    return run_confirmation(lambda config: compiler.compile(config, devices[config.device]), planned.configs, store,
-                            ",".join(devices), rule, rule.budget_s(search_s), data, stop, warmup_s, planned.twins)
+    return run_confirmation(lambda config: compiler.compile(config.compile_key, devices[config.device]),
+                            planned.configs, store, ",".join(devices), rule, rule.budget_s(search_s), data, stop,
+                            warmup_s, planned.twins)

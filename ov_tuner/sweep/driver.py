@@ -13,6 +13,7 @@ from functools import partial
 
 import openvino as ov
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.devices.native import PointFailure, failure_text
 from ov_tuner.errors import OvTunerError
@@ -35,7 +36,6 @@ from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiled import CompiledCache
-from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.notices import PrecisionMerged, PrecisionSkipped
 from ov_tuner.sweep.progress import SweepProgress
 
@@ -157,7 +157,7 @@ class Driver:
         if key not in self.math:
             config = replace(planned.config(planned.space.busy_cells()[0]), precision=precision)
             try:
-                compiled, info = self.compiler.compile(config, planned.device)
+                compiled, info = self.compiler.compile(config.compile_key, planned.device)
             except (PointFailure, OvTunerError):
                 return None
             del compiled
@@ -198,7 +198,7 @@ class Driver:
     def _hint_choice(self, planned: PlannedSpace, config: PointConfig) -> CompileInfo | None:
         """Compile under a hint only to read back the streams and requests it chooses."""
         try:
-            compiled, info = self.compiler.compile(config, planned.device)
+            compiled, info = self.compiler.compile(config.compile_key, planned.device)
         except (PointFailure, OvTunerError):
             return None
         del compiled
@@ -219,7 +219,7 @@ class Driver:
         """A configuration on a compiled model of its own (a hint baseline): compile, warm up, measure, store."""
         self.progress.starting(config)
         try:
-            compiled, info = self.compiler.compile(config, planned.device)
+            compiled, info = self.compiler.compile(config.compile_key, planned.device)
         except (PointFailure, OvTunerError) as e:
             return self._failed(config, e)
         self.compiled(info)

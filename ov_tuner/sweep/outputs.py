@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 
 from ov_tuner.analyse.accuracy import compare_with_reference
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.native import PointFailure, ov_error_text
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.accuracy import Reference, reference, run_outputs
@@ -17,7 +18,6 @@ from ov_tuner.schema import Accuracy, Mode, PointConfig, Precision
 from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.search.policy import Cell
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.notices import ComparingOutputs, OutputsNotCompared
 from ov_tuner.sweep.progress import SweepProgress
 
@@ -50,7 +50,7 @@ def _against(compiler: Compiler, data: InputData, planned: PlannedSpace, ref: Re
     key = (planned.device.name, planned.precision, planned.batch)
     config = planned.config(Cell(1, 1)) if planned.mode is Mode.EXPLICIT else planned.baseline(planned.mode)
     try:
-        compiled, _ = compiler.compile(config, planned.device)
+        compiled, _ = compiler.compile(config.compile_key, planned.device)
     except (PointFailure, OvTunerError) as e:
         return Accuracy(*key, 0, (), f"no compile: {e}")
     try:
@@ -59,7 +59,7 @@ def _against(compiler: Compiler, data: InputData, planned: PlannedSpace, ref: Re
         return Accuracy(*key, ref.inputs, (), f"the comparison failed: {ov_error_text(e)}")
     finally:
         del compiled
-    return compare_with_reference(config, ref, actual, class_score_outputs(compiler.models[Precision.FP32]))
+    return compare_with_reference(config, ref, actual, class_score_outputs(compiler.model(Precision.FP32)))
 
 
 def _reference(compiler: Compiler, store: ResultStore, data: InputData, batch: int, inputs: int) -> Reference | str:
@@ -69,7 +69,7 @@ def _reference(compiler: Compiler, store: ResultStore, data: InputData, batch: i
         return Reference.from_bytes(batch, inputs, *stored)
     cpu = compiler.runtime.device_info("CPU")
     try:
-        compiled, _ = compiler.compile(PointConfig("CPU", Precision.FP32, batch, 1, 1), cpu)
+        compiled, _ = compiler.compile(PointConfig("CPU", Precision.FP32, batch, 1, 1).compile_key, cpu)
         try:
             ref = reference(compiled, data, batch, inputs)
         finally:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource, model_files, open_model_source, set_layouts
@@ -21,7 +22,7 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import QuantizationError
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
-from ov_tuner.quantize import QuantizedIR, quantize_model
+from ov_tuner.quantize import QuantizedIR, int8_ir
 from ov_tuner.quantize.data import split_images
 from ov_tuner.schema import (
     ACCURACY_INPUTS,
@@ -33,7 +34,6 @@ from ov_tuner.schema import (
 from ov_tuner.search.plan import THREADS, fit_to_box, plan
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.compiler import Compiler
 from ov_tuner.sweep.confirm import confirm_sweep
 from ov_tuner.sweep.driver import Driver
 from ov_tuner.sweep.notices import (
@@ -93,10 +93,14 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
         del wanted[Precision.INT8]
     if int8 is not None and not int8.record.given and images is not None:
         images = split_images(images)[1]  # accuracy only on images NNCF did not calibrate on
-    ir_paths = {p: int8.path if p is Precision.INT8 and int8 else runtime.ir_path(source, p) for p in wanted}
-    models = {p: _prepared(runtime.read_ir(ir_paths[p]), spec, images is not None) for p in wanted}
-    for batch in spec.batches:  # a batch problem surfaces now, before anything is measured
-        runtime.reshape(models[spaces[0].precision], batch, {})
+    with_images = images is not None
+    compiler = Compiler(runtime, source, None if int8 is None else lambda: int8.path,
+                        prepare=lambda model: _prepared(model, spec, with_images), cache_dir=spec.cache_dir,
+                        cache_everywhere=spec.cache_everywhere)
+    for precision in wanted:  # each model read once, now: a model or batch problem surfaces before anything runs
+        compiler.model(precision)
+    for batch in spec.batches:
+        compiler.model(spaces[0].precision, batch)
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
         store.claim(env)
@@ -116,7 +120,6 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
                 progress.note(PrecisionsChosen(device.name, swept, merged))
         if int8 is not None:
             store.record_quantization(int8.record)
-        compiler = Compiler(runtime, models, ir_paths, spec.cache_dir, spec.cache_everywhere)
         run = Driver(compiler, store, spec, progress, stop, InputData(images))
         run.plan(spaces)
         before, compiles, rounds = store.points(), store.compile_count(), len(store.confirmations())
@@ -153,18 +156,13 @@ def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[n
             with ResultStore(spec.out, create=False) as stored:
                 stored.check_int8_ir(str(ir))
 
-    def starting(ir: Path, on_images: bool) -> None:
-        check(ir)
-        progress.note(Quantizing(on_images))
-
     try:
-        made = quantize_model(runtime, source, options, images=images, images_dir=spec.images, shapes=spec.shapes,
-                              layouts=spec.layouts, held_apart=spec.accuracy_inputs or ACCURACY_INPUTS,
-                              starting=starting)
+        made = int8_ir(runtime, source, options, images=images, images_dir=spec.images, shapes=spec.shapes,
+                       layouts=spec.layouts, held_apart=spec.accuracy_inputs or ACCURACY_INPUTS, check=check,
+                       starting=lambda on_images: progress.note(Quantizing(on_images)))
     except QuantizationError as e:
         progress.note(QuantizationFailed(str(e)))
         return None
-    check(Path(made.record.ir))  # a cached IR was not checked before
     progress.note(Quantized(made.record))
     return made
 
