@@ -2,21 +2,64 @@
 
 Core code raises these and never prints or exits; the CLI turns them into one line and a
 non-zero exit. Anything else is a bug and keeps its traceback.
+
+A message names the user's inputs it is about (`Input`) by a placeholder, never by a flag: the library sits under
+more than one front end. `str(error)` words each input as `Input`'s words (what a notebook reads); the CLI words it
+as its flag (ov_tuner/cli/inputs.py).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
+
+_PLACEHOLDER = re.compile("\ue000([A-Z_]+)\ue001")  # private-use marks: no path or value a user writes holds them
+
+
+class Input(Enum):
+    """One of the user's inputs an error can name; its value is its words. Formatted into a message, it is a
+    placeholder that whoever shows the message replaces (`worded`)."""
+
+    RESULTS = "results"  # the results file a command writes or reads
+    FROM = "answer file"  # a sweep's results file whose answer a job runs
+    DEVICE = "device"
+    PRECISION = "precision"
+    BATCH = "batch"
+    SHAPE = "shape"
+    LAYOUT = "layout"
+    IMAGES = "images"  # the folder of real images
+    ACCURACY_LOSS = "max accuracy loss"
+    LATENCY = "max latency"
+    MODELS_DIFFER = "models_differ=True"  # compare's consent to files of different models
+    ADDRESS = "address"  # the Ray cluster's
+    HOSTS_FOLDER = "output folder"  # the folder of a fleet's results files, one a host
+
+    def __str__(self) -> str:
+        return f"\ue000{self.name}\ue001"
+
+    def __format__(self, spec: str) -> str:
+        return str(self)
+
+
+def worded(message: str, name: Callable[[Input], str]) -> str:
+    """`message` with each input's placeholder replaced by `name` of it (its words, or the CLI's flag)."""
+    return _PLACEHOLDER.sub(lambda m: name(Input[m.group(1)]), message)
 
 
 @dataclass(frozen=True)
 class Given:
-    """Where a value was given, as an error about it names it: a flag (`--precision`), or a key of a file (name
-    `p.toml [[stage]] 2 precision`, key `precision`), so that one parser says the same mistake in the words of
-    either."""
+    """Where a value was given, as an error about it names it: one of the user's inputs (`Input.PRECISION`: the
+    CLI says `--precision`, a notebook `precision`), a place the caller names (the CLI's `-o`), or a key of a file
+    (name `p.toml [[stage]] 2 precision`, key `precision`), so that one parser says the same mistake in the words
+    of each."""
 
-    name: str
-    key: str | None = None  # the file's key; None for a flag
+    name: Input | str
+    key: str | None = None  # the file's key; None for an input or a flag
+
+    def __str__(self) -> str:
+        return str(self.name)
 
     def example(self, value: str) -> str:
         """`value` written as the user would give it: `--precision fp16`, or `precision = "fp16"`."""
@@ -24,7 +67,21 @@ class Given:
 
 
 class OvTunerError(Exception):
-    """Base class: a problem with the user's input or environment, not a bug in ov-tuner."""
+    """Base class: a problem with the user's input or environment, not a bug in ov-tuner. Its first argument is the
+    message with the placeholders of the inputs it names."""
+
+    @property
+    def message(self) -> str:
+        """The message as raised, its inputs still placeholders."""
+        return str(self.args[0]) if self.args else ""
+
+    @property
+    def inputs(self) -> tuple[Input, ...]:
+        """The user's inputs the message names, in order, each once."""
+        return tuple(dict.fromkeys(Input[m] for m in _PLACEHOLDER.findall(self.message)))
+
+    def __str__(self) -> str:
+        return worded(self.message, lambda given: given.value)
 
 
 class BadInputError(OvTunerError):

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.accuracy import AccuracyLimit, compare_output, excluded
 from ov_tuner.cli import app
+from ov_tuner.cli.inputs import said
 from ov_tuner.errors import BadInputError
 from ov_tuner.model.outputs import class_score_outputs
 from ov_tuner.model.zoo import zoo_model
@@ -97,8 +98,9 @@ def test_a_loss_limit_excludes_a_precision_and_says_why(compared: Path) -> None:
     plain = CliRunner().invoke(app, ["recommend", str(compared), "--max-accuracy-loss", "cosine=0"])
     assert plain.exit_code == 0 and "CPU fp16 batch 1 excluded: cosine" in plain.stdout
     assert "CPU fp16 batch 1 (ran " in CliRunner().invoke(app, ["show", str(compared)]).stdout
-    with pytest.raises(BadInputError, match="max-accuracy-loss"):
+    with pytest.raises(BadInputError, match="max accuracy loss: cannot read 'psnr=3'") as unread:
         AccuracyLimit.parse("psnr=3")
+    assert said(unread.value).startswith("--max-accuracy-loss: cannot read 'psnr=3'")
 
 
 def test_a_model_that_is_not_deterministic_is_reported_and_the_sweep_goes_on(tmp_path: Path) -> None:

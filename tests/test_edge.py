@@ -20,16 +20,17 @@ from ov_tuner.analyse.accuracy import Breach
 from ov_tuner.analyse.capacity import capacity_candidates, latest_served
 from ov_tuner.analyse.drift import drift
 from ov_tuner.cli import app
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import ModelError
 from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
-from ov_tuner.jobs.irs import int8_ir
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
 from ov_tuner.present.words.edge import capacity_summary
+from ov_tuner.quantize import int8_ir
 from ov_tuner.schema import (
     Accuracy,
     CameraTarget,
@@ -59,7 +60,7 @@ def compiled(default_model: Path) -> ov.CompiledModel:
     runtime = Runtime()
     (device,) = runtime.resolve_devices(("CPU",))
     key = CompileKey("CPU", Precision.FP32, batch=1, streams=1)
-    return runtime.compile_alone(open_model_source(default_model), key, device)[0]
+    return Compiler(runtime, open_model_source(default_model)).compile(key, device)[0]
 
 
 def closed_loop(compiled: ov.CompiledModel, nireq: int) -> tuple[float, float]:
@@ -280,9 +281,9 @@ def test_an_int8_ir_calibrated_on_images_that_are_gone_names_the_quantize_line(i
     recorded = load_results(int8_answer).quantization
     assert recorded is not None
     lost = replace(recorded, ir=str(Path(recorded.ir).with_name("gone.xml")), images=True,
-                   command=f"{recorded.command} --images /nowhere/photos")
+                   images_dir="/nowhere/photos")
     with pytest.raises(ModelError, match="/nowhere/photos, which is not a folder here") as raised:
-        int8_ir(Runtime(), open_model_source(tiny_model), lost, {})
+        int8_ir(Runtime(), open_model_source(tiny_model), recorded=lost)
     assert f"run `{lost.command}`" in str(raised.value)
 
 

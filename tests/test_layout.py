@@ -2,20 +2,23 @@
 word the answer and the findings beside it import types from ov_tuner.analyse (the records they render), never a
 function that computes, and nothing in ov_tuner.present opens a model (OpenVINO, or the runtime over it). And the
 command line starts light: building it (all --help needs) imports no OpenVINO, numpy, sweep engine, NNCF or
-matplotlib; a command imports them when it runs."""
+matplotlib; a command imports them when it runs. And below the command line, no raised message names a flag: it
+names the input (ov_tuner.errors.Input), and ov_tuner/cli/inputs.py says which flag gives it."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import ov_tuner
 
-PRESENT = Path(ov_tuner.__file__).parent / "present"
+PACKAGE = Path(ov_tuner.__file__).parent
+PRESENT = PACKAGE / "present"
 # Every module that renders the answer record or the findings: its rows, its detail, its JSON and their envelope, its
 # deploy forms and the servers' files, the findings' blocks, the documents.
 ANSWER_MODULES = ("sections/answer.py", "words/short.py", "words/answer.py", "words/accuracy.py", "answer_json.py",
@@ -104,3 +107,36 @@ def test_the_probe_sees_the_engine_imported() -> None:
     """The check above fails where the command line imports the sweep engine (which imports OpenVINO and numpy)."""
     found = heavy_imports("import ov_tuner.sweep.run")
     assert {"openvino", "numpy", "ov_tuner.sweep.run"} <= set(found)
+
+
+# A flag of ov-tuner's as a user types it: `--out`, `--max-latency` (not `a--b`, not a `---` rule).
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+# Where flags may be named: the command line, and the words it prints.
+FLAG_FLOORS = ("cli", "present")
+# Pending: their raised messages still name flags; their owner moves them to ov_tuner.errors.Input.
+FLAGS_PENDING = ("devices/runtime.py", "jobs/capacity.py", "jobs/irs.py", "quantize/data.py", "quantize/ir.py",
+                 "store/results.py")
+
+
+def flags_raised(path: Path) -> list[str]:
+    """`line: literal` for each string literal (an f-string's parts included) in a raise statement that holds a flag."""
+    tree = ast.parse(path.read_text())
+    found = [(node.lineno, node.col_offset, node.value) for raised in ast.walk(tree)
+             if isinstance(raised, ast.Raise) and raised.exc for node in ast.walk(raised.exc)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and FLAG.search(node.value)]
+    return [f"{line}: {text}" for line, _, text in sorted(found)]
+
+
+def test_no_message_raised_below_the_command_line_names_a_flag() -> None:
+    below = [path for path in sorted(PACKAGE.rglob("*.py")) if path.relative_to(PACKAGE).parts[0] not in FLAG_FLOORS]
+    found = [f"{path.relative_to(PACKAGE)}:{hit}" for path in below if path.relative_to(PACKAGE).as_posix()
+             not in FLAGS_PENDING for hit in flags_raised(path)]
+    assert found == []
+
+
+def test_the_flag_check_sees_a_flag_in_a_raise(tmp_path: Path) -> None:
+    """The rule above fails on a flag in a plain or an f-string message, and leaves one outside a raise alone."""
+    module = tmp_path / "raises.py"
+    module.write_text('def f(p):\n    words = ["--images", p]\n    if p:\n        raise ValueError("pick another --out '
+                      'path")\n    raise ValueError(f"{p}: sweep with --batch 1; a--b ---")\n')
+    assert flags_raised(module) == ["4: pick another --out path", "5: : sweep with --batch 1; a--b ---"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Input
 from ov_tuner.measure.accuracy import Reference
 from ov_tuner.schema import Accuracy, Mode, OutputAccuracy, PointConfig, PointResult, Precision, Quantization
 
@@ -69,7 +69,8 @@ def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_s
         raise ValueError(f"output {name}: shape {actual.shape} against the reference's {reference.shape}")
     equal = float(np.mean(reference == actual)) if reference.size else 1.0
     if not np.issubdtype(reference.dtype, np.floating):
-        return OutputAccuracy(name, True, 0.0, 0.0, None, None, None, None, equal)
+        return OutputAccuracy(name=name, exact_kind=True, max_abs=0.0, mean_abs=0.0, max_rel=None, cosine=None,
+                              top1=None, top5=None, equal_share=equal)
     ref, act = reference.astype(np.float64), actual.astype(np.float64)
     error = np.abs(act - ref)
     scale = float(np.abs(ref).max()) if ref.size else 0.0
@@ -90,9 +91,10 @@ def compare_output(name: str, reference: np.ndarray, actual: np.ndarray, class_s
             top5 = float(np.mean(np.any(five == best[:, None], axis=1)))
     boxes = top_box_agreement(ref, act) if detector_scores(ref) else None
     mask = mask_iou(ref, act) if mapped else None
-    return OutputAccuracy(name, False, float(error.max()) if error.size else 0.0,
-                          float(error.mean()) if error.size else 0.0, max_rel, float(np.min(cosines)), top1, top5,
-                          equal, boxes, mask)
+    return OutputAccuracy(name=name, exact_kind=False, max_abs=float(error.max()) if error.size else 0.0,
+                          mean_abs=float(error.mean()) if error.size else 0.0, max_rel=max_rel,
+                          cosine=float(np.min(cosines)), top1=top1, top5=top5, equal_share=equal, top_boxes=boxes,
+                          mask_iou=mask)
 
 
 def compare_with_reference(config: PointConfig, ref: Reference, actual: dict[str, np.ndarray],
@@ -144,9 +146,9 @@ class AccuracyLimit:
             except ValueError:
                 loss = -1.0
             if name.strip().lower() not in LIMIT_FIGURES or not 0 <= loss <= 1:
-                raise BadInputError(f"--max-accuracy-loss: cannot read '{part}'; use none, or cosine=0.01 (1 - cosine "
-                                    "similarity), top1=1% (top-1 disagreement), boxes=10% (top boxes lost) and/or "
-                                    "mask=10% (score-map IoU lost)")
+                raise BadInputError(f"{Input.ACCURACY_LOSS}: cannot read '{part}'; use none, or cosine=0.01 (1 - "
+                                    "cosine similarity), top1=1% (top-1 disagreement), boxes=10% (top boxes lost) "
+                                    "and/or mask=10% (score-map IoU lost)")
             limits[name.strip().lower()] = 1 - loss
         return cls(limits.get("cosine"), limits.get("top1"), limits.get("boxes"), limits.get("mask"))
 

@@ -61,11 +61,12 @@ def answer_of(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_
     ran = tuple(sorted(((p, words) for (s, p, b), words in ran_by_scope(results.points).items()
                         if (s, b) == (deployed.device, batch)), key=lambda item: list(Precision).index(item[0])))
     model = results.environment.model_path
-    return Answer(rec, results.path, model, results.inputs, measured_inputs(rec.winner, model, results.inputs),
-                  results.quantization, limit, ran,
-                  tuple(m for m in results.merged if m.device == deployed.device and m.precision not in swept),
-                  _int8_trade(results, scope, batch, deployed.device), caveat(rec, results.accuracies, results.points),
-                  results.environment.box)
+    return Answer(recommendation=rec, results=results.path, model=model, inputs=results.inputs,
+                  input_shapes=measured_inputs(rec.winner, model, results.inputs), quantization=results.quantization,
+                  limit=limit, ran=ran,
+                  merged=tuple(m for m in results.merged if m.device == deployed.device and m.precision not in swept),
+                  int8=_int8_trade(results, scope, batch, deployed.device),
+                  caveat=caveat(rec, results.accuracies, results.points), box=results.environment.box)
 
 
 def answer_if_any(results: StoredResults) -> Answer | None:

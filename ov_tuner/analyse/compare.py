@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ov_tuner.analyse.points import explicit_points, fastest
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Input
 from ov_tuner.schema import PointConfig, PointResult
 from ov_tuner.store.results import StoredResults
 
@@ -66,8 +66,8 @@ def compare(files: list[StoredResults], models_differ: bool = False) -> Comparis
     models = {f.environment.model_sha256 for f in files}
     if len(models) > 1 and not models_differ:
         names = ", ".join(f"{f.path} ({f.environment.model_name})" for f in files)
-        raise BadInputError(f"compare: the files were measured with different models ({names}); add --models-differ "
-                            "to compare them anyway")
+        raise BadInputError(f"compare: the files were measured with different models ({names}); add "
+                            f"{Input.MODELS_DIFFER} to compare them anyway")
     differences = tuple(
         (field, tuple(str(asdict(f.environment)[field]) for f in files))
         for field in COMPARED_FIELDS if len({str(asdict(f.environment)[field]) for f in files}) > 1)

@@ -114,10 +114,11 @@ def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, perc
     deploy = min([leader, *(s.figures for s in near)], key=lambda f: cost(f, percentile))
     rule = (Rule.BASELINE if beaten_by_baseline else Rule.CHEAPEST if near
             else Rule.ONLY if len(candidates) == 1 else Rule.FASTEST)
-    return ConfirmedAnswer(
-        deploy.contender.config.scope, leader, deploy, rule, near,
-        tuple(s for s in within if s not in near), slower[0] if slower else None, _gains(head, deploy),
-        precision_ratios(head), len(pool), _decided_by([leader, *(s.figures for s in near)], deploy, percentile))
+    return ConfirmedAnswer(device=deploy.contender.config.scope, leader=leader, deploy=deploy, rule=rule, near=near,
+                           unresolved=tuple(s for s in within if s not in near),
+                           runner_up=slower[0] if slower else None, gains=_gains(head, deploy),
+                           precision_ratios=precision_ratios(head), candidates=len(pool),
+                           decided_by=_decided_by([leader, *(s.figures for s in near)], deploy, percentile))
 
 
 def _decided_by(rivals: list[RoundFigures], deploy: RoundFigures, percentile: int) -> CostStep | None:

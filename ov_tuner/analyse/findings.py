@@ -45,9 +45,12 @@ class Findings:
 
 def findings_of(results: StoredResults) -> Findings:
     points, confirmations = results.points, results.confirmations
-    return Findings(
-        tuple(saturation(points, devices=results.devices)), tuple(inconsistencies(points)),
-        tuple(all_precision_comparisons(points, confirmations)), precision_speeds(points, confirmations),
-        int8_against_fastest_float(points, confirmations), ran_by_scope(points),
-        tuple(virtual_comparisons(points, results.devices, confirmations)), tuple(diagnostics(points)),
-        tuple(hint_effects(confirmations[-1])) if confirmations else (), how_measured(points))
+    return Findings(saturation=tuple(saturation(points, devices=results.devices)),
+                    beaten=tuple(inconsistencies(points)),
+                    comparisons=tuple(all_precision_comparisons(points, confirmations)),
+                    speeds=precision_speeds(points, confirmations),
+                    int8_vs_float=int8_against_fastest_float(points, confirmations), ran=ran_by_scope(points),
+                    virtual=tuple(virtual_comparisons(points, results.devices, confirmations)),
+                    diagnostics=tuple(diagnostics(points)),
+                    hint_effects=tuple(hint_effects(confirmations[-1])) if confirmations else (),
+                    measured=how_measured(points))

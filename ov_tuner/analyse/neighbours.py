@@ -45,5 +45,6 @@ def neighbours(phases: list[NeighbourPhase]) -> Neighbours:
     each = tuple(CopyShare(i, float(t_fps[:, i].mean()), float(t_p90[:, i].mean()),
                            paired_ratio(t_fps[:, i], a_fps), paired_ratio(t_p90[:, i], a_p90))
                  for i in range(t_fps.shape[1]))
-    return Neighbours(t_fps.shape[1], len(alone), float(a_fps.mean()), float(a_p90.mean()), each,
-                      float(t_fps.sum(axis=1).mean()), paired_ratio(t_fps.sum(axis=1), a_fps))
+    return Neighbours(copies=t_fps.shape[1], rounds=len(alone), alone_fps=float(a_fps.mean()),
+                      alone_p90_ms=float(a_p90.mean()), each=each, total_fps=float(t_fps.sum(axis=1).mean()),
+                      total=paired_ratio(t_fps.sum(axis=1), a_fps))

@@ -184,8 +184,10 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     bottleneck = max(shares, key=lambda s: (s.utilisation, s.wait_ms)).name if shares else ""
     solo = next((s.stages for s, o in stored.starts if o is Origin.SOLO), ())
     cameras = rounds[0].median if from_rounds else searched.cameras
-    return PipelineAnswer(stored.pipeline, split, ran, cameras, searched.finished, rounds, gains, shares,
-                          bottleneck, overloaded.load.cameras, tried, solo, stored.environment.box, from_rounds)
+    return PipelineAnswer(pipeline=stored.pipeline, split=split, ran=ran, cameras=cameras, finished=searched.finished,
+                          rounds=rounds, gains=gains, shares=shares, bottleneck=bottleneck,
+                          overloaded_at=overloaded.load.cameras, tried=tried, solo=solo, box=stored.environment.box,
+                          from_rounds=from_rounds)
 
 
 def _held(measured: Sequence[RoundCameras]) -> list[float]:
@@ -241,7 +243,8 @@ def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
     mine, theirs = _paired(answer, baseline, answer.arrivals), _paired(baseline, answer, baseline.arrivals)
     held = mine.size >= 2 and bool(np.all(mine > 0) and np.all(theirs > 0))
     arrivals = paired_ratio(mine, theirs, GAIN_CONFIDENCE) if held else None
-    return CameraGain(baseline.origin, cameras.value, cameras.low, cameras.high, cameras.n, ratio, arrivals)
+    return CameraGain(baseline=baseline.origin, difference=cameras.value, low=cameras.low, high=cameras.high,
+                      rounds=cameras.n, ratio=ratio, arrivals=arrivals)
 
 
 def _paired(contender: RoundCameras, other: RoundCameras, figures: Sequence[float] | np.ndarray) -> np.ndarray:

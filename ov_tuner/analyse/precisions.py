@@ -82,9 +82,10 @@ def compare_precisions(points: list[PointResult], numerator: Precision = Precisi
                               r.denominator.contender.config.precision) == (device, batch, numerator, denominator)),
                          None) if head else None
         paired = paired_cells(head, device, batch, numerator, denominator) if head else {}
-        result.append(PrecisionComparison(device, batch, numerator, denominator, grids[Metric.FPS],
-                                          grids[Metric.LATENCY_P90], ratio, (best_top, best_bottom), ran, confirmed,
-                                          paired))
+        result.append(PrecisionComparison(device=device, batch=batch, numerator=numerator, denominator=denominator,
+                                          fps_ratio=grids[Metric.FPS], latency_ratio=grids[Metric.LATENCY_P90],
+                                          best_fps_ratio=ratio, best=(best_top, best_bottom), ran=ran,
+                                          confirmed=confirmed, paired=paired))
     return result
 
 

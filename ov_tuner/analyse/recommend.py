@@ -11,7 +11,7 @@ from ov_tuner.analyse.accuracy import excluded as breaches
 from ov_tuner.analyse.baselines import BaselineGain, baseline_gains
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, confirmed_answer
 from ov_tuner.analyse.points import explicit_points, fastest
-from ov_tuner.errors import OvTunerError
+from ov_tuner.errors import Input, OvTunerError
 from ov_tuner.schema import Confirmation, LatencyStats, PointResult, Precision
 from ov_tuner.stats.headtohead import HeadToHead, Ratio
 from ov_tuner.store.results import StoredResults
@@ -69,8 +69,9 @@ def results_answer(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT,
                    ) -> Recommendation:
     """What a results file answers: recommend over its points and rounds, under the accuracy `limit` (by default
     outputs close to FP32, and no INT8 IR calibrated on generated inputs)."""
-    return recommend(results.points, max_latency_ms, percentile, device, precision, results.confirmations,
-                     accuracy_exclusions(results, limit))
+    return recommend(points=results.points, max_latency_ms=max_latency_ms, percentile=percentile, device=device,
+                     precision=precision, confirmations=results.confirmations,
+                     excluded=accuracy_exclusions(results, limit))
 
 
 def accuracy_exclusions(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT,
@@ -92,13 +93,14 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
         kept = [p for p in points if accuracy_key(p) not in excluded]
         rec = recommend(kept, max_latency_ms, percentile, device, precision, confirmations)
         return replace(rec, excluded=tuple(excluded.values()),
-                       held_back=_held_back(rec, points, max_latency_ms, percentile, device, precision,
-                                            confirmations, excluded))
+                       held_back=_held_back(rec=rec, points=points, max_latency_ms=max_latency_ms,
+                                            percentile=percentile, device=device, precision=precision,
+                                            confirmations=confirmations, excluded=excluded))
     pool = [p for p in explicit_points(points)
             if (device is None or p.config.device == device) and (precision is None or p.config.precision is precision)]
     if not pool:
         scope = " ".join(x for x in (device, precision.value if precision else None) if x) or "these results"
-        raise NothingMeetsBudget(f"no measured configuration for {scope}; check --device/--precision "
+        raise NothingMeetsBudget(f"no measured configuration for {scope}; check {Input.DEVICE}/{Input.PRECISION} "
                                  "against `ov-tuner show`")
     confirmed = _confirmed(points, max_latency_ms, percentile, device, precision, confirmations)
     if confirmed is not None:
@@ -110,13 +112,14 @@ def recommend(points: list[PointResult], max_latency_ms: float | None = None, pe
         raise NothingMeetsBudget(
             f"no configuration meets {name} latency <= {max_latency_ms:g} ms; the fastest is "
             f"{quickest.config.label()} at {quickest.latency_ms(percentile):.2f} ms {name} "
-            f"({quickest.fps:.0f} FPS): raise --max-latency or try a smaller batch"
+            f"({quickest.fps:.0f} FPS): raise {Input.LATENCY} or try a smaller batch"
         )
     winner = fastest(within)
     assert winner is not None and winner.measurement is not None
     runner_up = fastest(p for p in within if p is not winner)
-    return Recommendation(winner, winner.fps, winner.measurement.latency, runner_up, max_latency_ms, percentile,
-                          len(within), tuple(baseline_gains(winner, points)))
+    return Recommendation(winner=winner, fps=winner.fps, latency=winner.measurement.latency, runner_up=runner_up,
+                          budget_ms=max_latency_ms, percentile=percentile, candidates=len(within),
+                          baselines=tuple(baseline_gains(winner, points)))
 
 
 def _held_back(rec: Recommendation, points: list[PointResult], max_latency_ms: float | None, percentile: int,
@@ -148,5 +151,6 @@ def _confirmed(points: list[PointResult], max_latency_ms: float | None, percenti
     winner = next((p for p in points if p.ok and p.config == answer.deploy.contender.config), None)
     if winner is None:
         return None
-    return Recommendation(winner, answer.deploy.fps, answer.deploy.latency, None, max_latency_ms, percentile,
-                          answer.candidates, (), answer)
+    return Recommendation(winner=winner, fps=answer.deploy.fps, latency=answer.deploy.latency, runner_up=None,
+                          budget_ms=max_latency_ms, percentile=percentile, candidates=answer.candidates, baselines=(),
+                          answer=answer)

@@ -46,5 +46,6 @@ def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANC
         beyond = best if best is not point else (members[-1] if members[-1] is not point else None)
         info = (devices or {}).get(device)
         top = info.streams_range[1] if info is not None and info.streams_range else None
-        result.append(Saturation(device, precision, batch, point, best, beyond, len(members), top))
+        result.append(Saturation(device=device, precision=precision, batch=batch, point=point, best=best, beyond=beyond,
+                                 measured=len(members), top_streams=top))
     return result

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ov_tuner.cli.inputs import said
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.words.notices import notice_text, reading_text
@@ -72,14 +73,15 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="With an 
 
 
 def one_line_errors(command: F) -> F:
-    """Turn an OvTunerError into one line on stderr and a non-zero exit; let real bugs keep their traceback.
-    With --verbose, the message of what caused it (often several lines from OpenVINO) follows."""
+    """Turn an OvTunerError into one line on stderr, each input it names said as its flag, and a non-zero exit; let
+    real bugs keep their traceback. With --verbose, the message of what caused it (often several lines from
+    OpenVINO) follows."""
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except OvTunerError as e:
-            err.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False, soft_wrap=True)
+            err.print(f"[bold red]error:[/bold red] {escape(said(e))}", highlight=False, soft_wrap=True)
             if options.verbose and e.__cause__ is not None:
                 err.print(str(e.__cause__).strip(), highlight=False, markup=False)
             raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -21,6 +21,7 @@ from ov_tuner.cli.app import (
     say_quantizing,
 )
 from ov_tuner.cli.flags import one_device, one_precision, parse_shapes
+from ov_tuner.errors import Given
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO
 from ov_tuner.store.destinations import output_folder
@@ -45,8 +46,8 @@ def coldstart(
 
     config = one_config(one_device(read_devices(device), "coldstart"), one_precision(precision, "coldstart"), batch,
                         streams, 1)
-    spec = ColdStartSpec(model, out_path, config.device, config.precision, batch, streams, parse_shapes(shape),
-                         repeats)
+    spec = ColdStartSpec(model=model, out=out_path, device=config.device, precision=config.precision, batch=batch,
+                         streams=streams, shapes=parse_shapes(shape), repeats=repeats)
     cold = run_coldstart(spec, say_quantizing)
     print_sections(out, [coldstart_section(cold)], titles=False)
 
@@ -74,7 +75,7 @@ def profile(
     config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
                         streams, nireq)
     if plot_dir is not None:
-        output_folder(plot_dir, "--plot-dir")
+        output_folder(plot_dir, Given("--plot-dir"))
     result = run_profile(model, config, time, out_path, parse_shapes(shape), quantizing=say_quantizing)
     figure = None
     if plot_dir is not None:

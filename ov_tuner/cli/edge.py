@@ -24,7 +24,7 @@ from ov_tuner.cli.app import (
     stop_on_ctrl_c,
 )
 from ov_tuner.cli.flags import int8_asked, one_device, one_precision, parse_counts, parse_precisions, parse_shapes
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig, Quantization, SoakWindow
 from ov_tuner.store.destinations import output_folder
@@ -72,12 +72,13 @@ def capacity(
     from ov_tuner.present.words.edge import trial_line
     from ov_tuner.store.results import load_results
 
-    configs, int8 = _configs(model, device, precision, streams, nireq, from_results, top)
+    configs, int8 = _configs(model=model, device=device, precision=precision, streams=streams, nireq=nireq,
+                             from_results=from_results, top=top)
     target = CameraTarget(fps, max_latency, percentile, arrival)
     spec = CapacitySpec(model, _out(out_path, from_results), configs, target, cameras, seconds,
                         shapes=parse_shapes(shape), int8=int8)
     if plot_dir is not None:
-        output_folder(plot_dir, "--plot-dir")
+        output_folder(plot_dir, Given("--plot-dir"))
 
     def seen(config: PointConfig, trial: LoadTrial) -> None:
         out.print(f"{config.label()}: {trial_line(trial, target)}", highlight=False, soft_wrap=True)
@@ -132,9 +133,10 @@ def soak(
     else:
         config = one_config(one_device(read_devices(device), "soak"), one_precision(precision, "soak"), batch,
                             streams, nireq)
-    spec = SoakSpec(model, _out(out_path, from_results), config, minutes * 60, window, parse_shapes(shape), int8)
+    spec = SoakSpec(model=model, out=_out(out_path, from_results), config=config, seconds=minutes * 60, window_s=window,
+                    shapes=parse_shapes(shape), int8=int8)
     if plot_dir is not None:
-        output_folder(plot_dir, "--plot-dir")
+        output_folder(plot_dir, Given("--plot-dir"))
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     interrupted = False
     try:

@@ -10,6 +10,7 @@ import typer
 from ov_tuner import __version__
 from ov_tuner.cli.app import app, one_line_errors, out
 from ov_tuner.devices.box import read_box
+from ov_tuner.errors import Given
 from ov_tuner.measure import host
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.present.words.box import box_line
@@ -54,7 +55,7 @@ def zoo_build(
     """Write a zoo model as an OpenVINO IR with an FP32 body and a dynamic batch."""
     from ov_tuner.model.zoo import build_zoo_model
 
-    path, stats = build_zoo_model(name, output_folder(out_dir, "-o"))
+    path, stats = build_zoo_model(name, output_folder(out_dir, Given("-o")))
     out.print(f"wrote {path}: {stats.parameters / 1e6:.2f} M parameters, {stats.flops / 1e9:.2f} GFLOPs per "
               "batch-1 inference")
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Given
 from ov_tuner.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 from ov_tuner.store.destinations import output_folder
 
@@ -41,8 +41,9 @@ def pipeline(
     if rounds == 1:
         raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
     if report_dir is not None:
-        output_folder(report_dir, "--report")
-    spec = PipelineSpec(file, out_path, seconds, lead_in, rounds, max_trials, solo_seconds)
+        output_folder(report_dir, Given("--report"))
+    spec = PipelineSpec(file=file, out=out_path, seconds=seconds, lead_in_s=lead_in, rounds=rounds,
+                        max_trials=max_trials, solo_s=solo_seconds)
 
     def solo(stage: PipelineStage, point: SoloPoint) -> None:
         out.print(solo_line(stage, point), highlight=False, soft_wrap=True)

@@ -10,7 +10,7 @@ import typer
 
 from ov_tuner.cli.app import Int8MaxDrop, ModelArgument, ShapeOption, app, err, one_line_errors, out
 from ov_tuner.cli.flags import parse_layouts, parse_shapes
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.words.quantization import quantization_lines
 from ov_tuner.schema import Int8Options, Preset
 from ov_tuner.store.destinations import output_file
@@ -42,7 +42,7 @@ def quantize(
     if output.suffix != ".xml":
         raise BadInputError(f"-o: {output} is not an .xml path; give the IR to write, e.g. -o model_int8.xml")
     for written in (output, output.with_suffix(".bin")):
-        output_file(written, "-o", model_files(model))
+        output_file(written, Given("-o"), model_files(model))
     source = open_model_source(model)
     made = quantize_model(Runtime(), source, Int8Options(preset, subset_size, int8_max_drop),
                           images=load_images(images) if images else None, images_dir=images,

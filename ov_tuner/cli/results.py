@@ -11,7 +11,7 @@ import typer
 
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.store.destinations import output_file, output_folder
@@ -66,7 +66,7 @@ def plot(
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
     from ov_tuner.store.results import load_results
 
-    output_folder(out_dir, "-o")
+    output_folder(out_dir, Given("-o"))
     stored = load_results(results)
     figures = write_figures(stored, out_dir, answer_if_any(stored), paired_only, fmt.value)
     for path in figures.all():
@@ -121,7 +121,7 @@ def recommend(
                             "to the terminal)")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
-            output_file(path, flag, (results,))  # never over the results file read
+            output_file(path, Given(flag), (results,))  # never over the results file read
     answer: Answer | PipelineAnswer | None = _pipeline_answer(results)
     if answer is None:
         chosen = parse_precision(precision) if precision else None
@@ -189,7 +189,7 @@ def report(
     )
     from ov_tuner.store.results import load_results
 
-    output_folder(out_dir, "-o")
+    output_folder(out_dir, Given("-o"))
     pipeline = _pipeline_answer(results[0]) if len(results) == 1 else None
     if pipeline is not None:
         written = build_pipeline_report(pipeline, out_dir)
@@ -218,7 +218,7 @@ def export(
     from ov_tuner.store.results import load_results
 
     if out_file is not None:
-        output_file(out_file, "-o", (results,))
+        output_file(out_file, Given("-o"), (results,))
     stored = load_results(results)
     text = to_csv(stored, with_latencies) if fmt is ExportFormat.CSV else to_json(stored, with_latencies)
     if out_file is None:
@@ -245,7 +245,7 @@ def compare_command(
     from ov_tuner.store.results import load_results
 
     if out_dir is not None:
-        output_folder(out_dir, "-o")
+        output_folder(out_dir, Given("-o"))
     loaded = [load_results(r) for r in results]
     comparison = compare_files(loaded, models_differ)
     figure = None

@@ -11,7 +11,7 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner.devices.native import native_output_kept, ov_error_text, with_log
-from ov_tuner.errors import ModelError
+from ov_tuner.errors import Input, ModelError
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def set_layouts(model: ov.Model, layouts: dict[str, str]) -> None:
         layout = ov.Layout(text)
         rank = port.get_partial_shape().rank
         if rank.is_static and len(text.strip("[]")) != rank.get_length() and "..." not in text:
-            raise ModelError(f"--layout: {text} has {len(text.strip('[]'))} dimensions but input {name} has "
+            raise ModelError(f"{Input.LAYOUT}: {text} has {len(text.strip('[]'))} dimensions but input {name} has "
                              f"{rank.get_length()}; give one letter per dimension, e.g. NCHW")
         port.get_node().set_layout(layout)
 
@@ -95,14 +95,14 @@ def check_shapes(model: ov.Model, shapes: dict[str, list[int]]) -> None:
     for name, dims in shapes.items():
         ports = [p for p in model.inputs if not name or name in p.get_names()]
         if not ports:
-            raise ModelError(f"--shape: the model has no input named {name}; its inputs are {inputs}")
+            raise ModelError(f"{Input.SHAPE}: the model has no input named {name}; its inputs are {inputs}")
         for port in ports:
             rank = port.get_partial_shape().rank
             if rank.is_static and rank.get_length() != len(dims):
                 example = ",".join(example_dims(port.get_partial_shape(), batch_index(port), 1))
-                raise ModelError(f"--shape: {name or 'the shape'} [{','.join(map(str, dims))}] has {len(dims)} "
+                raise ModelError(f"{Input.SHAPE}: {name or 'the shape'} [{','.join(map(str, dims))}] has {len(dims)} "
                                  f"dimensions, but input {port.get_any_name()} has {rank.get_length()}; e.g. "
-                                 f"--shape {port.get_any_name()}[{example}]")
+                                 f"{Input.SHAPE} {port.get_any_name()}[{example}]")
 
 
 def example_dims(shape: ov.PartialShape, batch_axis: int | None, batch: int) -> list[str]:

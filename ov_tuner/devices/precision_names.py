@@ -3,10 +3,10 @@ read by the same parsers so that the same mistake gets the same line, in the wor
 
 from __future__ import annotations
 
-from ov_tuner.errors import BadInputError, Given
+from ov_tuner.errors import BadInputError, Given, Input
 from ov_tuner.schema import AUTO, Precision
 
-PRECISION_FLAG = Given("--precision")
+PRECISION_FLAG = Given(Input.PRECISION)
 
 
 def parse_precisions(text: str, allow_auto: bool = True, given: Given = PRECISION_FLAG,
@@ -16,7 +16,7 @@ def parse_precisions(text: str, allow_auto: bool = True, given: Given = PRECISIO
     parts = [p.strip().lower() for p in text.split(",")]
     if allow_auto and AUTO in parts:
         if set(parts) - {AUTO, Precision.INT8.value}:
-            raise BadInputError(f"{given.name}: auto goes alone or with int8 ('auto,int8'), not with "
+            raise BadInputError(f"{given}: auto goes alone or with int8 ('auto,int8'), not with "
                                 f"'{text}'; use e.g. {given.example(AUTO)} or {given.example(example)}")
         return None
     choices = [p.value for p in Precision]
@@ -24,7 +24,7 @@ def parse_precisions(text: str, allow_auto: bool = True, given: Given = PRECISIO
     for part in parts:
         if part not in choices:
             names = ", ".join(choices) + (" or auto" if allow_auto else "")
-            raise BadInputError(f"{given.name}: '{part}' is not one of {names}; use e.g. {given.example(example)}")
+            raise BadInputError(f"{given}: '{part}' is not one of {names}; use e.g. {given.example(example)}")
         result.append(Precision(part))
     return tuple(dict.fromkeys(result))
 
@@ -41,6 +41,6 @@ def one_precision(text: str, what: str, given: Given = PRECISION_FLAG) -> Precis
     if found is None and not int8_asked(text):
         return None
     if found is None or len(found) != 1:
-        raise BadInputError(f"{given.name} {text}: {what} runs one configuration; give one precision, e.g. "
+        raise BadInputError(f"{given} {text}: {what} runs one configuration; give one precision, e.g. "
                             f"{given.example('int8')}, or auto")
     return found[0]

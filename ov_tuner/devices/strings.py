@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from ov_tuner.errors import BadInputError, Given
+from ov_tuner.errors import BadInputError, Given, Input
 
 # The virtual devices OpenVINO builds over real ones: AUTO:GPU,CPU, MULTI:..., HETERO:..., BATCH:GPU(4).
 VIRTUAL_PREFIXES = ("AUTO", "MULTI", "HETERO", "BATCH")
-DEVICE_FLAG = Given("--device")
+DEVICE_FLAG = Given(Input.DEVICE)
 _BATCH_SIZE = re.compile(r"\(\d+\)$")
 
 
@@ -74,7 +74,7 @@ def parse_devices(values: list[str], given: Given = DEVICE_FLAG) -> ParsedDevice
             else:
                 devices.append(device)
     if not devices:
-        raise BadInputError(f"{given.name}: no device given; use e.g. {given.example('CPU')}, "
+        raise BadInputError(f"{given}: no device given; use e.g. {given.example('CPU')}, "
                             f"{given.example('CPU,GPU')} or {given.example('AUTO:GPU,CPU')}")
     return ParsedDevices(tuple(devices), tuple(readings))
 
@@ -83,7 +83,7 @@ def one_device(devices: tuple[str, ...], what: str, given: Given = DEVICE_FLAG) 
     """The one device of what runs one configuration (`what`: a command, a pipeline stage); a virtual device such as
     AUTO:GPU,CPU is one."""
     if len(devices) != 1:
-        raise BadInputError(f"{given.name}: {what} runs one configuration, on one device, not {', '.join(devices)}; "
+        raise BadInputError(f"{given}: {what} runs one configuration, on one device, not {', '.join(devices)}; "
                             "give one (AUTO:GPU,CPU is one device over both)")
     return devices[0]
 
@@ -92,9 +92,9 @@ def _one_value(written: str, given: Given) -> tuple[list[str], ReadAs | None]:
     """The devices of one --device value, and why its reading is worth saying (None where it is plain)."""
     tokens = [t.strip().upper() for t in written.split(",")]
     if not written.strip():
-        raise BadInputError(f"{given.name}: an empty value; use e.g. {given.example('CPU')}")
+        raise BadInputError(f"{given}: an empty value; use e.g. {given.example('CPU')}")
     if any(not t for t in tokens):
-        raise BadInputError(f"{given.name} {written}: an empty name between commas; e.g. "
+        raise BadInputError(f"{given} {written}: an empty name between commas; e.g. "
                             f"{given.example('CPU,GPU')}")
     found: list[str] = []
     taking: list[str] | None = None  # a virtual device that takes the plain names after it: its name, then them
@@ -126,10 +126,10 @@ def _close(open_virtual: list[str] | None, found: list[str], written: str, given
     members = virtual_members(name)
     head = name.partition(":")[0]
     if ":" in name and not members:
-        raise BadInputError(f"{given.name} {written}: {head} names no device after its colon; e.g. "
+        raise BadInputError(f"{given} {written}: {head} names no device after its colon; e.g. "
                             f"{given.example(head + ':GPU,CPU')}, or {given.example(head)} for every device present")
     twice = sorted({m for m in members if members.count(m) > 1})
     if twice:
         once = ",".join(dict.fromkeys(members))
-        raise BadInputError(f"{given.name} {written}: {name} names {', '.join(twice)} twice; write {head}:{once}")
+        raise BadInputError(f"{given} {written}: {name} names {', '.join(twice)} twice; write {head}:{once}")
     found.append(name)

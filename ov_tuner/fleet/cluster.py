@@ -12,6 +12,7 @@ from typing import Any
 
 RESOURCE = "ov_tuner_host"  # a node joins the fleet with `ray start ... --resources '{"ov_tuner_host": 1}'`
 JOIN_HINT = f"""ray start --address ADDRESS --resources '{{"{RESOURCE}": 1}}'"""
+HEAD_HINT = f"""ray start --head --resources '{{"{RESOURCE}": 1}}'"""  # Ray's flags, not ov-tuner's
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ov_tuner.devices.modelfile import open_model_source
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Given, Input
 from ov_tuner.fleet.bundle import pack
-from ov_tuner.fleet.cluster import JOIN_HINT, RESOURCE, Target, by_machine, targets
+from ov_tuner.fleet.cluster import HEAD_HINT, JOIN_HINT, RESOURCE, Target, by_machine, targets
 from ov_tuner.fleet.keeper import Keeper
 from ov_tuner.fleet.node import NodeOutcome, sweep_here
 from ov_tuner.model.inputs import load_images
@@ -65,8 +65,8 @@ def connected(address: str) -> Iterator[list[Target]]:
     try:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise BadInputError(f"--address {address}: no Ray cluster there ({str(e).splitlines()[0]}); start one with "
-                            f"`ray start --head --resources '{{\"{RESOURCE}\": 1}}'` or give the head's address "
+        raise BadInputError(f"{Input.ADDRESS} {address}: no Ray cluster there ({str(e).splitlines()[0]}); start one "
+                            f"with `{HEAD_HINT}` or give the head's address "
                             "(host:6379)") from e
     try:
         chosen = targets(ray.nodes())
@@ -81,7 +81,7 @@ def connected(address: str) -> Iterator[list[Target]]:
 def run_fleet(spec: SweepSpec, chosen: list[Target], out_dir: Path, progress: FleetProgress) -> FleetSummary:
     """Sweep `spec` on every target (connected() gives them), each host's points written to out_dir/<stem>.db
     as they arrive. Ctrl-C (or SIGTERM) cancels every task and keeps what arrived."""
-    output_folder(out_dir, "--out-dir")
+    output_folder(out_dir, Given(Input.HOSTS_FOLDER))
     source = open_model_source(spec.model)  # bad input is refused here, before any host starts
     if spec.images is not None:
         load_images(spec.images)

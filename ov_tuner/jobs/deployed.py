@@ -11,11 +11,11 @@ from ov_tuner.analyse.capacity import capacity_candidates
 from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import accuracy_exclusions, results_answer
 from ov_tuner.devices.modelfile import ModelSource
-from ov_tuner.errors import Given, ResultsFileError
+from ov_tuner.errors import Given, Input, ResultsFileError
 from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
 from ov_tuner.store.results import load_pipeline, load_results
 
-FROM_FLAG = Given("--from")
+FROM_FLAG = Given(Input.FROM)  # an input, not a flag: renamed once jobs/neighbour.py (it imports it) may change
 
 
 @dataclass(frozen=True)
@@ -37,17 +37,17 @@ class Deployed:
 
 def deployed_from(results: Path, model: ModelSource, given: Given, top: int = 1) -> Deployed:
     """What `results` deploys on `model`, with its `top` best batch-1 points; a pipeline's results file, one without
-    a sweep point, or a sweep of another model is one ResultsFileError line naming `given` (a flag or a file's key)."""
+    a sweep point, or a sweep of another model is one ResultsFileError line naming `given` (an input, a file's key)."""
     stored = load_results(results)
     if not explicit_points(stored.points):
         if load_pipeline(results) is not None:
-            raise ResultsFileError(f"{given.name} {results} is a pipeline's results file; give a sweep's results "
+            raise ResultsFileError(f"{given} {results} is a pipeline's results file; give a sweep's results "
                                    f"file of {model.path.name}")
-        raise ResultsFileError(f"{given.name} {results} holds no measured sweep point; sweep {model.path.name} into "
-                               f"it first (`ov-tuner sweep {model.path} --out {results}`)")
+        raise ResultsFileError(f"{given} {results} holds no measured sweep point; sweep {model.path.name} into "
+                               f"it first (`ov-tuner sweep {model.path} {Input.RESULTS} {results}`)")
     env = stored.environment
     if env.model_sha256 != model.sha256:
-        raise ResultsFileError(f"{given.name} {results} was measured on another model ({env.model_path}), not "
+        raise ResultsFileError(f"{given} {results} was measured on another model ({env.model_path}), not "
                                f"{model.path}; sweep {model.path.name} first (`ov-tuner sweep {model.path}`) and "
                                "give its results file, or give the model those results are of")
     point = results_answer(stored).winner

@@ -35,7 +35,7 @@ from typing import Any
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.precision_names import one_precision
 from ov_tuner.devices.strings import one_device, parse_devices
-from ov_tuner.errors import BadInputError, Given
+from ov_tuner.errors import BadInputError, Given, Input
 from ov_tuner.jobs.deployed import Deployed, deployed_from
 from ov_tuner.measure.video import video_size
 from ov_tuner.schema import (
@@ -122,11 +122,11 @@ def _stage(data: Any, index: int, folder: Path, place: str) -> tuple[PipelineSta
         answer_file = folder / str(answer)
         if not answer_file.is_file():
             raise BadInputError(f"{where}: answer file {answer_file} does not exist; sweep the model into it first "
-                                "(`ov-tuner sweep MODEL --out FILE`) or leave answer out")
+                                f"(`ov-tuner sweep MODEL {Input.RESULTS} FILE`) or leave answer out")
         deployed = deployed_from(answer_file, source, Given(f"{where} answer", "answer"))
         if not deployed.batch_one:
             raise BadInputError(f"{where}: answer {answer_file} has no measured batch-1 point to start from; sweep "
-                                "with --batch 1, or leave answer out")
+                                f"with {Input.BATCH} 1, or leave answer out")
     detection = data.get("per_detection")
     if detection is not None and "per_frame" in data:
         raise BadInputError(f"{where}: give per_frame or per_detection, not both")

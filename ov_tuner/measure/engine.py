@@ -71,8 +71,8 @@ class RequestLoop:
             on_window: WindowClosed | None = None) -> Measurement:
         """Measure from an idle queue until `rule` (and `verdict`, for a stability-driven run) ends it.
         `on_window` sees each window as it closes, with its requests' latencies (a soak stores it there)."""
-        loop = _Loop(self._queue, self._requests, self._start, self.batch, rule, on_complete, verdict,
-                     on_window=on_window)
+        loop = _Loop(queue=self._queue, requests=self._requests, start_next=self._start, batch=self.batch, rule=rule,
+                     on_complete=on_complete, verdict=verdict, on_window=on_window)
         return loop.run()
 
     def visit(self, seconds: float) -> tuple[Window, np.ndarray]:

@@ -16,7 +16,7 @@ import numpy as np
 import openvino as ov
 from openvino.preprocess import ColorFormat, PrePostProcessor
 
-from ov_tuner.errors import BadInputError, ModelError
+from ov_tuner.errors import BadInputError, Input, ModelError
 from ov_tuner.model.generated import fill_inputs, input_sets
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
@@ -25,15 +25,15 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 def load_images(folder: Path) -> list[np.ndarray]:
     """Every PNG, JPEG and BMP in `folder`, decoded; one unreadable file stops with its name."""
     if not folder.is_dir():
-        raise BadInputError(f"--images: {folder} is not a folder; give a folder of .png, .jpg or .bmp images")
+        raise BadInputError(f"{Input.IMAGES}: {folder} is not a folder; give a folder of .png, .jpg or .bmp images")
     files = sorted(f for f in folder.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
     if not files:
-        raise BadInputError(f"--images: {folder} holds no .png, .jpg or .bmp image")
+        raise BadInputError(f"{Input.IMAGES}: {folder} holds no .png, .jpg or .bmp image")
     images = []
     for path in files:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
-            raise BadInputError(f"--images: cannot read {path}: OpenCV could not decode it; replace or remove it")
+            raise BadInputError(f"{Input.IMAGES}: cannot read {path}: OpenCV could not decode it; replace or remove it")
         images.append(image)
     return images
 
@@ -44,13 +44,14 @@ def image_input(inputs: list[ov.Output]) -> ov.Output:
     candidates = [p for p in inputs if p.get_partial_shape().rank.get_length() == 4]
     if len(candidates) != 1:
         names = ", ".join(f"{p.get_any_name()}{p.get_partial_shape()}" for p in inputs)
-        raise ModelError(f"--images needs a model with exactly one 4-dimensional image input; this one has {names}")
+        raise ModelError(f"{Input.IMAGES} needs a model with exactly one 4-dimensional image input; this one has "
+                         f"{names}")
     port = candidates[0]
     layout = model_layout(port)
     channels = port.get_partial_shape()[ov.layout_helpers.channels_idx(layout)]
     if channels.is_static and channels.get_length() != 3:
-        raise ModelError(f"--images works with 3-channel image inputs; {port.get_any_name()} has {channels} "
-                         f"channels in its layout {layout.to_string()} (give another with --layout)")
+        raise ModelError(f"{Input.IMAGES} works with 3-channel image inputs; {port.get_any_name()} has {channels} "
+                         f"channels in its layout {layout.to_string()} (give another with {Input.LAYOUT})")
     return port
 
 

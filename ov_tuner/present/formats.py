@@ -112,4 +112,6 @@ def deploy_snippets(point: PointResult, source: str, quantization: Quantization 
         notes.append(f"the input shapes the sweep compiled are not known here ({source} is not readable, or the "
                      f"results file keeps no --shape): these forms set batch {c.batch} alone; give the model the "
                      "other dimensions the sweep's --shape gave")
-    return DeploySnippets(properties, python, script, line, load_config, tuple(notes), made, config_file, inputs)
+    return DeploySnippets(properties=properties, python=python, benchmark_app=script, benchmark_app_line=line,
+                          load_config=load_config, notes=tuple(notes), model=made, config_file=config_file,
+                          inputs=inputs)

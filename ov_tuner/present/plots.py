@@ -211,14 +211,16 @@ def write_figures(results: StoredResults, out_dir: Path, answer: Answer | None, 
         return save_figure(fig, out_dir, name, fmt)
 
     for device, precision, batch in heatmap_groups(points):
-        fig = heatmap_figure(points, device, precision, batch, env, devices, deployed)
+        fig = heatmap_figure(points=points, device=device, precision=precision, batch=batch, env=env, devices=devices,
+                             deployed=deployed)
         written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
     for comparison in all_precision_comparisons(points, results.confirmations):
         numerator, denominator = comparison.numerator, comparison.denominator
         accuracy = accuracy_of(results.accuracies, comparison.device, numerator, comparison.batch)
         on = ratio_marks(points, comparison.fps_ratio, comparison.device, (numerator, denominator), comparison.batch,
                          deployed)
-        fig = precision_figure(comparison, env, devices, paired_only, accuracy, results.quantization, on)
+        fig = precision_figure(comparison=comparison, env=env, devices=devices, paired_only=paired_only,
+                               accuracy=accuracy, quantization=results.quantization, marks=on)
         name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
         name += "" if denominator is Precision.FP32 else f"_over_{denominator.value}"
         written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))

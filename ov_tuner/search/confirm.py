@@ -90,8 +90,8 @@ def twin_of(baseline: PointResult) -> PointConfig:
     precision = c.precision
     if c.mode is Mode.DEFAULT and baseline.compile is not None:
         precision = next((p for p in Precision if p.hint == baseline.compile.inference_precision), Precision.FP32)
-    return PointConfig(c.device, precision, c.batch, baseline.streams, baseline.nireq, Mode.EXPLICIT, c.input_mode,
-                       c.settings)
+    return PointConfig(device=c.device, precision=precision, batch=c.batch, streams=baseline.streams,
+                       nireq=baseline.nireq, mode=Mode.EXPLICIT, input_mode=c.input_mode, settings=c.settings)
 
 
 def _may_set_more(baseline: PointResult) -> bool:

@@ -36,17 +36,19 @@ class PlannedSpace:
     hosts_default: bool = False
 
     def config(self, cell: Cell) -> PointConfig:
-        return PointConfig(self.device.name, self.precision, self.batch, cell.streams, cell.nireq, self.mode,
-                           self.input_mode, self.settings)
+        return PointConfig(device=self.device.name, precision=self.precision, batch=self.batch, streams=cell.streams,
+                           nireq=cell.nireq, mode=self.mode, input_mode=self.input_mode, settings=self.settings)
 
     def baseline(self, mode: Mode) -> PointConfig:
         """A hint baseline of this space: streams and requests 0, OpenVINO chooses them."""
-        return PointConfig(self.device.name, self.precision, self.batch, 0, 0, mode, self.input_mode, self.settings)
+        return PointConfig(device=self.device.name, precision=self.precision, batch=self.batch, streams=0, nireq=0,
+                           mode=mode, input_mode=self.input_mode, settings=self.settings)
 
     def default_baseline(self) -> PointConfig:
         """OpenVINO left alone on this space's device and batch: the IR as given, no precision hint, no --set
         property."""
-        return PointConfig(self.device.name, Precision.FP32, self.batch, 0, 0, Mode.DEFAULT, self.input_mode)
+        return PointConfig(device=self.device.name, precision=Precision.FP32, batch=self.batch, streams=0, nireq=0,
+                           mode=Mode.DEFAULT, input_mode=self.input_mode)
 
     def owns(self, config: PointConfig) -> bool:
         """Whether `config` is a point of this space or one of its precision's hint baselines (the "OpenVINO
@@ -92,9 +94,10 @@ def plan(spec: SweepSpec, devices: list[DeviceInfo]) -> list[PlannedSpace]:
                     for mode in modes:
                         first = not virtual and (batch, spec.input_mode) not in hosted
                         hosted.add((batch, spec.input_mode))
-                        spaces.append(PlannedSpace(device, precision, batch, spec.input_mode,
-                                                   Space(fitted, nireqs, top), auto, mode, settings,
-                                                   auto_precision=merges, hosts_default=first))
+                        spaces.append(PlannedSpace(device=device, precision=precision, batch=batch,
+                                                   input_mode=spec.input_mode, space=Space(fitted, nireqs, top),
+                                                   auto=auto, mode=mode, settings=settings, auto_precision=merges,
+                                                   hosts_default=first))
     return spaces
 
 

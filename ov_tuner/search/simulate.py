@@ -97,8 +97,8 @@ def simulate(policy: SearchPolicy, landscape: Landscape, rule: StopRule, rng: np
         answer_at, confirm_s, passes = _confirm(pool, len(ranked), confirm, seconds, confirm_rng or rng)
         answer = ranked[answer_at]
     hit = landscape.fps(answer) >= (1 - HIT_TOLERANCE) * landscape.best_fps
-    return SimulatedSweep(answer, len(points), seconds + confirm_s, hit, {e: n for e, n in endings.items() if n},
-                          confirm_s, passes)
+    return SimulatedSweep(answer=answer, measured=len(points), seconds=seconds + confirm_s, hit=hit,
+                          endings={e: n for e, n in endings.items() if n}, confirm_s=confirm_s, visits=passes)
 
 
 def _confirm(recorded: list[tuple[Window, ...]], candidates: int, rule: ConfirmRule, search_s: float,

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from ov_tuner.errors import BadInputError, IncompatibleResultsError, ResultsWriteError
+from ov_tuner.errors import BadInputError, IncompatibleResultsError, Input, ResultsWriteError
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import SCHEMA, SCHEMA_VERSION, UPGRADES, table_names
 
@@ -24,20 +24,22 @@ class Connection:
     by an older ov-tuner is upgraded in a copy in memory.
     """
 
-    def __init__(self, path: Path, create: bool = True, flag: str = "--out") -> None:
+    def __init__(self, path: Path, create: bool = True) -> None:
         self.path = path
         self.last_point: str | None = None  # the label of the last point this store wrote, for a fault's message
         if create:
-            results_file(path, flag)
+            results_file(path)
         elif not path.is_file():
-            raise BadInputError(f"results file {path} does not exist; run `ov-tuner sweep MODEL --out {path}` first")
+            raise BadInputError(f"results file {path} does not exist; run "
+                                f"`ov-tuner sweep MODEL {Input.RESULTS} {path}` first")
         try:
             self._db = sqlite3.connect(path) if create else self._read_only(path)
             self._db.row_factory = sqlite3.Row
             if create:
                 self._migrate(self._db)
         except sqlite3.DatabaseError as e:
-            raise BadInputError(f"{path} is not an ov-tuner results file ({e}); pick another --out path") from e
+            raise BadInputError(f"{path} is not an ov-tuner results file ({e}); pick another {Input.RESULTS} "
+                                "path") from e
 
     def __enter__(self: Opened) -> Opened:
         return self
@@ -70,7 +72,7 @@ class Connection:
         tables = table_names(db)
         if not tables:
             db.close()
-            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
+            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL {Input.RESULTS} {path}` first")
         if "meta" in tables and self._version(db) == SCHEMA_VERSION:
             return db
         memory = sqlite3.connect(":memory:")  # an older file: upgrade a copy, leave the file as it is
@@ -85,7 +87,7 @@ class Connection:
         if version is not None and version > SCHEMA_VERSION:
             raise IncompatibleResultsError(
                 f"{self.path} has results schema v{version}; this ov-tuner reads up to v{SCHEMA_VERSION}. "
-                "Upgrade ov-tuner, or sweep into a new --out file"
+                f"Upgrade ov-tuner, or sweep into a new {Input.RESULTS} file"
             )
         return version
 

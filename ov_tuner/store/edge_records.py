@@ -112,8 +112,9 @@ class MoreRecords(Connection):
         result = []
         for r in self._db.execute("SELECT * FROM capacities ORDER BY id").fetchall():
             trials = tuple(
-                LoadTrial(t["cameras"], t["seconds"], t["offered"], t["dropped"], array(t["latencies_ms"]),
-                          array(t["service_ms"]), t["foreign_cpu"], t["steal"])
+                LoadTrial(cameras=t["cameras"], seconds=t["seconds"], offered=t["offered"], dropped=t["dropped"],
+                          latencies_ms=array(t["latencies_ms"]), service_ms=array(t["service_ms"]),
+                          foreign_cpu=t["foreign_cpu"], steal=t["steal"])
                 for t in self._db.execute("SELECT * FROM load_trials WHERE capacity_id = ? ORDER BY position",
                                           (r["id"],)))
             target = CameraTarget(r["fps"], r["max_latency_ms"], r["percentile"], Arrival(r["arrival"]))

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ov_tuner.errors import IncompatibleResultsError
+from ov_tuner.errors import IncompatibleResultsError, Input
 from ov_tuner.schema import (
     Arrival,
     CameraTarget,
@@ -47,7 +47,7 @@ class PipelineRecords(Connection):
                                  (json.dumps(asdict(pipeline)), now()))
         elif stored != pipeline:
             raise IncompatibleResultsError(f"{self.path} holds the trials of another pipeline (its stages, models, "
-                                           "video or camera target differ); tune into a new --out file")
+                                           f"video or camera target differ); tune into a new {Input.RESULTS} file")
 
     def pipeline(self) -> Pipeline | None:
         row = self._db.execute("SELECT spec FROM pipelines ORDER BY id LIMIT 1").fetchone()
@@ -86,8 +86,9 @@ class PipelineRecords(Connection):
     def pipeline_trials(self) -> list[PipelineTrial]:
         return [PipelineTrial(
             split_of(json.loads(r["split"])),
-            LoadTrial(r["cameras"], r["seconds"], r["offered"], r["dropped"], array(r["latencies_ms"]),
-                      np.array([]), r["foreign_cpu"], r["steal"]),
+            LoadTrial(cameras=r["cameras"], seconds=r["seconds"], offered=r["offered"], dropped=r["dropped"],
+                      latencies_ms=array(r["latencies_ms"]), service_ms=np.array([]), foreign_cpu=r["foreign_cpu"],
+                      steal=r["steal"]),
             tuple(StageTime(**s) for s in json.loads(r["stages"])),
             tuple(StageRan(tuple(tuple(p) for p in x["properties"]), x["nireq"], x["streams"], x["precision"],
                            x.get("ir", "")) for x in json.loads(r["ran"])),

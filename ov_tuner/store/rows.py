@@ -49,8 +49,9 @@ def compile_from_row(r: sqlite3.Row) -> CompileInfo:
 
 
 def config_from_row(r: sqlite3.Row) -> PointConfig:
-    return PointConfig(r["device"], Precision(r["precision"]), r["batch"], r["streams"], r["nireq"], Mode(r["mode"]),
-                       InputMode(r["input_mode"]), settings_of(r["settings"]))
+    return PointConfig(device=r["device"], precision=Precision(r["precision"]), batch=r["batch"], streams=r["streams"],
+                       nireq=r["nireq"], mode=Mode(r["mode"]), input_mode=InputMode(r["input_mode"]),
+                       settings=settings_of(r["settings"]))
 
 
 def config_values(c: PointConfig) -> tuple[object, ...]:

@@ -50,6 +50,7 @@ def summarise(out: Path, planned: Collection[PointConfig], grid_size: int, befor
     skipped = sum(c in kept for c in planned)
     done = {p.config for p in new}
     left = 0 if interrupted else sum(c not in kept and c not in done for c in planned)
-    return SweepSummary(out, len(measured), len(new) - len(measured), skipped, compiles, interrupted, left,
-                        endings.count(Ending.OUTPACED), endings.count(Ending.DECIDED), search_s, confirm_s, grid_size,
-                        confirmed)
+    return SweepSummary(out=out, measured=len(measured), failed=len(new) - len(measured), skipped=skipped,
+                        compiles=compiles, interrupted=interrupted, left_out=left,
+                        outpaced=endings.count(Ending.OUTPACED), decided=endings.count(Ending.DECIDED),
+                        search_s=search_s, confirm_s=confirm_s, grid_size=grid_size, confirmed=confirmed)

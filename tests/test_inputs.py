@@ -1,0 +1,49 @@
+"""An error below the command line names the user's input, not its flag: a notebook reads the input in words, the
+CLI the flag the user typed (ov_tuner/cli/inputs.py), and a pipeline file's key stays that key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ov_tuner.cli.inputs import FLAGS, said
+from ov_tuner.devices.precision_names import parse_precisions
+from ov_tuner.errors import BadInputError, Given, Input, OutputError
+from ov_tuner.model.inputs import load_images
+from ov_tuner.store.destinations import output_folder
+
+
+def test_every_input_has_one_flag_of_its_own() -> None:
+    assert set(FLAGS) == set(Input)
+    assert len(set(FLAGS.values())) == len(FLAGS)
+
+
+def test_a_library_error_names_the_input_in_words_and_the_cli_names_its_flag(tmp_path: Path) -> None:
+    with pytest.raises(BadInputError) as missing:
+        load_images(tmp_path / "photos")
+    assert missing.value.inputs == (Input.IMAGES,)
+    why = f"{tmp_path / 'photos'} is not a folder; give a folder of .png, .jpg or .bmp images"
+    assert str(missing.value) == f"images: {why}" and said(missing.value) == f"--images: {why}"
+
+
+def test_an_example_is_written_as_the_input_was_given() -> None:
+    with pytest.raises(BadInputError) as flag:
+        parse_precisions("fp64")
+    assert said(flag.value).endswith("use e.g. --precision fp32,fp16")
+    assert str(flag.value).endswith("use e.g. precision fp32,fp16")
+    with pytest.raises(BadInputError) as key:
+        parse_precisions("fp64", given=Given("p.toml [[stage]] 1 precision", "precision"))
+    assert key.value.inputs == () and said(key.value) == str(key.value)
+    assert str(key.value).startswith("p.toml [[stage]] 1 precision: 'fp64'")
+    assert str(key.value).endswith('use e.g. precision = "fp32,fp16"')
+
+
+def test_a_path_with_braces_and_a_flag_the_caller_names_are_said_as_given(tmp_path: Path) -> None:
+    """A placeholder is not a brace: a path holding `{out}` is said as it is; the CLI's `-o` is passed through."""
+    odd = tmp_path / "{out}"
+    odd.write_text("a file")
+    with pytest.raises(OutputError) as taken:
+        output_folder(odd, Given("-o"))
+    assert said(taken.value) == str(taken.value)
+    assert said(taken.value).startswith(f"-o: {odd} is a file; give a folder")
