@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ov_tuner.devices.compiler import cache_pays
 from ov_tuner.devices.decisions import (
     auto_batched,
     auto_nireq,
@@ -19,7 +20,6 @@ from ov_tuner.devices.decisions import (
     request_bound,
 )
 from ov_tuner.schema import Precision
-from ov_tuner.sweep.compiler import cache_pays
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "data" / "igpu_properties.json"
 

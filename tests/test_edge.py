@@ -76,12 +76,15 @@ def test_far_under_the_limit_a_frame_waits_for_nothing_and_none_is_dropped(compi
     trial = run_open_loop(compiled, 1, Arrivals(cameras=1, fps=20, seconds=2.0), lead_in_s=0.3)
     assert trial.offered == 40 and trial.dropped == 0 and trial.completed == trial.offered
     assert trial.achieved_fps == pytest.approx(20, rel=0.05)
-    # The latency a camera sees is the request's own, plus the host waking up for the frame: nothing queues.
+    # The latency a camera sees is the request's own, plus the host waking up for the frame: nothing queues. A frame
+    # that waited would wait for the one request, busy with the frame before; at 20 FPS on this model that is far
+    # under a frame's interval either way, so what is bounded is the wake-up, which a host busy with other work (as
+    # a CI host running other tests is) stretches to milliseconds: a tenth of the 50 ms interval.
     seen, own = float(np.median(trial.latencies_ms)), float(np.median(trial.service_ms))
-    assert seen - own < 1.0, (seen, own)  # no frame waited for a request
-    # ... and the request's own time is the closed loop's single-request time, measured minutes apart on a noisy
-    # host, and with the CPU idle between frames here: a wide band, which queueing (many times) would leave.
-    assert 0.5 * single_ms < seen < 2 * single_ms + 1.0, (seen, single_ms)
+    assert seen - own < 0.1 * 1000 / 20, (seen, own)  # no frame waited for a request
+    # ... and the request's own time is the closed loop's single-request time: the same request, idle between
+    # frames here, so within a band that queueing behind other frames (many times) would leave.
+    assert own < 2 * single_ms + 5.0, (own, single_ms)
 
 
 def test_latency_from_arrival_is_never_less_than_the_requests_own(compiled: ov.CompiledModel) -> None:
