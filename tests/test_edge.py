@@ -47,7 +47,7 @@ from ov_tuner.schema import (
     VideoSource,
     Window,
 )
-from ov_tuner.search.cameras import capacity, next_cameras
+from ov_tuner.search.cameras import DISTURBED_RETRIES, capacity, next_cameras
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep
 
@@ -73,7 +73,10 @@ def closed_loop(compiled: ov.CompiledModel, nireq: int) -> tuple[float, float]:
 
 def test_far_under_the_limit_a_frame_waits_for_nothing_and_none_is_dropped(compiled: ov.CompiledModel) -> None:
     _, single_ms = closed_loop(compiled, 1)
-    trial = run_open_loop(compiled, 1, Arrivals(cameras=1, fps=20, seconds=2.0), lead_in_s=0.3)
+    for _ in range(DISTURBED_RETRIES + 1):  # as the camera search does, a trial on a host busy with others goes again
+        trial = run_open_loop(compiled, 1, Arrivals(cameras=1, fps=20, seconds=2.0), lead_in_s=0.3)
+        if not trial.disturbed:
+            break
     assert trial.offered == 40 and trial.dropped == 0 and trial.completed == trial.offered
     assert trial.achieved_fps == pytest.approx(20, rel=0.05)
     # The latency a camera sees is the request's own, plus the host waking up for the frame: nothing queues. A frame

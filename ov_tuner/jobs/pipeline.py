@@ -27,8 +27,9 @@ from ov_tuner.jobs.deployed import Deployed
 from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.jobs.pipeline_compiler import SplitCompiler
 from ov_tuner.jobs.pipeline_file import read_pipeline
+from ov_tuner.measure.frames import check_counted_output
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.measure.pipeline import check_counted_output, run_pipeline_trial
+from ov_tuner.measure.pipeline import run_pipeline_trial
 from ov_tuner.schema import (
     OPENVINO_DEFAULT,
     Arrival,
@@ -133,7 +134,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         store.claim(environment(open_model_source(Path(pipeline.stages[0].model))))
         store.claim_pipeline(pipeline)
         try:
-            tuning = _tuning(spec, pipeline, answers, compiler, store, on_solo, stop)
+            tuning = _tuning(spec, pipeline, answers, compiler, store=store, on_solo=on_solo, stop=stop)
             if tuning is None:
                 return None
             trials = store.pipeline_trials()
@@ -142,9 +143,11 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
                         next_trial(trials, tuning.starts, tuning.space, pipeline.target, spec.max_trials))
                 if step is None:
                     break
-                trials.append(_trial(spec, compiler, *step, 0, len(trials), store, on_trial))
+                split, cameras = step
+                trials.append(_trial(spec, compiler, split, cameras, round=0, seed=len(trials), store=store,
+                                     on_trial=on_trial))
             if not _stopped(stop):
-                _rounds(spec, tuning, trials, compiler, store, on_trial, stop)
+                _rounds(spec, tuning, trials, compiler, store=store, on_trial=on_trial, stop=stop)
         finally:
             compiler.close()
     return tuning
@@ -265,13 +268,15 @@ def _rounds(spec: PipelineSpec, tuning: Tuning, trials: list[PipelineTrial], com
         while (cameras := next_in_round(walk, start, pipeline.target)) is not None:
             if _stopped(stop):
                 return None
-            trials.append(_trial(spec, compiler, split, cameras, number + 1, len(trials), store, on_trial))
+            trials.append(_trial(spec, compiler, split, cameras, round=number + 1, seed=len(trials), store=store,
+                                 on_trial=on_trial))
             walk.append(trials[-1].load)
         served = round_capacity(walk, pipeline.target)
         while (fps := next_rate(rates, served, pipeline.target)) is not None:
             if _stopped(stop):
                 return None
-            trials.append(_trial(spec, compiler, split, served, number + 1, len(trials), store, on_trial, fps))
+            trials.append(_trial(spec, compiler, split, served, round=number + 1, seed=len(trials), store=store,
+                                 on_trial=on_trial, fps=fps))
             rates.append((fps, trials[-1].load))
         return served * held_rate(rates, pipeline.target)
 

@@ -18,6 +18,7 @@ A RequestLoop outlives one run, so the confirmation round can visit several comp
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ class RequestLoop:
             self._queue.wait_all()
             self._requests = []
             del self._queue
+            free_queues()
 
     def warm_up(self, seconds: float) -> None:
         """Run the closed loop unmeasured for `seconds` (every request at least once)."""
@@ -215,3 +217,13 @@ def _window(latencies: list[float], seconds: float, batch: int, load: host.HostL
     return Window(fps=len(latencies) * batch / seconds, median_ms=float(np.median(latencies)),
                   requests=len(latencies), seconds=seconds, foreign_cpu=load.foreign_cpu, steal=load.steal,
                   own_cpu_s=load.own_cpu_s, cpu_mhz=load.cpu_mhz)
+
+
+def free_queues() -> None:
+    """Free now the request queues a loop let go of, while their compiled models live and every request is done.
+
+    A queue caught in a reference cycle (its callback, the requests' userdata) is otherwise freed by the cyclic
+    collector at some later moment, possibly after its compiled model: that destructor joins the stream threads
+    holding the GIL while one of them waits for the GIL to let the queue's Python objects go, and the process
+    hangs (seen at a test module's teardown, where the compiled model of a module fixture went first)."""
+    gc.collect()

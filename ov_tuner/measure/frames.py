@@ -1,5 +1,6 @@
 """What a pipeline trial (ov_tuner.measure.pipeline) passes between its threads: a frame on its way down the chain, a
-stage's requests for it, a stage's tallies; and the arrival schedule and the crops it cuts."""
+stage's requests for it, a stage's tallies; the arrival schedule and the crops it cuts; and the check that a
+per-detection stage counts an output its previous stage has."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ov_tuner.errors import BadInputError
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.schema import StageTime
+from ov_tuner.schema import PipelineStage, StageTime
 
 
 @dataclass(eq=False)
@@ -62,3 +64,13 @@ def tiles(image: np.ndarray, count: int) -> list[np.ndarray]:
     cells = (divmod(k, columns) for k in range(count))
     return [image[r * height // rows:(r + 1) * height // rows, c * width // columns:(c + 1) * width // columns]
             for r, c in cells]
+
+
+def check_counted_output(counting: PipelineStage, previous: PipelineStage, names: set[str]) -> None:
+    """A per-detection stage counts an output the stage before it has (`names`: that stage's output names)."""
+    assert counting.per_detection is not None
+    output = counting.per_detection.output
+    if output not in names:
+        raise BadInputError(f"stage '{counting.name}' counts detections in '{output}', which stage '{previous.name}' "
+                            f"does not output (its outputs: {', '.join(sorted(names))}); name one of them in "
+                            "per_detection's output")

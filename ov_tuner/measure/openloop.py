@@ -18,6 +18,7 @@ import numpy as np
 import openvino as ov
 
 from ov_tuner.measure import host
+from ov_tuner.measure.engine import free_queues
 from ov_tuner.model.inputs import InputData
 from ov_tuner.schema import LoadTrial
 
@@ -98,6 +99,7 @@ def run_open_loop(compiled: ov.CompiledModel, nireq: int, arrivals: Arrivals, le
     load = host.load_between(host_start, host.sample()) if host_start else None
     counted = [d for d in done if d[0] >= start]
     del queue
+    free_queues()
     return LoadTrial(
         cameras=arrivals.cameras, seconds=arrivals.seconds, offered=int(np.sum(schedule >= start)), dropped=dropped,
         latencies_ms=np.array([(d[1] - d[0]) / 1e6 for d in counted], dtype=np.float64),

@@ -40,9 +40,9 @@ import cv2
 import numpy as np
 import openvino as ov
 
-from ov_tuner.errors import BadInputError
 from ov_tuner.measure import host
-from ov_tuner.measure.frames import Frame, Job, Tally, arrival_schedule, tiles
+from ov_tuner.measure.engine import free_queues
+from ov_tuner.measure.frames import Frame, Job, Tally, arrival_schedule, check_counted_output, tiles
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.measure.video import open_feeds
 from ov_tuner.model.inputs import as_model_input, image_input
@@ -74,9 +74,12 @@ def run_pipeline_trial(runners: Sequence[StageRunner], video: VideoSource, decod
     previous = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        return trial.run(arrivals, lead_in_s)
+        figures = trial.run(arrivals, lead_in_s)
     finally:
         cv2.setNumThreads(previous)
+    del trial  # its queues' callbacks hold it: a cycle, freed now while the compiled models live
+    free_queues()
+    return figures
 
 
 def _most_in_flight(target: CameraTarget, fps: float) -> int:
@@ -288,13 +291,3 @@ def _detection_count(runners: Sequence[StageRunner], stage: int) -> DetectionCou
         check_counted_output(following, runners[stage].stage, {n for o in runners[stage].compiled.outputs
                                                                 for n in o.get_names()})
     return None if following is None else following.per_detection
-
-
-def check_counted_output(counting: PipelineStage, previous: PipelineStage, names: set[str]) -> None:
-    """A per-detection stage counts an output the stage before it has (`names`: that stage's output names)."""
-    assert counting.per_detection is not None
-    output = counting.per_detection.output
-    if output not in names:
-        raise BadInputError(f"stage '{counting.name}' counts detections in '{output}', which stage '{previous.name}' "
-                            f"does not output (its outputs: {', '.join(sorted(names))}); name one of them in "
-                            "per_detection's output")
