@@ -32,6 +32,9 @@ class Input(Enum):
     IMAGES = "images"  # the folder of real images
     ACCURACY_LOSS = "max accuracy loss"
     LATENCY = "max latency"
+    STREAMS = "streams"
+    NIREQ = "nireq"
+    SETTINGS = "settings"  # compile properties as sweep axes (KEY=V1,V2)
     MODELS_DIFFER = "models_differ=True"  # compare's consent to files of different models
     ADDRESS = "address"  # the Ray cluster's
     HOSTS_FOLDER = "output folder"  # the folder of a fleet's results files, one a host

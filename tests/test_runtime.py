@@ -9,6 +9,7 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from ov_tuner.cli.inputs import said
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.decisions import precision_hint
 from ov_tuner.devices.modelfile import open_model_source
@@ -122,15 +123,18 @@ def test_shape_flag_fixes_dynamic_dims_and_batch_overrides_its_first(runtime: Ru
 
 def test_dynamic_model_without_shape_names_its_inputs(runtime: Runtime, spatially_dynamic_model: Path) -> None:
     model = runtime.read_model(open_model_source(spatially_dynamic_model), Precision.FP32)
-    with pytest.raises(ModelError, match=r"input image\[1,3,\?,\?\] has dynamic dimensions.*--shape"):
+    with pytest.raises(ModelError, match=r"input image\[1,3,\?,\?\] has dynamic dimensions.*give them with shape, "
+                       r"e\.g\. shape image\[") as dynamic:
         runtime.reshape(model, 1, {})
+    assert "give them with --shape, e.g. --shape image[" in said(dynamic.value)  # as the CLI says it
 
 
 def test_batch_the_model_cannot_take(runtime: Runtime, batch_one_only_model: Path) -> None:
     model = runtime.read_model(open_model_source(batch_one_only_model), Precision.FP32)
     runtime.reshape(model, 1, {})
-    with pytest.raises(ModelError, match=r"cannot take input x\[4,8,4,4\].*--batch 1"):
+    with pytest.raises(ModelError, match=r"cannot take input x\[4,8,4,4\].*sweep batch 1") as refused:
         runtime.reshape(model, 4, {})
+    assert "sweep --batch 1" in said(refused.value)
 
 
 def test_missing_and_garbage_models(runtime: Runtime, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from ov_tuner.devices.modelfile import (
 from ov_tuner.devices.native import PointFailure, native_output_kept, ov_error_text, with_log
 from ov_tuner.devices.readback import compile_info
 from ov_tuner.devices.strings import is_virtual, virtual_members
-from ov_tuner.errors import BadInputError, DeviceError, ModelError, OutputError
+from ov_tuner.errors import BadInputError, DeviceError, Input, ModelError, OutputError
 from ov_tuner.model.generated import fill_inputs
 from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
 
@@ -75,7 +75,7 @@ class Runtime:
             if missing:
                 raise DeviceError(
                     f"device {name} is not present on this machine; present: {', '.join(present)}. Pick one of "
-                    "those with --device (`ov-tuner devices` lists them)"
+                    f"those with {Input.DEVICE} (`ov-tuner devices` lists them)"
                 )
             infos.append(decisions.virtual_info(name, [self.device_info(m) for m in members]) if members
                          else self.device_info(name))
@@ -90,15 +90,15 @@ class Runtime:
                 supported, dict) else []
             for key, values in axes.items():
                 if key not in settable:
-                    raise BadInputError(f"--set {key}: {device.name} has no property {key} one can set; it has "
-                                        f"{', '.join(settable)}")
+                    raise BadInputError(f"{Input.SETTINGS} {key}: {device.name} has no property {key} one can set; "
+                                        f"it has {', '.join(settable)}")
                 default = self.core.get_property(device.name, key)
                 for value in values:
                     try:
                         self.core.set_property(device.name, {key: value})
                     except RuntimeError as e:
-                        raise BadInputError(f"--set {key}={value}: {device.name} refuses it ({ov_error_text(e)}); "
-                                            "give a value it takes") from e
+                        raise BadInputError(f"{Input.SETTINGS} {key}={value}: {device.name} refuses it "
+                                            f"({ov_error_text(e)}); give a value it takes") from e
                     finally:
                         self.core.set_property(device.name, {key: default})
 
@@ -114,7 +114,7 @@ class Runtime:
         NNCF makes it from calibration data (ov_tuner.quantize)."""
         if precision is Precision.INT8:
             raise ModelError("int8 runs an IR that NNCF makes from calibration data: sweep it (ov-tuner sweep "
-                             "--precision fp32,int8), or make it with `ov-tuner quantize` and give that IR")
+                             f"{Input.PRECISION} fp32,int8), or make it with `ov-tuner quantize` and give that IR")
         if source.path.suffix == ".xml":
             fp32 = source.path
         else:
@@ -175,7 +175,7 @@ class Runtime:
             if axis is None and batch != 1:
                 layout = ov.layout_helpers.get_layout(port).to_string()
                 raise ModelError(f"input {name} has layout {layout} with no batch dimension (N); give its layout "
-                                 f"with --layout, e.g. --layout {name}[NCHW], or sweep --batch 1")
+                                 f"with {Input.LAYOUT}, e.g. {Input.LAYOUT} {name}[NCHW], or sweep {Input.BATCH} 1")
             if dims and axis is not None:
                 dims[axis] = ov.Dimension(batch)
             shape = ov.PartialShape(dims)
@@ -188,17 +188,17 @@ class Runtime:
             new_shapes[port] = shape
         if dynamic:
             raise ModelError(f"input {', '.join(dynamic)} has dynamic dimensions besides the batch{no_batch}; "
-                             f"give them with --shape, e.g. --shape {example}")
+                             f"give them with {Input.SHAPE}, e.g. {Input.SHAPE} {example}")
         try:
             with native_output_kept():  # OpenVINO's passes can report there (OV_ENABLE_PROFILE_PASS)
                 model.reshape(new_shapes)
         except RuntimeError as e:
             wanted = ", ".join(f"{port.get_any_name()}{shape_text(shape)}" for port, shape in new_shapes.items())
             inputs = ", ".join(f"{p.get_any_name()}{shape_text(p.get_partial_shape())}" for p in model.inputs)
-            hints = [f"check --shape against the model's own inputs, {inputs}" if shapes
+            hints = [f"check {Input.SHAPE} against the model's own inputs, {inputs}" if shapes
                      else f"its own inputs are {inputs}"]
             if batch != 1:
-                hints.insert(0, "sweep --batch 1 or export the model with a dynamic batch")
+                hints.insert(0, f"sweep {Input.BATCH} 1 or export the model with a dynamic batch")
             raise ModelError(f"model {model.friendly_name} cannot take input {wanted} ({ov_error_text(e)}); "
                              f"{'; '.join(hints)}") from e
 

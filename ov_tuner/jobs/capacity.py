@@ -12,7 +12,7 @@ from pathlib import Path
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Input
 from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
@@ -46,10 +46,10 @@ class CapacitySpec:
         batched = [c.label() for c in self.configs if c.batch != 1]
         if batched:
             raise BadInputError(f"capacity sends each camera frame as one request, so the batch must be 1 "
-                                f"({batched[0]}); sweep batches with `ov-tuner sweep --batch`")
+                                f"({batched[0]}); sweep batches with `ov-tuner sweep {Input.BATCH}`")
         if not self.configs:
-            raise BadInputError("capacity: no configuration to run; give --streams and --nireq, or --from a "
-                                "results file with measured batch-1 points")
+            raise BadInputError(f"capacity: no configuration to run; give {Input.STREAMS} and {Input.NIREQ}, or "
+                                f"{Input.FROM} a results file with measured batch-1 points")
 
 
 TrialSeen = Callable[[PointConfig, LoadTrial], None]

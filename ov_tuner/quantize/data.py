@@ -15,7 +15,7 @@ import numpy as np
 import openvino as ov
 
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, Input
 from ov_tuner.model.generated import generated_inputs
 from ov_tuner.model.inputs import as_model_input, image_input
 
@@ -27,7 +27,7 @@ def split_images(images: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.nd
     """Images for calibration (even positions) and held apart for accuracy (odd positions): disjoint, both sides
     spread over the whole folder."""
     if len(images) < 2:
-        raise BadInputError(f"--images: int8 needs at least 2 images, one to calibrate on and one to measure "
+        raise BadInputError(f"{Input.IMAGES}: int8 needs at least 2 images, one to calibrate on and one to measure "
                             f"accuracy on; the folder holds {len(images)}")
     return images[0::2], images[1::2]
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.errors import ModelError
+from ov_tuner.errors import Input, ModelError
 from ov_tuner.model.inputs import load_images
 from ov_tuner.quantize.make import QuantizedIR, quantize_model
 from ov_tuner.schema import ACCURACY_INPUTS, Int8Options, Precision, Quantization
@@ -64,7 +64,7 @@ def _the_recorded(recorded: Quantization) -> Check:
     def check(ir: Path) -> None:
         if ir != Path(recorded.ir):
             raise ModelError(f"the INT8 IR the sweep measured ({recorded.ir}) is gone from the cache, and making it "
-                             f"again here gives another one ({ir}: other images, --shape, layouts or NNCF): run "
+                             f"again here gives another one ({ir}: other images, {Input.SHAPE}, layouts or NNCF): run "
                              f"`{recorded.command}` as the sweep ran it to put it back, or sweep int8 again into a "
-                             "new --out")
+                             f"new {Input.RESULTS}")
     return check
