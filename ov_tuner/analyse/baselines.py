@@ -1,12 +1,14 @@
 """Baselines against the search's own points, measured apart: a baseline that beat the best searched point beyond
-noise (and why the search missed it), and the gain of a tuned point over each baseline."""
+noise (and why the search missed it), the gain of a tuned point over each baseline, and the tables' rows of both
+(the best per device and precision against its baselines, each baseline against the best tuned point)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ov_tuner.analyse.points import baseline_points, explicit_points, fastest
+from ov_tuner.analyse.points import Best, baseline_points, best_per_device_precision, explicit_points, fastest
 from ov_tuner.schema import Mode, PointResult
 from ov_tuner.stats.evidence import Estimate, clearly_worse
 
@@ -95,3 +97,42 @@ def baseline_gains(tuned: PointResult, points: list[PointResult]) -> list[Baseli
 
     chosen = [b for b in baseline_points(points) if answers_for(b)]
     return [BaselineGain(tuned, b) for b in sorted(chosen, key=lambda b: b.config.mode is not Mode.DEFAULT)]
+
+
+@dataclass(frozen=True)
+class BestTuned:
+    """The best explicit point of a device and precision as the search measured it, its gains over the baselines that
+    answer for it (measured apart), and a baseline faster than it beyond noise (None where none is)."""
+
+    best: Best
+    gains: tuple[BaselineGain, ...]
+    beaten_by: Inconsistency | None
+
+
+def best_tuned(points: list[PointResult], beaten: Sequence[Inconsistency]) -> list[BestTuned]:
+    """Each device and precision's best point against its baselines; `beaten` are the file's inconsistencies (where
+    several beat one point, the last is kept)."""
+    by_best = {id(i.best): i for i in beaten}
+    return [BestTuned(b, tuple(baseline_gains(b.point, points)), by_best.get(id(b.point)))
+            for b in best_per_device_precision(points)]
+
+
+@dataclass(frozen=True)
+class BaselineStanding:
+    """A baseline and the gain over it of the fastest tuned point it answers for, measured apart (None where the search
+    measured none)."""
+
+    baseline: PointResult
+    gain: BaselineGain | None
+
+
+def baseline_standings(points: list[PointResult]) -> list[BaselineStanding]:
+    """Every baseline against the fastest explicit point of its device, precision and batch ("OpenVINO default": of
+    its device and batch, any precision)."""
+    standings = []
+    for base in baseline_points(points):
+        c = base.config
+        tuned = fastest(p for p in explicit_points(points) if p.config.heatmap_key == c.heatmap_key
+                        or (c.mode is Mode.DEFAULT and (p.config.device, p.config.batch) == (c.device, c.batch)))
+        standings.append(BaselineStanding(base, BaselineGain(tuned, base) if tuned is not None else None))
+    return standings

@@ -67,6 +67,7 @@ def capacity(
 ) -> None:
     """Open-loop load from cameras: per configuration, the most cameras it serves within the latency budget (or
     how it serves --cameras), latency counted from each frame's arrival. Batch 1: each frame is one request."""
+    from ov_tuner.analyse.capacity import latest_served
     from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
     from ov_tuner.present.documents import capacity_section
     from ov_tuner.present.words.edge import trial_line
@@ -92,7 +93,7 @@ def capacity(
 
         stored = load_results(spec.out)
         figure = save_figure(capacity_figure(runs, stored.environment), plot_dir, "capacity")
-    print_sections(out, [capacity_section(runs, figure)], titles=False)
+    print_sections(out, [capacity_section(runs, latest_served(runs), figure)], titles=False)
     if stop.is_set():
         err.print(f"interrupted: the trials measured are kept in {spec.out}")
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -22,12 +22,13 @@ from ov_tuner.store.destinations import output_folder
 def devices() -> None:
     """List the OpenVINO devices present, with the properties that shape a sweep, and the box this process runs in:
     its CPU quota, cpuset and memory limit, and how busy other processes keep the CPUs."""
+    from ov_tuner.analyse.devices import device_listings
     from ov_tuner.devices.runtime import Runtime
     from ov_tuner.present.sections.jobs import devices_table
 
     start = host.sample()  # other processes' load, over the time the devices take to list
     runtime = Runtime()
-    print_blocks(out, devices_table([runtime.device_info(d) for d in runtime.available_devices()]))
+    print_blocks(out, devices_table(device_listings(runtime.device_info(d) for d in runtime.available_devices())))
     out.print(box_line(read_box(), host.foreign_load_since(start)), highlight=False, soft_wrap=True)
 
 

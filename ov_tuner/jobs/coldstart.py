@@ -62,9 +62,10 @@ def run_coldstart(spec: ColdStartSpec, quantizing: Quantizing | None = None) -> 
         with tempfile.TemporaryDirectory(prefix="ov-tuner-cache-") as cache:
             write = _spawn({**probe, "cache_dir": cache})
             hit = _spawn({**probe, "cache_dir": cache})
-        samples.append(ColdStartSample(plain["read_ms"], plain["compile_ms"], plain["first_infer_ms"],
-                                       plain["steady_median_ms"], write["compile_ms"], hit["compile_ms"],
-                                       hit["first_infer_ms"]))
+        samples.append(ColdStartSample(
+            read_ms=plain["read_ms"], compile_ms=plain["compile_ms"], first_infer_ms=plain["first_infer_ms"],
+            steady_median_ms=plain["steady_median_ms"], cache_write_compile_ms=write["compile_ms"],
+            cache_compile_ms=hit["compile_ms"], cache_first_infer_ms=hit["first_infer_ms"]))
     cold = ColdStart(key, tuple(samples))
     with ResultStore(spec.out) as store:
         store.claim(environment(source))

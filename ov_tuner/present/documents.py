@@ -4,11 +4,13 @@ report (the answer, then the figures, then the detail) and a comparison of files
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 
 from ov_tuner.analyse.answer import Answer
+from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.findings import Findings
 from ov_tuner.analyse.neighbours import Neighbours
@@ -86,7 +88,7 @@ def show_document(results: StoredResults, answer: Answer | None, findings: Findi
     """Everything the file holds, the answer (`answer`, the record of its default answer) first, then what the
     analysis found (`findings`)."""
     sections = [answer_section(answer), Section("Every point", (points_table(results),)),
-                Section("Best per device and precision", (best_table(results),))]
+                Section("Best per device and precision", (best_table(findings.best),))]
     head = headtohead_table(results)
     if head is not None:
         sections.append(Section("Head to head", (head,)))
@@ -96,7 +98,7 @@ def show_document(results: StoredResults, answer: Answer | None, findings: Findi
     virtual = virtual_bullets(findings)
     if virtual is not None:
         sections.append(Section("Virtual devices against their members", (virtual,)))
-    sections += _job_sections(results, figures=None)
+    sections += _job_sections(results, findings, figures=None)
     sections.append(Section("Diagnostics", tuple(diagnostic_blocks(results, findings, verbose))))
     return sections
 
@@ -117,9 +119,9 @@ def report_document(results: StoredResults, answer: Answer | None, findings: Fin
     head = headtohead_table(results)
     if head is not None:
         sections.append(Section("Head to head", (head,)))
-    sections += [Section("Best configurations, as the search measured them", (best_table(results),)),
+    sections += [Section("Best configurations, as the search measured them", (best_table(findings.best),)),
                  Section("Saturation: where more streams or requests stop paying", tuple(saturation_blocks(findings))),
-                 Section("OpenVINO's own choices: the baselines", (baselines_table(results.points),))]
+                 Section("OpenVINO's own choices: the baselines", (baselines_table(findings.baselines),))]
     if results.accuracies:
         sections.append(Section("What each precision costs: speed and output accuracy",
                                 (accuracy_table(results, findings),)))
@@ -127,21 +129,22 @@ def report_document(results: StoredResults, answer: Answer | None, findings: Fin
     if virtual is not None:
         sections.append(Section("OpenVINO's virtual devices against their members tuned alone",
                                 (virtual, *(Image(p, p.stem) for p in figures.virtual))))
-    sections += _job_sections(results, figures)
+    sections += _job_sections(results, findings, figures)
     sections += [Section("Every point", (points_table(results),)),
                  Section("Environment", (environment_table(results),)),
                  Section("Diagnostics", tuple(diagnostic_blocks(results, findings)))]
     return sections
 
 
-def _job_sections(results: StoredResults, figures: WrittenFigures | None) -> list[Section]:
+def _job_sections(results: StoredResults, findings: Findings, figures: WrittenFigures | None) -> list[Section]:
     """Cold starts, profiles, cameras served and soaks, where the file holds them (with figures in the report)."""
     sections = [coldstart_section(cold) for cold in results.coldstarts]
     for i, prof in enumerate(results.latest_profiles()):
         sections.append(profile_section(prof, 10, figures.profiles[i] if figures and i < len(figures.profiles)
                                         else None))
     if results.capacities:
-        sections.append(capacity_section(results.capacities, figures.capacity if figures else None))
+        sections.append(capacity_section(results.capacities, findings.served,
+                                         figures.capacity if figures else None))
     soaks = [s for s in results.soaks if len(s.windows) >= 2]
     for i, soak in enumerate(soaks):
         sections.append(soak_section(soak, figures.soaks[i] if figures and i < len(figures.soaks) else None))
@@ -162,10 +165,11 @@ def profile_section(prof: Profile, top: int, figure: Path | None = None) -> Sect
     return Section("Per-layer profile", tuple(blocks))
 
 
-def capacity_section(capacities: list[Capacity], figure: Path | None = None) -> Section:
-    """`capacity`, and a file's capacity runs: the cameras each configuration served."""
+def capacity_section(capacities: list[Capacity], served: Sequence[Served], figure: Path | None = None) -> Section:
+    """`capacity`, and a file's capacity runs: the cameras each configuration served (`served`, the latest run of
+    each configuration and target)."""
     summary = capacity_summary(capacities)
-    blocks: list[Block] = [*([Paragraph(summary)] if summary else []), capacity_table(capacities)]
+    blocks: list[Block] = [*([Paragraph(summary)] if summary else []), capacity_table(served)]
     if figure is not None:
         blocks.append(Image(figure, "cameras served"))
     return Section("Cameras served: open-loop load", tuple(blocks))

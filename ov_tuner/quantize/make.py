@@ -50,8 +50,9 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
     command = quantize_command(source.path, options, images_dir, shapes, layouts)
     if found := quantized_ops(model):
         return QuantizedIR(runtime.ir_path(source, Precision.FP32),
-                           Quantization(str(source.path), True, found, images is not None, 0, 0, options, "", 0.0,
-                                        False, ""))
+                           Quantization(ir=str(source.path), given=True, quantized_ops=found,
+                                        images=images is not None, calibration=0, held_apart=0, options=options,
+                                        nncf_version="", seconds=0.0, cached=False, command=""))
     version = nncf_backend.require_nncf()
     sets = calibration_sets(model, images, shapes, options.calibration_count(images is not None), held_apart)
     # The held-apart inputs make the IR only under accuracy control (they judge the drop).
@@ -75,8 +76,10 @@ def quantize_model(runtime: Runtime, source: ModelSource, options: Int8Options, 
     seconds = 0.0 if cached else time.perf_counter() - started
     made = runtime.read_ir(path)
     return QuantizedIR(path, Quantization(
-        str(path), False, quantized_ops(made), sets.images, len(sets.calibration), len(sets.held_apart), options,
-        version, seconds, cached, command, transformer, str(images_dir) if sets.images and images_dir else None))
+        ir=str(path), given=False, quantized_ops=quantized_ops(made), images=sets.images,
+        calibration=len(sets.calibration), held_apart=len(sets.held_apart), options=options, nncf_version=version,
+        seconds=seconds, cached=cached, command=command, transformer=transformer,
+        images_dir=str(images_dir) if sets.images and images_dir else None))
 
 
 def _quantized(runtime: Runtime, model: ov.Model, sets: CalibrationSets, options: Int8Options,

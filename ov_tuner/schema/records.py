@@ -93,8 +93,9 @@ class Profile:
             ms = sum(m.total_ms for m in members)
             calls = sum(m.calls for m in members)
             running += ms
-            rows.append(TypeTime(layer_type, ms, ms / total, running / total, calls, ms / calls,
-                                 tuple(sorted({m.exec_type for m in members}))))
+            rows.append(TypeTime(layer_type=layer_type, total_ms=ms, share=ms / total,
+                                 cumulative_share=running / total, calls=calls, mean_ms=ms / calls,
+                                 exec_types=tuple(sorted({m.exec_type for m in members}))))
         return rows
 
 

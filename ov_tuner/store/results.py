@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ov_tuner.errors import BadInputError, IncompatibleResultsError
+from ov_tuner.errors import BadInputError, IncompatibleResultsError, Input
 from ov_tuner.schema import (
     Accuracy,
     Capacity,
@@ -62,7 +62,7 @@ class ResultStore(MoreRecords, PipelineRecords):
             detail = ", ".join(f"{k} {_bounds(stored) if k == 'box' else repr(getattr(stored, k))} vs now "
                                f"{_bounds(env) if k == 'box' else repr(getattr(env, k))}" for k in differing)
             raise IncompatibleResultsError(
-                f"{self.path} holds results measured elsewhere ({detail}); sweep into a new --out file"
+                f"{self.path} holds results measured elsewhere ({detail}); sweep into a new {Input.RESULTS} file"
             )
 
     def record_quantization(self, record: Quantization) -> None:
@@ -82,7 +82,7 @@ class ResultStore(MoreRecords, PipelineRecords):
             raise IncompatibleResultsError(
                 f"{self.path} holds int8 points of another INT8 IR (made by NNCF {stored.nncf_version or '-'}: "
                 f"{stored.command or stored.ir}); this sweep's comes from other images, options, or NNCF, OpenVINO "
-                "or ov-tuner versions: sweep into a new --out file")
+                f"or ov-tuner versions: sweep into a new {Input.RESULTS} file")
 
     def quantization(self) -> Quantization | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='quantization'").fetchone()
@@ -101,9 +101,9 @@ class ResultStore(MoreRecords, PipelineRecords):
                 self._db.execute("INSERT INTO meta VALUES ('inputs', ?)", (json.dumps(asdict(inputs)),))
         elif stored != inputs:
             raise IncompatibleResultsError(
-                f"{self.path} holds points measured with --shape {stored.shapes or 'none'} and --layout "
+                f"{self.path} holds points measured with {Input.SHAPE} {stored.shapes or 'none'} and {Input.LAYOUT} "
                 f"{stored.layouts or 'none'}; this sweep gives {inputs.shapes or 'none'} and "
-                f"{inputs.layouts or 'none'}: sweep into a new --out file")
+                f"{inputs.layouts or 'none'}: sweep into a new {Input.RESULTS} file")
 
     def inputs(self) -> ModelInputs | None:
         """The sweep's --shape and --layout; None in a file written before ov-tuner kept them."""
@@ -291,7 +291,8 @@ def load_results(path: Path) -> StoredResults:
     with ResultStore(path, create=False) as store:
         env = store.environment()
         if env is None:
-            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL --out {path}` first")
-        return StoredResults(path, env, store.devices(), store.points(), store.coldstarts(), store.profiles(),
-                             store.confirmations(), store.accuracies(), store.capacities(), store.soaks(),
-                             store.quantization(), store.merged(), store.inputs())
+            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL {Input.RESULTS} {path}` first")
+        return StoredResults(path, env, store.devices(), store.points(), coldstarts=store.coldstarts(),
+                             profiles=store.profiles(), confirmations=store.confirmations(),
+                             accuracies=store.accuracies(), capacities=store.capacities(), soaks=store.soaks(),
+                             quantization=store.quantization(), merged=store.merged(), inputs=store.inputs())

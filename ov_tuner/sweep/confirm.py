@@ -63,7 +63,8 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
         budget_left = max(0.0, budget_s - (time.perf_counter() - started))
         window_s = rule.window_for(len(contenders), budget_left)
         confirmation_id = store.begin_confirmation(device, contenders, rule.rounds, window_s)
-        _passes(loops, [c.candidate for c in contenders], store, confirmation_id, rule, window_s, budget_left, stop)
+        _passes(loops, [c.candidate for c in contenders], store, confirmation_id, rule=rule, window_s=window_s,
+                budget_s=budget_left, stop=stop)
         return len(contenders)
     finally:
         for loop in loops:  # queues go before their compiled models
@@ -99,5 +100,5 @@ def confirm_sweep(compiler: Compiler, store: ResultStore, progress: SweepProgres
     devices = {s.device.name: s.device for s in spaces}
     search_s = sum(p.measurement.wall_s for p in points if p.measurement is not None)
     return run_confirmation(lambda config: compiler.compile(config.compile_key, devices[config.device]),
-                            planned.configs, store, ",".join(devices), rule, rule.budget_s(search_s), data, stop,
-                            warmup_s, planned.twins)
+                            planned.configs, store, ",".join(devices), rule=rule, budget_s=rule.budget_s(search_s),
+                            data=data, stop=stop, warmup_s=warmup_s, twins=planned.twins)

@@ -246,8 +246,8 @@ class Driver:
              verdict: Verdict) -> PointResult:
         nireq = config.nireq or info.optimal_nireq  # 0: a hint baseline runs what the device calls optimal
         try:
-            m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s, config.input_mode, self.data,
-                        verdict=verdict)
+            m = measure(compiled, nireq, config.batch, self.spec.stop, warmup_s=warmup_s, input_mode=config.input_mode,
+                        data=self.data, verdict=verdict)
         except (RuntimeError, MemoryError) as e:
             return PointResult(config, Status.FAILED, info, error=failure_text(PointFailure("inference", e)))
         return PointResult(config, Status.OK, info, m)

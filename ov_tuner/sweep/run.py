@@ -130,15 +130,18 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
             run.search(planned)
         search_s = time.perf_counter() - started
         if spec.accuracy_inputs and not stop.is_set():
-            compare_outputs(compiler, store, progress, run.data, spaces, spec.accuracy_inputs, run.abandoned, stop)
+            compare_outputs(compiler, store, progress, run.data, spaces=spaces, inputs=spec.accuracy_inputs,
+                            skipped=run.abandoned, stop=stop)
         started_confirm = time.perf_counter()
         confirmed = 0 if spec.confirm is None or stop.is_set() else confirm_sweep(
-            compiler, store, progress, list(run.stored.values()), spaces, spec.confirm, run.data, stop, spec.warmup_s)
+            compiler, store, progress, list(run.stored.values()), spaces=spaces, rule=spec.confirm, data=run.data,
+            stop=stop, warmup_s=spec.warmup_s)
         confirm_s = time.perf_counter() - started_confirm
         if len(store.confirmations()) == rounds:
             confirmed = 0
-        return summarise(spec.out, run.planned, run.grid_size, before, store.points(),
-                         store.compile_count() - compiles, confirmed, search_s, confirm_s, stop.is_set())
+        return summarise(spec.out, run.planned, run.grid_size, before=before, after=store.points(),
+                         compiles=store.compile_count() - compiles, confirmed=confirmed, search_s=search_s,
+                         confirm_s=confirm_s, interrupted=stop.is_set())
 
 
 def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[np.ndarray] | None,

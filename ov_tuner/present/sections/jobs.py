@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ov_tuner.analyse.capacity import latest_served
-from ov_tuner.devices.decisions import auto_precisions
+from ov_tuner.analyse.capacity import Served
+from ov_tuner.analyse.devices import DeviceListing
 from ov_tuner.model.zoo import ZooEntry
 from ov_tuner.present.document import Table, table
 from ov_tuner.present.words.edge import latency_text
 from ov_tuner.present.words.notices import merged_text
-from ov_tuner.schema import Capacity, ColdStart, DeviceInfo, LoadTrial, Profile
+from ov_tuner.schema import ColdStart, LoadTrial, Profile
 
 COLDSTART_FIGURES = (
     ("read_ms", "read the model"),
@@ -24,10 +24,11 @@ COLDSTART_FIGURES = (
 )
 
 
-def capacity_table(runs: Sequence[Capacity]) -> Table:
-    """Per configuration and target: cameras served and the trial that shows it."""
+def capacity_table(served: Sequence[Served]) -> Table:
+    """Per configuration and target (the latest run of each, ov_tuner.analyse.capacity.latest_served): cameras served
+    and the trial that shows it."""
     rows = []
-    for s in latest_served(runs):
+    for s in served:
         t, trial = s.run.target, s.trial
         cameras = f"{s.cameras}{'' if s.finished else '+'}" if s.run.searched else f"{s.cameras} (given)"
         rows.append([s.run.config.label(), f"{t.fps:g} FPS, p{t.percentile:g} <= {t.max_latency_ms:g} ms, "
@@ -70,13 +71,13 @@ def profile_tables(profile: Profile, top: int) -> tuple[Table, Table]:
     return by_type, layers
 
 
-def devices_table(devices: list[DeviceInfo]) -> Table:
+def devices_table(listings: Sequence[DeviceListing]) -> Table:
     """Each device with the properties that shape a sweep, and what `--precision auto` sweeps on it."""
     rows = []
-    for d in devices:
+    for listing in listings:
+        d, merged = listing.device, listing.merged
         streams = f"{d.streams_range[0]}-{d.streams_range[1]}" if d.streams_range else "n/a"
-        swept, merged = auto_precisions(d)
-        auto = ", ".join(p.value for p in swept) + (f" ({merged_text(merged)})" if merged else "")
+        auto = ", ".join(p.value for p in listing.auto) + (f" ({merged_text(merged)})" if merged else "")
         rows.append([d.name, d.full_name, streams, str(d.optimal_nireq or "n/a"), ", ".join(d.capabilities),
                      d.default_precision or "n/a", auto])
     return table(("device", "full name", "streams range", "optimal nireq", "capabilities", "default precision",

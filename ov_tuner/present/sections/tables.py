@@ -3,9 +3,10 @@ confirmation round, the baselines, and the files of a comparison."""
 
 from __future__ import annotations
 
-from ov_tuner.analyse.baselines import baseline_gains, inconsistencies
+from collections.abc import Sequence
+
+from ov_tuner.analyse.baselines import BaselineStanding, BestTuned
 from ov_tuner.analyse.compare import Comparison
-from ov_tuner.analyse.points import baseline_points, best_per_device_precision, explicit_points, fastest
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.present.document import Table, table
 from ov_tuner.present.words.answer import precision_cell, round_label
@@ -63,16 +64,14 @@ def points_table(results: StoredResults) -> Table:
                  f"{env.model_name}: every point (OpenVINO {env.ov_version.split('-')[0]}, {env.cpu_model})", numeric)
 
 
-def best_table(results: StoredResults) -> Table:
+def best_table(bests: Sequence[BestTuned]) -> Table:
     """The best explicit point per device and precision as the search measured it, against the baselines."""
-    beaten = {id(i.best): i for i in inconsistencies(results.points)}
     rows = []
-    for best in best_per_device_precision(results.points):
-        p = best.point
-        gains = ", ".join(f"{g.fps_gain:+.0%} vs {g.baseline.config.mode.hint_name}"
-                          for g in baseline_gains(p, results.points)) or "-"
-        if id(p) in beaten:
-            gains += f" ({beaten[id(p)].baseline.config.mode.hint_name} is faster beyond noise)"
+    for tuned in bests:
+        best, p = tuned.best, tuned.best.point
+        gains = ", ".join(f"{g.fps_gain:+.0%} vs {g.baseline.config.mode.hint_name}" for g in tuned.gains) or "-"
+        if tuned.beaten_by is not None:
+            gains += f" ({tuned.beaten_by.baseline.config.mode.hint_name} is faster beyond noise)"
         cpu = p.measurement.cpu_ms_per_request if p.measurement else None
         rows.append([p.config.scope, best.precision.value, ran(p), str(p.config.batch), streams_cell(p),
                      str(p.config.nireq), f"{best.fps:.1f}", f"{p.latency_ms(50):.3f}", f"{p.latency_ms(90):.3f}",
@@ -98,15 +97,14 @@ def headtohead_table(results: StoredResults) -> Table | None:
                  f"{head.confirmation.window_s:g} s windows", ("FPS", "p90 ms"))
 
 
-def baselines_table(points: list[PointResult]) -> Table:
+def baselines_table(standings: Sequence[BaselineStanding]) -> Table:
     """What OpenVINO chose under each hint, and left alone, against the best tuned point, measured apart."""
     rows = []
-    for base in baseline_points(points):
+    for standing in standings:
+        base, g = standing.baseline, standing.gain
         c = base.config
-        tuned = fastest(p for p in explicit_points(points) if p.config.heatmap_key == c.heatmap_key
-                        or (c.mode is Mode.DEFAULT and (p.config.device, p.config.batch) == (c.device, c.batch)))
-        gain_text = f"{tuned.fps / base.fps - 1:+.1%} ({tuned.config.short_label(tuned.streams, tuned.nireq)})" \
-            if tuned else "-"
+        gain_text = "-" if g is None else \
+            f"{g.fps_gain:+.1%} ({g.tuned.config.short_label(g.tuned.streams, g.tuned.nireq)})"
         batched = "yes" if base.compile is not None and auto_batched(base.compile.read_back) else "no"
         rows.append([c.scope, "-" if c.mode is Mode.DEFAULT else c.precision.value, ran(base), str(c.batch),
                      c.mode.hint_name, str(base.streams), str(base.nireq), batched, f"{base.fps:.1f}",
