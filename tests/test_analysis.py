@@ -20,11 +20,12 @@ from ov_tuner.analyse.diagnostics import (
     diagnostics,
     how_measured,
 )
+from ov_tuner.analyse.figures import heatmap_data
 from ov_tuner.analyse.heatmaps import Metric, heatmap_of
 from ov_tuner.analyse.points import batch_series, best_per_device_precision, pareto_front
 from ov_tuner.analyse.precisions import compare_precisions, int8_against_fastest_float, ran_by_scope, ran_in
 from ov_tuner.analyse.saturation import saturation
-from ov_tuner.present.plots import heatmap_figure
+from ov_tuner.present.heatmaps import heatmap_figure
 from ov_tuner.schema import Ending, Environment, Mode, PointConfig, PointResult, Precision
 
 
@@ -109,7 +110,7 @@ def test_more_requests_that_raise_neither_fps_nor_latency_are_client_bound() -> 
 def test_heatmap_figure_has_three_panels_with_the_best_outlined(tmp_path: Path) -> None:
     env = Environment("2026.4.1", "0.1.0", "host", "cpu", 2, "3.11", "/m.xml", "0" * 64, "tiny")
     points = [point(1, 1, 100), point(1, 2, 150), point(2, 1, 60), failed(2, 2)]
-    fig = heatmap_figure(points, "CPU", Precision.FP32, 1, env, {})
+    fig = heatmap_figure(heatmap_data(points, "CPU", Precision.FP32, 1), env, {})
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["Throughput (FPS)", "Median latency (ms)", "p90 latency (ms)"]
     outline = panels[0].patches[0]
@@ -222,7 +223,8 @@ def test_batch_series_takes_the_best_point_per_batch() -> None:
 
 def test_cells_smart_search_left_out_say_so() -> None:
     env = Environment("2026.4.1", "0.1.0", "host", "cpu", 2, "3.11", "/m.xml", "0" * 64, "tiny")
-    fig = heatmap_figure([point(1, 1, 100), point(2, 2, 180)], "CPU", Precision.FP32, 1, env, {})
+    data = heatmap_data([point(1, 1, 100), point(2, 2, 180)], "CPU", Precision.FP32, 1)
+    fig = heatmap_figure(data, env, {})
     fps_panel = next(ax for ax in fig.axes if ax.get_title() == "Throughput (FPS)")
     assert sorted(t.get_text() for t in fps_panel.texts) == ["100", "180", "not measured", "not measured"]
 

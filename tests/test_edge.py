@@ -30,7 +30,7 @@ from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
 from ov_tuner.present.words.edge import capacity_summary
-from ov_tuner.quantize import int8_ir
+from ov_tuner.quantize.ir import int8_ir
 from ov_tuner.schema import (
     Accuracy,
     CameraTarget,
@@ -196,7 +196,7 @@ def test_capacity_candidates_leave_out_what_the_accuracy_limit_holds_back() -> N
 def test_the_summary_names_the_most_cameras_first() -> None:
     runs = [Capacity(PointConfig("CPU", Precision.FP32, 1, s, n), TARGET, True, tuple(search(truth)))
             for s, n, truth in ((1, 2, 6), (2, 4, 11))]
-    summary = capacity_summary(runs)
+    summary = capacity_summary(latest_served(runs))
     assert summary is not None
     assert summary.startswith("CPU fp32 batch 1 2 streams x 4 requests serves 11 cameras")
     assert "1 x 2 serves 6" in summary

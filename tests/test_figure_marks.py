@@ -15,7 +15,8 @@ from matplotlib.patches import Rectangle
 from test_pipeline_present import DEFAULT, make_answer
 
 from ov_tuner.analyse.answer import answer_of
-from ov_tuner.analyse.heatmaps import figure_marks, heatmap_marks, ratio_marks
+from ov_tuner.analyse.figures import heatmap_data, pareto_data, plot_data, precision_data
+from ov_tuner.analyse.heatmaps import figure_marks, heatmap_marks
 from ov_tuner.analyse.precisions import compare_precisions
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, heatmap_figure, precision_figure
 from ov_tuner.present.pipeline_figures import cameras_figure
@@ -65,7 +66,7 @@ def test_the_heatmap_marks_the_answer_as_deployed_the_fastest_as_fastest_and_the
     assert marks.deployed is not None and marks.deployed.cell == (1, 1)
     assert marks.fastest == (1, 2)
     assert marks.default is not None and marks.default.cell == (0, 1)
-    fig = heatmap_figure(stored.points, "CPU", Precision.FP32, 1, ENV, {"CPU": CPU}, deployed)
+    fig = heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 1, deployed), ENV, {"CPU": CPU})
     assert legend_texts(fig) == ["deploy: fp32 2 x 2 (the answer)", "fastest measured: 2 x 4",
                                  "OpenVINO default ran fp32 1 x 2"]
     fps_panel = next(ax for ax in fig.axes if ax.get_title() == "Throughput (FPS)")
@@ -78,7 +79,8 @@ def test_a_default_that_ran_another_precision_is_said_to_be_outside_the_panel() 
     marks = heatmap_marks(stored.points, "CPU", Precision.FP32, 1, deployed_of(stored))
     assert marks.default is not None and not marks.default.in_panel and marks.default.cell is None
     assert marks.default.config.precision is Precision.BF16
-    fig = heatmap_figure(stored.points, "CPU", Precision.FP32, 1, ENV, {"CPU": CPU}, deployed_of(stored))
+    fig = heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 1, deployed_of(stored)), ENV,
+                         {"CPU": CPU})
     assert "OpenVINO default ran bf16 1 x 2: not in this panel" in legend_texts(fig)
     assert not [line for ax in fig.axes for line in ax.lines if line.get_marker() == "D"]  # no diamond drawn
 
@@ -87,7 +89,8 @@ def test_a_default_beyond_the_streams_and_requests_measured_is_said() -> None:
     stored = results(default_cell=(4, 8))
     marks = heatmap_marks(stored.points, "CPU", Precision.FP32, 1, deployed_of(stored))
     assert marks.default is not None and marks.default.in_panel and marks.default.cell is None
-    fig = heatmap_figure(stored.points, "CPU", Precision.FP32, 1, ENV, {"CPU": CPU}, deployed_of(stored))
+    fig = heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 1, deployed_of(stored)), ENV,
+                         {"CPU": CPU})
     assert "OpenVINO default ran fp32 4 x 8: outside the streams x requests measured" in legend_texts(fig)
 
 
@@ -98,7 +101,7 @@ def test_another_panel_names_where_the_answer_is() -> None:
     marks = heatmap_marks(stored.points, "CPU", Precision.FP32, 2, deployed)
     assert marks.deployed is not None and not marks.deployed.in_panel and marks.deployed.cell is None
     assert marks.default is not None and not marks.default.in_panel  # it ran at batch 1 only
-    texts = legend_texts(heatmap_figure(stored.points, "CPU", Precision.FP32, 2, ENV, {}, deployed))
+    texts = legend_texts(heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 2, deployed), ENV, {}))
     assert texts[0] == "deploy: CPU fp32 batch 1 2 streams x 2 requests (the answer): not in this panel"
     assert "OpenVINO default ran fp32 1 x 2 at batch 1: not in this panel" in texts
 
@@ -109,7 +112,7 @@ def test_the_pareto_figure_marks_the_deployed_point_and_the_default() -> None:
     marks = figure_marks(stored.points, deployed)
     default = next(p for p in stored.points if p.config.mode is Mode.DEFAULT)
     assert marks.deployed is deployed and marks.default is default
-    fig = pareto_figure(stored.points, ENV, marks=marks)
+    fig = pareto_figure(pareto_data(stored.points), ENV, marks)
     texts = legend_texts(fig)
     assert texts[:2] == [deployed_point_text(deployed), default_point_text(default)]
     assert texts[:2] == ["deploy (the answer): CPU fp32 batch 1 2 streams x 2 requests",
@@ -124,9 +127,11 @@ def test_the_pareto_figure_marks_the_deployed_point_and_the_default() -> None:
 
 def test_without_an_answer_the_figures_say_there_is_nothing_to_deploy() -> None:
     stored = results()
-    assert heatmap_marks(stored.points, "CPU", Precision.FP32, 1, None).deployed is None
-    assert legend_texts(heatmap_figure(stored.points, "CPU", Precision.FP32, 1, ENV, {}))[0] == NO_ANSWER
-    assert legend_texts(pareto_figure(stored.points, ENV, marks=figure_marks(stored.points, None)))[0] == NO_ANSWER
+    data = heatmap_data(stored.points, "CPU", Precision.FP32, 1)
+    assert data.marks.deployed is None
+    assert legend_texts(heatmap_figure(data, ENV, {}))[0] == NO_ANSWER
+    marks = figure_marks(stored.points, None)
+    assert legend_texts(pareto_figure(pareto_data(stored.points), ENV, marks))[0] == NO_ANSWER
 
 
 def test_the_precision_figure_marks_the_deployed_cell_of_either_precision() -> None:
@@ -134,13 +139,14 @@ def test_the_precision_figure_marks_the_deployed_cell_of_either_precision() -> N
     stored = results(extra=fp16)
     deployed = deployed_of(stored)
     (comparison,) = compare_precisions(stored.points)
-    marks = ratio_marks(stored.points, comparison.fps_ratio, "CPU", (Precision.FP16, Precision.FP32), 1, deployed)
+    data = precision_data(stored.points, comparison, stored.accuracies, deployed)
+    marks = data.marks
     assert marks.deployed is not None and marks.deployed.cell is not None and marks.fastest is None
     grid = comparison.fps_ratio
     c = deployed.config
     assert marks.deployed.cell == (grid.streams.index(c.streams), grid.nireqs.index(c.nireq))
     assert marks.default is not None and marks.default.cell == (0, 1)
-    texts = legend_texts(precision_figure(comparison, ENV, {}, marks=marks))
+    texts = legend_texts(precision_figure(data, ENV, {}))
     assert texts == [f"deploy: {c.precision.value} {c.streams} x {c.nireq} (the answer)",
                      "OpenVINO default ran fp32 1 x 2"]
 
@@ -148,7 +154,7 @@ def test_the_precision_figure_marks_the_deployed_cell_of_either_precision() -> N
 def test_plot_writes_every_figure_with_the_marks(tmp_path: Path) -> None:
     fp32_b2 = tuple(make_point(s, n, fps * 1.5, batch=2) for (s, n), fps in GRID.items())
     stored = results(extra=fp32_b2)
-    written = write_figures(stored, tmp_path, answer_of(stored))
+    written = write_figures(plot_data(stored, answer_of(stored)), tmp_path)
     assert [p.name for p in written.all()] == ["heatmap_CPU_fp32_b1.png", "heatmap_CPU_fp32_b2.png", "pareto.png",
                                                "batch.png"]
     assert all(imread(p).shape[0] > 300 for p in written.all())

@@ -3,6 +3,7 @@ drawn at the size the report draws it, lies inside the figure."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from factories import make_point
@@ -13,7 +14,8 @@ from matplotlib.text import Text
 from test_renderers import constructed_results
 
 from ov_tuner.analyse.answer import answer_of
-from ov_tuner.analyse.heatmaps import figure_marks, ratio_marks
+from ov_tuner.analyse.figures import heatmap_data, pareto_data, precision_data
+from ov_tuner.analyse.heatmaps import figure_marks
 from ov_tuner.analyse.points import batch_series
 from ov_tuner.analyse.precisions import compare_precisions
 from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
@@ -48,12 +50,12 @@ def test_every_figure_kind_keeps_its_text_inside_the_canvas() -> None:
     env, devices = results.environment, results.devices
     comparison = next(iter(compare_precisions(points)))
     deployed = answer_of(results).recommendation.winner  # with the marks' legends, the widest each figure gets
-    on_ratios = ratio_marks(points, comparison.fps_ratio, "CPU", (Precision.FP16, Precision.FP32), 1, deployed)
+    fp16_outputs = replace(results.accuracies[0], precision=Precision.FP16)
     figures = {
-        "heatmap": heatmap_figure(points, "CPU", Precision.FP32, 1, env, devices, deployed),
-        "heatmap, elsewhere": heatmap_figure(points, "CPU", Precision.FP16, 2, env, devices, deployed),
-        "precision": precision_figure(comparison, env, devices, accuracy=results.accuracies[0], marks=on_ratios),
-        "pareto": pareto_figure(points, env, marks=figure_marks(points, deployed)),
+        "heatmap": heatmap_figure(heatmap_data(points, "CPU", Precision.FP32, 1, deployed), env, devices),
+        "heatmap, elsewhere": heatmap_figure(heatmap_data(points, "CPU", Precision.FP16, 2, deployed), env, devices),
+        "precision": precision_figure(precision_data(points, comparison, [fp16_outputs], deployed), env, devices),
+        "pareto": pareto_figure(pareto_data(points), env, figure_marks(points, deployed)),
         "batch": batch_figure(batch_series(points), env, figure_marks(points, deployed)),
     }
     clipped = {name: texts for name, fig in figures.items() if (texts := outside(fig))}

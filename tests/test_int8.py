@@ -34,8 +34,10 @@ from ov_tuner.present.documents import show_document
 from ov_tuner.present.formats import deploy_snippets
 from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.quantize import int8_ir, nncf_backend, quantize_model
+from ov_tuner.quantize import nncf_backend
 from ov_tuner.quantize.data import calibration_sets
+from ov_tuner.quantize.ir import int8_ir
+from ov_tuner.quantize.make import quantize_model
 from ov_tuner.schema import ConfirmRule, Int8Options, Precision
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results

@@ -1,6 +1,6 @@
-"""The answer is computed once, in ov_tuner.analyse, and only rendered above it: the modules of ov_tuner.present that
-word the answer and the findings beside it import types from ov_tuner.analyse (the records they render), never a
-function that computes, and nothing in ov_tuner.present opens a model (OpenVINO, or the runtime over it). And the
+"""The answer, the findings and the figures' data are computed once, in ov_tuner.analyse, and only rendered above it:
+no module of ov_tuner.present calls (or hands on) a function of ov_tuner.analyse, only the records it builds, their
+types and constants; and nothing in ov_tuner.present opens a model (OpenVINO, or the runtime over it). And the
 command line starts light: building it (all --help needs) imports no OpenVINO, numpy, sweep engine, NNCF or
 matplotlib; a command imports them when it runs. And below the command line, no raised message names a flag: it
 names the input (ov_tuner.errors.Input), and ov_tuner/cli/inputs.py says which flag gives it. And no call in ov_tuner
@@ -20,28 +20,10 @@ import ov_tuner
 
 PACKAGE = Path(ov_tuner.__file__).parent
 PRESENT = PACKAGE / "present"
-# Every module that renders the answer record or the findings: its rows, its detail, its JSON and their envelope, its
-# deploy forms and the servers' files, the findings' blocks and tables, the jobs' tables, the documents.
-ANSWER_MODULES = ("sections/answer.py", "words/short.py", "words/answer.py", "words/accuracy.py", "answer_json.py",
-                  "envelope.py", "deploy.py", "formats.py", "servers.py", "box_forms.py", "documents.py", "report.py",
-                  "words/pipeline.py", "sections/pipeline.py", "pipeline_forms.py", "pipeline_figures.py",
-                  "sections/findings.py", "sections/tables.py", "sections/jobs.py")
-# What builds the answer: nothing in ov_tuner.present may call these.
-ANSWER_BUILDERS = ("ov_tuner.analyse.answer", "ov_tuner.analyse.recommend", "ov_tuner.analyse.caveat",
-                   "ov_tuner.analyse.findings", "ov_tuner.analyse.inputs", "ov_tuner.analyse.baselines",
-                   "ov_tuner.analyse.devices")
 # What opens a model: nothing in ov_tuner.present may import these.
 MODEL_OPENERS = ("openvino", "ov_tuner.devices.runtime")
 # What --help goes without: each takes a tenth of a second or more to import on a small host.
 HEAVY = ("openvino", "numpy", "ov_tuner.sweep.run", "nncf", "matplotlib")
-
-
-def analyse_imports(path: Path) -> list[tuple[str, str]]:
-    """(module, name) for every `from ov_tuner.analyse... import name` in a file."""
-    tree = ast.parse(path.read_text())
-    return [(node.module, alias.name) for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ov_tuner.analyse")
-            for alias in node.names]
 
 
 def imported_modules(path: Path) -> list[str]:
@@ -58,25 +40,81 @@ def opens_models(path: Path) -> list[str]:
     return [m for m in imported_modules(path) if any(m == o or m.startswith(f"{o}.") for o in MODEL_OPENERS)]
 
 
-def computing(module: str, name: str) -> bool:
-    """A function, not a type or a constant."""
-    return inspect.isfunction(getattr(importlib.import_module(module), name))
+def imported_names(tree: ast.Module) -> dict[str, str]:
+    """Each name a file's imports bind, with the dotted name it stands for: `from m import n as a` binds a to m.n,
+    `import a.b` binds a, `import a.b as c` binds c to a.b."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            bound.update({alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names})
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                bound[name] = alias.name if alias.asname else name
+    return bound
 
 
-def test_the_answer_is_rendered_from_its_record_and_computed_nowhere_in_present() -> None:
-    assert all((PRESENT / m).is_file() for m in ANSWER_MODULES)
-    called = [f"{m}: {module}.{name}" for m in ANSWER_MODULES for module, name in analyse_imports(PRESENT / m)
-              if computing(module, name)]
-    assert called == []
-    builders = [f"{path.relative_to(PRESENT)}: {module}.{name}" for path in PRESENT.rglob("*.py")
-                for module, name in analyse_imports(path) if module in ANSWER_BUILDERS and computing(module, name)]
-    assert builders == []
+def dotted_name(node: ast.expr, bound: dict[str, str]) -> str | None:
+    """The dotted name an expression such as `capacity.latest_served` reads, through the names imported."""
+    attributes = []
+    while isinstance(node, ast.Attribute):
+        attributes.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in bound:
+        return None
+    return ".".join([bound[node.id], *reversed(attributes)])
 
 
-def test_the_check_sees_a_function_imported() -> None:
-    """The rule above fails where a module imports a computing function (here, one of present/plots.py's)."""
-    found = [(module, name) for module, name in analyse_imports(PRESENT / "plots.py") if computing(module, name)]
-    assert ("ov_tuner.analyse.accuracy", "accuracy_of") in found
+def named(dotted: str) -> object:
+    """What a dotted name stands for: its longest importable module, then attributes of it (None where one is not)."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError:
+            continue
+        for part in parts[i:]:
+            found = getattr(found, part, None)
+        return found
+    return None
+
+
+def analyse_functions_used(path: Path) -> list[str]:
+    """`line: name` for each function of ov_tuner.analyse a file calls or hands on (`key=fastest`): a record's class,
+    an enum member or a constant imported from there is no function, so it passes."""
+    tree = ast.parse(path.read_text())
+    bound = imported_names(tree)
+    found = [(node.lineno, dotted) for node in ast.walk(tree)
+             if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load)
+             and (dotted := dotted_name(node, bound)) is not None and dotted.startswith("ov_tuner.analyse.")
+             and inspect.isfunction(named(dotted))]
+    return [f"{line}: {dotted}" for line, dotted in sorted(found)]
+
+
+def test_present_computes_nothing() -> None:
+    """Data flows model -> compile -> measure -> store -> analyse -> present: the command line builds the records
+    through ov_tuner.analyse and hands them to ov_tuner.present, which words and draws them."""
+    used = [f"{path.relative_to(PRESENT)}:{hit}" for path in sorted(PRESENT.rglob("*.py"))
+            for hit in analyse_functions_used(path)]
+    assert used == []
+
+
+def test_the_check_sees_an_analysis_function_called_or_handed_on(tmp_path: Path) -> None:
+    """The rule above fails on a function of ov_tuner.analyse however it is imported, and lets records, enum members
+    and constants through."""
+    module = tmp_path / "computes.py"
+    module.write_text("from ov_tuner.analyse.drift import DRIFT_MIN, Drift, drift\n"
+                      "from ov_tuner.analyse import capacity\n"
+                      "import ov_tuner.analyse.points as points\n"
+                      "import ov_tuner.analyse.heatmaps\n"
+                      "found = drift(windows)\n"
+                      "kept = Drift, DRIFT_MIN, ov_tuner.analyse.heatmaps.Metric.FPS, found.soak.config.label()\n"
+                      "served = capacity.latest_served(runs)\n"
+                      "best = max(measured, key=points.fastest)\n"
+                      "grid = ov_tuner.analyse.heatmaps.heatmap_of(measured)\n")
+    assert analyse_functions_used(module) == [
+        "5: ov_tuner.analyse.drift.drift", "7: ov_tuner.analyse.capacity.latest_served",
+        "8: ov_tuner.analyse.points.fastest", "9: ov_tuner.analyse.heatmaps.heatmap_of"]
 
 
 def test_nothing_in_present_opens_a_model() -> None:
@@ -92,12 +130,12 @@ def test_the_model_check_sees_openvino_and_the_runtime(tmp_path: Path) -> None:
                                     "ov_tuner.devices.runtime"]
 
 
-def heavy_imports(statement: str) -> list[str]:
-    """The modules of HEAVY (or inside them) that a fresh interpreter has imported after `statement`."""
+def heavy_imports(statement: str, heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    """The modules of `heavy` (or inside them) that a fresh interpreter has imported after `statement`."""
     done = subprocess.run([sys.executable, "-c", f"import sys\n{statement}\nprint(*sys.modules)"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    return sorted(m for m in done.stdout.split() if any(m == h or m.startswith(f"{h}.") for h in HEAVY))
+    return sorted(m for m in done.stdout.split() if any(m == h or m.startswith(f"{h}.") for h in heavy))
 
 
 def test_building_the_command_line_imports_nothing_heavy() -> None:
@@ -109,6 +147,14 @@ def test_the_probe_sees_the_engine_imported() -> None:
     """The check above fails where the command line imports the sweep engine (which imports OpenVINO and numpy)."""
     found = heavy_imports("import ov_tuner.sweep.run")
     assert {"openvino", "numpy", "ov_tuner.sweep.run"} <= set(found)
+
+
+def test_show_reads_the_results_file_alone(swept_db: Path) -> None:
+    """`show` prints what the file holds: it loads neither OpenVINO nor OpenCV, though the model it names is here to
+    read (`recommend` reads it again for the input shapes of its deploy forms)."""
+    show = ("from typer.testing import CliRunner\nfrom ov_tuner.cli import app\n"
+            f"done = CliRunner().invoke(app, ['show', {str(swept_db)!r}])\nassert done.exit_code == 0, done.output")
+    assert heavy_imports(show, ("openvino", "cv2")) == []
 
 
 # A flag of ov-tuner's as a user types it: `--out`, `--max-latency` (not `a--b`, not a `---` rule).

@@ -14,6 +14,7 @@ from playwright.sync_api import sync_playwright
 from typer.testing import CliRunner
 
 from ov_tuner.analyse.answer import answer_if_any
+from ov_tuner.analyse.figures import plot_data
 from ov_tuner.analyse.findings import findings_of
 from ov_tuner.cli import app
 from ov_tuner.present.report import ReportFiles, build_report
@@ -44,7 +45,9 @@ def default_model_db(default_model: Path, tmp_path_factory: pytest.TempPathFacto
 @pytest.fixture(scope="session")
 def report(default_model_db: Path, tmp_path_factory: pytest.TempPathFactory) -> ReportFiles:
     stored = load_results(default_model_db)
-    return build_report(stored, answer_if_any(stored), findings_of(stored), tmp_path_factory.mktemp("report"))
+    answer = answer_if_any(stored)
+    return build_report(stored, answer, findings_of(stored), plot_data(stored, answer),
+                        tmp_path_factory.mktemp("report"))
 
 
 def test_the_sweep_measured_openvinos_own_choices(default_model_db: Path) -> None:

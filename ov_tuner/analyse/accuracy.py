@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ov_tuner.errors import BadInputError, Input
-from ov_tuner.measure.accuracy import Reference
 from ov_tuner.schema import Accuracy, Mode, OutputAccuracy, PointConfig, PointResult, Precision, Quantization
+
+if TYPE_CHECKING:  # a type alone: `show` and `recommend` read a results file without loading OpenVINO
+    from ov_tuner.measure.accuracy import Reference
 
 # A reference value below this fraction of the output's largest magnitude is "near zero": left out of the
 # relative error, which would otherwise measure rounding noise divided by almost nothing.

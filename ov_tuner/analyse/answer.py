@@ -40,7 +40,7 @@ class Answer:
     results: Path
     model: str  # the model the sweep was given: the deploy forms load it, or the IR made from it
     inputs: ModelInputs | None  # the sweep's --shape and --layout, which the deploy forms apply again
-    input_shapes: tuple[InputShape, ...] | None  # the deployed point's inputs as compiled (None: model not readable)
+    input_shapes: tuple[InputShape, ...] | None  # the deployed point's inputs as compiled (None: not read here)
     quantization: Quantization | None
     limit: AccuracyLimit
     ran: tuple[tuple[Precision, str], ...]
@@ -51,9 +51,11 @@ class Answer:
 
 
 def answer_of(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_latency_ms: float | None = None,
-              percentile: int = 90, device: str | None = None, precision: Precision | None = None) -> Answer:
+              percentile: int = 90, device: str | None = None, precision: Precision | None = None,
+              read_inputs: bool = True) -> Answer:
     """The answer to `results` under a latency budget and an accuracy limit; NothingMeetsBudget where no measured
-    configuration meets them."""
+    configuration meets them. Without `read_inputs`, the model is not read again for its input shapes (None): what
+    prints no deploy form (`show`) then reads the results file alone, without loading OpenVINO."""
     rec = results_answer(results, limit, max_latency_ms, percentile, device, precision)
     deployed = rec.winner.config
     scope, batch = deployed.scope, deployed.batch
@@ -62,17 +64,18 @@ def answer_of(results: StoredResults, limit: AccuracyLimit = DEFAULT_LIMIT, max_
                         if (s, b) == (deployed.device, batch)), key=lambda item: list(Precision).index(item[0])))
     model = results.environment.model_path
     return Answer(recommendation=rec, results=results.path, model=model, inputs=results.inputs,
-                  input_shapes=measured_inputs(rec.winner, model, results.inputs), quantization=results.quantization,
+                  input_shapes=measured_inputs(rec.winner, model, results.inputs) if read_inputs else None,
+                  quantization=results.quantization,
                   limit=limit, ran=ran,
                   merged=tuple(m for m in results.merged if m.device == deployed.device and m.precision not in swept),
                   int8=_int8_trade(results, scope, batch, deployed.device),
                   caveat=caveat(rec, results.accuracies, results.points), box=results.environment.box)
 
 
-def answer_if_any(results: StoredResults) -> Answer | None:
+def answer_if_any(results: StoredResults, read_inputs: bool = True) -> Answer | None:
     """The default answer to `results`, or None where the file holds no explicit configuration to deploy."""
     try:
-        return answer_of(results)
+        return answer_of(results, read_inputs=read_inputs)
     except NothingMeetsBudget:
         return None
 

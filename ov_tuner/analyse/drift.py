@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ov_tuner.schema import SoakWindow
+from ov_tuner.schema import Soak, SoakWindow
 
 # A change of FPS smaller than this share is not called drift, however quiet the windows.
 DRIFT_MIN = 0.05
@@ -64,6 +64,19 @@ class Drift:
     def load_changed(self) -> bool:
         b, a = self.before.foreign_cpu, self.after.foreign_cpu
         return b is not None and a is not None and abs(a - b) >= LOAD_MIN
+
+
+@dataclass(frozen=True)
+class SoakDrift:
+    """A soak and what the drift analysis found along it (None: too few windows to tell), so that its sentence and
+    its figure say the same step."""
+
+    soak: Soak
+    drift: Drift | None
+
+
+def soak_drift(soak: Soak) -> SoakDrift:
+    return SoakDrift(soak, drift(soak.windows))
 
 
 def drift(windows: Sequence[SoakWindow]) -> Drift | None:

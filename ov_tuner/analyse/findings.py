@@ -1,7 +1,7 @@
 """What the analysis finds in a results file beside the answer, computed once as one record: where more streams or
 requests stop paying, baselines that beat the search and the best points against the baselines, each precision
-against another and against fp32, virtual devices against their members, the cameras each configuration served, and
-the diagnostics. `show` and the report only word it (ov_tuner.present)."""
+against another and against fp32, virtual devices against their members, the cameras each configuration served,
+whether each soak held, and the diagnostics. `show` and the report only word it (ov_tuner.present)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ov_tuner.analyse.baselines import (
 )
 from ov_tuner.analyse.capacity import Served, latest_served
 from ov_tuner.analyse.diagnostics import Diagnostic, HowMeasured, diagnostics, how_measured
+from ov_tuner.analyse.drift import SoakDrift, soak_drift
 from ov_tuner.analyse.hints import HintEffect, hint_effects
 from ov_tuner.analyse.precisions import (
     PrecisionComparison,
@@ -39,8 +40,8 @@ class Findings:
     precision against its baselines, and `baselines` each baseline against the best tuned point; `speeds` each
     precision's best against fp32's and `int8_vs_float` int8's against the fastest float precision's (by device and
     batch); `ran` what each device, precision and batch ran; `served` the latest capacity run of each configuration and
-    target, most cameras first; `hint_effects` what a hint set besides streams in the latest round; `measured` how
-    the points were measured."""
+    target, most cameras first; `soaks` every soak with its drift, in the file's order; `hint_effects` what a hint
+    set besides streams in the latest round; `measured` how the points were measured."""
 
     saturation: tuple[Saturation, ...]
     beaten: tuple[Inconsistency, ...]
@@ -52,6 +53,7 @@ class Findings:
     ran: Mapping[tuple[str, Precision, int], str]
     virtual: tuple[VirtualComparison, ...]
     served: tuple[Served, ...]
+    soaks: tuple[SoakDrift, ...]
     diagnostics: tuple[Diagnostic, ...]
     hint_effects: tuple[HintEffect, ...]
     measured: HowMeasured
@@ -67,6 +69,7 @@ def findings_of(results: StoredResults) -> Findings:
                     int8_vs_float=int8_against_fastest_float(points, confirmations), ran=ran_by_scope(points),
                     virtual=tuple(virtual_comparisons(points, results.devices, confirmations)),
                     served=tuple(latest_served(results.capacities)),
+                    soaks=tuple(soak_drift(s) for s in results.soaks),
                     diagnostics=tuple(diagnostics(points)),
                     hint_effects=tuple(hint_effects(confirmations[-1])) if confirmations else (),
                     measured=how_measured(points))

@@ -6,8 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.devices.modelfile import set_layouts
-from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import ModelInputs, PointResult
 
@@ -39,6 +37,9 @@ def measured_inputs(point: PointResult, source: str, given: ModelInputs | None =
     readable = list(dict.fromkeys(p for p in (point.compile.ir_path, source) if p and Path(p).is_file()))
     if not readable:
         return None
+    from ov_tuner.devices.modelfile import set_layouts  # OpenVINO loads only where a model is read again
+    from ov_tuner.devices.runtime import Runtime
+
     runtime = Runtime()
     for path in readable:
         try:

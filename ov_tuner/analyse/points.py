@@ -31,11 +31,6 @@ def fastest(points: Iterable[PointResult]) -> PointResult | None:
     return max(points, key=lambda p: (p.fps, tuple(-v for v in size(p))), default=None)
 
 
-def short_label(p: PointResult) -> str:
-    """'2 x 4', 'THROUGHPUT hint (2 x 2)' (PointConfig.short_label, with the streams and requests it ran)."""
-    return p.config.short_label(p.streams, p.nireq)
-
-
 @dataclass(frozen=True)
 class Best:
     """The highest-throughput explicit point of a (device, precision) pair."""

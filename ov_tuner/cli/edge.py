@@ -86,14 +86,15 @@ def capacity(
 
     with stop_on_ctrl_c("trial") as stop:
         runs = run_capacity(spec, seen, stop, say_quantizing)
+    served = latest_served(runs)
     figure = None
     if plot_dir is not None:
         from ov_tuner.present.edge_figures import capacity_figure  # imports matplotlib
         from ov_tuner.present.plots import save_figure
 
         stored = load_results(spec.out)
-        figure = save_figure(capacity_figure(runs, stored.environment), plot_dir, "capacity")
-    print_sections(out, [capacity_section(runs, latest_served(runs), figure)], titles=False)
+        figure = save_figure(capacity_figure(served, stored.environment), plot_dir, "capacity")
+    print_sections(out, [capacity_section(served, figure)], titles=False)
     if stop.is_set():
         err.print(f"interrupted: the trials measured are kept in {spec.out}")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -119,6 +120,7 @@ def soak(
     it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the windows measured."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ov_tuner.analyse.drift import soak_drift
     from ov_tuner.jobs.configs import one_config
     from ov_tuner.jobs.soak import SoakSpec, run_soak
     from ov_tuner.present.documents import soak_section
@@ -154,13 +156,14 @@ def soak(
     if not stored.soaks:  # stopped before the soak began
         raise typer.Exit(EXIT_INTERRUPTED)
     latest = stored.soaks[-1]
+    found = soak_drift(latest)
     figure = None
     if plot_dir is not None and len(latest.windows) >= 2:
         from ov_tuner.present.edge_figures import soak_figure  # imports matplotlib
         from ov_tuner.present.plots import save_figure
 
-        figure = save_figure(soak_figure(latest, stored.environment), plot_dir, "soak")
-    print_sections(out, [soak_section(latest, figure)], titles=False)
+        figure = save_figure(soak_figure(found, stored.environment), plot_dir, "soak")
+    print_sections(out, [soak_section(found, figure)], titles=False)
     if interrupted:
         err.print(f"interrupted: {len(latest.windows)} windows are kept in {spec.out}")
         raise typer.Exit(EXIT_INTERRUPTED)

@@ -68,6 +68,7 @@ def fleet_sweep(
     from rich.progress import Progress
 
     from ov_tuner.analyse.answer import answer_if_any
+    from ov_tuner.analyse.points import best_per_device_precision
     from ov_tuner.present.fleet_text import HostResults, fleet_table
     from ov_tuner.store.results import load_results
 
@@ -75,7 +76,8 @@ def fleet_sweep(
           Progress(*progress_columns(), console=err, transient=True) as progress):
         summary = run_fleet(spec, chosen, out_dir, FleetBars(progress))
     stored = [load_results(h.path) if h.stored_points else None for h in summary.hosts]
-    hosts = [HostResults(h.target.stem, s, answer_if_any(s) if s else None, h.problem)
+    hosts = [HostResults(h.target.stem, s, answer_if_any(s) if s else None, h.problem,
+                         tuple(best_per_device_precision(s.points)) if s else ())
              for h, s in zip(summary.hosts, stored, strict=True)]
     print_blocks(out, fleet_table(hosts))
     for h in summary.hosts:

@@ -37,7 +37,7 @@ def quantize(
     from ov_tuner.devices.modelfile import model_files, open_model_source
     from ov_tuner.devices.runtime import Runtime
     from ov_tuner.model.inputs import load_images
-    from ov_tuner.quantize import quantize_model
+    from ov_tuner.quantize.make import quantize_model
 
     if output.suffix != ".xml":
         raise BadInputError(f"-o: {output} is not an .xml path; give the IR to write, e.g. -o model_int8.xml")

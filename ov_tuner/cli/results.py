@@ -48,7 +48,8 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
         print_pipeline(out, answer, full=True)
         return
     stored = load_results(results)
-    print_sections(out, show_document(stored, answer_if_any(stored), findings_of(stored), options.verbose))
+    answer_record = answer_if_any(stored, read_inputs=False)  # show prints no deploy form: the model stays unread
+    print_sections(out, show_document(stored, answer_record, findings_of(stored), options.verbose))
 
 
 @app.command()
@@ -63,12 +64,13 @@ def plot(
     """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures, each marking the
     configuration to deploy and OpenVINO default."""
     from ov_tuner.analyse.answer import answer_if_any
+    from ov_tuner.analyse.figures import plot_data
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
     from ov_tuner.store.results import load_results
 
     output_folder(out_dir, Given("-o"))
     stored = load_results(results)
-    figures = write_figures(stored, out_dir, answer_if_any(stored), paired_only, fmt.value)
+    figures = write_figures(plot_data(stored, answer_if_any(stored)), out_dir, paired_only, fmt.value)
     for path in figures.all():
         out.print(f"wrote {path}")
 
@@ -181,6 +183,7 @@ def report(
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.analyse.compare import compare as compare_files
+    from ov_tuner.analyse.figures import plot_data
     from ov_tuner.analyse.findings import findings_of
     from ov_tuner.present.report import (  # imports matplotlib
         build_comparison_report,
@@ -197,8 +200,8 @@ def report(
         return
     loaded = [load_results(r) for r in results]
     answers = [answer_if_any(r) for r in loaded]
-    files = (build_report(loaded[0], answers[0], findings_of(loaded[0]), out_dir) if len(loaded) == 1
-             else build_comparison_report(compare_files(loaded, models_differ), answers, out_dir))
+    files = (build_report(loaded[0], answers[0], findings_of(loaded[0]), plot_data(loaded[0], answers[0]), out_dir)
+             if len(loaded) == 1 else build_comparison_report(compare_files(loaded, models_differ), answers, out_dir))
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
 
 

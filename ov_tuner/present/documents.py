@@ -12,6 +12,7 @@ from rich.console import Console
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.compare import Comparison
+from ov_tuner.analyse.drift import SoakDrift
 from ov_tuner.analyse.findings import Findings
 from ov_tuner.analyse.neighbours import Neighbours
 from ov_tuner.analyse.pipeline import PipelineAnswer
@@ -51,7 +52,7 @@ from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_l
 from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
 from ov_tuner.present.words.neighbours import neighbours_lines
 from ov_tuner.present.words.notices import summary_lines
-from ov_tuner.schema import Capacity, ColdStart, PointConfig, Profile, Soak
+from ov_tuner.schema import ColdStart, PointConfig, Profile
 from ov_tuner.store.results import StoredResults
 from ov_tuner.sweep import SweepSummary
 
@@ -143,9 +144,8 @@ def _job_sections(results: StoredResults, findings: Findings, figures: WrittenFi
         sections.append(profile_section(prof, 10, figures.profiles[i] if figures and i < len(figures.profiles)
                                         else None))
     if results.capacities:
-        sections.append(capacity_section(results.capacities, findings.served,
-                                         figures.capacity if figures else None))
-    soaks = [s for s in results.soaks if len(s.windows) >= 2]
+        sections.append(capacity_section(findings.served, figures.capacity if figures else None))
+    soaks = [s for s in findings.soaks if len(s.soak.windows) >= 2]
     for i, soak in enumerate(soaks):
         sections.append(soak_section(soak, figures.soaks[i] if figures and i < len(figures.soaks) else None))
     return sections
@@ -165,22 +165,22 @@ def profile_section(prof: Profile, top: int, figure: Path | None = None) -> Sect
     return Section("Per-layer profile", tuple(blocks))
 
 
-def capacity_section(capacities: list[Capacity], served: Sequence[Served], figure: Path | None = None) -> Section:
+def capacity_section(served: Sequence[Served], figure: Path | None = None) -> Section:
     """`capacity`, and a file's capacity runs: the cameras each configuration served (`served`, the latest run of
     each configuration and target)."""
-    summary = capacity_summary(capacities)
+    summary = capacity_summary(served)
     blocks: list[Block] = [*([Paragraph(summary)] if summary else []), capacity_table(served)]
     if figure is not None:
         blocks.append(Image(figure, "cameras served"))
     return Section("Cameras served: open-loop load", tuple(blocks))
 
 
-def soak_section(soak: Soak, figure: Path | None = None) -> Section:
-    """`soak`, and a file's soaks: whether one configuration held over minutes."""
-    blocks: list[Block] = [Bullets(tuple(soak_lines(soak)))]
+def soak_section(found: SoakDrift, figure: Path | None = None) -> Section:
+    """`soak`, and a file's soaks: whether one configuration held over minutes (`found`: the soak and its drift)."""
+    blocks: list[Block] = [Bullets(tuple(soak_lines(found)))]
     if figure is not None:
         blocks.append(Image(figure, "FPS, p99 and clock over time"))
-    return Section(f"Soak: {soak.config.label()}", tuple(blocks))
+    return Section(f"Soak: {found.soak.config.label()}", tuple(blocks))
 
 
 def neighbours_section(n: Neighbours, configuration: PointConfig, threads: int | None = None) -> Section:

@@ -6,16 +6,16 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from ov_tuner.analyse.capacity import latest_served
-from ov_tuner.analyse.drift import drift
+from ov_tuner.analyse.capacity import Served
+from ov_tuner.analyse.drift import SoakDrift
 from ov_tuner.present.words.edge import drift_text, latency_text
-from ov_tuner.schema import Capacity, Environment, Soak
+from ov_tuner.schema import Environment
 
 
-def capacity_figure(runs: Sequence[Capacity], env: Environment) -> Figure:
-    """One bar per configuration and camera target: the most cameras it served (or, for a given count, the
-    cameras it was given, hatched where it did not serve them), with the latency that shows it."""
-    served = latest_served(runs)
+def capacity_figure(served: Sequence[Served], env: Environment) -> Figure:
+    """One bar per configuration and camera target (`served`: the latest run of each, most cameras first): the most
+    cameras it served (or, for a given count, the cameras it was given, hatched where it did not serve them), with
+    the latency that shows it."""
     fig = Figure(figsize=(max(7.0, 1.3 * len(served) + 3), 4.8), layout="constrained")
     ax = fig.subplots()
     for i, s in enumerate(served):
@@ -33,8 +33,9 @@ def capacity_figure(runs: Sequence[Capacity], env: Environment) -> Figure:
     return fig
 
 
-def soak_figure(soak: Soak, env: Environment) -> Figure:
+def soak_figure(found: SoakDrift, env: Environment) -> Figure:
     """FPS, p99 latency and the CPU clock per window against minutes, with the step the drift analysis found."""
+    soak = found.soak
     minutes = [w.start_s / 60 for w in soak.windows]
     fig = Figure(figsize=(10, 7), layout="constrained")
     fps_ax, p99_ax, clock_ax = fig.subplots(3, 1, sharex=True)
@@ -51,13 +52,13 @@ def soak_figure(soak: Soak, env: Environment) -> Figure:
     clock_ax.set_ylabel("CPU clock (GHz)")
     load_ax.set_ylabel("other processes (%)")
     clock_ax.set_xlabel("minutes")
-    found = drift(soak.windows)
-    if found is not None and found.drifted:
+    step = found.drift
+    if step is not None and step.drifted:
         for ax in (fps_ax, p99_ax, clock_ax):
-            ax.axvline(found.at_s / 60, color="black", linestyle="--", alpha=0.6)
+            ax.axvline(step.at_s / 60, color="black", linestyle="--", alpha=0.6)
     for ax in (fps_ax, p99_ax, clock_ax):
         ax.grid(alpha=0.3)
     c = soak.config
     fig.suptitle(f"{env.model_name} on {env.host}: soak of {c.label()}\n"
-                 f"{drift_text(found) if found else 'too few windows to tell drift'}", fontsize=9, wrap=True)
+                 f"{drift_text(step) if step else 'too few windows to tell drift'}", fontsize=9, wrap=True)
     return fig

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ov_tuner.analyse.answer import Answer
-from ov_tuner.analyse.points import best_per_device_precision, short_label
+from ov_tuner.analyse.points import Best
 from ov_tuner.present.document import Table, table
+from ov_tuner.present.words.findings import short_label
 from ov_tuner.store.results import StoredResults
 
 
@@ -18,6 +19,7 @@ class HostResults:
     results: StoredResults | None
     answer: Answer | None = None  # what `recommend` says to deploy there
     problem: str | None = None
+    bests: tuple[Best, ...] = ()  # the search's best per device and precision (best_per_device_precision)
 
 
 def fleet_table(hosts: list[HostResults]) -> Table:
@@ -25,8 +27,7 @@ def fleet_table(hosts: list[HostResults]) -> Table:
     on that host: the confirmation round's answer where one ran, which may differ from a best measured apart."""
     rows = []
     for host in hosts:
-        results = host.results
-        bests = best_per_device_precision(results.points) if results else []
+        results, bests = host.results, host.bests
         if results is None or not bests:
             rows.append([host.name, "-", "-", "-", "-", "-", "-", "-", host.problem or "nothing measured"])
             continue

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.analyse.inputs import InputShape
-from ov_tuner.quantize import int8_ir_path
+from ov_tuner.quantize.paths import int8_ir_path
 from ov_tuner.schema import PointResult, Precision, Quantization
 
 # The -load_config file the benchmark_app line names where the user named none (recommend --config-out FILE).

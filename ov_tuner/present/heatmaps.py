@@ -3,6 +3,8 @@ cell by cell."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from matplotlib import colormaps, patheffects
 from matplotlib.axes import Axes
@@ -11,13 +13,13 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
-from ov_tuner.analyse.heatmaps import Heatmap, HeatmapMarks, Metric, heatmap_marks, heatmap_of
-from ov_tuner.analyse.precisions import PrecisionComparison, ran_in
+from ov_tuner.analyse.figures import HeatmapData, PrecisionData
+from ov_tuner.analyse.heatmaps import Heatmap, HeatmapMarks, Metric
 from ov_tuner.present.words.accuracy import accuracy_summary
 from ov_tuner.present.words.findings import comparison_notes
 from ov_tuner.present.words.marks import default_mark_text, deployed_mark_text, fastest_mark_text
 from ov_tuner.present.words.numbers import factor
-from ov_tuner.schema import Accuracy, DeviceInfo, Environment, PointResult, Precision, Quantization
+from ov_tuner.schema import DeviceInfo, Environment, Quantization
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
 DEPLOYED_COLOUR, FASTEST_COLOUR = "#ff2d55", "#00c2ff"
@@ -62,7 +64,7 @@ def _figure_for(heatmap: Heatmap, panels: int) -> Figure:
                   layout="constrained")
 
 
-def _device_name(device: str, devices: dict[str, DeviceInfo]) -> str:
+def _device_name(device: str, devices: Mapping[str, DeviceInfo]) -> str:
     return f"{device}: {devices[device].full_name}" if device in devices else device
 
 
@@ -107,44 +109,33 @@ def _unmarked(label: str) -> Line2D:
     return Line2D([], [], linestyle="", label=label)
 
 
-def heatmap_figure(points: list[PointResult], device: str, precision: Precision, batch: int,
-                   env: Environment, devices: dict[str, DeviceInfo], deployed: PointResult | None = None) -> Figure:
+def heatmap_figure(data: HeatmapData, env: Environment, devices: Mapping[str, DeviceInfo]) -> Figure:
     """FPS, median and p90 latency over streams x nireq for one (device, precision, batch), with the configuration to
-    deploy (`deployed`, the answer's), the fastest cell and OpenVINO default marked, and named in the legend."""
-    heatmaps = {m: heatmap_of(points, device, precision, batch, m) for m in HEATMAP_METRICS}
-    marks = heatmap_marks(points, device, precision, batch, deployed)
+    deploy (the answer's), the fastest cell and OpenVINO default marked, and named in the legend."""
+    heatmaps, marks = data.grids, data.marks
     fig = _figure_for(heatmaps[Metric.FPS], len(HEATMAP_METRICS))
     axes = fig.subplots(1, len(HEATMAP_METRICS))
     for ax, metric in zip(axes, HEATMAP_METRICS, strict=True):
         # Brighter is better in every panel.
         cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"]
         _draw_heatmap(ax, heatmaps[metric], metric.heading, cmap, marks)
-    _legend(fig, marks, heatmaps[Metric.FPS], batch)
-    executed = sorted(ran_in(points, device, precision, batch))
-    ran = f" (ran {', '.join(executed)})" if executed else ""
-    fig.suptitle(f"{env.model_name} on {_device_name(device, devices)}\n{precision.value}{ran}, batch {batch}; "
-                 "brighter is better", fontsize=12, wrap=True)
+    _legend(fig, marks, heatmaps[Metric.FPS], data.batch)
+    ran = f" (ran {', '.join(data.ran)})" if data.ran else ""
+    fig.suptitle(f"{env.model_name} on {_device_name(data.device, devices)}\n{data.precision.value}{ran}, "
+                 f"batch {data.batch}; brighter is better", fontsize=12, wrap=True)
     return fig
 
 
-def precision_figure(comparison: PrecisionComparison, env: Environment, devices: dict[str, DeviceInfo],
-                     paired_only: bool = False, accuracy: Accuracy | None = None,
-                     quantization: Quantization | None = None, marks: HeatmapMarks | None = None) -> Figure:
-    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white; `marks` (the deployed
-    cell and OpenVINO default's, analyse.heatmaps.ratio_marks) drawn and named in the legend.
+def precision_figure(data: PrecisionData, env: Environment, devices: Mapping[str, DeviceInfo],
+                     paired_only: bool = False, quantization: Quantization | None = None) -> Figure:
+    """FPS and p90 latency ratio (e.g. fp16 / fp32) per streams x nireq cell; 1.0 is white; the deployed cell and
+    OpenVINO default's drawn and named in the legend.
 
     Cells compare points measured apart, in the search; those are hatched, and `paired_only` leaves them out.
     A cell measured head to head in both precisions in the confirmation round shows that ratio instead, and
     the title gives the best-to-best ratio from that round where there is one.
     """
-    c = comparison
-    fps = c.fps_ratio
-    apart = np.ones_like(fps.values, dtype=bool)
-    for (streams, nireq), ratio in c.paired.items():
-        if streams in fps.streams and nireq in fps.nireqs:
-            cell = (fps.streams.index(streams), fps.nireqs.index(nireq))
-            fps.values[cell] = ratio.value
-            apart[cell] = False
+    c, fps, apart, marks = data.comparison, data.fps, data.apart, data.marks
     fig = _figure_for(fps, 2)
     axes = fig.subplots(1, 2)
     panels = [(fps, "FPS ratio (higher: faster)", "RdBu"), (c.latency_ratio, "p90 latency ratio", "RdBu_r")]
@@ -160,11 +151,10 @@ def precision_figure(comparison: PrecisionComparison, env: Environment, devices:
             for row, col in zip(*np.nonzero(apart & np.isfinite(heatmap.values)), strict=True):
                 ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, hatch="//", edgecolor="#888888",
                                        linewidth=0))
-    if marks is not None:
-        _legend(fig, marks, fps, c.batch)
+    _legend(fig, marks, fps, c.batch)
     notes = "; ".join(comparison_notes(c)) or "both ran the precision asked for"
-    if accuracy is not None:
-        notes += f"\n{c.numerator.value} outputs against fp32: {accuracy_summary(accuracy, quantization)}"
+    if data.accuracy is not None:
+        notes += f"\n{c.numerator.value} outputs against fp32: {accuracy_summary(data.accuracy, quantization)}"
     best = (f"best-to-best head to head {factor(c.confirmed)}" if c.confirmed is not None
             else f"best-to-best {c.best_fps_ratio:.2f}x, measured apart")
     fig.suptitle(f"{env.model_name} on {_device_name(c.device, devices)}, batch {c.batch}: "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from matplotlib import colormaps
@@ -11,19 +11,16 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ov_tuner.analyse.accuracy import accuracy_of
-from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
-from ov_tuner.analyse.heatmaps import FigureMarks, figure_marks, heatmap_groups, ratio_marks
-from ov_tuner.analyse.points import BatchSeries, batch_series, explicit_points, fastest, pareto_front, short_label
-from ov_tuner.analyse.precisions import all_precision_comparisons
+from ov_tuner.analyse.figures import ParetoData, PlotData, VirtualData
+from ov_tuner.analyse.heatmaps import FigureMarks
+from ov_tuner.analyse.points import BatchSeries
 from ov_tuner.present.edge_figures import capacity_figure, soak_figure
 from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, heatmap_figure, precision_figure
-from ov_tuner.present.words.findings import matched_label
+from ov_tuner.present.words.findings import matched_label, short_label
 from ov_tuner.present.words.marks import NO_ANSWER, default_point_text, deployed_point_text
-from ov_tuner.schema import DeviceInfo, Environment, PointResult, Precision, Profile, cell_text
-from ov_tuner.store.results import StoredResults
+from ov_tuner.schema import Environment, PointResult, Precision, Profile, cell_text
 
 Panel = tuple[Axes, Callable[[PointResult], float], Callable[[PointResult], float]]  # an axes, its x and its y
 
@@ -47,13 +44,12 @@ def _mark_points(marks: FigureMarks, *panels: Panel) -> list[Line2D]:
     return handles
 
 
-def pareto_figure(points: list[PointResult], env: Environment, percentile: int = 90,
-                  marks: FigureMarks | None = None) -> Figure:
+def pareto_figure(data: ParetoData, env: Environment, marks: FigureMarks | None = None) -> Figure:
     """Throughput against latency for every measured point; the Pareto front joined and labelled; the deployed
     point and OpenVINO default's (`marks`) named in the legend."""
     fig = Figure(figsize=(10, 6.5), layout="constrained")
     ax = fig.subplots()
-    measured = [p for p in points if p.ok]
+    measured, front, percentile = data.points, data.front, data.percentile
     series = sorted({(p.config.device, p.config.precision, p.config.batch) for p in measured})
     palette = colormaps["tab10"]
     for i, (device, precision, batch) in enumerate(series):
@@ -65,7 +61,6 @@ def pareto_figure(points: list[PointResult], env: Environment, percentile: int =
                    alpha=0.7, label=f"{device} {precision.value} batch {batch}")
         ax.scatter([p.latency_ms(percentile) for p in hints], [p.fps for p in hints], color=colour, marker="^", s=70,
                    edgecolor="black")
-    front = pareto_front(measured, percentile)
     ax.plot([p.latency_ms(percentile) for p in front], [p.fps for p in front], color="black", linewidth=1.5,
             zorder=0)
     on_front = {id(p) for p in front}
@@ -90,22 +85,20 @@ def pareto_figure(points: list[PointResult], env: Environment, percentile: int =
     return fig
 
 
-def virtual_figure(points: list[PointResult], device: DeviceInfo, env: Environment) -> Figure:
+def virtual_figure(data: VirtualData, env: Environment) -> Figure:
     """A virtual device's FPS against requests in flight, one line per hint and precision, with the best of each of
     its members alone as a dashed line."""
     fig = Figure(figsize=(10, 5.5), layout="constrained")
     ax = fig.subplots()
-    measured = [p for p in explicit_points(points) if p.config.device == device.name]
+    measured, device = data.points, data.device
     for mode, precision in sorted({(p.config.mode.value, p.config.precision.value) for p in measured}):
         line = sorted((p for p in measured if (p.config.mode.value, p.config.precision.value) == (mode, precision)),
                       key=lambda p: p.config.nireq)
         ax.plot([p.config.nireq for p in line], [p.fps for p in line], marker="o", label=f"{mode} {precision}")
-    for member in device.members:
-        alone = fastest(p for p in explicit_points(points) if p.config.device == member and not p.config.settings)
-        if alone is not None:
-            ax.axhline(alone.fps, linestyle="--", color="grey")
-            ax.annotate(f"{member} alone, tuned ({short_label(alone)}): {alone.fps:.0f} FPS", (0.01, alone.fps),
-                        xycoords=("axes fraction", "data"), fontsize=8, va="bottom")
+    for member, alone in data.alone:
+        ax.axhline(alone.fps, linestyle="--", color="grey")
+        ax.annotate(f"{member} alone, tuned ({short_label(alone)}): {alone.fps:.0f} FPS", (0.01, alone.fps),
+                    xycoords=("axes fraction", "data"), fontsize=8, va="bottom")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("infer requests in flight (nireq)")
     ax.set_ylabel("throughput (FPS)")
@@ -133,7 +126,7 @@ def comparison_figure(comparison: Comparison) -> Figure:
     return fig
 
 
-def batch_figure(series: list[BatchSeries], env: Environment, marks: FigureMarks | None = None) -> Figure:
+def batch_figure(series: Sequence[BatchSeries], env: Environment, marks: FigureMarks | None = None) -> Figure:
     """Best FPS and its p90 latency against batch size, one line per device and precision; the deployed point and
     OpenVINO default's (`marks`) ringed and named below."""
     fig = Figure(figsize=(11, 4.5), layout="constrained")
@@ -198,42 +191,34 @@ def save_figure(fig: Figure, out_dir: Path, name: str, fmt: str = "png") -> Path
     return path
 
 
-def write_figures(results: StoredResults, out_dir: Path, answer: Answer | None, paired_only: bool = False,
-                  fmt: str = "png") -> WrittenFigures:
-    """Every figure the results support, as files of format `fmt` (png, svg, pdf) in `out_dir`, each marking what
-    `answer` deploys (None: the file has nothing to deploy) and OpenVINO default."""
-    points, env, devices = results.points, results.environment, results.devices
-    deployed = answer.recommendation.winner if answer is not None else None
-    marks = figure_marks(points, deployed)
+def write_figures(data: PlotData, out_dir: Path, paired_only: bool = False, fmt: str = "png") -> WrittenFigures:
+    """Every figure of `data` (analyse.figures.plot_data: what the results support, marked with what the answer
+    deploys and OpenVINO default) as files of format `fmt` (png, svg, pdf) in `out_dir`."""
+    env, devices, marks = data.environment, data.devices, data.marks
     written = WrittenFigures()
 
     def save(fig: Figure, name: str) -> Path:
         return save_figure(fig, out_dir, name, fmt)
 
-    for device, precision, batch in heatmap_groups(points):
-        fig = heatmap_figure(points=points, device=device, precision=precision, batch=batch, env=env, devices=devices,
-                             deployed=deployed)
-        written.heatmaps.append(save(fig, f"heatmap_{_safe(device)}_{precision.value}_b{batch}"))
-    for comparison in all_precision_comparisons(points, results.confirmations):
+    for heatmap in data.heatmaps:
+        written.heatmaps.append(save(heatmap_figure(heatmap, env, devices),
+                                     f"heatmap_{_safe(heatmap.device)}_{heatmap.precision.value}_b{heatmap.batch}"))
+    for precision in data.precisions:
+        comparison = precision.comparison
         numerator, denominator = comparison.numerator, comparison.denominator
-        accuracy = accuracy_of(results.accuracies, comparison.device, numerator, comparison.batch)
-        on = ratio_marks(points, comparison.fps_ratio, comparison.device, (numerator, denominator), comparison.batch,
-                         deployed)
-        fig = precision_figure(comparison=comparison, env=env, devices=devices, paired_only=paired_only,
-                               accuracy=accuracy, quantization=results.quantization, marks=on)
+        fig = precision_figure(precision, env, devices, paired_only, data.quantization)
         name = "precision" if numerator is Precision.FP16 else f"precision_{numerator.value}"
         name += "" if denominator is Precision.FP32 else f"_over_{denominator.value}"
         written.precision.append(save(fig, f"{name}_{_safe(comparison.device)}_b{comparison.batch}"))
-    if fastest(explicit_points(points)) is not None:
-        written.pareto = save(pareto_figure(points, env, marks=marks), "pareto")
-    series = batch_series(points)
-    if any(len(s.batches) > 1 for s in series) or len(series) > 1:
-        written.batch = save(batch_figure(series, env, marks), "batch")
-    for info in (d for d in devices.values() if d.members and any(p.config.device == d.name for p in points)):
-        written.virtual.append(save(virtual_figure(points, info, env), f"virtual_{_safe(info.name)}"))
-    written.profiles = [save(profile_figure(p, env.model_name), _profile_name(p)) for p in results.latest_profiles()]
-    if results.capacities:
-        written.capacity = save(capacity_figure(results.capacities, env), "capacity")
-    written.soaks = [save(soak_figure(soak, env), f"soak_{i}") for i, soak in enumerate(results.soaks, 1)
-                     if len(soak.windows) >= 2]
+    if data.pareto is not None:
+        written.pareto = save(pareto_figure(data.pareto, env, marks), "pareto")
+    if data.batch:
+        written.batch = save(batch_figure(data.batch, env, marks), "batch")
+    for virtual in data.virtual:
+        written.virtual.append(save(virtual_figure(virtual, env), f"virtual_{_safe(virtual.device.name)}"))
+    written.profiles = [save(profile_figure(p, env.model_name), _profile_name(p)) for p in data.profiles]
+    if data.served:
+        written.capacity = save(capacity_figure(data.served, env), "capacity")
+    written.soaks = [save(soak_figure(soak, env), f"soak_{i}") for i, soak in enumerate(data.soaks, 1)
+                     if len(soak.soak.windows) >= 2]
     return written

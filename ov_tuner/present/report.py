@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
+from ov_tuner.analyse.figures import PlotData
 from ov_tuner.analyse.findings import Findings
 from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.errors import OvTunerError
@@ -27,13 +28,14 @@ class ReportFiles:
     images: list[Path]
 
 
-def build_report(results: StoredResults, answer: Answer | None, findings: Findings, out_dir: Path) -> ReportFiles:
-    """Write report.html, report.md and the figures they show into `out_dir`: the answer, then what the analysis
-    found (`findings`)."""
+def build_report(results: StoredResults, answer: Answer | None, findings: Findings, plots: PlotData,
+                 out_dir: Path) -> ReportFiles:
+    """Write report.html, report.md and the figures they show (`plots`, analyse.figures.plot_data's) into `out_dir`:
+    the answer, then what the analysis found (`findings`)."""
     if answer is None:
         raise OvTunerError(f"{results.path} has no measured point to report on; run `ov-tuner sweep` first")
     out_dir.mkdir(parents=True, exist_ok=True)
-    figures = write_figures(results, out_dir, answer)
+    figures = write_figures(plots, out_dir)
     title = f"ov-tuner report: {results.environment.model_name}"
     return _write(title, report_document(results, answer, findings, figures), out_dir, figures.all())
 

@@ -24,6 +24,7 @@ from ov_tuner.model.quantized import has_attention, quantized_ops
 from ov_tuner.quantize import nncf_backend
 from ov_tuner.quantize.agreement import agreement_with, outputs_of
 from ov_tuner.quantize.data import CalibrationSets, calibration_sets
+from ov_tuner.quantize.paths import int8_ir_path
 from ov_tuner.schema import ACCURACY_INPUTS, Int8Options, Precision, Preset, Quantization
 
 
@@ -93,11 +94,6 @@ def _quantized(runtime: Runtime, model: ov.Model, sets: CalibrationSets, options
     return nncf_backend.quantize_with_accuracy_control(model, sets.calibration,
                                                        list(enumerate(sets.held_apart)), validate, options,
                                                        transformer)
-
-
-def int8_ir_path(model: Path) -> Path:
-    """Where the deploy forms and the quantize line put a model's INT8 IR: beside it, named *_int8.xml."""
-    return model.with_name(f"{model.stem}_int8.xml")
 
 
 def quantize_command(model: Path, options: Int8Options, images_dir: Path | None, shapes: dict[str, list[int]],

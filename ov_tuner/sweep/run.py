@@ -22,8 +22,9 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import QuantizationError
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
-from ov_tuner.quantize import QuantizedIR, int8_ir
 from ov_tuner.quantize.data import split_images
+from ov_tuner.quantize.ir import int8_ir
+from ov_tuner.quantize.make import QuantizedIR
 from ov_tuner.schema import (
     ACCURACY_INPUTS,
     FOREIGN_CPU_LIMIT,

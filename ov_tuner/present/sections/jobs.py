@@ -4,14 +4,17 @@ here to tune (devices, the zoo)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.devices import DeviceListing
-from ov_tuner.model.zoo import ZooEntry
 from ov_tuner.present.document import Table, table
 from ov_tuner.present.words.edge import latency_text
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.schema import ColdStart, LoadTrial, Profile
+
+if TYPE_CHECKING:  # a type alone: the zoo builds models with OpenVINO, which `show` never loads
+    from ov_tuner.model.zoo import ZooEntry
 
 COLDSTART_FIGURES = (
     ("read_ms", "read the model"),

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ov_tuner.analyse.capacity import Served, latest_served
-from ov_tuner.analyse.drift import DRIFT_MIN, MIN_SIDE, NOISE_FACTOR, Drift, drift
+from ov_tuner.analyse.capacity import Served
+from ov_tuner.analyse.drift import DRIFT_MIN, MIN_SIDE, NOISE_FACTOR, Drift, SoakDrift
 from ov_tuner.present.words.numbers import ms_text
-from ov_tuner.schema import CameraTarget, Capacity, ColdStart, LoadTrial, Soak, SoakWindow
+from ov_tuner.schema import CameraTarget, Capacity, ColdStart, LoadTrial, SoakWindow
 
 
 def latency_text(s: Served) -> str:
@@ -41,10 +41,11 @@ def served_text(s: Served) -> str:
     return f"{head} serves {s.cameras} cameras{bound} at {t.fps:g} FPS with {latency_text(s)} (within {_budget(run)})"
 
 
-def capacity_summary(runs: Sequence[Capacity]) -> str | None:
-    """The camera searches in one sentence, most cameras first: "CPU fp32 batch 1 2 streams x 4 requests serves 11
-    cameras at 30 FPS with p99 41 ms (within ...); 1 x 2 serves 6"."""
-    searched = [s for s in latest_served(runs) if s.run.searched]
+def capacity_summary(served: Sequence[Served]) -> str | None:
+    """The camera searches in one sentence, most cameras first (`served`, as analyse.capacity.latest_served orders
+    them): "CPU fp32 batch 1 2 streams x 4 requests serves 11 cameras at 30 FPS with p99 41 ms (within ...); 1 x 2
+    serves 6"."""
+    searched = [s for s in served if s.run.searched]
     if not searched:
         return None
     first, *rest = searched
@@ -104,11 +105,12 @@ def _load(d: Drift) -> str:
     return f"; other processes used {a:.0%} of the CPUs after it, {b:.0%} before: the host's load, not the device"
 
 
-def soak_lines(soak: Soak) -> list[str]:
+def soak_lines(found: SoakDrift) -> list[str]:
     """What the soak found: its length and the drift sentence."""
-    found = drift(soak.windows)
+    soak = found.soak
     head = f"soak of {soak.config.label()}: {len(soak.windows)} windows of {soak.window_s:g} s"
-    return [head, drift_text(found) if found else f"too few windows to tell drift ({2 * MIN_SIDE} or more are needed)"]
+    return [head, drift_text(found.drift) if found.drift
+            else f"too few windows to tell drift ({2 * MIN_SIDE} or more are needed)"]
 
 
 def coldstart_text(cold: ColdStart) -> str:

@@ -6,13 +6,17 @@ from __future__ import annotations
 from ov_tuner.analyse.baselines import Inconsistency, Missed
 from ov_tuner.analyse.compare import BestElsewhere, Matched
 from ov_tuner.analyse.hints import HintEffect
-from ov_tuner.analyse.points import short_label
 from ov_tuner.analyse.precisions import PrecisionComparison
 from ov_tuner.analyse.saturation import Saturation
 from ov_tuner.analyse.virtual import VirtualComparison
 from ov_tuner.present.words.answer import baseline_label
 from ov_tuner.present.words.numbers import factor
-from ov_tuner.schema import cell_text
+from ov_tuner.schema import PointResult, cell_text
+
+
+def short_label(p: PointResult) -> str:
+    """'2 x 4', 'THROUGHPUT hint (2 x 2)' (PointConfig.short_label, with the streams and requests it ran)."""
+    return p.config.short_label(p.streams, p.nireq)
 
 
 def saturation_text(s: Saturation) -> str:
