@@ -5,6 +5,7 @@ Each module holds one family of commands, registered on the one Typer app in the
 # isort: skip_file
 
 from ov_tuner.cli.app import app
-from ov_tuner.cli import sweep, quantize, fleet, results, edge, pipeline, neighbours, diagnose, inventory
+from ov_tuner.cli import sweep, quantize, fleet, results, edge, pipeline, llm, neighbours, diagnose, inventory
 
-__all__ = ["app", "diagnose", "edge", "fleet", "inventory", "neighbours", "pipeline", "quantize", "results", "sweep"]
+__all__ = ["app", "diagnose", "edge", "fleet", "inventory", "llm", "neighbours", "pipeline", "quantize", "results",
+           "sweep"]

@@ -18,6 +18,7 @@ from ov_tuner.store.destinations import output_file, output_folder
 
 if TYPE_CHECKING:
     from ov_tuner.analyse.answer import Answer
+    from ov_tuner.analyse.llm import LlmAnswer
     from ov_tuner.analyse.pipeline import PipelineAnswer
     from ov_tuner.present.deploy import Form
 
@@ -46,6 +47,10 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
     answer = _pipeline_answer(results)
     if answer is not None:
         print_pipeline(out, answer, full=True)
+        return
+    llm = _llm_answer(results)
+    if llm is not None:
+        print_llm(llm, every_trial=True)
         return
     stored = load_results(results)
     answer_record = answer_if_any(stored, read_inputs=False)  # show prints no deploy form: the model stays unread
@@ -112,6 +117,7 @@ def recommend(
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
     from ov_tuner.analyse.answer import Answer, answer_of
+    from ov_tuner.analyse.llm import LlmAnswer
     from ov_tuner.present.deploy import FORMS, Where, deploy_form, formats_for, kind_of
     from ov_tuner.present.documents import recommend_document
     from ov_tuner.present.envelope import AnswerKind
@@ -124,7 +130,7 @@ def recommend(
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
             output_file(path, Given(flag), (results,))  # never over the results file read
-    answer: Answer | PipelineAnswer | None = _pipeline_answer(results)
+    answer: Answer | PipelineAnswer | LlmAnswer | None = _pipeline_answer(results) or _llm_answer(results)
     if answer is None:
         chosen = parse_precision(precision) if precision else None
         limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
@@ -132,10 +138,13 @@ def recommend(
                            chosen)
     kind = kind_of(answer)
     if fmt is not DeployFormat.TEXT and not FORMS[fmt].serves(kind):
-        whose = "a pipeline's" if kind is AnswerKind.PIPELINE else "a single model's"
+        whose = {AnswerKind.PIPELINE: "a pipeline's", AnswerKind.LLM: "an LLM's"}.get(kind, "a single model's")
         raise BadInputError(f"{whose} answer comes as --format {formats_for(kind)}, not {fmt.value}")
     wrote = _load_config_out(answer, config_out) if isinstance(answer, Answer) else ()
     if fmt is DeployFormat.TEXT:
+        if isinstance(answer, LlmAnswer):
+            print_llm(answer, every_trial=False)
+            return
         print_sections(out, recommend_document(answer), titles=False)
         if wrote:
             out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
@@ -257,6 +266,24 @@ def compare_command(
 
         figure = save_figure(comparison_figure(comparison), out_dir, "compare", fmt.value)
     print_sections(out, comparison_document(comparison, [answer_if_any(r) for r in loaded], figure))
+
+
+def _llm_answer(results: Path) -> LlmAnswer | None:
+    """The answer of an LLM's results file (`ov-tuner llm`), or None for another's."""
+    from ov_tuner.analyse.llm import llm_answer
+    from ov_tuner.store.llm_file import load_llm
+
+    stored = load_llm(results)
+    return None if stored is None else llm_answer(stored)
+
+
+def print_llm(answer: LlmAnswer, every_trial: bool) -> None:
+    """An LLM's answer as the terminal shows it; with `every_trial`, each stored trial first (show)."""
+    from ov_tuner.present.words.llm import answer_lines, trial_line
+
+    lines = [trial_line(t) for t in answer.trials] if every_trial else []
+    lines += [f"{label:<11} {text}" for label, text in answer_lines(answer)]
+    out.print("\n".join(lines), highlight=False, soft_wrap=True, markup=False)
 
 
 def _pipeline_answer(results: Path) -> PipelineAnswer | None:

@@ -41,8 +41,13 @@ def open_model_source(path: Path) -> ModelSource:
     if not path.exists():
         raise ModelError(f"model file {path} does not exist: give the path of an OpenVINO .xml, an .onnx, "
                          "or another model OpenVINO can convert")
-    digest = hashlib.sha256()
     parts = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else model_files(path)
+    return ModelSource(path.resolve(), files_sha256(path, parts))
+
+
+def files_sha256(path: Path, parts: list[Path]) -> str:
+    """The sha256 of `parts` read in order: the identity of the model at `path` that they make up."""
+    digest = hashlib.sha256()
     try:
         for part in parts:
             with part.open("rb") as f:
@@ -50,7 +55,7 @@ def open_model_source(path: Path) -> ModelSource:
                     digest.update(chunk)
     except OSError as e:
         raise ModelError(f"cannot read model file {path}: {e.strerror}; check its permissions") from e
-    return ModelSource(path.resolve(), digest.hexdigest())
+    return digest.hexdigest()
 
 
 def convert(source: ModelSource) -> ov.Model:

@@ -18,14 +18,17 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ov_tuner.analyse.answer import Answer
+from ov_tuner.analyse.llm import LlmAnswer
 from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
+from ov_tuner.present.llm_forms import llm_answer_json, llm_python
 from ov_tuner.present.pipeline_forms import pipeline_answer_json, pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.present.servers import (
     OVMS_CONFIG,
@@ -99,13 +102,18 @@ class Form:
 
 @dataclass(frozen=True)
 class Builder:
-    """How a format is built for each kind of answer it serves (None: that kind has no such form)."""
+    """How a format is built for each kind of answer it serves, one field a kind, named as AnswerKind's values (None:
+    that kind has no such form). A new workload adds its field and the forms it has."""
 
     model: Callable[[Answer, Where], Form] | None = None
     pipeline: Callable[[PipelineAnswer, Where], Form] | None = None
+    llm: Callable[[LlmAnswer, Where], Form] | None = None
 
     def serves(self, kind: AnswerKind) -> bool:
-        return (self.model if kind is AnswerKind.MODEL else self.pipeline) is not None
+        return self.build(kind) is not None
+
+    def build(self, kind: AnswerKind) -> Callable[[Any, Where], Form] | None:
+        return getattr(self, kind.value)
 
 
 def _made_first(answer: Answer) -> tuple[str, ...]:
@@ -169,20 +177,27 @@ def _pipeline(build: Callable[[PipelineAnswer], str]) -> Callable[[PipelineAnswe
     return lambda answer, where: Form(build(answer))
 
 
+def _llm_python(answer: LlmAnswer, where: Where) -> Form:
+    """The script, and the step that runs it where it is written to a file (the model is the user's own)."""
+    return Form(llm_python(answer).rstrip("\n"), (), _run("python3", where))
+
+
 FORMS: dict[DeployFormat, Builder] = {
-    DeployFormat.PYTHON: Builder(_python, _pipeline(pipeline_python)),
+    DeployFormat.PYTHON: Builder(_python, _pipeline(pipeline_python), _llm_python),
     DeployFormat.BENCHMARK_APP: Builder(_benchmark_app),
     DeployFormat.LOAD_CONFIG: Builder(_load_config),
     DeployFormat.OVMS: Builder(_ovms, _pipeline(pipeline_ovms)),
     DeployFormat.DLSTREAMER: Builder(_dlstreamer, _pipeline(pipeline_dlstreamer)),
     DeployFormat.KUBERNETES: Builder(_kubernetes),
     DeployFormat.RAY: Builder(_ray),
-    DeployFormat.JSON: Builder(_json, _pipeline(lambda a: json.dumps(pipeline_answer_json(a), indent=2))),
+    DeployFormat.JSON: Builder(_json, _pipeline(lambda a: json.dumps(pipeline_answer_json(a), indent=2)),
+                               lambda a, where: Form(json.dumps(llm_answer_json(a), indent=2))),
 }
 
 
-def kind_of(answer: Answer | PipelineAnswer) -> AnswerKind:
-    return AnswerKind.PIPELINE if isinstance(answer, PipelineAnswer) else AnswerKind.MODEL
+def kind_of(answer: Answer | PipelineAnswer | LlmAnswer) -> AnswerKind:
+    return (AnswerKind.PIPELINE if isinstance(answer, PipelineAnswer) else
+            AnswerKind.LLM if isinstance(answer, LlmAnswer) else AnswerKind.MODEL)
 
 
 def formats_for(kind: AnswerKind) -> str:
@@ -191,12 +206,10 @@ def formats_for(kind: AnswerKind) -> str:
     return f"{', '.join(served[:-1])} or {served[-1]}"
 
 
-def deploy_form(fmt: DeployFormat, answer: Answer | PipelineAnswer, where: Where = Where()) -> Form:
+def deploy_form(fmt: DeployFormat, answer: Answer | PipelineAnswer | LlmAnswer, where: Where = Where()) -> Form:
     """One form of `answer`, from the registry; a format its kind has none of is the caller's to refuse first
     (FORMS[fmt].serves)."""
-    builder = FORMS[fmt]
-    if isinstance(answer, PipelineAnswer):
-        assert builder.pipeline is not None, f"a pipeline has no {fmt.value} form"
-        return builder.pipeline(answer, where)
-    assert builder.model is not None, f"a single model has no {fmt.value} form"
-    return builder.model(answer, where)
+    kind = kind_of(answer)
+    build = FORMS[fmt].build(kind)
+    assert build is not None, f"an answer of kind {kind.value} has no {fmt.value} form"
+    return build(answer, where)

@@ -14,10 +14,12 @@ SCHEMA_VERSION = 1
 
 
 class AnswerKind(str, Enum):
-    """Which workload an answer is to: one model swept, or a pipeline of models split over the host."""
+    """Which workload an answer is to: one model swept, a pipeline of models split over the host, or an LLM served
+    by GenAI. Its value names the Builder field (ov_tuner.present.deploy) that builds its forms."""
 
     MODEL = "model"
     PIPELINE = "pipeline"
+    LLM = "llm"
 
 
 def envelope(kind: AnswerKind, body: dict[str, Any], box: Box | None, caveat: dict[str, Any] | None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
@@ -54,6 +54,7 @@ UPGRADES = {
     5: (),  # v6: a pipeline's records (SCHEMA creates their tables)
     6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a round's trial above the target frame rate
     7: (),  # v8: the quantization record keeps its images folder as data (quantization_fields fills older ones)
+    8: (),  # v9: an LLM's records (SCHEMA creates their tables)
 }
 
 
@@ -143,6 +144,16 @@ CREATE TABLE IF NOT EXISTS pipeline_trials (
     id INTEGER PRIMARY KEY, round INTEGER NOT NULL, split TEXT NOT NULL, cameras INTEGER NOT NULL,
     seconds REAL NOT NULL, offered INTEGER NOT NULL, dropped INTEGER NOT NULL, latencies_ms BLOB NOT NULL,
     stages TEXT NOT NULL, ran TEXT NOT NULL, foreign_cpu REAL, steal REAL, created_at TEXT NOT NULL, fps REAL
+);
+CREATE TABLE IF NOT EXISTS llm (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_trials (
+    id INTEGER PRIMARY KEY, round INTEGER, users INTEGER, setting TEXT NOT NULL, error TEXT, ttft_ms BLOB NOT NULL,
+    tpot_ms BLOB NOT NULL, output_tokens INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, wall_s REAL NOT NULL,
+    kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL, peak_rss_bytes INTEGER NOT NULL,
+    first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS llm_outputs (
+    id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,

@@ -1,0 +1,210 @@
+"""An LLM's answer from its stored trials: which settings met the latency budget in the search, which of them won the
+rounds side by side against GenAI left alone, by how much (paired intervals over the rounds), what its requests saw
+(time to first token and per output token at p50/p90/p99), what it allocated, and the search's Pareto front of
+throughput against time to first token.
+
+Ranking is the rounds engine's (pass-adjusted means of output tokens a second); a contender leads only where its
+requests, pooled over its rounds, meet the budget at the budget's percentile.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ov_tuner.analyse.llm_agreement import agreements
+from ov_tuner.schema import Box
+from ov_tuner.schema.llm import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmSetting, LlmTrial, StoredLlm
+from ov_tuner.search.llm_users import users_served
+from ov_tuner.stats.headtohead import Ratio, paired_ratio
+from ov_tuner.stats.interval import Interval, paired_interval, pass_adjusted_means
+
+# The baselines, in the order they are stated: GenAI's scheduler as constructed, and LLMPipeline's own.
+BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)
+PERCENTILES = (50.0, 90.0, 99.0)
+GAIN_CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Latencies:
+    """Per-request times at PERCENTILES (ms): to first token, and per output token after it."""
+
+    ttft_ms: tuple[float, ...]
+    tpot_ms: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class SettingFigures:
+    """One setting over its trials (of the search, or pooled over its rounds)."""
+
+    setting: LlmSetting
+    trials: int
+    tokens_per_s: float
+    requests_per_s: float
+    latencies: Latencies
+    at_budget: tuple[float, float]  # TTFT and TPOT at the budget's percentile (ms)
+    meets: bool
+    kv_cache_bytes: int
+    peak_rss_bytes: int
+    first_request_ms: float
+
+
+@dataclass(frozen=True)
+class LlmGain:
+    """The answer's output tokens a second over a baseline's, as a ratio paired by round, with the rerun term."""
+
+    baseline: LlmSetting
+    figures: SettingFigures
+    ratio: Ratio
+
+
+@dataclass(frozen=True)
+class UsersServed:
+    """The walk of one setting: the most users it served within the budget (0: not even the fewest tried), whether
+    every count tried met it (the walk stopped at its ceiling: it may serve more), and every count tried with whether
+    it met the budget."""
+
+    setting: LlmSetting
+    users: int
+    at_ceiling: bool
+    tried: tuple[tuple[int, bool], ...]
+
+
+@dataclass(frozen=True)
+class LlmAnswer:
+    results: str  # the results file it was read from
+    box: Box | None
+    job: LlmJob
+    answer: SettingFigures | None  # None: no setting met the budget
+    fastest: SettingFigures | None  # the rounds' leader within the budget (the answer, unless tied with simpler)
+    best_seen: SettingFigures | None  # the search's fastest, whether or not it met the budget
+    gains: tuple[LlmGain, ...]
+    searched: tuple[SettingFigures, ...]
+    failed: tuple[tuple[LlmSetting, str], ...]
+    pareto: tuple[SettingFigures, ...]  # the search's settings no other beats on both tokens/s and TTFT p90
+    rounds: int
+    trials: tuple[LlmTrial, ...]  # every one stored, in order
+    served: tuple[UsersServed, ...]  # the walks: the answer's first, then the baselines'
+    agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.analyse.llm_agreement)
+    min_agreement: float
+    held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
+
+
+def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudget) -> SettingFigures:
+    """A setting's figures over `trials` (all ok): throughput as the mean of the trials', latencies over every
+    request of every trial."""
+    ttft = np.concatenate([t.ttft_ms for t in trials])
+    tpot = np.concatenate([t.tpot_ms for t in trials])
+    at = (float(np.percentile(ttft, budget.percentile)), float(np.percentile(tpot, budget.percentile)) if tpot.size
+          else 0.0)
+    meets = (budget.ttft_ms is None or at[0] <= budget.ttft_ms) and (budget.tpot_ms is None or at[1] <= budget.tpot_ms)
+    return SettingFigures(
+        setting=setting, trials=len(trials), tokens_per_s=float(np.mean([t.tokens_per_s for t in trials])),
+        requests_per_s=float(np.mean([t.requests_per_s for t in trials])),
+        latencies=Latencies(tuple(float(np.percentile(ttft, p)) for p in PERCENTILES),
+                            tuple(float(np.percentile(tpot, p)) if tpot.size else math.nan for p in PERCENTILES)),
+        at_budget=at, meets=meets, kv_cache_bytes=max(t.kv_cache_bytes for t in trials),
+        peak_rss_bytes=max(t.peak_rss_bytes for t in trials),
+        first_request_ms=float(np.median([t.first_request_ms for t in trials])))
+
+
+def round_table(trials: Sequence[LlmTrial], contenders: Sequence[LlmSetting]) -> np.ndarray:
+    """The rounds' output tokens a second, passes x contenders (NaN where a pass did not measure one or it failed)."""
+    rows = 1 + max((t.round for t in trials if t.round is not None), default=-1)
+    table = np.full((rows, len(contenders)), math.nan)
+    for t in trials:
+        if t.round is not None and t.ok and t.setting in contenders:
+            table[t.round, contenders.index(t.setting)] = t.tokens_per_s
+    return table
+
+
+def searched_figures(trials: Sequence[LlmTrial], budget: LlmBudget) -> list[SettingFigures]:
+    """Each setting's figures over its search trials, in the order first tried."""
+    settings = list(dict.fromkeys(t.setting for t in trials if t.searched and t.ok))
+    return [figures_of(s, [t for t in trials if t.searched and t.ok and t.setting == s], budget) for s in settings]
+
+
+def contenders_of(searched: Sequence[SettingFigures], most: int, held: Collection[LlmSetting] = ()) -> list[LlmSetting]:
+    """The settings that go to the rounds: the `most` fastest that met the budget and are not `held` back, then the
+    baselines."""
+    meeting = sorted((f for f in searched if f.meets and f.setting not in BASELINES and f.setting not in held),
+                     key=lambda f: -f.tokens_per_s)
+    return [*(f.setting for f in meeting[:most]), *BASELINES]
+
+
+def held_back(agreed: dict[LlmSetting, float], limit: float) -> set[LlmSetting]:
+    """The settings whose agreement with GenAI's default is below `limit`."""
+    return {s for s, share in agreed.items() if share < limit}
+
+
+def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnswer:
+    """The answer from every stored trial. With rounds: among the contenders that met the budget in them, the one
+    the rounds rank first, unless others are not told apart from it (their 95% interval against it holds 1); of
+    those, GenAI left alone where it is one (nothing to change), else the one with the smallest KV cache. Without
+    rounds: the search's fastest within the budget. A setting that says less alike than `min_agreement` (the job's
+    limit where None) never leads."""
+    job, trials = stored.job, stored.trials
+    limit = job.min_agreement if min_agreement is None else min_agreement
+    agreed = agreements(stored.outputs)
+    held = held_back(agreed, limit)
+    searched = searched_figures(trials, job.budget)
+    contenders = list(dict.fromkeys(t.setting for t in trials if t.round is not None))
+    table = round_table(trials, contenders)
+    pooled = {s: [t for t in trials if t.round is not None and t.ok and t.setting == s] for s in contenders}
+    in_rounds = {s: figures_of(s, pooled[s], job.budget) for s in contenders if pooled[s]}
+    means = pass_adjusted_means(table) if table.size else np.array([])
+    leading = [i for i, s in enumerate(contenders)
+               if s in in_rounds and in_rounds[s].meets and s not in held and np.isfinite(means[i])]
+    answer, fastest = None, None
+    gains: tuple[LlmGain, ...] = ()
+    if leading:
+        top = max(leading, key=lambda i: means[i])
+        tied = [i for i in leading if i == top or _holds_one(paired_interval(table[:, i], table[:, top], log=True))]
+        best = min(tied, key=lambda i: (contenders[i] not in BASELINES, in_rounds[contenders[i]].kv_cache_bytes))
+        answer, fastest = in_rounds[contenders[best]], in_rounds[contenders[top]]
+        gains = tuple(LlmGain(b, in_rounds[b], paired_ratio(table[:, best], table[:, contenders.index(b)],
+                                                              GAIN_CONFIDENCE))
+                      for b in BASELINES if b in in_rounds and b != answer.setting)
+    elif not contenders:
+        meeting = [f for f in searched if f.meets and f.setting not in held]
+        answer = fastest = max(meeting, key=lambda f: f.tokens_per_s) if meeting else None
+    best_seen = max(searched, key=lambda f: f.tokens_per_s) if searched else None
+    failed = tuple((t.setting, t.error) for t in trials if t.error is not None and t.searched)
+    kept_back = tuple(sorted((f for f in searched if f.meets and f.setting in held), key=lambda f: -f.tokens_per_s))
+    return LlmAnswer(results=stored.results, box=stored.box, job=job, answer=answer, fastest=fastest,
+                     best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
+                     pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
+                     served=_walks(trials, job.budget), agreements=agreed, min_agreement=limit, held_back=kept_back)
+
+
+def walk_outcomes(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> dict[int, bool]:
+    """The walk's counts of users tried for `setting`, each with whether its trial met the budget (a failed trial
+    did not)."""
+    return {t.users: t.ok and figures_of(setting, [t], budget).meets
+            for t in trials if t.users is not None and t.setting == setting}
+
+
+def _walks(trials: Sequence[LlmTrial], budget: LlmBudget) -> tuple[UsersServed, ...]:
+    walked = list(dict.fromkeys(t.setting for t in trials if t.users is not None))
+    found = []
+    for setting in walked:
+        met = walk_outcomes(trials, setting, budget)
+        users = users_served(met)
+        found.append(UsersServed(setting, users, all(met.values()), tuple(sorted(met.items()))))
+    return tuple(found)
+
+
+def _holds_one(ratio: Interval) -> bool:
+    return ratio.n >= 2 and ratio.low <= 1.0 <= ratio.high
+
+
+def pareto(figures: Sequence[SettingFigures]) -> list[SettingFigures]:
+    """The settings no other beats on both output tokens a second (higher) and TTFT p90 (lower), fastest first."""
+    def beaten(f: SettingFigures) -> bool:
+        return any(o.tokens_per_s >= f.tokens_per_s and o.latencies.ttft_ms[1] <= f.latencies.ttft_ms[1] and
+                   (o.tokens_per_s, o.latencies.ttft_ms[1]) != (f.tokens_per_s, f.latencies.ttft_ms[1])
+                   for o in figures)
+    return sorted((f for f in figures if not beaten(f)), key=lambda f: -f.tokens_per_s)

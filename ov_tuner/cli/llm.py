@@ -1,0 +1,143 @@
+"""`ov-tuner llm`: tune an LLM served by OpenVINO GenAI for the users it serves within a latency budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ov_tuner.cli.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_on_ctrl_c
+from ov_tuner.errors import BadInputError
+from ov_tuner.schema import Arrival
+
+# The KV cache precisions the CPU and GPU plugins name (KV_CACHE_PRECISION).
+KV_PRECISIONS = ("u8", "u4", "u3", "f16", "bf16", "f32")
+INFERENCE_PRECISIONS = ("f32", "f16", "bf16")
+
+
+@app.command(epilog="What each setting does and how a trial measures: docs/llm.md.")
+@one_line_errors
+def llm(
+    model: Annotated[Path, typer.Argument(help="A GGUF file (llama, qwen2, qwen3; F16 or Q8_0/Q4_0/Q4_1/Q4_K/Q6_K "
+                                          "weights) or a GenAI model folder, as `optimum-cli export openvino` writes "
+                                          "it.")],
+    out_path: Annotated[Path, typer.Option("--out", help="SQLite results file to store every trial in (rerun the "
+                                           "same command to resume).")] = Path("llm.db"),
+    device: Annotated[str, typer.Option(help="The device as OpenVINO names it: CPU, GPU, NPU.")] = "CPU",
+    users: Annotated[int, typer.Option(min=0, help="Concurrent users (closed loop), each sending its next request "
+                                       "--think-ms after its answer; 0 with --rate.")] = 8,
+    rate: Annotated[float, typer.Option(min=0.0, help="Requests a second arriving open loop, instead of "
+                                        "--users.")] = 0.0,
+    arrival: Annotated[Arrival, typer.Option(help="How --rate's requests arrive.")] = Arrival.POISSON,
+    think_ms: Annotated[float, typer.Option(min=0.0, help="A user's pause between an answer and its next "
+                                            "request.")] = 0.0,
+    prompt_tokens: Annotated[str, typer.Option(help="Prompt length in tokens, or a range drawn uniformly: "
+                                               "64-128.")] = "64-128",
+    output_tokens: Annotated[str, typer.Option(help="Output length in tokens (held with min_new_tokens and "
+                                               "ignore_eos), or a range: 32-64.")] = "32-64",
+    prompts: Annotated[Path | None, typer.Option(help="JSONL prompts file, one {\"prompt\": ..., \"output_tokens\": "
+                                                 "N} a line, instead of generated prompts.")] = None,
+    shared_prefix: Annotated[int, typer.Option(min=0, help="Tokens every generated prompt begins with alike, to "
+                                               "measure what prefix caching gives.")] = 0,
+    seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of arrivals counted per trial.")] = 4.0,
+    lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before each trial, not "
+                                           "counted.")] = 1.0,
+    ttft_ms: Annotated[float | None, typer.Option(min=0.0, help="Time to first token budget, ms.")] = None,
+    tpot_ms: Annotated[float | None, typer.Option(min=0.0, help="Time per output token budget, ms.")] = None,
+    percentile: Annotated[float, typer.Option(min=50.0, max=99.9, help="The percentile the budget holds "
+                                              "at.")] = 90.0,
+    batched_tokens: Annotated[str, typer.Option(help="max_num_batched_tokens values searched (unlimited for none): "
+                                                "the prompt tokens one step takes.")] = "256,1024,4096",
+    kv_precision: Annotated[str, typer.Option(help="KV_CACHE_PRECISION values searched (default: the plugin's): "
+                                              f"{', '.join(KV_PRECISIONS)}.")] = "default,u8,u4",
+    threads: Annotated[str, typer.Option(help="INFERENCE_NUM_THREADS values searched.")] = "default",
+    precision_hint: Annotated[str, typer.Option(help="INFERENCE_PRECISION_HINT values searched: default, "
+                                                f"{', '.join(INFERENCE_PRECISIONS)}.")] = "default",
+    max_seqs: Annotated[str, typer.Option(help="max_num_seqs values searched.")] = "256",
+    rounds: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
+                                        "at most (0: none; an interval needs 2 or more).")] = 4,
+    most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
+                                            "the answer and the baselines serve tries.")] = 256,
+    walk: Annotated[bool, typer.Option(help="With --users and a budget: walk to the most users the answer and the "
+                                       "baselines serve within it.")] = True,
+    min_agreement: Annotated[float, typer.Option(min=0.0, max=1.0, help="Hold back a setting whose greedy tokens on "
+                                                 "16 held-apart prompts agree with GenAI's default's less than this "
+                                                 "(the mean share said alike up to the first difference; 0 keeps "
+                                                 "all).")] = 0.9,
+) -> None:
+    """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
+    the TTFT and TPOT budget, against GenAI left alone (its scheduler default and LLMPipeline's), side by side."""
+    from ov_tuner.cli.results import print_llm
+    from ov_tuner.jobs.llm import LlmSpec, run_llm
+    from ov_tuner.present.words.llm import trial_line
+    from ov_tuner.schema.llm import LlmBudget, LlmLoad, LlmSpace, LlmTrial
+
+    if rounds == 1:
+        raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
+    if (users > 0) == (rate > 0):
+        raise BadInputError("give --users N (a closed loop) or --rate R with --users 0 (an open loop), one of them")
+    load = LlmLoad(users=users, rate=rate, arrival=arrival, think_ms=think_ms,
+                   prompt_tokens=_span(prompt_tokens, "--prompt-tokens"),
+                   output_tokens=_span(output_tokens, "--output-tokens"),
+                   prompts_file=str(prompts) if prompts else None, shared_prefix=shared_prefix, seconds=seconds,
+                   lead_in_s=lead_in)
+    space = LlmSpace(batched_tokens=_values(batched_tokens, "--batched-tokens", _count, "unlimited"),
+                     kv_cache_precisions=_values(kv_precision, "--kv-precision", _named(KV_PRECISIONS)),
+                     threads=_values(threads, "--threads", _count),
+                     inference_precisions=_values(precision_hint, "--precision-hint", _named(INFERENCE_PRECISIONS)),
+                     max_seqs=tuple(v for v in _values(max_seqs, "--max-seqs", _count) if v is not None) or (256,))
+    spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
+                   budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
+                   most_users=max(most_users, users), min_agreement=min_agreement)
+
+    def seen(trial: LlmTrial) -> None:
+        out.print(trial_line(trial), highlight=False, soft_wrap=True)
+
+    with stop_on_ctrl_c("trial") as stop:
+        answer = run_llm(spec, seen, stop)
+    print_llm(answer, every_trial=False)
+    if stop.is_set():
+        out.print(f"stopped: every trial so far is in {out_path}; run the same command to go on")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _span(text: str, flag: str) -> tuple[int, int]:
+    """'64' or '64-128' as an inclusive range of whole numbers above 0."""
+    try:
+        low, _, high = text.partition("-")
+        bounds = (int(low), int(high or low))
+    except ValueError:
+        bounds = (0, 0)
+    if not 1 <= bounds[0] <= bounds[1]:
+        raise BadInputError(f"{flag} {text}: give a number of tokens above 0, or a range low-high such as 64-128")
+    return bounds
+
+
+def _named(allowed: tuple[str, ...]) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if value.lower() not in allowed:
+            raise ValueError(value)
+        return value.lower()
+    return parse
+
+
+def _count(value: str) -> int:
+    if int(value) < 1:
+        raise ValueError(value)
+    return int(value)
+
+
+def _values(text: str, flag: str, parse: Callable[[str], Any], none_word: str = "default") -> tuple[Any, ...]:
+    """A comma-separated list; `none_word` means the default of whatever reads it (None)."""
+    found = []
+    for word in (w.strip() for w in text.split(",") if w.strip()):
+        try:
+            found.append(None if word.lower() == none_word else parse(word))
+        except ValueError:
+            raise BadInputError(f"{flag} {word}: give a comma-separated list of {none_word} and values this flag "
+                                "takes (ov-tuner llm --help lists them)") from None
+    if not found:
+        raise BadInputError(f"{flag} is empty: give at least one value, or {none_word}")
+    return tuple(dict.fromkeys(found))

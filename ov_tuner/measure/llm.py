@@ -1,0 +1,262 @@
+"""One LLM trial: a fresh GenAI continuous-batching pipeline at one setting, driven step by step under the users'
+load, every counted request timed from its arrival to its first token and to its last.
+
+Why step by step: a server's scheduler (GenAI's own, OVMS's) adds requests as they arrive and runs one step of the
+batch at a time; this loop is that server, so time to first token includes the wait for a step, as a user's does.
+The fresh pipeline's first request (model build, compile, cache allocation) is timed alone and counted nowhere
+else; then `lead_in_s` of the same load, not counted; then `seconds` of arrivals, counted. The load goes on, not
+counted, until every counted request has ended, so the last of them do not run on an emptier server than the first;
+what is left is cancelled. Output lengths are held with min_new_tokens and ignore_eos.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ov_tuner.devices.native import ov_error_text
+from ov_tuner.model.llm_prompts import LlmRequest, file_requests, generated_requests, read_prompts
+from ov_tuner.schema.llm import AGREEMENT_PROMPTS, AGREEMENT_TOKENS, LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
+
+# SchedulerConfig's max_num_batched_tokens that means no limit (size_t's largest).
+UNLIMITED_TOKENS = 2**64 - 1
+# The held-apart prompts are drawn with the trials' seed plus this, so none is a prompt a trial sent.
+HELD_APART_SEED = 1000
+
+
+def scheduler_config(setting: LlmSetting) -> object:
+    """GenAI's SchedulerConfig for `setting`: its defaults, with the setting's fields written over them."""
+    import openvino_genai
+
+    config = openvino_genai.SchedulerConfig()
+    config.max_num_batched_tokens = setting.max_num_batched_tokens or UNLIMITED_TOKENS
+    config.max_num_seqs = setting.max_num_seqs
+    config.dynamic_split_fuse = setting.dynamic_split_fuse
+    config.enable_prefix_caching = setting.enable_prefix_caching
+    return config
+
+
+def open_pipeline(model: str, setting: LlmSetting, device: str) -> tuple[object, float]:
+    """A continuous-batching pipeline at `setting` and the seconds it took to build (RuntimeError where the device
+    refuses the setting or the model)."""
+    import openvino_genai
+
+    started = time.perf_counter()
+    pipe = openvino_genai.ContinuousBatchingPipeline(model, scheduler_config(setting), device, setting.properties(),
+                                                     {})
+    return pipe, time.perf_counter() - started
+
+
+@dataclass
+class _Flight:
+    """A request in flight: when it arrived, when its first token came, how many it has, and whether it counts."""
+
+    handle: object
+    arrived: float
+    counted: bool
+    user: int | None
+    first: float = math.nan
+    tokens: int = 0
+
+
+@dataclass
+class _Tally:
+    ttft_ms: list[float] = field(default_factory=list)
+    tpot_ms: list[float] = field(default_factory=list)
+    output_tokens: int = 0
+    prompt_tokens: int = 0
+    first_arrival: float = math.inf
+    last_end: float = 0.0
+
+
+def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
+    """`setting` under `load`: a fresh pipeline, its first request alone, the lead-in, the counted window. A setting
+    the device refuses is a trial with its error. Run it in a process of its own (ov_tuner.measure.llm_process): a
+    setting can end the process (GenAI 2026.4.1's u4 KV cache did), which no trial can catch."""
+    try:
+        pipe, load_s = open_pipeline(model.path, setting, device)
+        requests = requests_for(pipe, model, load)
+        first_ms = _first_request(pipe, next(requests))
+        _reset_peak_memory()
+        tally, usage = _drive(pipe, load, requests)
+    except RuntimeError as e:
+        return LlmTrial(setting, error=ov_error_text(e))
+    metrics = pipe.get_metrics()  # type: ignore[attr-defined]
+    return LlmTrial(setting, ttft_ms=np.array(tally.ttft_ms), tpot_ms=np.array(tally.tpot_ms),
+                    output_tokens=tally.output_tokens, prompt_tokens=tally.prompt_tokens,
+                    wall_s=max(tally.last_end - tally.first_arrival, 0.0),
+                    kv_cache_bytes=int(metrics.kv_cache_size_in_bytes), max_cache_usage=usage,
+                    peak_rss_bytes=_peak_memory(), first_request_ms=first_ms, load_s=load_s)
+
+
+def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmOutputs:
+    """What the model says at `setting` on AGREEMENT_PROMPTS held-apart requests (drawn with another seed than the
+    trials'), greedy, AGREEMENT_TOKENS tokens each: compared with GenAI's default's to tell what a setting changes."""
+    import openvino as ov
+    import openvino_genai
+
+    try:
+        pipe, _ = open_pipeline(model.path, setting, device)
+        requests = requests_for(pipe, model, replace(load, seed=load.seed + HELD_APART_SEED))
+        prompts = [next(requests).prompt for _ in range(AGREEMENT_PROMPTS)]
+        config = openvino_genai.GenerationConfig(max_new_tokens=AGREEMENT_TOKENS, min_new_tokens=AGREEMENT_TOKENS,
+                                                 ignore_eos=True)
+        results = pipe.generate([ov.Tensor(p.reshape(1, -1)) for p in prompts],  # type: ignore[attr-defined]
+                                [config] * len(prompts))
+    except RuntimeError as e:
+        return LlmOutputs(setting, error=ov_error_text(e))
+    return LlmOutputs(setting, tuple(tuple(int(t) for t in r.m_generation_ids[0]) for r in results))
+
+
+def requests_for(pipe: object, model: LlmModel, load: LlmLoad) -> Iterator[LlmRequest]:
+    """The load's requests, the same in every trial: from its prompts file through the model's tokenizer, or
+    generated from the vocabulary less its special tokens."""
+    tokenizer = pipe.get_tokenizer()  # type: ignore[attr-defined]
+    special = {tokenizer.get_bos_token_id(), tokenizer.get_eos_token_id(), tokenizer.get_pad_token_id()}
+    vocabulary = np.array([i for i in range(model.vocab or len(tokenizer.get_vocab())) if i not in special])
+    if load.prompts_file is None:
+        return generated_requests(vocabulary, load.prompt_tokens, load.output_tokens, load.shared_prefix, load.seed)
+
+    def encode(text: str) -> np.ndarray:
+        return np.asarray(tokenizer.encode(text, add_special_tokens=False).input_ids.data).reshape(-1)
+
+    return file_requests(read_prompts(Path(load.prompts_file)), encode, vocabulary, load.seed)
+
+
+def _generation(request: LlmRequest) -> object:
+    import openvino_genai
+
+    return openvino_genai.GenerationConfig(max_new_tokens=request.output_tokens, min_new_tokens=request.output_tokens,
+                                           ignore_eos=True)
+
+
+def _add(pipe: object, number: int, request: LlmRequest) -> object:
+    import openvino as ov
+
+    return pipe.add_request(number, ov.Tensor(request.prompt.reshape(1, -1)), _generation(request))  # type: ignore[attr-defined]
+
+
+def _first_request(pipe: object, request: LlmRequest) -> float:
+    started = time.perf_counter()
+    handle = _add(pipe, 0, request)  # held: GenAI drops a request whose handle is released
+    while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
+        pipe.step()  # type: ignore[attr-defined]
+    del handle
+    return (time.perf_counter() - started) * 1000
+
+
+def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple[_Tally, float]:
+    """The load's arrivals, steps and endings until every counted request has ended; the tally and the highest
+    share of the KV cache in use (percent)."""
+    import openvino_genai
+
+    finished = openvino_genai.GenerationStatus.FINISHED
+    start = time.perf_counter()
+    counted_from, counted_to = start + load.lead_in_s, start + load.lead_in_s + load.seconds
+    arrivals = _Arrivals(load, start)
+    flights: list[_Flight] = []
+    tally, usage, number, pending_counted = _Tally(), 0.0, 1, 0
+    while True:
+        now = time.perf_counter()
+        for user, at in list(arrivals.due(now)):
+            counted = counted_from <= at < counted_to
+            request = next(requests)
+            flights.append(_Flight(_add(pipe, number, request), at, counted, user))
+            number += 1
+            pending_counted += counted
+            if counted:
+                tally.prompt_tokens += request.prompt.size
+                tally.first_arrival = min(tally.first_arrival, at)
+        if not pipe.has_non_finished_requests():  # type: ignore[attr-defined]
+            if now >= counted_to and not pending_counted:
+                break
+            time.sleep(max(min(arrivals.next_at() - now, 0.01), 0.0))
+            continue
+        pipe.step()  # type: ignore[attr-defined]
+        now = time.perf_counter()
+        usage = max(usage, float(pipe.get_metrics().cache_usage))  # type: ignore[attr-defined]
+        for flight in list(flights):
+            if flight.handle.can_read():  # type: ignore[attr-defined]
+                outputs = flight.handle.read()  # type: ignore[attr-defined]
+                flight.tokens += sum(len(output.generated_ids) for output in outputs.values())
+                if math.isnan(flight.first):
+                    flight.first = now
+            if flight.handle.get_status() == finished:  # type: ignore[attr-defined]
+                flights.remove(flight)
+                arrivals.ended(flight.user, now)
+                if flight.counted:
+                    pending_counted -= 1
+                    _count(tally, flight, now)
+        if now >= counted_to and not pending_counted:
+            break
+    _cancel(pipe, flights)
+    return tally, usage
+
+
+def _count(tally: _Tally, flight: _Flight, now: float) -> None:
+    tally.ttft_ms.append((flight.first - flight.arrived) * 1000)
+    if flight.tokens > 1:
+        tally.tpot_ms.append((now - flight.first) * 1000 / (flight.tokens - 1))
+    tally.output_tokens += flight.tokens
+    tally.last_end = max(tally.last_end, now)
+
+
+def _cancel(pipe: object, flights: list[_Flight]) -> None:
+    """End the requests that are not counted, so the pipeline is left with nothing in flight."""
+    for flight in flights:
+        flight.handle.cancel()  # type: ignore[attr-defined]
+    while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
+        pipe.step()  # type: ignore[attr-defined]
+
+
+class _Arrivals:
+    """When requests arrive: users that send again `think_s` after their answer (closed loop), or times drawn at a
+    rate (open loop, Poisson or evenly spaced)."""
+
+    def __init__(self, load: LlmLoad, start: float) -> None:
+        self.think_s = load.think_ms / 1000
+        self.ready = {user: start for user in range(load.users)}  # closed loop: when each idle user sends
+        self.times: list[float] = []
+        if not load.closed:
+            rng = np.random.default_rng(load.seed)
+            span, rate = load.lead_in_s + load.seconds * 4 + 60, load.rate
+            gaps = rng.exponential(1 / rate, int(span * rate) + 16) if load.arrival.value == "poisson" else \
+                np.full(int(span * rate) + 16, 1 / rate)
+            self.times = list(start + np.cumsum(gaps))
+
+    def due(self, now: float) -> Iterator[tuple[int | None, float]]:
+        """The requests that arrive by `now`: the user that sends it (None in an open loop) and when."""
+        for user, at in list(self.ready.items()):
+            if at <= now:
+                del self.ready[user]
+                yield user, now
+        while self.times and self.times[0] <= now:
+            yield None, self.times.pop(0)
+
+    def ended(self, user: int | None, now: float) -> None:
+        if user is not None:
+            self.ready[user] = now + self.think_s
+
+    def next_at(self) -> float:
+        return min([*self.ready.values(), *self.times[:1], math.inf])
+
+
+def _reset_peak_memory() -> None:
+    """Start the process's peak resident memory afresh (Linux: clear_refs 5), so a trial reads its own peak."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _peak_memory() -> int:
+    """The process's peak resident memory since the last reset, in bytes (0 where the system does not say)."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0

@@ -1,0 +1,91 @@
+"""An LLM trial in a process of its own: `python -m ov_tuner.measure.llm_process RESULT.json` reads the trial to run
+(JSON on standard input), runs it (ov_tuner.measure.llm.run_trial) and writes the trial to RESULT.json.
+
+Why a process: a setting can end the process that runs it (with GenAI 2026.4.1 a u4 KV cache died in free() on a
+CPU here), which no exception handler catches; in a child, the run goes on and the setting is a failed trial with the
+reason. Each trial also gets its own peak memory, and nothing of one pipeline outlives it. The child ignores Ctrl-C:
+the first stops the run after the trial under way, the second ends the child with the run.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ov_tuner.schema.llm import LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
+
+_ARRAYS = ("ttft_ms", "tpot_ms")
+TRIAL, OUTPUTS = "trial", "outputs"
+# The most characters of a dead child's last line kept in the failed trial's reason.
+SAID_CHARS = 160
+
+
+def trial_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
+    """Run the trial in a child process; one that ends without its trial is a failed trial saying how it ended."""
+    found, ended = _in_process(TRIAL, model, device, setting, load)
+    return LlmTrial(setting, error=ended) if found is None else trial_of(found)
+
+
+def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmOutputs:
+    """What the model says at `setting` on the held-apart prompts (ov_tuner.measure.llm.greedy_outputs), in a child."""
+    found, ended = _in_process(OUTPUTS, model, device, setting, load)
+    if found is None:
+        return LlmOutputs(setting, error=ended)
+    return LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"])
+
+
+def _in_process(task: str, model: LlmModel, device: str, setting: LlmSetting,
+                load: LlmLoad) -> tuple[dict[str, Any] | None, str]:
+    """The task's result from a child, or None and how the child ended."""
+    asked = {"task": task, "model": asdict(model), "device": device, "setting": asdict(setting), "load": asdict(load)}
+    with tempfile.TemporaryDirectory(prefix="ov-tuner-llm-") as folder:
+        result = Path(folder) / "result.json"
+        done = subprocess.run([sys.executable, "-m", "ov_tuner.measure.llm_process", str(result)],
+                              input=json.dumps(asked), capture_output=True, text=True, check=False)
+        if done.returncode == 0 and result.is_file():
+            return json.loads(result.read_text()), ""
+    return None, _ended(done)
+
+
+def _ended(done: subprocess.CompletedProcess[str]) -> str:
+    """'the trial's process ended (SIGABRT: free(): corrupted unsorted chunks)', its last line cut to SAID_CHARS."""
+    code = done.returncode
+    how = signal.Signals(-code).name if code < 0 else f"exit status {code}"
+    said = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    last = said[-1] if said else ""
+    if len(last) > SAID_CHARS:
+        last = last[:SAID_CHARS - 3] + "..."
+    return f"the trial's process ended ({how}{': ' + last if last else ''})"
+
+
+def trial_json(trial: LlmTrial) -> dict[str, Any]:
+    fields = asdict(trial)
+    return {**fields, **{name: getattr(trial, name).tolist() for name in _ARRAYS}}
+
+
+def trial_of(data: dict[str, Any]) -> LlmTrial:
+    return LlmTrial(**{**data, "setting": LlmSetting(**data["setting"]),
+                       **{name: np.array(data[name], dtype=float) for name in _ARRAYS}})
+
+
+def _child(result: Path) -> None:
+    from ov_tuner.measure.llm import greedy_outputs, run_trial
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asked = json.loads(sys.stdin.read())
+    task = run_trial if asked["task"] == TRIAL else greedy_outputs
+    found = task(LlmModel.from_stored(asked["model"]), asked["device"], LlmSetting(**asked["setting"]),
+                 LlmLoad.from_stored(asked["load"]))
+    result.write_text(json.dumps(trial_json(found) if isinstance(found, LlmTrial) else asdict(found)))
+
+
+if __name__ == "__main__":
+    _child(Path(sys.argv[1]))

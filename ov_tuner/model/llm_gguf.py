@@ -1,0 +1,98 @@
+"""A LLaMA-shaped LLM with random weights, written as a GGUF file that OpenVINO GenAI loads directly (no download):
+the demo's LLM and the tests'. Its tokenizer is a byte-level BPE (GPT-2's byte alphabet and a few merges) stored in
+the file's metadata, as llama.cpp writes one.
+
+Weight matrices are F16 (GenAI's GGUF reader refuses F32 matrices); norm vectors stay F32, as llama.cpp's do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+# GGUF's file type for "mostly F16" (llama.cpp's LLAMA_FTYPE_MOSTLY_F16), which GenAI reads as an FP16 model.
+MOSTLY_F16 = 1
+# Token types: normal, and control (special) tokens.
+NORMAL, CONTROL = 1, 3
+
+
+@dataclass(frozen=True)
+class LlamaShape:
+    """The model's size: layers, width, heads (query and key/value), feed-forward width, BPE merges."""
+
+    layers: int = 2
+    width: int = 256
+    heads: int = 4
+    kv_heads: int = 2
+    feed_forward: int = 512
+    merges: int = 144
+    context: int = 2048
+
+
+def _byte_alphabet() -> list[str]:
+    """GPT-2's printable stand-in for each of the 256 bytes, in byte order of the stand-ins' table."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    stand_ins = list(kept)
+    extra = 0
+    for byte in range(256):
+        if byte not in kept:
+            kept.append(byte)
+            stand_ins.append(256 + extra)
+            extra += 1
+    return [chr(c) for c in stand_ins]
+
+
+def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0,
+                     matrix_type: type = np.float16) -> Path:
+    """Write the model to `path`; `matrix_type` np.float32 writes the F32 matrices GenAI refuses (for its test)."""
+    import gguf
+
+    rng = np.random.default_rng(seed)
+    letters = "etaoinshrdlucmfw"
+    pairs = [(a, b) for a in letters for b in letters][:shape.merges]
+    tokens = [*_byte_alphabet(), *(a + b for a, b in pairs), "<s>", "</s>"]
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_context_length(shape.context)
+    writer.add_embedding_length(shape.width)
+    writer.add_block_count(shape.layers)
+    writer.add_feed_forward_length(shape.feed_forward)
+    writer.add_head_count(shape.heads)
+    writer.add_head_count_kv(shape.kv_heads)
+    writer.add_rope_dimension_count(shape.width // shape.heads)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_rope_freq_base(10000.0)
+    writer.add_file_type(MOSTLY_F16)
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("llama-bpe")
+    writer.add_token_list(tokens)
+    writer.add_token_merges([f"{a} {b}" for a, b in pairs])
+    writer.add_token_types([NORMAL] * (len(tokens) - 2) + [CONTROL, CONTROL])
+    writer.add_bos_token_id(len(tokens) - 2)
+    writer.add_eos_token_id(len(tokens) - 1)
+
+    def tensor(name: str, rows: int, columns: int | None = None) -> None:
+        dims = (rows,) if columns is None else (rows, columns)
+        kind = np.float32 if columns is None else matrix_type
+        writer.add_tensor(name, (rng.standard_normal(dims) * 0.02).astype(kind))
+
+    head = shape.width // shape.heads
+    tensor("token_embd.weight", len(tokens), shape.width)
+    for i in range(shape.layers):
+        tensor(f"blk.{i}.attn_norm.weight", shape.width)
+        tensor(f"blk.{i}.attn_q.weight", shape.width, shape.width)
+        tensor(f"blk.{i}.attn_k.weight", shape.kv_heads * head, shape.width)
+        tensor(f"blk.{i}.attn_v.weight", shape.kv_heads * head, shape.width)
+        tensor(f"blk.{i}.attn_output.weight", shape.width, shape.width)
+        tensor(f"blk.{i}.ffn_norm.weight", shape.width)
+        tensor(f"blk.{i}.ffn_gate.weight", shape.feed_forward, shape.width)
+        tensor(f"blk.{i}.ffn_up.weight", shape.feed_forward, shape.width)
+        tensor(f"blk.{i}.ffn_down.weight", shape.width, shape.feed_forward)
+    tensor("output_norm.weight", shape.width)
+    tensor("output.weight", len(tokens), shape.width)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path

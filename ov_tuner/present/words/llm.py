@@ -1,0 +1,160 @@
+"""An LLM's words: a setting, a trial as it ends, the load, and the answer's lines (what to deploy, what it serves,
+the latency its users see, its gain over GenAI left alone, why it was chosen, what it allocated)."""
+
+from __future__ import annotations
+
+from ov_tuner.analyse.llm import BASELINES, PERCENTILES, LlmAnswer, SettingFigures, UsersServed
+from ov_tuner.present.words.numbers import gain, names
+from ov_tuner.schema.llm import (
+    AGREEMENT_PROMPTS,
+    AGREEMENT_TOKENS,
+    PIPELINE_DEFAULT,
+    SCHEDULER_DEFAULT,
+    LlmBudget,
+    LlmLoad,
+    LlmSetting,
+    LlmTrial,
+)
+
+BASELINE_NAMES = {SCHEDULER_DEFAULT: "GenAI's scheduler default", PIPELINE_DEFAULT: "LLMPipeline's default"}
+
+
+def setting_text(setting: LlmSetting) -> str:
+    """'GenAI's scheduler default', or what differs from it: '4096 batched tokens, KV cache u8'."""
+    if setting in BASELINE_NAMES:
+        return BASELINE_NAMES[setting]
+    base = SCHEDULER_DEFAULT
+    parts = []
+    if setting.max_num_batched_tokens != base.max_num_batched_tokens:
+        parts.append(f"{setting.max_num_batched_tokens or 'unlimited'} batched tokens")
+    if setting.max_num_seqs != base.max_num_seqs:
+        parts.append(f"{setting.max_num_seqs} sequences")
+    if setting.dynamic_split_fuse != base.dynamic_split_fuse:
+        parts.append("split-fuse off")
+    if setting.enable_prefix_caching:
+        parts.append("prefix caching")
+    if setting.kv_cache_precision:
+        parts.append(f"KV cache {setting.kv_cache_precision}")
+    if setting.inference_precision:
+        parts.append(f"inference {setting.inference_precision}")
+    if setting.threads:
+        parts.append(f"{setting.threads} threads")
+    return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
+
+
+def load_text(load: LlmLoad) -> str:
+    """'8 users (think 0 ms), prompts 64-128 tokens, outputs 32-64 tokens'."""
+    who = (f"{load.users} users (think {load.think_ms:g} ms)" if load.closed else
+           f"{load.rate:g} requests/s ({load.arrival.value})")
+    prompts = f"prompts from {load.prompts_file}" if load.prompts_file else \
+        f"prompts {_span(load.prompt_tokens)} tokens, outputs {_span(load.output_tokens)} tokens"
+    shared = f", {load.shared_prefix} tokens shared by every prompt" if load.shared_prefix else ""
+    return f"{who}, {prompts}{shared}"
+
+
+def _span(bounds: tuple[int, int]) -> str:
+    return str(bounds[0]) if bounds[0] == bounds[1] else f"{bounds[0]}-{bounds[1]}"
+
+
+def budget_text(budget: LlmBudget) -> str:
+    """'p90 TTFT 200 ms, TPOT 50 ms', or 'none'."""
+    bounds = [f"{name} {value:g} ms" for name, value in (("TTFT", budget.ttft_ms), ("TPOT", budget.tpot_ms))
+              if value is not None]
+    return f"p{budget.percentile:g} {', '.join(bounds)}" if bounds else "none (the most output tokens a second)"
+
+
+def trial_line(trial: LlmTrial) -> str:
+    """A trial as it is stored: 'search  4096 batched tokens: 4351 tokens/s, 89.2 requests/s, TTFT p90 6.4 ms, ...'."""
+    stage = "search" if trial.searched else "walk" if trial.round is None else f"round {trial.round + 1}"
+    what = setting_text(trial.setting) + ("" if trial.users is None else f" at {trial.users} users")
+    if not trial.ok:
+        return f"{stage:<8}  {what}: failed: {trial.error or 'no request completed'}"
+    return (f"{stage:<8}  {what}: {trial.tokens_per_s:.0f} tokens/s, "
+            f"{trial.requests_per_s:.1f} requests/s, TTFT p90 {trial.ttft_at(90):.1f} ms, "
+            f"TPOT p90 {trial.tpot_at(90):.2f} ms")
+
+
+def _latencies(figures: SettingFigures) -> str:
+    ttft = " / ".join(f"p{p:g} {v:.1f}" for p, v in zip(PERCENTILES, figures.latencies.ttft_ms, strict=True))
+    tpot = " / ".join(f"p{p:g} {v:.2f}" for p, v in zip(PERCENTILES, figures.latencies.tpot_ms, strict=True))
+    return f"TTFT {ttft} ms; TPOT {tpot} ms"
+
+
+def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
+    """The answer as labelled lines, as the sweep's answer reads."""
+    job = answer.job
+    found = answer.answer
+    lines = [("model", f"{job.model.path} ({job.model.architecture}, {job.model.layers} layers, width "
+                       f"{job.model.width}) on {job.device}, OpenVINO GenAI {job.genai_version.split('-')[0]}"),
+             ("load", load_text(job.load)), ("budget", budget_text(job.budget))]
+    if found is None:
+        best = answer.best_seen
+        seen = "" if best is None else f"; the fastest seen, {setting_text(best.setting)}: {_latencies(best)}"
+        return [*lines, ("answer", f"none: no setting met the budget in the rounds{seen}")]
+    lines += [("deploy", f"{job.device}, GenAI continuous batching: {setting_text(found.setting)}"),
+              ("serves", f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s; "
+                         f"over {answer.rounds} rounds side by side" if answer.rounds else
+                         f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s (search)"),
+              ("latency", _latencies(found))]
+    for g in answer.gains:
+        told = "" if g.ratio.clear else ", no different"
+        lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}"))
+    lines.append(("why", _why(answer)))
+    lines.append(("outputs", _outputs(answer, found.setting)))
+    if answer.held_back:
+        lines.append(("held back", _held(answer)))
+    if answer.served:
+        lines.append(("users", _served(answer)))
+    lines.append(("memory", f"KV cache {found.kv_cache_bytes / 2**20:.1f} MiB allocated, peak resident "
+                            f"{found.peak_rss_bytes / 2**20:.0f} MiB; a fresh pipeline's first request "
+                            f"{found.first_request_ms:.0f} ms (not counted)"))
+    failed = f", {len(answer.failed)} failed ({_failures(answer)})" if answer.failed else ""
+    lines.append(("searched", f"{len(answer.searched)} settings{failed}; Pareto front of tokens/s against TTFT p90: "
+                              + names([setting_text(f.setting) for f in answer.pareto])))
+    lines.append(("details", f"ov-tuner recommend {answer.results} --format python (the form that runs it)"))
+    return lines
+
+
+def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
+    """'said as GenAI's default does: 100.0% of greedy tokens alike on 16 held-apart prompts'."""
+    share = answer.agreements.get(setting)
+    if share is None:
+        return "not compared with GenAI's default (its outputs were not read)"
+    return (f"{share:.1%} of greedy tokens said as GenAI's default says them, on {AGREEMENT_PROMPTS} held-apart "
+            f"prompts x {AGREEMENT_TOKENS} tokens (up to the first that differs)")
+
+
+def _held(answer: LlmAnswer) -> str:
+    """What the agreement limit kept out, and how to let it in."""
+    held = [f"{setting_text(f.setting)} ({f.tokens_per_s:.0f} tokens/s, {answer.agreements[f.setting]:.1%} alike)"
+            for f in answer.held_back]
+    lowest = min(answer.agreements[f.setting] for f in answer.held_back)
+    return (f"{names(held)}: under the {answer.min_agreement:.0%} agreement limit; `ov-tuner llm ... --min-agreement "
+            f"{max(lowest - 0.005, 0):.2f}` lets {'it' if len(held) == 1 else 'them'} in")
+
+
+def _served(answer: LlmAnswer) -> str:
+    """'serves 24 users within the budget, GenAI's scheduler default 16 ...; one walk each (16 met, 32 not, ...)'."""
+    def most(walk: UsersServed) -> str:
+        return f"{walk.users}{' or more' if walk.at_ceiling else ''} users"
+
+    first, *others = answer.served
+    rest = "; ".join(f"{setting_text(w.setting)} {most(w)}" for w in others)
+    steps = ", ".join(f"{n} {'met' if ok else 'not'}" for n, ok in first.tried)
+    return (f"{most(first)} within the budget{'; ' + rest if rest else ''} (one walk each, one trial a count: "
+            f"{steps})")
+
+
+def _why(answer: LlmAnswer) -> str:
+    found, fastest = answer.answer, answer.fastest
+    assert found is not None and fastest is not None
+    if found.setting == fastest.setting:
+        return "the fastest within the budget" + (" in the rounds side by side" if answer.rounds else " searched")
+    simpler = "GenAI left alone: nothing to change" if found.setting in BASELINES else "the smallest KV cache"
+    return (f"not told apart from the fastest within the budget, {setting_text(fastest.setting)} "
+            f"({fastest.tokens_per_s:.0f} tokens/s), and {simpler}")
+
+
+def _failures(answer: LlmAnswer) -> str:
+    reasons = dict.fromkeys(f"{setting_text(s)}: {error}" for s, error in answer.failed)
+    return "; ".join(list(reasons)[:2]) + ("; ..." if len(reasons) > 2 else "")

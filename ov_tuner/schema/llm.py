@@ -1,0 +1,222 @@
+"""LLM records: a text-generation model served by OpenVINO GenAI's continuous-batching scheduler, the load its users
+put on it, one setting of the scheduler and the plugin, and a trial of a setting under that load.
+
+Why these knobs: GenAI's speed hangs on the scheduler (how many prompt tokens one step takes, how many sequences run
+at once, whether a step mixes prompts and generation) and on the plugin (the KV cache's precision, the threads, the
+inference precision). Their effects trade time to first token against tokens a second, so the answer is the setting
+that serves the load within the user's latency budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from ov_tuner.schema.box import Box
+from ov_tuner.schema.edge import Arrival
+
+
+class LlmFormat(str, Enum):
+    GGUF = "gguf"  # one llama.cpp file: weights, configuration and tokenizer
+    FOLDER = "folder"  # a GenAI model folder: the model IR with its tokenizer and detokenizer IRs
+
+
+@dataclass(frozen=True)
+class LlmModel:
+    """The model as read: its file or folder, identity and shape (what a user is shown, and what ties trials to it)."""
+
+    path: str
+    format: LlmFormat
+    sha256: str
+    architecture: str
+    layers: int
+    width: int
+    vocab: int
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> LlmModel:
+        return cls(**{**data, "format": LlmFormat(data["format"])})
+
+
+@dataclass(frozen=True)
+class LlmLoad:
+    """What the users ask: concurrent users (closed loop) or a request rate (open loop), each request's prompt and
+    output lengths (inclusive ranges drawn uniformly, or a prompts file's), and the seconds of arrivals a trial
+    counts, after a lead-in of the same load that is not. `shared_prefix` tokens begin every prompt alike: prefix
+    caching is then measured for what it gives; without it no two prompts share a token sequence, so a cache cannot
+    answer from an earlier request."""
+
+    users: int = 8  # closed loop: each user sends its next request `think_ms` after its last answer ended
+    rate: float = 0.0  # open loop (where users is 0): requests a second, arriving as `arrival` says
+    arrival: Arrival = Arrival.POISSON
+    think_ms: float = 0.0
+    prompt_tokens: tuple[int, int] = (64, 128)
+    output_tokens: tuple[int, int] = (32, 64)
+    prompts_file: str | None = None
+    shared_prefix: int = 0
+    seconds: float = 4.0
+    lead_in_s: float = 1.0
+    seed: int = 0
+
+    @property
+    def closed(self) -> bool:
+        return self.users > 0
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> LlmLoad:
+        return cls(**{**data, "arrival": Arrival(data["arrival"]), "prompt_tokens": tuple(data["prompt_tokens"]),
+                      "output_tokens": tuple(data["output_tokens"])})
+
+
+@dataclass(frozen=True)
+class LlmSetting:
+    """One setting of the scheduler (SchedulerConfig's fields) and the plugin (properties). None is the default of
+    whatever reads it; `max_num_batched_tokens` None is unlimited (what LLMPipeline's own scheduler uses)."""
+
+    max_num_batched_tokens: int | None = 256
+    max_num_seqs: int = 256
+    dynamic_split_fuse: bool = True
+    enable_prefix_caching: bool = False
+    kv_cache_precision: str | None = None
+    inference_precision: str | None = None
+    threads: int | None = None
+
+    def properties(self) -> dict[str, str | int]:
+        """The plugin properties this setting gives the pipeline (the unset ones are left to the plugin)."""
+        found: dict[str, str | int] = {}
+        if self.kv_cache_precision is not None:
+            found["KV_CACHE_PRECISION"] = self.kv_cache_precision
+        if self.inference_precision is not None:
+            found["INFERENCE_PRECISION_HINT"] = self.inference_precision
+        if self.threads is not None:
+            found["INFERENCE_NUM_THREADS"] = self.threads
+        return found
+
+
+@dataclass(frozen=True)
+class LlmBudget:
+    """The latency a user accepts at `percentile`: time to first token and time per output token (None: no bound)."""
+
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    percentile: float = 90.0
+
+    @property
+    def bounded(self) -> bool:
+        return self.ttft_ms is not None or self.tpot_ms is not None
+
+
+@dataclass(frozen=True)
+class LlmJob:
+    """What an LLM results file tunes: trials of two jobs would not compare."""
+
+    model: LlmModel
+    device: str
+    load: LlmLoad
+    budget: LlmBudget
+    genai_version: str
+    min_agreement: float = 0.9  # the share of greedy tokens a setting must say as GenAI's default does
+
+
+@dataclass(frozen=True)
+class LlmSpace:
+    """What the search tries: every combination of these values (None: the default of whatever reads it)."""
+
+    batched_tokens: tuple[int | None, ...] = (256, 1024, 4096)
+    kv_cache_precisions: tuple[str | None, ...] = (None, "u8", "u4")
+    threads: tuple[int | None, ...] = (None,)
+    inference_precisions: tuple[str | None, ...] = (None,)
+    max_seqs: tuple[int, ...] = (256,)
+
+    def settings(self) -> list[LlmSetting]:
+        return [LlmSetting(max_num_batched_tokens=tokens, max_num_seqs=seqs, kv_cache_precision=kv,
+                           inference_precision=precision, threads=threads)
+                for tokens, seqs, kv, precision, threads in itertools.product(
+                    self.batched_tokens, self.max_seqs, self.kv_cache_precisions, self.inference_precisions,
+                    self.threads)]
+
+
+# GenAI left alone, two ways a user gets it: a ContinuousBatchingPipeline with SchedulerConfig() as constructed, and
+# LLMPipeline(path, device), which on CPU builds the same engine with its latency-oriented scheduler (no limit on the
+# tokens a step takes, prefix caching on; GenAI's utils::get_latency_oriented_scheduler_config).
+SCHEDULER_DEFAULT = LlmSetting()
+PIPELINE_DEFAULT = LlmSetting(max_num_batched_tokens=None, enable_prefix_caching=True)
+
+
+# What the model is asked to say to tell whether a setting changes it: this many held-apart prompts, this many greedy
+# tokens each.
+AGREEMENT_PROMPTS = 16
+AGREEMENT_TOKENS = 32
+
+
+@dataclass(frozen=True)
+class LlmOutputs:
+    """What the model said at a setting on the held-apart prompts (greedy token ids, one sequence a prompt), or why
+    it could not."""
+
+    setting: LlmSetting
+    tokens: tuple[tuple[int, ...], ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class LlmTrial:
+    """One setting under the load: every request completed before the clock stopped. Per request, its time to first
+    token and time per output token after the first; in all, output tokens and requests a second over the trial's
+    wall time, the KV cache allocated and its highest use, the process's peak resident memory, and the fresh
+    pipeline's first request (compile and cache allocation included), timed apart and counted nowhere else.
+    `round` None is a search trial; a number is a pass of the rounds side by side; `users` a number is a trial of the
+    walk to the most users served, at that many users (None: the job's load). A setting the device refuses is a trial
+    with its `error` and no figures."""
+
+    setting: LlmSetting
+    round: int | None = None
+    users: int | None = None
+    error: str | None = None
+    ttft_ms: np.ndarray = field(default_factory=lambda: np.array([]))
+    tpot_ms: np.ndarray = field(default_factory=lambda: np.array([]))
+    output_tokens: int = 0
+    prompt_tokens: int = 0
+    wall_s: float = 0.0
+    kv_cache_bytes: int = 0
+    max_cache_usage: float = 0.0
+    peak_rss_bytes: int = 0
+    first_request_ms: float = 0.0
+    load_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.ttft_ms.size > 0
+
+    @property
+    def searched(self) -> bool:
+        return self.round is None and self.users is None
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.output_tokens / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def requests_per_s(self) -> float:
+        return self.ttft_ms.size / self.wall_s if self.wall_s > 0 else 0.0
+
+    def ttft_at(self, percentile: float) -> float:
+        return float(np.percentile(self.ttft_ms, percentile)) if self.ttft_ms.size else float("nan")
+
+    def tpot_at(self, percentile: float) -> float:
+        return float(np.percentile(self.tpot_ms, percentile)) if self.tpot_ms.size else float("nan")
+
+
+@dataclass(frozen=True)
+class StoredLlm:
+    """Everything a results file holds of an LLM job, for its answer."""
+
+    results: str
+    box: Box | None
+    job: LlmJob
+    trials: tuple[LlmTrial, ...]
+    outputs: tuple[LlmOutputs, ...]

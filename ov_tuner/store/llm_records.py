@@ -1,0 +1,65 @@
+"""The results file's LLM records: what was tuned (the model, device, load and budget; one per file) and every trial,
+of the search and of the rounds side by side, stored as soon as it ends."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from ov_tuner.errors import IncompatibleResultsError, Input
+from ov_tuner.schema.llm import LlmBudget, LlmJob, LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
+from ov_tuner.store.connection import Connection
+from ov_tuner.store.rows import array, blob, now
+
+
+class LlmRecords(Connection):
+    """Writes and reads of an LLM's records."""
+
+    def claim_llm(self, job: LlmJob) -> None:
+        """Record `job`, or refuse when the file holds another (another model, device, load or budget)."""
+        stored = self.llm_job()
+        if stored is None:
+            with self._writing():
+                self._db.execute("INSERT INTO llm (spec, created_at) VALUES (?, ?)", (json.dumps(asdict(job)), now()))
+        elif stored != job:
+            raise IncompatibleResultsError(
+                f"{self.path} holds the trials of another LLM job (its model, device, load, budget or GenAI version "
+                f"differ); tune into a new {Input.RESULTS} file")
+
+    def llm_job(self) -> LlmJob | None:
+        row = self._db.execute("SELECT spec FROM llm ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else _job(json.loads(row[0]))
+
+    def add_llm_trial(self, trial: LlmTrial) -> None:
+        with self._writing():
+            self._db.execute(
+                "INSERT INTO llm_trials (round, users, setting, error, ttft_ms, tpot_ms, output_tokens, prompt_tokens, "
+                "wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (trial.round, trial.users, json.dumps(asdict(trial.setting)), trial.error, blob(trial.ttft_ms),
+                 blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s, trial.kv_cache_bytes,
+                 trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms, trial.load_s, now()))
+
+    def llm_trials(self) -> list[LlmTrial]:
+        return [LlmTrial(LlmSetting(**json.loads(r["setting"])), round=r["round"], users=r["users"], error=r["error"],
+                         ttft_ms=array(r["ttft_ms"]), tpot_ms=array(r["tpot_ms"]), output_tokens=r["output_tokens"],
+                         prompt_tokens=r["prompt_tokens"], wall_s=r["wall_s"], kv_cache_bytes=r["kv_cache_bytes"],
+                         max_cache_usage=r["max_cache_usage"], peak_rss_bytes=r["peak_rss_bytes"],
+                         first_request_ms=r["first_request_ms"], load_s=r["load_s"])
+                for r in self._db.execute("SELECT * FROM llm_trials ORDER BY id")]
+
+
+    def add_llm_outputs(self, outputs: LlmOutputs) -> None:
+        with self._writing():
+            self._db.execute("INSERT OR REPLACE INTO llm_outputs (setting, tokens, error, created_at) VALUES (?,?,?,?)",
+                             (json.dumps(asdict(outputs.setting)), json.dumps(outputs.tokens), outputs.error, now()))
+
+    def llm_outputs(self) -> list[LlmOutputs]:
+        return [LlmOutputs(LlmSetting(**json.loads(r["setting"])), tuple(tuple(s) for s in json.loads(r["tokens"])),
+                           r["error"]) for r in self._db.execute("SELECT * FROM llm_outputs ORDER BY id")]
+
+
+def _job(data: dict[str, Any]) -> LlmJob:
+    return LlmJob(LlmModel.from_stored(data["model"]), data["device"], LlmLoad.from_stored(data["load"]),
+                  LlmBudget(**data["budget"]), data["genai_version"], data["min_agreement"])

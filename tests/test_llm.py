@@ -1,0 +1,271 @@
+"""The LLM workload on a tiny random-weight LLaMA written as a GGUF (2 layers, width 256, F16 matrices): real GenAI,
+real trials. What is asserted holds on any host: counts, what is stored, what each form runs and reads back, the
+one-line refusals; never that one setting outruns another."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from ov_tuner.analyse.llm import llm_answer
+from ov_tuner.analyse.llm_agreement import agreement
+from ov_tuner.cli import app
+from ov_tuner.devices.llm_model import read_llm
+from ov_tuner.measure.llm import open_pipeline, run_trial
+from ov_tuner.measure.llm_process import _ended as ended
+from ov_tuner.measure.llm_process import trial_in_process
+from ov_tuner.model.llm_gguf import write_llama_gguf
+from ov_tuner.model.llm_prompts import file_requests, generated_requests, read_prompts
+from ov_tuner.present.words.llm import answer_lines
+from ov_tuner.schema.llm import (
+    PIPELINE_DEFAULT,
+    SCHEDULER_DEFAULT,
+    LlmBudget,
+    LlmFormat,
+    LlmJob,
+    LlmLoad,
+    LlmModel,
+    LlmOutputs,
+    LlmSetting,
+    LlmTrial,
+    StoredLlm,
+)
+from ov_tuner.store.results import ResultStore
+
+QUICK = ["--seconds", "0.4", "--lead-in", "0.1", "--users", "4", "--prompt-tokens", "16-32", "--output-tokens", "8"]
+
+
+@pytest.fixture(scope="module")
+def gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_llama_gguf(tmp_path_factory.mktemp("llm") / "tiny.gguf")
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_gguf_is_read_for_what_it_is(gguf: Path) -> None:
+    model = read_llm(gguf)
+    assert (model.format, model.architecture, model.layers, model.width) == (LlmFormat.GGUF, "llama", 2, 256)
+    assert model.vocab == 256 + 144 + 2 and len(model.sha256) == 64
+
+
+def test_a_gguf_of_f32_matrices_is_refused_in_one_line_naming_what_genai_reads(tmp_path: Path) -> None:
+    f32 = write_llama_gguf(tmp_path / "f32.gguf", matrix_type=np.float32)
+    code, _, err = _cli("llm", str(f32), "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "F32 weight matrices" in err and "F16, Q8_0" in err
+    assert not (tmp_path / "r.db").exists()
+
+
+def test_an_image_model_or_a_folder_without_its_tokenizer_is_refused_in_one_line(tiny_model: Path,
+                                                                               tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(tiny_model), "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "is not an LLM" in err and "its inputs:" in err
+    assert "ov-tuner sweep" in err
+    folder = tmp_path / "exported"
+    folder.mkdir()
+    for part in (tiny_model, tiny_model.with_suffix(".bin")):
+        (folder / f"openvino_model{part.suffix}").write_bytes(part.read_bytes())
+    code, _, err = _cli("llm", str(folder), "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1
+    assert "openvino_tokenizer.xml or openvino_detokenizer.xml" in err and "optimum-cli" in err
+
+
+def test_a_prompts_file_with_a_bad_line_names_the_line(gguf: Path, tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('{"prompt": "hello", "output_tokens": 8}\n{"prompt": "there", "output_tokens": 0}\n')
+    code, _, err = _cli("llm", str(gguf), "--prompts", str(prompts), "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "line 2" in err and "output_tokens" in err
+    assert not (tmp_path / "r.db").exists()
+
+
+def test_an_absent_device_is_one_line(gguf: Path, tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(gguf), "--device", "NPU", "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "NPU is not present" in err
+
+
+def test_without_genai_the_command_says_how_to_add_it(gguf: Path, tmp_path: Path) -> None:
+    script = ("import sys; sys.modules['openvino_genai'] = None\n"
+              "from ov_tuner.cli import app; app()")
+    done = subprocess.run([sys.executable, "-c", script, "llm", str(gguf), "--out", str(tmp_path / "r.db")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "pip install 'ov-tuner[llm]'" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_no_two_requests_of_a_trial_share_a_prompt_unless_asked() -> None:
+    vocabulary = np.arange(400)
+    drawn = [r.prompt.tobytes() for _, r in zip(range(200), generated_requests(vocabulary, (8, 8), (4, 4), 0, 1),
+                                                strict=False)]
+    assert len(set(drawn)) == 200
+    shared = [r.prompt for _, r in zip(range(5), generated_requests(vocabulary, (12, 12), (4, 4), 8, 1),
+                                       strict=False)]
+    assert all(np.array_equal(p[:8], shared[0][:8]) for p in shared)
+
+    lines = [p for p in read_prompts_text("a", "b")]
+    again = [r.prompt for _, r in zip(range(6), file_requests(lines, lambda t: np.array([ord(t)]), vocabulary, 0),
+                                      strict=False)]
+    assert len({p.tobytes() for p in again}) == 6  # the second time through, each starts with a token of its own
+    assert np.array_equal(again[2][1:], again[0]) and np.array_equal(again[4][1:], again[0])
+
+
+def read_prompts_text(*prompts: str) -> list:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "p.jsonl"
+        path.write_text("".join(json.dumps({"prompt": p, "output_tokens": 4}) + "\n" for p in prompts))
+        return read_prompts(path)
+
+
+def test_a_trial_times_every_request_and_holds_the_output_length(gguf: Path) -> None:
+    model = read_llm(gguf)
+    load = LlmLoad(users=3, seconds=0.4, lead_in_s=0.1, prompt_tokens=(16, 24), output_tokens=(8, 8))
+    trial = trial_in_process(model, "CPU", SCHEDULER_DEFAULT, load)
+    assert trial.ok and trial.ttft_ms.size >= 3
+    assert trial.output_tokens == 8 * trial.ttft_ms.size  # every counted request ended with the 8 tokens asked
+    assert trial.tpot_ms.size == trial.ttft_ms.size and (trial.tpot_ms > 0).all() and (trial.ttft_ms > 0).all()
+    assert trial.first_request_ms > 0 and trial.kv_cache_bytes > 0 and trial.wall_s > 0
+    assert 16 * trial.ttft_ms.size <= trial.prompt_tokens <= 24 * trial.ttft_ms.size
+
+
+def test_a_setting_the_device_refuses_is_a_failed_trial_with_its_reason(gguf: Path) -> None:
+    model = read_llm(gguf)
+    load = LlmLoad(users=2, seconds=0.2, lead_in_s=0.0, prompt_tokens=(8, 8), output_tokens=(4, 4))
+    for refused, named in ((LlmSetting(threads=-1), "INFERENCE_NUM_THREADS"),
+                           (LlmSetting(kv_cache_precision="q9"), "KV_CACHE_PRECISION")):
+        trial = run_trial(model, "CPU", refused, load)
+        assert not trial.ok and trial.error is not None and named in trial.error and "\n" not in trial.error
+
+
+def test_a_trial_whose_process_dies_is_a_failed_trial_saying_how() -> None:
+    died = subprocess.run([sys.executable, "-c", "import os, sys; print('free(): corrupted', file=sys.stderr); "
+                           "os.abort()"], capture_output=True, text=True, check=False)
+    assert ended(died) == "the trial's process ended (SIGABRT: free(): corrupted)"
+
+
+def test_the_job_stores_every_trial_resumes_and_its_forms_run(gguf: Path, tmp_path: Path) -> None:
+    db = tmp_path / "llm.db"
+    args = ["llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
+            "default,u8", "--rounds", "2", "--ttft-ms", "60000", "--most-users", "8"]
+    code, out, err = _cli(*args)
+    assert code == 0, err
+    with ResultStore(db, create=False) as store:
+        trials = store.llm_trials()
+    searched = [t for t in trials if t.searched]
+    # the two baselines, then every setting of the grid, each once (256 tokens with the default KV cache is GenAI's
+    # scheduler default, measured already)
+    assert len(searched) == 2 + 2 * 2 - 1 and len(set(t.setting for t in searched)) == len(searched)
+    assert all(t.ok for t in searched)
+    rounds = [t for t in trials if t.round is not None]
+    assert {t.round for t in rounds} == {0, 1} and {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= {t.setting for t in rounds}
+    assert "deploy " in out and "vs default " in out and "1024 batched tokens, KV cache u8: " in out
+    walks = [t for t in trials if t.users is not None]  # the answer's and each baseline's: 4 users met the budget,
+    walked = {t.setting for t in walks}  # then 8, the most asked
+    assert {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= walked and len(walked) <= 3
+    assert all(sorted(t.users or 0 for t in walks if t.setting == s) == [4, 8] for s in walked)
+    assert "8 or more users within the budget" in out
+
+    code, again, _ = _cli(*args)  # the same command again: nothing of the search is measured twice
+    with ResultStore(db, create=False) as store:
+        assert len([t for t in store.llm_trials() if t.searched]) == len(searched)
+        assert len([t for t in store.llm_trials() if t.users is not None]) == len(walks)
+    assert code == 0 and not [line for line in again.splitlines() if line.startswith(("search ", "round ", "walk "))]
+
+    code, text, _ = _cli("recommend", str(db), "--format", "json")
+    payload = json.loads(text)
+    assert code == 0 and payload["kind"] == "llm" and payload["schema_version"] >= 1 and payload["box"] is not None
+    assert payload["answer"]["meets_budget"] and payload["says"]["deploy"].startswith("CPU")
+    assert set(payload["answer"]["ttft_ms"]) == {"p50", "p90", "p99"}
+
+    form = tmp_path / "serve.py"
+    code, _, _ = _cli("recommend", str(db), "--format", "python", "-o", str(form))
+    assert code == 0
+    ran = subprocess.run([sys.executable, str(form), "hello"], capture_output=True, text=True, check=True)
+    served = json.loads(ran.stdout.strip().splitlines()[-1])
+    answer = payload["answer"]["setting"]
+    setting = LlmSetting(max_num_batched_tokens=answer["max_num_batched_tokens"], max_num_seqs=answer["max_num_seqs"],
+                         dynamic_split_fuse=answer["dynamic_split_fuse"],
+                         enable_prefix_caching=answer["enable_prefix_caching"],
+                         kv_cache_precision=answer["properties"].get("KV_CACHE_PRECISION"),
+                         inference_precision=answer["properties"].get("INFERENCE_PRECISION_HINT"))
+    assert served["kv_cache_bytes"] == _kv_bytes_for_one_request(gguf, setting, "hello")
+
+    code, _, err = _cli("recommend", str(db), "--format", "ovms")
+    assert code == 2 and "an LLM's answer comes as --format python or json" in err
+
+
+def _kv_bytes_for_one_request(gguf: Path, setting: LlmSetting, prompt: str) -> int:
+    """What ov-tuner's own pipeline at `setting` allocates for the form's one request: the form ran that setting
+    where the two agree (the KV cache's size changes with its precision)."""
+    import openvino_genai
+
+    pipe, _ = open_pipeline(str(gguf), setting, "CPU")
+    config = openvino_genai.GenerationConfig(max_new_tokens=16, min_new_tokens=16, ignore_eos=True)
+    pipe.generate([prompt], [config])  # type: ignore[attr-defined]
+    return int(pipe.get_metrics().kv_cache_size_in_bytes)  # type: ignore[attr-defined]
+
+
+def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials_kept(gguf: Path,
+                                                                                       tmp_path: Path) -> None:
+    db = tmp_path / "llm.db"
+    code, _, err = _cli("llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
+                        "default", "--ttft-ms", "0.001")
+    assert code == 2 and err.count("\n") == 1 and "no setting met the budget" in err and "the closest gave" in err
+    with ResultStore(db, create=False) as store:
+        assert len(store.llm_trials()) == 2
+
+
+def _trial(setting: LlmSetting, number: int | None, tokens_per_s: float, kv: int = 1000) -> LlmTrial:
+    requests = np.full(10, 5.0)
+    return LlmTrial(setting, round=number, ttft_ms=requests, tpot_ms=requests / 5, output_tokens=int(tokens_per_s),
+                    wall_s=1.0, kv_cache_bytes=kv)
+
+
+JOB = LlmJob(LlmModel("m.gguf", LlmFormat.GGUF, "0" * 64, "llama", 2, 8, 10), "CPU", LlmLoad(), LlmBudget(), "x")
+
+
+def _stored(trials: list[LlmTrial], outputs: tuple[LlmOutputs, ...] = ()) -> StoredLlm:
+    return StoredLlm("r.db", None, JOB, tuple(trials), outputs)
+
+
+def test_a_setting_not_told_apart_from_genai_left_alone_leaves_it_alone() -> None:
+    fast = LlmSetting(max_num_batched_tokens=4096)
+    tied = [_trial(s, r, f) for r in range(4) for s, f in ((fast, 1000 + 60 * (r % 2)), (SCHEDULER_DEFAULT, 1030),
+                                                           (PIPELINE_DEFAULT, 500))]
+    answer = llm_answer(_stored(tied))
+    assert answer.answer is not None and answer.fastest is not None
+    assert answer.fastest.setting == fast and answer.answer.setting == SCHEDULER_DEFAULT
+    apart = [_trial(s, r, f) for r in range(4) for s, f in ((fast, 2000 + r), (SCHEDULER_DEFAULT, 1000 + r),
+                                                            (PIPELINE_DEFAULT, 500 + r))]
+    answer = llm_answer(_stored(apart))
+    assert answer.answer is not None and answer.answer.setting == fast
+    gains = {g.baseline: g.ratio for g in answer.gains}
+    assert gains[SCHEDULER_DEFAULT].clear and gains[SCHEDULER_DEFAULT].value == pytest.approx(2.0, rel=0.01)
+    assert gains[PIPELINE_DEFAULT].clear and gains[PIPELINE_DEFAULT].value == pytest.approx(4.0, rel=0.01)
+
+
+
+def test_agreement_counts_tokens_said_alike_up_to_the_first_that_differs() -> None:
+    reference = [(1, 2, 3, 4), (5, 6, 7, 8)]
+    assert agreement(reference, reference) == 1.0
+    assert agreement([(1, 2, 9, 4), (0, 6, 7, 8)], reference) == pytest.approx((2 / 4 + 0 / 4) / 2)
+
+
+def test_a_setting_that_says_too_little_alike_is_held_back_with_the_way_to_let_it_in() -> None:
+    fast = LlmSetting(kv_cache_precision="u8")
+    trials = [_trial(s, r, f) for r in (None, 0, 1, 2) for s, f in ((fast, 2000), (SCHEDULER_DEFAULT, 1000),
+                                                                     (PIPELINE_DEFAULT, 990))]
+    said = ((1, 2, 3, 4),) * 4
+    outputs = (LlmOutputs(SCHEDULER_DEFAULT, said), LlmOutputs(fast, ((1, 2, 0, 0),) * 4))
+    answer = llm_answer(_stored(trials, outputs))
+    assert answer.answer is not None and answer.answer.setting == SCHEDULER_DEFAULT
+    assert [f.setting for f in answer.held_back] == [fast] and answer.agreements[fast] == 0.5
+    assert "--min-agreement 0.49" in dict(answer_lines(answer))["held back"]
+    assert llm_answer(_stored(trials, outputs), min_agreement=0.5).answer.setting == fast  # type: ignore[union-attr]
