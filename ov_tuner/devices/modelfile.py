@@ -4,7 +4,6 @@ shapes and layouts a sweep sets."""
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,11 +67,6 @@ def convert(source: ModelSource) -> ov.Model:
                 f"{source.path} is not a model OpenVINO can read or convert ({ov_error_text(e)}); "
                 "give an OpenVINO IR, ONNX, TensorFlow, TFLite or PaddlePaddle model"
             ) from with_log(e, logged())
-
-
-def cache_dir() -> Path:
-    """Where converted IRs are kept: $OV_TUNER_CACHE, else ~/.cache/ov-tuner."""
-    return Path(os.environ.get("OV_TUNER_CACHE", Path.home() / ".cache" / "ov-tuner"))
 
 
 def shape_text(shape: ov.PartialShape) -> str:

@@ -22,7 +22,6 @@ from ov_tuner.devices import decisions
 from ov_tuner.devices.modelfile import (
     ModelSource,
     batch_index,
-    cache_dir,
     check_shapes,
     convert,
     example_dims,
@@ -32,6 +31,7 @@ from ov_tuner.devices.native import PointFailure, native_output_kept, ov_error_t
 from ov_tuner.devices.readback import compile_info
 from ov_tuner.devices.strings import is_virtual, virtual_members
 from ov_tuner.errors import BadInputError, DeviceError, Input, ModelError, OutputError
+from ov_tuner.model.cache import cache_dir
 from ov_tuner.model.generated import fill_inputs
 from ov_tuner.schema import CompileInfo, CompileKey, DeviceInfo, Precision
 
