@@ -38,6 +38,9 @@ class Input(Enum):
     MODELS_DIFFER = "models_differ=True"  # compare's consent to files of different models
     ADDRESS = "address"  # the Ray cluster's
     HOSTS_FOLDER = "output folder"  # the folder of a fleet's results files, one a host
+    KV_PRECISION = "KV cache precisions"  # an LLM's KV_CACHE_PRECISION values searched
+    PRECISION_HINT = "inference precision hints"  # an LLM's INFERENCE_PRECISION_HINT values searched
+    WEIGHTS = "weights"  # an LLM folder's weight compressions searched
 
     def __str__(self) -> str:
         return f"\ue000{self.name}\ue001"

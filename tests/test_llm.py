@@ -46,6 +46,19 @@ def gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_llama_gguf(tmp_path_factory.mktemp("llm") / "tiny.gguf")
 
 
+@pytest.fixture(scope="module")
+def genai_folder(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A GenAI model folder (the model IR, tokenizer and detokenizer IRs) as GenAI itself writes one from the GGUF."""
+    import openvino_genai
+
+    made = tmp_path_factory.mktemp("folder")
+    gguf_copy = made / "tiny.gguf"
+    gguf_copy.write_bytes(gguf.read_bytes())
+    openvino_genai.LLMPipeline(str(gguf_copy), "CPU", enable_save_ov_model=True)
+    gguf_copy.unlink()
+    return made
+
+
 def _cli(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, list(args))
     return result.exit_code, result.stdout, result.stderr
@@ -197,8 +210,10 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(gguf: Path, tmp_pa
                          inference_precision=answer["properties"].get("INFERENCE_PRECISION_HINT"))
     assert served["kv_cache_bytes"] == _kv_bytes_for_one_request(gguf, setting, "hello")
 
-    code, _, err = _cli("recommend", str(db), "--format", "ovms")
-    assert code == 2 and "an LLM's answer comes as --format python or json" in err
+    code, _, err = _cli("recommend", str(db), "--format", "benchmark_app")
+    assert code == 2 and "an LLM's answer comes as --format python, ovms, kubernetes or json" in err
+    code, resources, _ = _cli("recommend", str(db), "--format", "kubernetes")
+    assert code == 0 and "limits:" in resources and "cpu:" in resources
 
 
 def _kv_bytes_for_one_request(gguf: Path, setting: LlmSetting, prompt: str) -> int:
@@ -269,3 +284,36 @@ def test_a_setting_that_says_too_little_alike_is_held_back_with_the_way_to_let_i
     assert [f.setting for f in answer.held_back] == [fast] and answer.agreements[fast] == 0.5
     assert "--min-agreement 0.49" in dict(answer_lines(answer))["held back"]
     assert llm_answer(_stored(trials, outputs), min_agreement=0.5).answer.setting == fast  # type: ignore[union-attr]
+
+
+def test_a_kv_precision_the_device_refuses_is_one_line_before_anything_runs(gguf: Path, tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(gguf), "--kv-precision", "u8,q9", "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "--kv-precision q9: CPU refuses KV_CACHE_PRECISION=q9" in err
+    assert not (tmp_path / "r.db").exists()
+
+
+def test_weights_are_compressed_for_a_folder_only(gguf: Path, tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(gguf), "--weights", "int4", "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "a GGUF's weights are its own" in err
+
+
+def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OV_TUNER_CACHE", str(tmp_path / "cache"))
+    model = read_llm(genai_folder)
+    assert model.format is LlmFormat.FOLDER and len(model.sha256) == 64
+    db = tmp_path / "llm.db"
+    args = ["llm", str(genai_folder), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
+            "default", "--weights", "default,int4", "--rounds", "0"]
+    code, out, err = _cli(*args)
+    assert code == 0, err
+    assert out.count("compressing the weights to int4") == 1 and "weights int4: " in out
+    made = list((tmp_path / "cache" / "llm").iterdir())
+    assert [m.name.endswith("-int4") for m in made] == [True]
+    assert (made[0] / "openvino_tokenizer.xml").is_file()
+    assert (made[0] / "openvino_model.bin").stat().st_size < (genai_folder / "openvino_model.bin").stat().st_size / 2
+    with ResultStore(db, create=False) as store:
+        outputs = {o.setting.weights: o for o in store.llm_outputs()}
+    assert outputs[None].error is None and len(outputs[None].tokens) == 16
+    code, again, _ = _cli(*args)  # made once: the rerun finds the folder in the cache
+    assert code == 0 and "compressing" not in again

@@ -22,6 +22,9 @@ FLAGS: dict[Input, str] = {
     Input.MODELS_DIFFER: "--models-differ",
     Input.ADDRESS: "--address",
     Input.HOSTS_FOLDER: "--out-dir",
+    Input.KV_PRECISION: "--kv-precision",
+    Input.PRECISION_HINT: "--precision-hint",
+    Input.WEIGHTS: "--weights",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,7 +12,10 @@ from ov_tuner.cli.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_o
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Arrival
 
-# The KV cache precisions the CPU and GPU plugins name (KV_CACHE_PRECISION).
+if TYPE_CHECKING:
+    from ov_tuner.analyse.llm import LlmAnswer
+
+# The values the CPU plugin names (the device judges each before anything runs).
 KV_PRECISIONS = ("u8", "u4", "u3", "f16", "bf16", "f32")
 INFERENCE_PRECISIONS = ("f32", "f16", "bf16")
 
@@ -56,6 +59,8 @@ def llm(
     precision_hint: Annotated[str, typer.Option(help="INFERENCE_PRECISION_HINT values searched: default, "
                                                 f"{', '.join(INFERENCE_PRECISIONS)}.")] = "default",
     max_seqs: Annotated[str, typer.Option(help="max_num_seqs values searched.")] = "256",
+    weights: Annotated[str, typer.Option(help="A GenAI folder's weights searched: default (as given), int8, int4 "
+                                         "(compressed with NNCF once, kept in ov-tuner's cache).")] = "default",
     rounds: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
                                         "at most (0: none; an interval needs 2 or more).")] = 4,
     most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
@@ -63,13 +68,12 @@ def llm(
     walk: Annotated[bool, typer.Option(help="With --users and a budget: walk to the most users the answer and the "
                                        "baselines serve within it.")] = True,
     min_agreement: Annotated[float, typer.Option(min=0.0, max=1.0, help="Hold back a setting whose greedy tokens on "
-                                                 "16 held-apart prompts agree with GenAI's default's less than this "
+                                                 "16 prompts agree with GenAI's default's less than this "
                                                  "(the mean share said alike up to the first difference; 0 keeps "
                                                  "all).")] = 0.9,
 ) -> None:
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
     the TTFT and TPOT budget, against GenAI left alone (its scheduler default and LLMPipeline's), side by side."""
-    from ov_tuner.cli.results import print_llm
     from ov_tuner.jobs.llm import LlmSpec, run_llm
     from ov_tuner.present.words.llm import trial_line
     from ov_tuner.schema.llm import LlmBudget, LlmLoad, LlmSpace, LlmTrial
@@ -84,10 +88,11 @@ def llm(
                    prompts_file=str(prompts) if prompts else None, shared_prefix=shared_prefix, seconds=seconds,
                    lead_in_s=lead_in)
     space = LlmSpace(batched_tokens=_values(batched_tokens, "--batched-tokens", _count, "unlimited"),
-                     kv_cache_precisions=_values(kv_precision, "--kv-precision", _named(KV_PRECISIONS)),
+                     kv_cache_precisions=_values(kv_precision, "--kv-precision", str.lower),
                      threads=_values(threads, "--threads", _count),
-                     inference_precisions=_values(precision_hint, "--precision-hint", _named(INFERENCE_PRECISIONS)),
-                     max_seqs=tuple(v for v in _values(max_seqs, "--max-seqs", _count) if v is not None) or (256,))
+                     inference_precisions=_values(precision_hint, "--precision-hint", str.lower),
+                     max_seqs=tuple(v for v in _values(max_seqs, "--max-seqs", _count) if v is not None) or (256,),
+                     weights=_values(weights, "--weights", str.lower))
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
                    most_users=max(most_users, users), min_agreement=min_agreement)
@@ -95,8 +100,12 @@ def llm(
     def seen(trial: LlmTrial) -> None:
         out.print(trial_line(trial), highlight=False, soft_wrap=True)
 
+    def making(weights: str) -> None:
+        out.print(f"compressing the weights to {weights} with NNCF (once: kept in ov-tuner's cache)",
+                  highlight=False)
+
     with stop_on_ctrl_c("trial") as stop:
-        answer = run_llm(spec, seen, stop)
+        answer = run_llm(spec, seen, stop, making)
     print_llm(answer, every_trial=False)
     if stop.is_set():
         out.print(f"stopped: every trial so far is in {out_path}; run the same command to go on")
@@ -113,14 +122,6 @@ def _span(text: str, flag: str) -> tuple[int, int]:
     if not 1 <= bounds[0] <= bounds[1]:
         raise BadInputError(f"{flag} {text}: give a number of tokens above 0, or a range low-high such as 64-128")
     return bounds
-
-
-def _named(allowed: tuple[str, ...]) -> Callable[[str], str]:
-    def parse(value: str) -> str:
-        if value.lower() not in allowed:
-            raise ValueError(value)
-        return value.lower()
-    return parse
 
 
 def _count(value: str) -> int:
@@ -141,3 +142,21 @@ def _values(text: str, flag: str, parse: Callable[[str], Any], none_word: str = 
     if not found:
         raise BadInputError(f"{flag} is empty: give at least one value, or {none_word}")
     return tuple(dict.fromkeys(found))
+
+
+def llm_answer_of(results: Path) -> LlmAnswer | None:
+    """The answer of an LLM's results file (`ov-tuner llm`), or None for another's."""
+    from ov_tuner.analyse.llm import llm_answer
+    from ov_tuner.store.llm_file import load_llm
+
+    stored = load_llm(results)
+    return None if stored is None else llm_answer(stored)
+
+
+def print_llm(answer: LlmAnswer, every_trial: bool) -> None:
+    """An LLM's answer as the terminal shows it; with `every_trial`, each stored trial first (show)."""
+    from ov_tuner.present.words.llm import answer_lines, trial_line
+
+    lines = [trial_line(t) for t in answer.trials] if every_trial else []
+    lines += [f"{label:<11} {text}" for label, text in answer_lines(answer)]
+    out.print("\n".join(lines), highlight=False, soft_wrap=True, markup=False)

@@ -11,6 +11,7 @@ import typer
 
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
+from ov_tuner.cli.llm import llm_answer_of, print_llm
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.terminal import print_sections
@@ -48,7 +49,7 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
     if answer is not None:
         print_pipeline(out, answer, full=True)
         return
-    llm = _llm_answer(results)
+    llm = llm_answer_of(results)
     if llm is not None:
         print_llm(llm, every_trial=True)
         return
@@ -60,23 +61,28 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
 @app.command()
 @one_line_errors
 def plot(
-    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep` or `ov-tuner llm`.")],
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
     paired_only: Annotated[bool, typer.Option(help="Precision figures: leave out the cells measured apart, in the "
                                               "search; keep those measured head to head.")] = False,
     fmt: Annotated[FigureFormat, typer.Option("--format", help="png, svg (for reports) or pdf.")] = FigureFormat.PNG,
 ) -> None:
     """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures, each marking the
-    configuration to deploy and OpenVINO default."""
+    configuration to deploy and OpenVINO default (an LLM's: its Pareto front, rounds and walk to the most users)."""
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.analyse.figures import plot_data
+    from ov_tuner.present.llm_figures import write_llm_figures
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
     from ov_tuner.store.results import load_results
 
     output_folder(out_dir, Given("-o"))
-    stored = load_results(results)
-    figures = write_figures(plot_data(stored, answer_if_any(stored)), out_dir, paired_only, fmt.value)
-    for path in figures.all():
+    llm = llm_answer_of(results)
+    if llm is not None:
+        written = write_llm_figures(llm, out_dir, fmt.value).all()
+    else:
+        stored = load_results(results)
+        written = write_figures(plot_data(stored, answer_if_any(stored)), out_dir, paired_only, fmt.value).all()
+    for path in written:
         out.print(f"wrote {path}")
 
 
@@ -130,7 +136,7 @@ def recommend(
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
             output_file(path, Given(flag), (results,))  # never over the results file read
-    answer: Answer | PipelineAnswer | LlmAnswer | None = _pipeline_answer(results) or _llm_answer(results)
+    answer: Answer | PipelineAnswer | LlmAnswer | None = _pipeline_answer(results) or llm_answer_of(results)
     if answer is None:
         chosen = parse_precision(precision) if precision else None
         limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
@@ -183,8 +189,8 @@ def _print_form(form: Form, wrote: tuple[str, ...], out_file: Path | None) -> No
 @app.command()
 @one_line_errors
 def report(
-    results: Annotated[list[Path], typer.Argument(help="Results files written by `ov-tuner sweep`; several give one "
-                                                  "page that compares them (hosts, a fleet).")],
+    results: Annotated[list[Path], typer.Argument(help="Results files of `ov-tuner sweep`, `pipeline` or `llm`; "
+                                                  "several sweeps give one page that compares them (hosts, a fleet).")],
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for report.html, report.md and figures.")]
     = Path("report"),
     models_differ: Annotated[bool, typer.Option(help="With several files: allow files of different models.")] = False,
@@ -194,6 +200,7 @@ def report(
     from ov_tuner.analyse.compare import compare as compare_files
     from ov_tuner.analyse.figures import plot_data
     from ov_tuner.analyse.findings import findings_of
+    from ov_tuner.present.llm_report import build_llm_report  # imports matplotlib, as the reports below do
     from ov_tuner.present.report import (  # imports matplotlib
         build_comparison_report,
         build_pipeline_report,
@@ -206,6 +213,11 @@ def report(
     if pipeline is not None:
         written = build_pipeline_report(pipeline, out_dir)
         out.print(f"wrote {written[0]} and {written[1]} ({len(written) - 2} figures)")
+        return
+    llm = llm_answer_of(results[0]) if len(results) == 1 else None
+    if llm is not None:
+        files = build_llm_report(llm, out_dir)
+        out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
         return
     loaded = [load_results(r) for r in results]
     answers = [answer_if_any(r) for r in loaded]
@@ -266,24 +278,6 @@ def compare_command(
 
         figure = save_figure(comparison_figure(comparison), out_dir, "compare", fmt.value)
     print_sections(out, comparison_document(comparison, [answer_if_any(r) for r in loaded], figure))
-
-
-def _llm_answer(results: Path) -> LlmAnswer | None:
-    """The answer of an LLM's results file (`ov-tuner llm`), or None for another's."""
-    from ov_tuner.analyse.llm import llm_answer
-    from ov_tuner.store.llm_file import load_llm
-
-    stored = load_llm(results)
-    return None if stored is None else llm_answer(stored)
-
-
-def print_llm(answer: LlmAnswer, every_trial: bool) -> None:
-    """An LLM's answer as the terminal shows it; with `every_trial`, each stored trial first (show)."""
-    from ov_tuner.present.words.llm import answer_lines, trial_line
-
-    lines = [trial_line(t) for t in answer.trials] if every_trial else []
-    lines += [f"{label:<11} {text}" for label, text in answer_lines(answer)]
-    out.print("\n".join(lines), highlight=False, soft_wrap=True, markup=False)
 
 
 def _pipeline_answer(results: Path) -> PipelineAnswer | None:

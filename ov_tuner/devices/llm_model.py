@@ -10,8 +10,9 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner.devices.modelfile import files_sha256
-from ov_tuner.errors import BadInputError, ModelError
-from ov_tuner.schema.llm import LlmFormat, LlmModel
+from ov_tuner.devices.native import ov_error_text
+from ov_tuner.errors import BadInputError, Input, ModelError
+from ov_tuner.schema.llm import LlmFormat, LlmModel, LlmSpace
 
 # What the optional extra brings, and how to add it.
 EXTRA_HINT = "install ov-tuner's llm extra: pip install 'ov-tuner[llm]' (bash scripts/setup does)"
@@ -28,6 +29,24 @@ def genai_version() -> str:
     except ImportError as e:
         raise BadInputError(f"ov-tuner llm needs OpenVINO GenAI, which is not installed: {EXTRA_HINT}") from e
     return str(openvino_genai.__version__)
+
+
+def check_plugin_values(device: str, space: LlmSpace) -> None:
+    """Every KV cache precision and inference precision hint searched is a value the device takes: the device
+    itself judges, compiling a one-operation model with it (set_property on a device whose plugin is loaded already
+    takes any value without a word). A pair it refuses only together (a bf16 CPU's f32 KV cache) is found when the
+    pipeline is built: a failed trial with the reason."""
+    core = ov.Core()
+    value_in = ov.opset13.parameter([1], ov.Type.f32)
+    probe = ov.Model([ov.opset13.relu(value_in)], [value_in])
+    for given, key, values in ((Input.KV_PRECISION, "KV_CACHE_PRECISION", space.kv_cache_precisions),
+                               (Input.PRECISION_HINT, "INFERENCE_PRECISION_HINT", space.inference_precisions)):
+        for value in (v for v in values if v is not None):
+            try:
+                core.compile_model(probe, device, {key: value})
+            except RuntimeError as e:
+                raise BadInputError(f"{given} {value}: {device} refuses {key}={value} ({ov_error_text(e)}); give "
+                                    "values it takes") from e
 
 
 def read_llm(path: Path) -> LlmModel:

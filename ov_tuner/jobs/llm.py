@@ -29,15 +29,19 @@ from ov_tuner.analyse.llm import (
 )
 from ov_tuner.analyse.llm_agreement import agreements
 from ov_tuner.devices.environment import environment
-from ov_tuner.devices.llm_model import genai_version, read_llm
+from ov_tuner.devices.llm_model import check_plugin_values, genai_version, read_llm
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.errors import BadInputError, ModelError
+from ov_tuner.errors import BadInputError, Input, ModelError
 from ov_tuner.measure.llm_process import outputs_in_process, trial_in_process
 from ov_tuner.model.llm_prompts import read_prompts
+from ov_tuner.quantize.llm_weights import WEIGHTS, compressed_folder
+from ov_tuner.quantize.nncf_backend import require_nncf
+from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.schema.llm import (
     SCHEDULER_DEFAULT,
     LlmBudget,
+    LlmFormat,
     LlmJob,
     LlmLoad,
     LlmModel,
@@ -74,13 +78,16 @@ class LlmSpec:
 Seen = Callable[[LlmTrial], None]
 
 
-def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None) -> LlmAnswer:
+def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
+            making: Callable[[str], None] = lambda weights: None) -> LlmAnswer:
     """Search, rounds, walks; the answer from everything stored. Raises one line where the model, the device, the
     prompts or the budget cannot be worked with: before anything is measured, or (a budget nothing meets) after the
     search, its trials kept."""
     genai = genai_version()
     model = read_llm(spec.model)
     Runtime().resolve_devices((spec.device,))
+    check_plugin_values(spec.device, spec.space)
+    folders = _weights(model, spec.space, making)
     if spec.load.prompts_file:
         read_prompts(Path(spec.load.prompts_file))
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
@@ -91,7 +98,8 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None) -> L
 
         def measure(setting: LlmSetting, number: int | None = None, users: int | None = None) -> LlmTrial:
             load = spec.load if users is None else replace(spec.load, users=users)
-            trial = replace(trial_in_process(model, spec.device, setting, load), round=number, users=users)
+            trial = replace(trial_in_process(folders[setting.weights], spec.device, setting, load), round=number,
+                            users=users)
             if setting == SCHEDULER_DEFAULT and trial.error and not store.llm_trials():
                 raise ModelError(f"{spec.device} cannot run {model.path} with GenAI: {trial.error}")
             store.add_llm_trial(trial)
@@ -107,7 +115,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None) -> L
         searched = searched_figures(store.llm_trials(), spec.budget)
         if not any(f.meets for f in searched) and not stopped():
             raise BadInputError(_missed(spec.budget, searched))
-        _outputs(spec, model, store, searched, stopped)
+        _outputs(spec, folders, store, searched, stopped)
         if spec.rounds >= 2 and not stopped():
             held = held_back(agreements(store.llm_outputs()), job.min_agreement)
             _rounds(spec, store, contenders_of(searched, spec.contenders, held), searched, measure, stop)
@@ -131,7 +139,26 @@ def _search(spec: LlmSpec, store: ResultStore, measure: Measure, stopped: Callab
             measure(setting)
 
 
-def _outputs(spec: LlmSpec, model: LlmModel, store: ResultStore, searched: list[SettingFigures],
+def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) -> dict[str | None, LlmModel]:
+    """The model each weights value runs: as given, or its folder compressed (made now where the cache lacks it)."""
+    asked = [w for w in space.weights if w is not None]
+    unknown = [w for w in asked if w not in WEIGHTS]
+    if unknown:
+        raise BadInputError(f"{Input.WEIGHTS} {unknown[0]}: give default, int8 or int4")
+    if asked and model.format is LlmFormat.GGUF:
+        raise BadInputError(f"{Input.WEIGHTS} {asked[0]}: a GGUF's weights are its own (llama.cpp's llama-quantize "
+                            "makes Q8_0 or Q4_K files): give a GenAI folder, or leave the weights as given")
+    if asked:
+        require_nncf()
+    folders: dict[str | None, LlmModel] = {None: model}
+    for weights in asked:
+        if not llm_weights_folder(model.sha256, weights).is_dir():
+            making(weights)
+        folders[weights] = replace(model, path=str(compressed_folder(model, weights)))
+    return folders
+
+
+def _outputs(spec: LlmSpec, folders: dict[str | None, LlmModel], store: ResultStore, searched: list[SettingFigures],
              stopped: Callable[[], bool]) -> None:
     """What the model says at GenAI's default and at each setting that met the budget, on the held-apart prompts,
     for what a setting changes in it (once each: a resumed run reads what is stored)."""
@@ -140,7 +167,7 @@ def _outputs(spec: LlmSpec, model: LlmModel, store: ResultStore, searched: list[
         if stopped():
             return
         if setting not in read:
-            store.add_llm_outputs(outputs_in_process(model, spec.device, setting, spec.load))
+            store.add_llm_outputs(outputs_in_process(folders[setting.weights], spec.device, setting, spec.load))
 
 
 def _rounds(spec: LlmSpec, store: ResultStore, contenders: list[LlmSetting], searched: list[SettingFigures],

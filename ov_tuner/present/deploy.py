@@ -28,7 +28,7 @@ from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
-from ov_tuner.present.llm_forms import llm_answer_json, llm_python
+from ov_tuner.present.llm_forms import OVMS_GRAPH, llm_answer_json, llm_ovms, llm_python
 from ov_tuner.present.pipeline_forms import pipeline_answer_json, pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.present.servers import (
     OVMS_CONFIG,
@@ -159,6 +159,11 @@ def _dlstreamer(answer: Answer, where: Where) -> Form:
     return Form(form.text, _made_first(answer), _run("sh", where))
 
 
+def _box(answer: LlmAnswer, where: Where) -> Form:
+    """An LLM's container resources: the box its answer was measured in (GenAI runs in the serving process)."""
+    return Form(kubernetes_resources(answer.box))
+
+
 def _kubernetes(answer: Answer, where: Where) -> Form:
     return Form(kubernetes_resources(answer.box), _made_first(answer))
 
@@ -182,13 +187,20 @@ def _llm_python(answer: LlmAnswer, where: Where) -> Form:
     return Form(llm_python(answer).rstrip("\n"), (), _run("python3", where))
 
 
+def _llm_ovms(answer: LlmAnswer, where: Where) -> Form:
+    """OVMS's graph.pbtxt (written to -o FILE), and the steps that copy it beside the model, list it in config.json
+    and start the server."""
+    graph, steps = llm_ovms(answer, where.written_to or OVMS_GRAPH)
+    return Form(graph, (), steps)
+
+
 FORMS: dict[DeployFormat, Builder] = {
     DeployFormat.PYTHON: Builder(_python, _pipeline(pipeline_python), _llm_python),
     DeployFormat.BENCHMARK_APP: Builder(_benchmark_app),
     DeployFormat.LOAD_CONFIG: Builder(_load_config),
-    DeployFormat.OVMS: Builder(_ovms, _pipeline(pipeline_ovms)),
+    DeployFormat.OVMS: Builder(_ovms, _pipeline(pipeline_ovms), _llm_ovms),
     DeployFormat.DLSTREAMER: Builder(_dlstreamer, _pipeline(pipeline_dlstreamer)),
-    DeployFormat.KUBERNETES: Builder(_kubernetes),
+    DeployFormat.KUBERNETES: Builder(_kubernetes, llm=_box),
     DeployFormat.RAY: Builder(_ray),
     DeployFormat.JSON: Builder(_json, _pipeline(lambda a: json.dumps(pipeline_answer_json(a), indent=2)),
                                lambda a, where: Form(json.dumps(llm_answer_json(a), indent=2))),

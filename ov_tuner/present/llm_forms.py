@@ -1,20 +1,31 @@
 """The LLM answer in the forms people run: a Python script serving the model with `openvino_genai` at the setting
-that ran (its SchedulerConfig fields and plugin properties), and the record as JSON in the shared envelope.
+that ran (its SchedulerConfig fields and plugin properties), an OpenVINO Model Server graph whose LLM calculator sets
+the same, and the record as JSON in the shared envelope.
 
 The tests run the script on the tiny model and compare the KV cache it allocated (the one figure GenAI reads back
-that a property changes) with what ov-tuner's own pipeline at the same setting allocated for the same request."""
+that a property changes) with what ov-tuner's own pipeline at the same setting allocated for the same request. OVMS
+cannot run there: the graph's options are parsed against LLMCalculatorOptions as OVMS's proto declares it."""
 
 from __future__ import annotations
 
+import json
+import math
+import re
+import shlex
+from pathlib import Path
 from typing import Any
 
 from ov_tuner.analyse.llm import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
 from ov_tuner.present.envelope import AnswerKind, envelope
+from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
 from ov_tuner.present.words.llm import answer_lines, setting_text
-from ov_tuner.schema.llm import LlmSetting
+from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.schema.llm import LlmFormat, LlmModel, LlmSetting
 
-# SchedulerConfig's max_num_batched_tokens for no limit, as the script writes it (size_t's largest).
+# SchedulerConfig's max_num_batched_tokens for no limit (size_t's largest): as the script writes it, and its value (a
+# uint64 in OVMS's proto) as the graph does.
 _UNLIMITED = "2**64 - 1"
+_UNLIMITED_VALUE = 2**64 - 1
 
 _SCRIPT = '''"""ov-tuner's LLM answer: {what}.
 Serves MODEL with OpenVINO GenAI's continuous batching at the setting that ran; prints one JSON line with the KV cache
@@ -42,15 +53,113 @@ print(json.dumps({{"text": text, "kv_cache_bytes": pipe.get_metrics().kv_cache_s
 '''
 
 
+def model_path(answer: LlmAnswer) -> str:
+    """The model the answer ran: the user's, or its folder with the weights ov-tuner compressed (in its cache)."""
+    assert answer.answer is not None, "an LLM answer with no setting has no form"
+    weights = answer.answer.setting.weights
+    return answer.job.model.path if weights is None else str(llm_weights_folder(answer.job.model.sha256, weights))
+
+
 def llm_python(answer: LlmAnswer) -> str:
     """The script that serves the model at the answer's setting."""
     assert answer.answer is not None, "an LLM answer with no setting has no form"
     setting, job = answer.answer.setting, answer.job
     return _SCRIPT.format(
-        what=setting_text(setting), model=job.model.path, device=job.device,
+        what=setting_text(setting), model=model_path(answer), device=job.device,
         batched_tokens=setting.max_num_batched_tokens or _UNLIMITED, max_num_seqs=setting.max_num_seqs,
         dynamic_split_fuse=setting.dynamic_split_fuse, enable_prefix_caching=setting.enable_prefix_caching,
         properties=setting.properties())
+
+
+# The file OVMS reads an LLM's graph from, in the folder config.json's base_path names (DEFAULT_GRAPH_FILENAME in its
+# src/mediapipe_internal/mediapipegraphconfig.cpp).
+OVMS_GRAPH = "graph.pbtxt"
+# The bytes of one GB of cache_size: GenAI's cache orchestrator multiplies it by 1024**3.
+_GB = 2**30
+
+# The text-generation graph OVMS's export script writes (demos/common/export_models/export_model.py of
+# openvinotoolkit/model_server at 7e4df0c), its node_options the answer's.
+_GRAPH = '''# ov-tuner's LLM answer for OpenVINO Model Server: {what}.
+# cache_size {cache_size} (GB): the KV cache the trials grew to ({cache_mib:.1f} MiB), rounded up, at least 1. Fixed,
+# it holds the load measured without preempting a request and stays bounded under more; 0 grows it as the trials did.
+# On CPU in a container, OVMS sets ENABLE_CPU_PINNING and INFERENCE_NUM_THREADS where plugin_config does not.
+# Requests: POST http://HOST:8000/v3/chat/completions with "model": "{name}".
+# OVMS_GRAPH_QUEUE_MAX_SIZE: AUTO
+input_stream: "HTTP_REQUEST_PAYLOAD:input"
+output_stream: "HTTP_RESPONSE_PAYLOAD:output"
+
+node: {{
+  name: "LLMExecutor"
+  calculator: "HttpLLMCalculator"
+  input_stream: "LOOPBACK:loopback"
+  input_stream: "HTTP_REQUEST_PAYLOAD:input"
+  input_side_packet: "LLM_NODE_RESOURCES:llm"
+  input_side_packet: "LLM_NODE_EXECUTION_CONTEXTS:llm_ctx"
+  output_stream: "LOOPBACK:loopback"
+  output_stream: "HTTP_RESPONSE_PAYLOAD:output"
+  input_stream_info: {{
+    tag_index: 'LOOPBACK:0',
+    back_edge: true
+  }}
+  node_options: {{
+    [type.googleapis.com / mediapipe.LLMCalculatorOptions]: {{
+      {options}
+    }}
+  }}
+  input_stream_handler {{
+    input_stream_handler: "SyncSetInputStreamHandler",
+    options {{
+      [mediapipe.SyncSetInputStreamHandlerOptions.ext] {{
+        sync_set {{
+          tag_index: "LOOPBACK:0"
+        }}
+      }}
+    }}
+  }}
+}}'''
+
+
+def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
+    """OVMS's graph.pbtxt serving the model at the answer's setting, and the steps that lay it out beside the model
+    (read from `graph_file`), list it in a config.json and start the server. The options are LLMCalculatorOptions'
+    (OVMS's src/llm/llm_calculator.proto), plugin_config the JSON its servable parses into the plugin's properties."""
+    assert answer.answer is not None, "an LLM answer with no setting has no form"
+    figures, job = answer.answer, answer.job
+    setting, name = figures.setting, _served_name(job.model)
+    folder = f"{OVMS_MODELS}/{name}"
+    # OVMS takes a GGUF file as models_path (parseModelsPath in its src/llm/servable_initializer.cpp) and GenAI reads
+    # it as the trials did, so no export; a GenAI folder's files go beside the graph, as OVMS's export script lays it.
+    if job.model.format is LlmFormat.GGUF:
+        models_path = f"{folder}/{name}.gguf"
+        copy = f"cp {shlex.quote(model_path(answer))} {models_path}"
+    else:
+        models_path = folder
+        copy = f"cp -r {shlex.quote(model_path(answer).rstrip('/') + '/.')} {folder}/"
+    cache_size = max(1, math.ceil(figures.kv_cache_bytes / _GB))
+    # plugin_config's values as strings, which every plugin property parses (a JSON integer reaches it as an int64).
+    options = {"models_path": f'"{models_path}"', "device": f'"{job.device}"',
+               "max_num_batched_tokens": setting.max_num_batched_tokens or _UNLIMITED_VALUE,
+               "max_num_seqs": setting.max_num_seqs, "dynamic_split_fuse": _bool(setting.dynamic_split_fuse),
+               "enable_prefix_caching": _bool(setting.enable_prefix_caching), "cache_size": cache_size,
+               "plugin_config": f"'{json.dumps({k: str(v) for k, v in setting.properties().items()})}'"}
+    graph = _GRAPH.format(what=setting_text(setting), cache_size=cache_size, cache_mib=figures.kv_cache_bytes / 2**20,
+                          name=name, options=",\n      ".join(f"{k}: {v}" for k, v in options.items()))
+    # A graph is listed as a model whose base_path holds graph.pbtxt, as OVMS's export script now lists it.
+    config = json.dumps({"model_config_list": [{"config": {"name": name, "base_path": folder}}]})
+    return graph, (f"mkdir -p {folder} && {copy} && cp {shlex.quote(graph_file)} {folder}/{OVMS_GRAPH}",
+                   f"printf '%s\\n' {shlex.quote(config)} > {OVMS_CONFIG}",
+                   f"ovms --config_path {OVMS_CONFIG} --port 9000 --rest_port 8000")
+
+
+def _served_name(model: LlmModel) -> str:
+    """The name OVMS serves the model under (its folder, a request's "model"): the GGUF file's stem or the folder's
+    name, in the characters OVMS allows in a path."""
+    path = Path(model.path)
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem if model.format is LlmFormat.GGUF else path.name) or "model"
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
@@ -85,7 +194,7 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
 def _setting(setting: LlmSetting) -> dict[str, Any]:
     return {"max_num_batched_tokens": setting.max_num_batched_tokens, "max_num_seqs": setting.max_num_seqs,
             "dynamic_split_fuse": setting.dynamic_split_fuse, "enable_prefix_caching": setting.enable_prefix_caching,
-            "properties": setting.properties()}
+            "properties": setting.properties(), "weights": setting.weights}
 
 
 def _figures(f: SettingFigures) -> dict[str, Any]:

@@ -37,7 +37,7 @@ def build_report(results: StoredResults, answer: Answer | None, findings: Findin
     out_dir.mkdir(parents=True, exist_ok=True)
     figures = write_figures(plots, out_dir)
     title = f"ov-tuner report: {results.environment.model_name}"
-    return _write(title, report_document(results, answer, findings, figures), out_dir, figures.all())
+    return write_pages(title, report_document(results, answer, findings, figures), out_dir, figures.all())
 
 
 def build_comparison_report(comparison: Comparison, answers: list[Answer | None], out_dir: Path) -> ReportFiles:
@@ -45,7 +45,7 @@ def build_comparison_report(comparison: Comparison, answers: list[Answer | None]
     out_dir.mkdir(parents=True, exist_ok=True)
     figure = save_figure(comparison_figure(comparison), out_dir, "compare") if comparison.matched else None
     title = f"ov-tuner comparison: {comparison.files[0].environment.model_name}, {len(comparison.files)} files"
-    return _write(title, comparison_document(comparison, answers, figure), out_dir, [figure] if figure else [])
+    return write_pages(title, comparison_document(comparison, answers, figure), out_dir, [figure] if figure else [])
 
 
 def build_pipeline_report(answer: PipelineAnswer, out: Path) -> list[Path]:
@@ -54,11 +54,11 @@ def build_pipeline_report(answer: PipelineAnswer, out: Path) -> list[Path]:
     figures = PipelineFigures(save_figure(cameras_figure(answer), out, "pipeline_cameras"),
                               save_figure(stages_figure(answer), out, "pipeline_stages"))
     title = f"ov-tuner pipeline report: {' -> '.join(s.name for s in answer.pipeline.stages)}"
-    files = _write(title, pipeline_document(answer, figures, deploy=True), out, [figures.cameras, figures.stages])
+    files = write_pages(title, pipeline_document(answer, figures, deploy=True), out, [figures.cameras, figures.stages])
     return [files.html, files.markdown, *files.images]
 
 
-def _write(title: str, sections: list[Section], out_dir: Path, images: list[Path]) -> ReportFiles:
+def write_pages(title: str, sections: list[Section], out_dir: Path, images: list[Path]) -> ReportFiles:
     html_path, md_path = out_dir / "report.html", out_dir / "report.md"
     html_path.write_text(to_html(title, sections), encoding="utf-8")
     md_path.write_text(to_markdown(title, sections, out_dir), encoding="utf-8")

@@ -75,3 +75,14 @@ def quantize_with_accuracy_control(model: ov.Model, calibration: Sequence[dict],
             max_drop=options.max_drop / 100, drop_type=nncf.DropType.ABSOLUTE,
             preset=nncf.QuantizationPreset(options.preset.value), subset_size=len(calibration),
             model_type=_model_type(nncf, transformer))
+
+
+def compress_weights(model: ov.Model, weights: str, group_size: int) -> ov.Model:
+    """An LLM's `model` with its weights compressed by NNCF: int8 (asymmetric, per channel) or int4 (asymmetric, in
+    groups of `group_size` input channels, -1 per channel; every layer NNCF may take, its default keeping the
+    embedding and the head at int8)."""
+    nncf = _nncf()
+    with _running(nncf):
+        if weights == "int8":
+            return nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_ASYM)
+        return nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT4_ASYM, group_size=group_size, ratio=1.0)

@@ -84,6 +84,7 @@ class LlmSetting:
     kv_cache_precision: str | None = None
     inference_precision: str | None = None
     threads: int | None = None
+    weights: str | None = None  # a GenAI folder's weights compressed by NNCF: int8 or int4 (None: as given)
 
     def properties(self) -> dict[str, str | int]:
         """The plugin properties this setting gives the pipeline (the unset ones are left to the plugin)."""
@@ -131,13 +132,14 @@ class LlmSpace:
     threads: tuple[int | None, ...] = (None,)
     inference_precisions: tuple[str | None, ...] = (None,)
     max_seqs: tuple[int, ...] = (256,)
+    weights: tuple[str | None, ...] = (None,)
 
     def settings(self) -> list[LlmSetting]:
         return [LlmSetting(max_num_batched_tokens=tokens, max_num_seqs=seqs, kv_cache_precision=kv,
-                           inference_precision=precision, threads=threads)
-                for tokens, seqs, kv, precision, threads in itertools.product(
-                    self.batched_tokens, self.max_seqs, self.kv_cache_precisions, self.inference_precisions,
-                    self.threads)]
+                           inference_precision=precision, threads=threads, weights=weights)
+                for weights, tokens, seqs, kv, precision, threads in itertools.product(
+                    self.weights, self.batched_tokens, self.max_seqs, self.kv_cache_precisions,
+                    self.inference_precisions, self.threads)]
 
 
 # GenAI left alone, two ways a user gets it: a ContinuousBatchingPipeline with SchedulerConfig() as constructed, and

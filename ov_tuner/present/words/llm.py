@@ -39,6 +39,8 @@ def setting_text(setting: LlmSetting) -> str:
         parts.append(f"inference {setting.inference_precision}")
     if setting.threads:
         parts.append(f"{setting.threads} threads")
+    if setting.weights:
+        parts.append(f"weights {setting.weights}")
     return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
 
 
@@ -84,8 +86,9 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
     """The answer as labelled lines, as the sweep's answer reads."""
     job = answer.job
     found = answer.answer
-    lines = [("model", f"{job.model.path} ({job.model.architecture}, {job.model.layers} layers, width "
-                       f"{job.model.width}) on {job.device}, OpenVINO GenAI {job.genai_version.split('-')[0]}"),
+    shape = (f" ({job.model.architecture}, {job.model.layers} layers, width {job.model.width})" if job.model.layers
+             else "")
+    lines = [("model", f"{job.model.path}{shape} on {job.device}, OpenVINO GenAI {job.genai_version.split('-')[0]}"),
              ("load", load_text(job.load)), ("budget", budget_text(job.budget))]
     if found is None:
         best = answer.best_seen
@@ -116,11 +119,11 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
 
 
 def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
-    """'said as GenAI's default does: 100.0% of greedy tokens alike on 16 held-apart prompts'."""
+    """'said as GenAI's default does: 100.0% of greedy tokens alike on 16 prompts'."""
     share = answer.agreements.get(setting)
     if share is None:
         return "not compared with GenAI's default (its outputs were not read)"
-    return (f"{share:.1%} of greedy tokens said as GenAI's default says them, on {AGREEMENT_PROMPTS} held-apart "
+    return (f"{share:.1%} of greedy tokens said as GenAI's default says them, on {AGREEMENT_PROMPTS} "
             f"prompts x {AGREEMENT_TOKENS} tokens (up to the first that differs)")
 
 

@@ -1,0 +1,91 @@
+"""The words of an LLM's figures and report: titles, axes, the legend's marks (the setting to deploy and GenAI left
+alone, named as every figure names them), the sections and the searched settings' table."""
+
+from __future__ import annotations
+
+from ov_tuner.analyse.llm import PERCENTILES, LlmAnswer
+from ov_tuner.present.words.llm import BASELINE_NAMES, budget_text, load_text, setting_text
+from ov_tuner.schema.llm import LlmBudget, LlmSetting
+
+NO_LLM_ANSWER = "nothing to deploy: no setting met the budget"
+HELD_BACK = "held back: says too little as GenAI's default does"
+MISSED = "hollow: missed the budget"
+FRONT = "Pareto front"
+MET, NOT_MET = "met the budget", "missed it"
+TOKENS_AXIS = "output tokens/s"
+TTFT_AXIS = "TTFT p90 (ms)"
+PASS_AXIS = "pass of the rounds (each contender once a pass, order reversed every other pass)"
+USERS_AXIS = "concurrent users tried"
+
+ANSWER_SECTION = "What to deploy"
+RUN_SECTION = "How to run it"
+RUN_INTRO = "Python (save it as serve.py, run python3 serve.py 'a prompt'): serves the model at the answer's setting " \
+    "and prints the KV cache it allocated"
+PARETO_SECTION = "Output tokens/s against time to first token: the search's Pareto front"
+ROUNDS_SECTION = "The rounds side by side"
+USERS_SECTION = "Users served within the budget"
+SEARCHED_SECTION = "Every setting searched"
+SEARCHED_CAPTION = "as the search measured each (its own trials); the answer's figures above are over the rounds"
+SEARCHED_HEADER = ("setting", "tokens/s", "requests/s", *(f"TTFT p{p:g} (ms)" for p in PERCENTILES),
+                   *(f"TPOT p{p:g} (ms)" for p in PERCENTILES), "KV cache (MiB)", "agreement", "budget", "marks")
+
+
+def deployed_mark_text(setting: LlmSetting, drawn: bool) -> str:
+    """'deploy (the answer): 1024 batched tokens'; where the figure lacks its point, says so."""
+    return f"deploy (the answer): {setting_text(setting)}" + ("" if drawn else ": not in this figure")
+
+
+def baseline_mark_text(setting: LlmSetting) -> str:
+    """'GenAI left alone: LLMPipeline's default'."""
+    return f"GenAI left alone: {BASELINE_NAMES[setting]}"
+
+
+def budget_mark_text(budget: LlmBudget, shown: bool) -> str:
+    """The budget's TTFT as the Pareto figure draws it: a line, or a note where it lies far right of every point."""
+    at = "" if budget.percentile == 90 else " (the points are at p90)"
+    where = "" if shown else ": far right of every point"
+    return f"budget: TTFT p{budget.percentile:g} within {budget.ttft_ms:g} ms{at}{where}"
+
+
+def pareto_title(answer: LlmAnswer) -> str:
+    job = answer.job
+    return (f"{job.model.architecture} on {job.device}, {load_text(job.load)}: output tokens/s against TTFT p90 of "
+            "every setting searched (up and left is better)")
+
+
+def rounds_title(answer: LlmAnswer) -> str:
+    return (f"The rounds: output tokens/s of each contender in each of {answer.rounds} passes (budget "
+            f"{budget_text(answer.job.budget)})")
+
+
+def users_title(answer: LlmAnswer) -> str:
+    return f"The walk to the most users served within the budget ({budget_text(answer.job.budget)})"
+
+
+def served_text(users: int, at_ceiling: bool) -> str:
+    """'serves 4 or more', 'serves none tried'."""
+    if users == 0:
+        return "serves none tried"
+    return f"serves {users}{' or more' if at_ceiling else ''}"
+
+
+def marks_text(answer: bool, front: bool, held: bool) -> str:
+    """The searched table's marks column: 'the answer, Pareto front'."""
+    return ", ".join(w for w, on in (("the answer", answer), (FRONT, front), ("held back", held)) if on)
+
+
+def agreement_text(share: float | None) -> str:
+    return "not read" if share is None else f"{share:.1%}"
+
+
+def failed_text(setting: LlmSetting, error: str) -> str:
+    return f"{setting_text(setting)}: failed: {error}"
+
+
+def report_title(answer: LlmAnswer) -> str:
+    model = answer.job.model
+    return f"ov-tuner LLM report: {model.path} ({model.architecture}, {model.layers} layers) on {answer.job.device}"
+
+
+def budget_cell(meets: bool) -> str:
+    return "met" if meets else "missed"

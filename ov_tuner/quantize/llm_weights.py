@@ -1,0 +1,47 @@
+"""An LLM folder with its weights compressed (NNCF's compress_weights, int8 or int4), made once and kept in
+ov-tuner's cache beside the converted IRs, as the INT8 IRs of vision models are: a rerun, a resumed run and the
+deploy form all find the same folder. A GGUF's weights are its own (llama.cpp quantizes them), so only a GenAI
+folder is compressed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import openvino as ov
+
+from ov_tuner.errors import OutputError
+from ov_tuner.quantize.nncf_backend import compress_weights
+from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.schema.llm import LlmModel
+
+WEIGHTS = ("int8", "int4")
+MODEL_IR = "openvino_model.xml"
+
+
+def compressed_folder(model: LlmModel, weights: str) -> Path:
+    """The folder of `model` (a GenAI folder) with `weights` compressed: the model IR made anew, every other file
+    (tokenizer IRs, configs) copied."""
+    folder = llm_weights_folder(model.sha256, weights)
+    if (folder / MODEL_IR).is_file():
+        return folder
+    making = folder.with_name(folder.name + ".making")
+    source = Path(model.path)
+    try:
+        shutil.rmtree(making, ignore_errors=True)
+        making.mkdir(parents=True)
+        for part in source.iterdir():
+            if part.is_file() and part.name not in (MODEL_IR, "openvino_model.bin"):
+                shutil.copy2(part, making / part.name)
+        ir = ov.Core().read_model(source / MODEL_IR)
+        ov.save_model(compress_weights(ir, weights, _group_size(model.width)), making / MODEL_IR)
+        making.rename(folder)
+    except OSError as e:
+        raise OutputError(f"cannot keep the {weights} weights of {source} under {folder.parent} ({e.strerror}); "
+                          "set OV_TUNER_CACHE to a folder you can write") from e
+    return folder
+
+
+def _group_size(width: int) -> int:
+    """int4's group: 128 input channels where the width divides by it, else 64, else per channel (-1)."""
+    return next((g for g in (128, 64) if width and width % g == 0), -1)

@@ -1,0 +1,162 @@
+"""`plot` and `report` on a real LLM results file (a tiny GGUF served by GenAI): the figure files, the report's pages,
+and the marks each figure draws for the setting to deploy and GenAI left alone."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.colors import same_color
+from matplotlib.figure import Figure
+from matplotlib.image import imread
+from typer.testing import CliRunner
+
+from ov_tuner.analyse.llm import BASELINES, LlmAnswer, llm_answer
+from ov_tuner.cli import app
+from ov_tuner.model.llm_gguf import write_llama_gguf
+from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
+from ov_tuner.present.llm_figures import LlmFigures, pareto_figure, rounds_figure, users_figure
+from ov_tuner.present.llm_report import llm_document
+from ov_tuner.present.words import llm_report as words
+from ov_tuner.present.words.llm import answer_lines, setting_text
+from ov_tuner.store.llm_file import load_llm
+
+FIGURES = ("llm_pareto.png", "llm_rounds.png", "llm_users.png")
+SECTIONS = (words.ANSWER_SECTION, words.RUN_SECTION, words.PARETO_SECTION, words.ROUNDS_SECTION, words.USERS_SECTION,
+            words.SEARCHED_SECTION)
+
+
+def _cli(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def llm_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two settings besides the baselines, two rounds, a walk to 4 users under a budget every setting meets."""
+    folder = tmp_path_factory.mktemp("llm-report")
+    gguf = write_llama_gguf(folder / "tiny.gguf")
+    db = folder / "r.db"
+    _cli("llm", str(gguf), "--out", str(db), "--seconds", "0.3", "--lead-in", "0.1", "--users", "2",
+         "--prompt-tokens", "8", "--output-tokens", "4", "--batched-tokens", "256,1024", "--kv-precision", "default",
+         "--rounds", "2", "--ttft-ms", "60000", "--most-users", "4")
+    return db
+
+
+@pytest.fixture(scope="module")
+def answer(llm_db: Path) -> LlmAnswer:
+    stored = load_llm(llm_db)
+    assert stored is not None
+    found = llm_answer(stored)
+    assert found.answer is not None and found.rounds == 2 and found.served
+    return found
+
+
+def _labels(fig: Figure) -> list[str]:
+    legend = fig.axes[0].get_legend() or fig.legends[0]
+    return [t.get_text() for t in legend.get_texts()]
+
+
+def _ringed(fig: Figure) -> list[tuple[float, float]]:
+    """Where the answer's ring is drawn: a hollow circle edged in the answer's colour."""
+    return [(float(np.asarray(line.get_xdata())[0]), float(np.asarray(line.get_ydata())[0]))
+            for line in fig.axes[0].lines if line.get_marker() == "o" and line.get_markerfacecolor() == "none"
+            and same_color(line.get_markeredgecolor(), DEPLOYED_COLOUR) and np.asarray(line.get_xdata()).size == 1]
+
+
+def test_plot_writes_the_three_figures(llm_db: Path, tmp_path: Path) -> None:
+    said = _cli("plot", str(llm_db), "-o", str(tmp_path))
+    assert said.split() == [w for name in FIGURES for w in ("wrote", str(tmp_path / name))]
+    for name in FIGURES:
+        pixels = imread(tmp_path / name)
+        assert pixels.shape[0] > 300 and pixels.shape[1] > 500 and pixels[..., :3].std() > 0.05
+
+
+def test_report_holds_the_answer_the_figures_and_every_setting_searched(llm_db: Path, answer: LlmAnswer,
+                                                                         tmp_path: Path) -> None:
+    said = _cli("report", str(llm_db), "-o", str(tmp_path))
+    assert said.strip() == f"wrote {tmp_path / 'report.html'} and {tmp_path / 'report.md'} (3 figures)"
+    page, markdown = (tmp_path / "report.html").read_text(), (tmp_path / "report.md").read_text()
+    assert [html.unescape(h) for h in re.findall(r"<h2>([^<]*)</h2>", page)] == list(SECTIONS)
+    assert page.count('src="data:image/png;base64,') == 3 and 'src="file:' not in page  # self-contained
+    assert sorted(re.findall(r"!\[[^\]]*\]\(([^)]+)\)", markdown)) == sorted(FIGURES)
+    deploy = dict(answer_lines(answer))["deploy"]
+    assert f"<td>{html.escape(deploy)}</td>" in page and f"- **deploy**: {deploy}" in markdown
+    rows = [html.unescape(r) for r in re.findall(r"<tr><td>([^<]*)</td><td class=num>", page)]
+    assert sorted(rows) == sorted(setting_text(f.setting) for f in answer.searched) and len(rows) == 3
+    chosen = answer.answer
+    assert chosen is not None
+    searched = next(f for f in answer.searched if f.setting == chosen.setting)
+    assert f"| {setting_text(chosen.setting)} | {searched.tokens_per_s:.0f} | " in markdown
+    assert "ContinuousBatchingPipeline(MODEL, scheduler, DEVICE" in page  # the form that runs it
+
+
+def test_the_pareto_figure_rings_the_answer_where_the_search_measured_it(answer: LlmAnswer) -> None:
+    chosen = answer.answer
+    assert chosen is not None
+    fig = pareto_figure(answer)
+    labels = _labels(fig)
+    assert words.deployed_mark_text(chosen.setting, True) in labels
+    assert all(words.baseline_mark_text(b) in labels for b in BASELINES)
+    assert words.FRONT in labels and any(label.startswith("budget: TTFT p90 within 60000 ms") for label in labels)
+    searched = next(f for f in answer.searched if f.setting == chosen.setting)
+    assert _ringed(fig) == [pytest.approx((searched.latencies.ttft_ms[1], searched.tokens_per_s))]
+    named = {t.get_text() for t in fig.axes[0].texts}
+    assert {setting_text(f.setting) for f in answer.searched} <= named
+
+
+def test_a_budget_near_the_points_is_drawn_and_one_far_right_is_named(answer: LlmAnswer) -> None:
+    slowest = max(f.latencies.ttft_ms[1] for f in answer.searched)
+    near = dataclasses.replace(answer.job.budget, ttft_ms=round(slowest * 2, 3))
+    fig = pareto_figure(dataclasses.replace(answer, job=dataclasses.replace(answer.job, budget=near)))
+    drawn = [line for line in fig.axes[0].lines if line.get_linestyle() == "--"]
+    assert [np.asarray(line.get_xdata())[0] for line in drawn] == [pytest.approx(near.ttft_ms)]
+    assert words.budget_mark_text(near, True) in _labels(fig)
+    assert words.budget_mark_text(answer.job.budget, False) in _labels(pareto_figure(answer))
+
+
+def test_the_rounds_figure_draws_a_line_per_contender_pass_by_pass(answer: LlmAnswer) -> None:
+    chosen = answer.answer
+    assert chosen is not None
+    fig = rounds_figure(answer)
+    lines = {line.get_label(): line for line in fig.axes[0].lines}
+    mine = lines[words.deployed_mark_text(chosen.setting, True)]
+    assert same_color(mine.get_color(), DEPLOYED_COLOUR)
+    expected = sorted((t.round + 1, t.tokens_per_s) for t in answer.trials
+                      if t.round is not None and t.setting == chosen.setting)
+    drawn = zip(np.asarray(mine.get_xdata()), np.asarray(mine.get_ydata()), strict=True)
+    assert list(drawn) == [pytest.approx(e) for e in expected]
+    contenders = {t.setting for t in answer.trials if t.round is not None}
+    assert len(lines) == len(contenders) == 3
+    assert all(words.baseline_mark_text(b) in lines for b in BASELINES if b != chosen.setting)
+
+
+def test_the_users_figure_marks_each_walk_and_the_answer(answer: LlmAnswer) -> None:
+    chosen = answer.answer
+    assert chosen is not None
+    fig = users_figure(answer)
+    labels = _labels(fig)
+    assert words.deployed_mark_text(chosen.setting, True) in labels and words.MET in labels
+    first = answer.served[0]
+    assert first.setting == chosen.setting
+    assert _ringed(fig) == [pytest.approx((first.users, 0))]
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks == [setting_text(w.setting) for w in answer.served]
+    served = {t.get_text() for t in fig.axes[0].texts}
+    assert words.served_text(first.users, first.at_ceiling) in served
+
+
+def test_with_no_answer_the_figures_say_so_and_the_report_has_no_form(answer: LlmAnswer, tmp_path: Path) -> None:
+    none = dataclasses.replace(answer, answer=None, fastest=None, gains=())
+    assert words.NO_LLM_ANSWER in _labels(pareto_figure(none))
+    assert words.NO_LLM_ANSWER in _labels(rounds_figure(none))
+    assert _ringed(pareto_figure(none)) == []
+    image = tmp_path / "x.png"
+    image.write_bytes(b"")
+    sections = llm_document(none, LlmFigures(image, None, None))
+    assert [s.title for s in sections] == [words.ANSWER_SECTION, words.PARETO_SECTION, words.SEARCHED_SECTION]
