@@ -41,6 +41,7 @@ class Input(Enum):
     KV_PRECISION = "KV cache precisions"  # an LLM's KV_CACHE_PRECISION values searched
     PRECISION_HINT = "inference precision hints"  # an LLM's INFERENCE_PRECISION_HINT values searched
     WEIGHTS = "weights"  # an LLM folder's weight compressions searched
+    DQ_GROUP_SIZE = "dynamic quantization group sizes"  # an LLM's DYNAMIC_QUANTIZATION_GROUP_SIZE values searched
 
     def __str__(self) -> str:
         return f"\ue000{self.name}\ue001"

@@ -4,9 +4,12 @@ passes. Run by hand (minutes), not in the tests; the goal is a ratio within 5% o
 
     .venv/bin/python scripts/bench_llm.py [MODEL.gguf] [--users 8] [--passes 5]
 
-The load is one both can run: N users with think time 0 and every request the same length (prompt and output), so
-ov-tuner's closed loop keeps N requests in flight, as a batch of N does in `generate()`. The plain loop builds a fresh
-ContinuousBatchingPipeline at GenAI's scheduler default, runs one batch to warm up, then batches of N new prompts for
+The load is one both can run alike: N users with think time 0, every request the same length (prompt and output),
+and no limit on the tokens a step takes, so every request of a batch is prefilled in one step and all end in the same
+step: ov-tuner's closed loop then runs batches of N back to back, as `generate()` on N prompts does. (With GenAI's
+default 256 batched tokens the prefill is split over steps, the requests end at different steps and a closed loop
+refills them one by one: another load than batches, so not a check of the measurement.) The plain loop builds a
+fresh ContinuousBatchingPipeline at the same setting, runs one batch to warm up, then batches of N new prompts for
 the same seconds, and divides the tokens by the time the batches took. Each side runs in a process of its own.
 """
 
@@ -24,15 +27,20 @@ import numpy as np
 from ov_tuner.devices.llm_model import read_llm
 from ov_tuner.measure.llm_process import trial_in_process
 from ov_tuner.model.llm_gguf import LlamaShape, write_llama_gguf
-from ov_tuner.schema.llm import SCHEDULER_DEFAULT, LlmLoad
+from ov_tuner.schema.llm import LlmLoad, LlmSetting
 from ov_tuner.stats.headtohead import paired_ratio
+
+# No limit on the tokens a step takes; the rest of GenAI's scheduler default.
+UNLIMITED = LlmSetting(max_num_batched_tokens=None)
 
 PLAIN = """
 import json, sys, time
 import numpy as np, openvino as ov, openvino_genai as g
 model, seconds = sys.argv[1], float(sys.argv[5])
 users, prompt, output = (int(a) for a in sys.argv[2:5])
-pipe = g.ContinuousBatchingPipeline(model, g.SchedulerConfig(), "CPU", {}, {})
+scheduler = g.SchedulerConfig()
+scheduler.max_num_batched_tokens = 2**64 - 1
+pipe = g.ContinuousBatchingPipeline(model, scheduler, "CPU", {}, {})
 rng = np.random.default_rng(7)
 config = g.GenerationConfig(max_new_tokens=output, min_new_tokens=output, ignore_eos=True)
 def batch():
@@ -68,7 +76,7 @@ def main() -> None:
                    seconds=args.seconds, lead_in_s=1.0)
     ours, theirs = [], []
     for number in range(args.passes):
-        pair = [lambda: trial_in_process(model, "CPU", SCHEDULER_DEFAULT, load).tokens_per_s,
+        pair = [lambda: trial_in_process(model, "CPU", UNLIMITED, load).tokens_per_s,
                 lambda: plain(model.path, args.users, prompt, output, args.seconds)]
         first, second = (pair if number % 2 == 0 else pair[::-1])
         a, b = first(), second()

@@ -5,12 +5,14 @@ one-line refusals; never that one setting outruns another."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from factories import ov_tuner, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.analyse.llm import llm_answer
@@ -23,6 +25,7 @@ from ov_tuner.measure.llm_process import trial_in_process
 from ov_tuner.model.llm_gguf import write_llama_gguf
 from ov_tuner.model.llm_prompts import file_requests, generated_requests, read_prompts
 from ov_tuner.present.words.llm import answer_lines
+from ov_tuner.schema import Arrival
 from ov_tuner.schema.llm import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
@@ -317,3 +320,45 @@ def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: 
     assert outputs[None].error is None and len(outputs[None].tokens) == 16
     code, again, _ = _cli(*args)  # made once: the rerun finds the folder in the cache
     assert code == 0 and "compressing" not in again
+
+
+def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_command_resumes(gguf: Path,
+                                                                                             tmp_path: Path) -> None:
+    db = tmp_path / "llm.db"
+    args = ["llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision", "default",
+            "--rounds", "2", "--no-walk"]
+    proc = start_until(args, db, 2, table="llm_trials")
+    proc.send_signal(signal.SIGINT)  # the child measuring the third trial ignores it: that trial ends whole
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    with ResultStore(db, create=False) as store:
+        kept = store.llm_trials()
+    assert len(kept) in (2, 3) and all(t.ok for t in kept)
+    again = ov_tuner(*args, timeout=300)
+    assert again.returncode == 0, again.stderr
+    with ResultStore(db, create=False) as store:
+        after = store.llm_trials()
+    assert [t.setting for t in after[:len(kept)]] == [t.setting for t in kept]  # kept as they were, then more
+    assert len({t.setting for t in after if t.searched}) == len([t for t in after if t.searched]) == 3
+
+
+def test_an_open_loop_counts_every_request_that_arrived_in_the_window(gguf: Path) -> None:
+    model = read_llm(gguf)
+    load = LlmLoad(users=0, rate=30.0, arrival=Arrival.CONSTANT, seconds=0.5, lead_in_s=0.1, prompt_tokens=(8, 8),
+                   output_tokens=(4, 4))
+    trial = trial_in_process(model, "CPU", SCHEDULER_DEFAULT, load)
+    # arrivals every 1/30 s from the start: those in [0.1 s, 0.6 s) are counted, however fast the host serves them
+    assert trial.ok and 14 <= trial.ttft_ms.size <= 16 and trial.output_tokens == 4 * trial.ttft_ms.size
+
+
+def test_scheduler_switches_and_plugin_values_join_the_grid(gguf: Path, tmp_path: Path) -> None:
+    db = tmp_path / "llm.db"
+    code, out, err = _cli("llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
+                          "default", "--split-fuse", "on,off", "--dq-group-size", "default,0", "--rounds", "0")
+    assert code == 0, err
+    with ResultStore(db, create=False) as store:
+        searched = {t.setting for t in store.llm_trials() if t.searched}
+    grid = {(s.dynamic_split_fuse, s.dq_group_size) for s in searched - {SCHEDULER_DEFAULT, PIPELINE_DEFAULT}}
+    assert grid == {(True, 0), (False, None), (False, 0)} and "split-fuse off, dynamic quantization group 0" in out
+    code, _, err = _cli("llm", str(gguf), "--out", str(db), "--split-fuse", "maybe")
+    assert code == 2 and "--split-fuse maybe" in err

@@ -48,6 +48,7 @@ class SettingFigures:
     at_budget: tuple[float, float]  # TTFT and TPOT at the budget's percentile (ms)
     meets: bool
     kv_cache_bytes: int
+    max_cache_usage: float  # the most of the KV cache in use at once, percent
     peak_rss_bytes: int
     first_request_ms: float
 
@@ -107,6 +108,7 @@ def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudge
         latencies=Latencies(tuple(float(np.percentile(ttft, p)) for p in PERCENTILES),
                             tuple(float(np.percentile(tpot, p)) if tpot.size else math.nan for p in PERCENTILES)),
         at_budget=at, meets=meets, kv_cache_bytes=max(t.kv_cache_bytes for t in trials),
+        max_cache_usage=max(t.max_cache_usage for t in trials),
         peak_rss_bytes=max(t.peak_rss_bytes for t in trials),
         first_request_ms=float(np.median([t.first_request_ms for t in trials])))
 

@@ -25,6 +25,7 @@ FLAGS: dict[Input, str] = {
     Input.KV_PRECISION: "--kv-precision",
     Input.PRECISION_HINT: "--precision-hint",
     Input.WEIGHTS: "--weights",
+    Input.DQ_GROUP_SIZE: "--dq-group-size",
 }
 
 

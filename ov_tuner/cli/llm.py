@@ -61,6 +61,11 @@ def llm(
     max_seqs: Annotated[str, typer.Option(help="max_num_seqs values searched.")] = "256",
     weights: Annotated[str, typer.Option(help="A GenAI folder's weights searched: default (as given), int8, int4 "
                                          "(compressed with NNCF once, kept in ov-tuner's cache).")] = "default",
+    split_fuse: Annotated[str, typer.Option(help="dynamic_split_fuse values searched: on, off.")] = "on",
+    prefix_caching: Annotated[str, typer.Option(help="enable_prefix_caching values searched: off, on (with "
+                                                "--shared-prefix, measured for what it gives).")] = "off",
+    dq_group_size: Annotated[str, typer.Option(help="DYNAMIC_QUANTIZATION_GROUP_SIZE values searched (0: off).")]
+    = "default",
     rounds: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
                                         "at most (0: none; an interval needs 2 or more).")] = 4,
     most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
@@ -92,7 +97,10 @@ def llm(
                      threads=_values(threads, "--threads", _count),
                      inference_precisions=_values(precision_hint, "--precision-hint", str.lower),
                      max_seqs=tuple(v for v in _values(max_seqs, "--max-seqs", _count) if v is not None) or (256,),
-                     weights=_values(weights, "--weights", str.lower))
+                     weights=_values(weights, "--weights", str.lower),
+                     split_fuse=_switches(split_fuse, "--split-fuse"),
+                     prefix_caching=_switches(prefix_caching, "--prefix-caching"),
+                     dq_group_sizes=_values(dq_group_size, "--dq-group-size", _whole))
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
                    most_users=max(most_users, users), min_agreement=min_agreement)
@@ -122,6 +130,20 @@ def _span(text: str, flag: str) -> tuple[int, int]:
     if not 1 <= bounds[0] <= bounds[1]:
         raise BadInputError(f"{flag} {text}: give a number of tokens above 0, or a range low-high such as 64-128")
     return bounds
+
+
+def _switches(text: str, flag: str) -> tuple[bool, ...]:
+    """'on', 'off' or 'on,off' as the values searched."""
+    words = [w.strip().lower() for w in text.split(",") if w.strip()]
+    if not words or any(w not in ("on", "off") for w in words):
+        raise BadInputError(f"{flag} {text}: give on, off or on,off")
+    return tuple(dict.fromkeys(w == "on" for w in words))
+
+
+def _whole(value: str) -> int:
+    if int(value) < 0:
+        raise ValueError(value)
+    return int(value)
 
 
 def _count(value: str) -> int:

@@ -87,14 +87,15 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     model = read_llm(spec.model)
     Runtime().resolve_devices((spec.device,))
     check_plugin_values(spec.device, spec.space)
-    folders = _weights(model, spec.space, making)
     if spec.load.prompts_file:
         read_prompts(Path(spec.load.prompts_file))
+    _check_weights(model, spec.space)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
     stopped = stop.is_set if stop is not None else (lambda: False)
     with ResultStore(spec.out) as store:
         store.claim(environment(ModelSource(Path(model.path), model.sha256)))
         store.claim_llm(job)
+        folders = _weights(model, spec.space, making)
 
         def measure(setting: LlmSetting, number: int | None = None, users: int | None = None) -> LlmTrial:
             load = spec.load if users is None else replace(spec.load, users=users)
@@ -139,8 +140,8 @@ def _search(spec: LlmSpec, store: ResultStore, measure: Measure, stopped: Callab
             measure(setting)
 
 
-def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) -> dict[str | None, LlmModel]:
-    """The model each weights value runs: as given, or its folder compressed (made now where the cache lacks it)."""
+def _check_weights(model: LlmModel, space: LlmSpace) -> None:
+    """The weights asked for are ones ov-tuner makes, of a model it can make them of, with NNCF installed."""
     asked = [w for w in space.weights if w is not None]
     unknown = [w for w in asked if w not in WEIGHTS]
     if unknown:
@@ -150,8 +151,12 @@ def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) ->
                             "makes Q8_0 or Q4_K files): give a GenAI folder, or leave the weights as given")
     if asked:
         require_nncf()
+
+
+def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) -> dict[str | None, LlmModel]:
+    """The model each weights value runs: as given, or its folder compressed (made now where the cache lacks it)."""
     folders: dict[str | None, LlmModel] = {None: model}
-    for weights in asked:
+    for weights in (w for w in space.weights if w is not None):
         if not llm_weights_folder(model.sha256, weights).is_dir():
             making(weights)
         folders[weights] = replace(model, path=str(compressed_folder(model, weights)))

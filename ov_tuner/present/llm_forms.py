@@ -202,7 +202,8 @@ def _figures(f: SettingFigures) -> dict[str, Any]:
             "requests_per_s": f.requests_per_s,
             "ttft_ms": {f"p{p:g}": v for p, v in zip(PERCENTILES, f.latencies.ttft_ms, strict=True)},
             "tpot_ms": {f"p{p:g}": v for p, v in zip(PERCENTILES, f.latencies.tpot_ms, strict=True)},
-            "meets_budget": f.meets, "kv_cache_bytes": f.kv_cache_bytes, "peak_rss_bytes": f.peak_rss_bytes,
+            "meets_budget": f.meets, "kv_cache_bytes": f.kv_cache_bytes, "max_cache_usage": f.max_cache_usage,
+            "peak_rss_bytes": f.peak_rss_bytes,
             "first_request_ms": f.first_request_ms}
 
 

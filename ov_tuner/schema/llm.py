@@ -85,10 +85,13 @@ class LlmSetting:
     inference_precision: str | None = None
     threads: int | None = None
     weights: str | None = None  # a GenAI folder's weights compressed by NNCF: int8 or int4 (None: as given)
+    dq_group_size: int | None = None  # DYNAMIC_QUANTIZATION_GROUP_SIZE (0: off)
 
     def properties(self) -> dict[str, str | int]:
         """The plugin properties this setting gives the pipeline (the unset ones are left to the plugin)."""
         found: dict[str, str | int] = {}
+        if self.dq_group_size is not None:
+            found["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = self.dq_group_size
         if self.kv_cache_precision is not None:
             found["KV_CACHE_PRECISION"] = self.kv_cache_precision
         if self.inference_precision is not None:
@@ -133,13 +136,17 @@ class LlmSpace:
     inference_precisions: tuple[str | None, ...] = (None,)
     max_seqs: tuple[int, ...] = (256,)
     weights: tuple[str | None, ...] = (None,)
+    split_fuse: tuple[bool, ...] = (True,)
+    prefix_caching: tuple[bool, ...] = (False,)
+    dq_group_sizes: tuple[int | None, ...] = (None,)
 
     def settings(self) -> list[LlmSetting]:
-        return [LlmSetting(max_num_batched_tokens=tokens, max_num_seqs=seqs, kv_cache_precision=kv,
-                           inference_precision=precision, threads=threads, weights=weights)
-                for weights, tokens, seqs, kv, precision, threads in itertools.product(
-                    self.weights, self.batched_tokens, self.max_seqs, self.kv_cache_precisions,
-                    self.inference_precisions, self.threads)]
+        return [LlmSetting(max_num_batched_tokens=tokens, max_num_seqs=seqs, dynamic_split_fuse=fuse,
+                           enable_prefix_caching=prefix, kv_cache_precision=kv, inference_precision=precision,
+                           threads=threads, weights=weights, dq_group_size=group)
+                for weights, tokens, seqs, fuse, prefix, kv, precision, threads, group in itertools.product(
+                    self.weights, self.batched_tokens, self.max_seqs, self.split_fuse, self.prefix_caching,
+                    self.kv_cache_precisions, self.inference_precisions, self.threads, self.dq_group_sizes)]
 
 
 # GenAI left alone, two ways a user gets it: a ContinuousBatchingPipeline with SchedulerConfig() as constructed, and

@@ -41,6 +41,8 @@ def setting_text(setting: LlmSetting) -> str:
         parts.append(f"{setting.threads} threads")
     if setting.weights:
         parts.append(f"weights {setting.weights}")
+    if setting.dq_group_size is not None:
+        parts.append(f"dynamic quantization group {setting.dq_group_size}")
     return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
 
 
@@ -108,7 +110,8 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         lines.append(("held back", _held(answer)))
     if answer.served:
         lines.append(("users", _served(answer)))
-    lines.append(("memory", f"KV cache {found.kv_cache_bytes / 2**20:.1f} MiB allocated, peak resident "
+    lines.append(("memory", f"KV cache {found.kv_cache_bytes / 2**20:.1f} MiB allocated (at most "
+                            f"{found.max_cache_usage:.0f}% of it in use), peak resident "
                             f"{found.peak_rss_bytes / 2**20:.0f} MiB; a fresh pipeline's first request "
                             f"{found.first_request_ms:.0f} ms (not counted)"))
     failed = f", {len(answer.failed)} failed ({_failures(answer)})" if answer.failed else ""
