@@ -4,6 +4,7 @@ one-line refusals; never that one setting outruns another."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 from factories import ov_tuner, start_until
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.llm import llm_answer
+from ov_tuner.analyse.llm import Rule, llm_answer
 from ov_tuner.analyse.llm_agreement import agreement
 from ov_tuner.cli import app
 from ov_tuner.devices.llm_model import read_llm
@@ -39,6 +40,7 @@ from ov_tuner.schema.llm import (
     LlmTrial,
     StoredLlm,
 )
+from ov_tuner.search.llm_users import MOST_USERS, USERS_PRECISION, next_users, users_served
 from ov_tuner.store.results import ResultStore
 
 QUICK = ["--seconds", "0.4", "--lead-in", "0.1", "--users", "4", "--prompt-tokens", "16-32", "--output-tokens", "8"]
@@ -362,3 +364,37 @@ def test_scheduler_switches_and_plugin_values_join_the_grid(gguf: Path, tmp_path
     assert grid == {(True, 0), (False, None), (False, 0)} and "split-fuse off, dynamic quantization group 0" in out
     code, _, err = _cli("llm", str(gguf), "--out", str(db), "--split-fuse", "maybe")
     assert code == 2 and "--split-fuse maybe" in err
+
+
+def test_a_walk_that_serves_clearly_more_users_decides_the_answer() -> None:
+    faster = LlmSetting(max_num_batched_tokens=4096)
+    budget = LlmBudget(ttft_ms=100.0)
+    job = dataclasses.replace(JOB, budget=budget)
+    rounds = [_trial(s, r, f) for r in range(3) for s, f in ((faster, 1000 + 50 * (r % 2)), (SCHEDULER_DEFAULT, 1020),
+                                                             (PIPELINE_DEFAULT, 1010))]
+    fast, slow = np.full(10, 5.0), np.full(10, 500.0)
+
+    def walk(setting: LlmSetting, served: int) -> list[LlmTrial]:
+        return [LlmTrial(setting, users=n, ttft_ms=fast if n <= served else slow, tpot_ms=fast, output_tokens=10,
+                         wall_s=1.0) for n in (8, 16, served, served + 1)]
+
+    stored = StoredLlm("r.db", None, job, (*rounds, *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 30)), ())
+    answer = llm_answer(stored)
+    assert answer.answer is not None and answer.answer.setting == PIPELINE_DEFAULT and answer.rule is Rule.MOST_USERS
+    assert [(w.setting, w.users) for w in answer.served] == [(PIPELINE_DEFAULT, 30), (SCHEDULER_DEFAULT, 20)]
+    close = StoredLlm("r.db", None, job, (*rounds, *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 21)), ())
+    assert llm_answer(close).answer.setting == SCHEDULER_DEFAULT  # type: ignore[union-attr]  # within USERS_MARGIN
+
+
+def test_the_walk_doubles_then_bisects_to_within_its_precision() -> None:
+    def walk(limit: int, start: int) -> tuple[int, list[int]]:
+        met: dict[int, bool] = {}
+        while (n := next_users(met, start)) is not None:
+            met[n] = n <= limit
+        return users_served(met), sorted(met)
+
+    assert walk(20, 8) == (20, [8, 16, 20, 21, 22, 24, 32])
+    assert walk(0, 8) == (0, [1, 2, 4, 8])
+    served, tried = walk(53, 16)
+    assert 53 * (1 - USERS_PRECISION) <= served <= 53 and len(tried) <= 8
+    assert walk(1000, 8)[0] == MOST_USERS

@@ -3,8 +3,11 @@ rounds side by side against GenAI left alone, by how much (paired intervals over
 (time to first token and per output token at p50/p90/p99), what it allocated, and the search's Pareto front of
 throughput against time to first token.
 
-Ranking is the rounds engine's (pass-adjusted means of output tokens a second); a contender leads only where its
-requests, pooled over its rounds, meet the budget at the budget's percentile.
+Ranking is the rounds engine's (pass-adjusted means of output tokens a second at the load given); a contender leads
+only where its requests, pooled over its rounds, meet the budget at the budget's percentile. With a budget and users,
+the walks to the most users each of the rounds' choice, the rounds' leader and GenAI's defaults serve within it have
+the last word: one that serves clearly more users (USERS_MARGIN) than the rounds' choice is the answer, since users
+served within the budget is what the user asked.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
@@ -26,6 +30,9 @@ from ov_tuner.stats.interval import Interval, paired_interval, pass_adjusted_mea
 BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)
 PERCENTILES = (50.0, 90.0, 99.0)
 GAIN_CONFIDENCE = 0.95
+# How many more users a walk must find a setting serving than the rounds' choice, as a share of the choice's, for the
+# answer to be that setting: a walk is one trial a count, and a count near the edge can land either side on a rerun.
+USERS_MARGIN = 0.10
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,14 @@ class LlmGain:
     ratio: Ratio
 
 
+class Rule(str, Enum):
+    """Why the answer is the one it is."""
+
+    FASTEST = "fastest"  # the rounds' leader within the budget (or the search's, without rounds)
+    TIED_SIMPLER = "tied, simpler"  # not told apart from the leader, and GenAI left alone or the smallest KV cache
+    MOST_USERS = "most users"  # its walk served clearly more users within the budget than the rounds' choice's
+
+
 @dataclass(frozen=True)
 class UsersServed:
     """The walk of one setting: the most users it served within the budget (0: not even the fewest tried), whether
@@ -92,6 +107,7 @@ class LlmAnswer:
     agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.analyse.llm_agreement)
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
+    rule: Rule
 
 
 def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudget) -> SettingFigures:
@@ -145,7 +161,8 @@ def held_back(agreed: dict[LlmSetting, float], limit: float) -> set[LlmSetting]:
 def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnswer:
     """The answer from every stored trial. With rounds: among the contenders that met the budget in them, the one
     the rounds rank first, unless others are not told apart from it (their 95% interval against it holds 1); of
-    those, GenAI left alone where it is one (nothing to change), else the one with the smallest KV cache. Without
+    those, GenAI left alone where it is one (nothing to change), else the one with the smallest KV cache; and where
+    a walk found another contender serving more than USERS_MARGIN more users within the budget, that one. Without
     rounds: the search's fastest within the budget. A setting that says less alike than `min_agreement` (the job's
     limit where None) never leads."""
     job, trials = stored.job, stored.trials
@@ -162,10 +179,16 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                if s in in_rounds and in_rounds[s].meets and s not in held and np.isfinite(means[i])]
     answer, fastest = None, None
     gains: tuple[LlmGain, ...] = ()
+    served = _walks(trials, job.budget)
+    rule = Rule.FASTEST
     if leading:
         top = max(leading, key=lambda i: means[i])
         tied = [i for i in leading if i == top or _holds_one(paired_interval(table[:, i], table[:, top], log=True))]
         best = min(tied, key=lambda i: (contenders[i] not in BASELINES, in_rounds[contenders[i]].kv_cache_bytes))
+        rule = Rule.FASTEST if best == top else Rule.TIED_SIMPLER
+        most = _most_users(served, contenders[best], {contenders[i] for i in leading})
+        if most is not None:
+            best, rule = contenders.index(most), Rule.MOST_USERS
         answer, fastest = in_rounds[contenders[best]], in_rounds[contenders[top]]
         gains = tuple(LlmGain(b, in_rounds[b], paired_ratio(table[:, best], table[:, contenders.index(b)],
                                                               GAIN_CONFIDENCE))
@@ -179,7 +202,24 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     return LlmAnswer(results=stored.results, box=stored.box, job=job, answer=answer, fastest=fastest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
-                     served=_walks(trials, job.budget), agreements=agreed, min_agreement=limit, held_back=kept_back)
+                     served=_answer_first(served, answer), agreements=agreed, min_agreement=limit,
+                     held_back=kept_back, rule=rule)
+
+
+def _most_users(served: Sequence[UsersServed], chosen: LlmSetting, leading: set[LlmSetting]) -> LlmSetting | None:
+    """The contender the walks found serving clearly more users than `chosen` (more than USERS_MARGIN more), among
+    those that may lead; None where none does, or `chosen` was not walked."""
+    walks = {w.setting: w for w in served}
+    if chosen not in walks:
+        return None
+    others = [w for w in served if w.setting in leading and w.setting != chosen]
+    most = max(others, key=lambda w: w.users, default=None)
+    return most.setting if most is not None and most.users > walks[chosen].users * (1 + USERS_MARGIN) else None
+
+
+def _answer_first(served: Sequence[UsersServed], answer: SettingFigures | None) -> tuple[UsersServed, ...]:
+    mine = [w for w in served if answer is not None and w.setting == answer.setting]
+    return (*mine, *(w for w in served if w not in mine))
 
 
 def walk_outcomes(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> dict[int, bool]:

@@ -122,7 +122,8 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
             _rounds(spec, store, contenders_of(searched, spec.contenders, held), searched, measure, stop)
         answer = llm_answer(stored())
         if spec.walk and spec.load.closed and spec.budget.bounded and answer.answer is not None and not stopped():
-            for setting in dict.fromkeys([answer.answer.setting, *BASELINES]):
+            walked = [answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []), *BASELINES]
+            for setting in dict.fromkeys(walked):
                 _walk(spec, store, setting, measure, stopped)
         return llm_answer(stored())
 

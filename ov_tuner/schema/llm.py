@@ -141,12 +141,13 @@ class LlmSpace:
     dq_group_sizes: tuple[int | None, ...] = (None,)
 
     def settings(self) -> list[LlmSetting]:
-        return [LlmSetting(max_num_batched_tokens=tokens, max_num_seqs=seqs, dynamic_split_fuse=fuse,
-                           enable_prefix_caching=prefix, kv_cache_precision=kv, inference_precision=precision,
-                           threads=threads, weights=weights, dq_group_size=group)
-                for weights, tokens, seqs, fuse, prefix, kv, precision, threads, group in itertools.product(
-                    self.weights, self.batched_tokens, self.max_seqs, self.split_fuse, self.prefix_caching,
-                    self.kv_cache_precisions, self.inference_precisions, self.threads, self.dq_group_sizes)]
+        """Every combination, the weights varying slowest (a compressed folder's settings side by side)."""
+        axes: dict[str, tuple[Any, ...]] = {
+            "weights": self.weights, "max_num_batched_tokens": self.batched_tokens, "max_num_seqs": self.max_seqs,
+            "dynamic_split_fuse": self.split_fuse, "enable_prefix_caching": self.prefix_caching,
+            "kv_cache_precision": self.kv_cache_precisions, "inference_precision": self.inference_precisions,
+            "threads": self.threads, "dq_group_size": self.dq_group_sizes}
+        return [LlmSetting(**dict(zip(axes, values, strict=True))) for values in itertools.product(*axes.values())]
 
 
 # GenAI left alone, two ways a user gets it: a ContinuousBatchingPipeline with SchedulerConfig() as constructed, and

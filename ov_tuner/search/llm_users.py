@@ -1,6 +1,7 @@
 """The walk to the most concurrent users a setting serves within the latency budget: from the load's users, doubling
 while each count meets the budget, then bisecting between the highest count that met it and the lowest that did not,
-to one user. Pure: the driver measures a count through its trial and says whether it met the budget.
+until they lie within USERS_PRECISION of each other (or one user apart). Pure: the driver measures a count through its
+trial and says whether it met the budget.
 
 One trial a count, no repeats: the walk is a capacity figure stated beside the answer, not what chose it (the rounds
 side by side did), and a count near the edge can land either side on a rerun; the words say it is one walk.
@@ -12,6 +13,9 @@ from collections.abc import Mapping
 
 # The most users a walk tries (a setting that meets the budget there is said to serve at least as many).
 MOST_USERS = 256
+# How close the highest count that met the budget and the lowest that did not must lie, as a share of the first:
+# finer than one trial a count can tell on a shared host.
+USERS_PRECISION = 0.05
 
 
 def next_users(met: Mapping[int, bool], start: int, most: int = MOST_USERS) -> int | None:
@@ -23,7 +27,7 @@ def next_users(met: Mapping[int, bool], start: int, most: int = MOST_USERS) -> i
     failed = min((n for n, ok in met.items() if not ok and n > served), default=None)
     if failed is None:
         return None if served >= most else min(2 * served, most)
-    if failed - served <= 1:
+    if failed - served <= max(1.0, USERS_PRECISION * served):
         return None
     return (served + failed) // 2 if served else (failed // 2 or None)
 

@@ -3,8 +3,8 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
-from ov_tuner.analyse.llm import BASELINES, PERCENTILES, LlmAnswer, SettingFigures, UsersServed
-from ov_tuner.present.words.numbers import gain, names
+from ov_tuner.analyse.llm import BASELINES, PERCENTILES, USERS_MARGIN, LlmAnswer, Rule, SettingFigures, UsersServed
+from ov_tuner.present.words.numbers import gain
 from ov_tuner.schema.llm import (
     AGREEMENT_PROMPTS,
     AGREEMENT_TOKENS,
@@ -116,7 +116,7 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
                             f"{found.first_request_ms:.0f} ms (not counted)"))
     failed = f", {len(answer.failed)} failed ({_failures(answer)})" if answer.failed else ""
     lines.append(("searched", f"{len(answer.searched)} settings{failed}; Pareto front of tokens/s against TTFT p90: "
-                              + names([setting_text(f.setting) for f in answer.pareto])))
+                              + "; ".join(setting_text(f.setting) for f in answer.pareto)))
     lines.append(("details", f"ov-tuner recommend {answer.results} --format python (the form that runs it)"))
     return lines
 
@@ -135,8 +135,8 @@ def _held(answer: LlmAnswer) -> str:
     held = [f"{setting_text(f.setting)} ({f.tokens_per_s:.0f} tokens/s, {answer.agreements[f.setting]:.1%} alike)"
             for f in answer.held_back]
     lowest = min(answer.agreements[f.setting] for f in answer.held_back)
-    return (f"{names(held)}: under the {answer.min_agreement:.0%} agreement limit; `ov-tuner llm ... --min-agreement "
-            f"{max(lowest - 0.005, 0):.2f}` lets {'it' if len(held) == 1 else 'them'} in")
+    return (f"{'; '.join(held)}: under the {answer.min_agreement:.0%} agreement limit; `ov-tuner llm ... "
+            f"--min-agreement {max(lowest - 0.005, 0):.2f}` lets {'it' if len(held) == 1 else 'them'} in")
 
 
 def _served(answer: LlmAnswer) -> str:
@@ -154,7 +154,13 @@ def _served(answer: LlmAnswer) -> str:
 def _why(answer: LlmAnswer) -> str:
     found, fastest = answer.answer, answer.fastest
     assert found is not None and fastest is not None
-    if found.setting == fastest.setting:
+    if answer.rule is Rule.MOST_USERS:
+        walks = {w.setting: w.users for w in answer.served}
+        others = "; ".join(f"{walks[w.setting]} for {setting_text(w.setting)}" for w in answer.served[1:])
+        return (f"serves the most users within the budget, {walks[found.setting]}, against {others} (more than "
+                f"{USERS_MARGIN:.0%} more than the rounds' choice: their tokens a second at the load given were not "
+                "told apart or lower)")
+    if answer.rule is Rule.FASTEST:
         return "the fastest within the budget" + (" in the rounds side by side" if answer.rounds else " searched")
     simpler = "GenAI left alone: nothing to change" if found.setting in BASELINES else "the smallest KV cache"
     return (f"not told apart from the fastest within the budget, {setting_text(fastest.setting)} "
