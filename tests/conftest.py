@@ -93,3 +93,28 @@ def swept_db(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
                                                  batches=(1, 2)))
     assert summary.measured == 16
     return out
+
+
+@pytest.fixture(scope="session")
+def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer, 256-wide random LLaMA as a GGUF with F16 matrices (ov_tuner.model.llm_gguf), which GenAI loads."""
+    from ov_tuner.model.llm_gguf import write_llama_gguf
+
+    return write_llama_gguf(tmp_path_factory.mktemp("llm") / "tiny.gguf")
+
+
+@pytest.fixture(scope="session")
+def llm_db(tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real `ov-tuner llm` results file: two settings besides GenAI's two defaults, two rounds, and the walks to 4
+    users under a budget every setting meets."""
+    from typer.testing import CliRunner
+
+    from ov_tuner.cli import app
+
+    db = tmp_path_factory.mktemp("llm-results") / "r.db"
+    done = CliRunner().invoke(app, [
+        "llm", str(tiny_gguf), "--out", str(db), "--seconds", "0.3", "--lead-in", "0.1", "--users", "2",
+        "--prompt-tokens", "8", "--output-tokens", "4", "--batched-tokens", "256,1024", "--kv-precision", "default",
+        "--rounds", "2", "--ttft-ms", "60000", "--most-users", "4"])
+    assert done.exit_code == 0, done.output
+    return db

@@ -47,18 +47,13 @@ QUICK = ["--seconds", "0.4", "--lead-in", "0.1", "--users", "4", "--prompt-token
 
 
 @pytest.fixture(scope="module")
-def gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_llama_gguf(tmp_path_factory.mktemp("llm") / "tiny.gguf")
-
-
-@pytest.fixture(scope="module")
-def genai_folder(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def genai_folder(tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A GenAI model folder (the model IR, tokenizer and detokenizer IRs) as GenAI itself writes one from the GGUF."""
     import openvino_genai
 
     made = tmp_path_factory.mktemp("folder")
     gguf_copy = made / "tiny.gguf"
-    gguf_copy.write_bytes(gguf.read_bytes())
+    gguf_copy.write_bytes(tiny_gguf.read_bytes())
     openvino_genai.LLMPipeline(str(gguf_copy), "CPU", enable_save_ov_model=True)
     gguf_copy.unlink()
     return made
@@ -69,8 +64,8 @@ def _cli(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_a_gguf_is_read_for_what_it_is(gguf: Path) -> None:
-    model = read_llm(gguf)
+def test_a_gguf_is_read_for_what_it_is(tiny_gguf: Path) -> None:
+    model = read_llm(tiny_gguf)
     assert (model.format, model.architecture, model.layers, model.width) == (LlmFormat.GGUF, "llama", 2, 256)
     assert model.vocab == 256 + 144 + 2 and len(model.sha256) == 64
 
@@ -96,23 +91,23 @@ def test_an_image_model_or_a_folder_without_its_tokenizer_is_refused_in_one_line
     assert "openvino_tokenizer.xml or openvino_detokenizer.xml" in err and "optimum-cli" in err
 
 
-def test_a_prompts_file_with_a_bad_line_names_the_line(gguf: Path, tmp_path: Path) -> None:
+def test_a_prompts_file_with_a_bad_line_names_the_line(tiny_gguf: Path, tmp_path: Path) -> None:
     prompts = tmp_path / "prompts.jsonl"
     prompts.write_text('{"prompt": "hello", "output_tokens": 8}\n{"prompt": "there", "output_tokens": 0}\n')
-    code, _, err = _cli("llm", str(gguf), "--prompts", str(prompts), "--out", str(tmp_path / "r.db"))
+    code, _, err = _cli("llm", str(tiny_gguf), "--prompts", str(prompts), "--out", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1 and "line 2" in err and "output_tokens" in err
     assert not (tmp_path / "r.db").exists()
 
 
-def test_an_absent_device_is_one_line(gguf: Path, tmp_path: Path) -> None:
-    code, _, err = _cli("llm", str(gguf), "--device", "NPU", "--out", str(tmp_path / "r.db"))
+def test_an_absent_device_is_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(tiny_gguf), "--device", "NPU", "--out", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1 and "NPU is not present" in err
 
 
-def test_without_genai_the_command_says_how_to_add_it(gguf: Path, tmp_path: Path) -> None:
+def test_without_genai_the_command_says_how_to_add_it(tiny_gguf: Path, tmp_path: Path) -> None:
     script = ("import sys; sys.modules['openvino_genai'] = None\n"
               "from ov_tuner.cli import app; app()")
-    done = subprocess.run([sys.executable, "-c", script, "llm", str(gguf), "--out", str(tmp_path / "r.db")],
+    done = subprocess.run([sys.executable, "-c", script, "llm", str(tiny_gguf), "--out", str(tmp_path / "r.db")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "pip install 'ov-tuner[llm]'" in done.stderr and done.stderr.count("\n") == 1
 
@@ -142,8 +137,8 @@ def read_prompts_text(*prompts: str) -> list:
         return read_prompts(path)
 
 
-def test_a_trial_times_every_request_and_holds_the_output_length(gguf: Path) -> None:
-    model = read_llm(gguf)
+def test_a_trial_times_every_request_and_holds_the_output_length(tiny_gguf: Path) -> None:
+    model = read_llm(tiny_gguf)
     load = LlmLoad(users=3, seconds=0.4, lead_in_s=0.1, prompt_tokens=(16, 24), output_tokens=(8, 8))
     trial = trial_in_process(model, "CPU", SCHEDULER_DEFAULT, load)
     assert trial.ok and trial.ttft_ms.size >= 3
@@ -153,8 +148,8 @@ def test_a_trial_times_every_request_and_holds_the_output_length(gguf: Path) -> 
     assert 16 * trial.ttft_ms.size <= trial.prompt_tokens <= 24 * trial.ttft_ms.size
 
 
-def test_a_setting_the_device_refuses_is_a_failed_trial_with_its_reason(gguf: Path) -> None:
-    model = read_llm(gguf)
+def test_a_setting_the_device_refuses_is_a_failed_trial_with_its_reason(tiny_gguf: Path) -> None:
+    model = read_llm(tiny_gguf)
     load = LlmLoad(users=2, seconds=0.2, lead_in_s=0.0, prompt_tokens=(8, 8), output_tokens=(4, 4))
     for refused, named in ((LlmSetting(threads=-1), "INFERENCE_NUM_THREADS"),
                            (LlmSetting(kv_cache_precision="q9"), "KV_CACHE_PRECISION")):
@@ -168,9 +163,9 @@ def test_a_trial_whose_process_dies_is_a_failed_trial_saying_how() -> None:
     assert ended(died) == "the trial's process ended (SIGABRT: free(): corrupted)"
 
 
-def test_the_job_stores_every_trial_resumes_and_its_forms_run(gguf: Path, tmp_path: Path) -> None:
+def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
-    args = ["llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
+    args = ["llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
             "default,u8", "--rounds", "2", "--ttft-ms", "60000", "--most-users", "8"]
     code, out, err = _cli(*args)
     assert code == 0, err
@@ -213,7 +208,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(gguf: Path, tmp_pa
                          enable_prefix_caching=answer["enable_prefix_caching"],
                          kv_cache_precision=answer["properties"].get("KV_CACHE_PRECISION"),
                          inference_precision=answer["properties"].get("INFERENCE_PRECISION_HINT"))
-    assert served["kv_cache_bytes"] == _kv_bytes_for_one_request(gguf, setting, "hello")
+    assert served["kv_cache_bytes"] == _kv_bytes_for_one_request(tiny_gguf, setting, "hello")
 
     code, _, err = _cli("recommend", str(db), "--format", "benchmark_app")
     assert code == 2 and "an LLM's answer comes as --format python, ovms, kubernetes or json" in err
@@ -221,21 +216,21 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(gguf: Path, tmp_pa
     assert code == 0 and "limits:" in resources and "cpu:" in resources
 
 
-def _kv_bytes_for_one_request(gguf: Path, setting: LlmSetting, prompt: str) -> int:
+def _kv_bytes_for_one_request(model: Path, setting: LlmSetting, prompt: str) -> int:
     """What ov-tuner's own pipeline at `setting` allocates for the form's one request: the form ran that setting
     where the two agree (the KV cache's size changes with its precision)."""
     import openvino_genai
 
-    pipe, _ = open_pipeline(str(gguf), setting, "CPU")
+    pipe, _ = open_pipeline(str(model), setting, "CPU")
     config = openvino_genai.GenerationConfig(max_new_tokens=16, min_new_tokens=16, ignore_eos=True)
     pipe.generate([prompt], [config])  # type: ignore[attr-defined]
     return int(pipe.get_metrics().kv_cache_size_in_bytes)  # type: ignore[attr-defined]
 
 
-def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials_kept(gguf: Path,
+def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials_kept(tiny_gguf: Path,
                                                                                        tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
-    code, _, err = _cli("llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
+    code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
                         "default", "--ttft-ms", "0.001")
     assert code == 2 and err.count("\n") == 1 and "no setting met the budget" in err and "the closest gave" in err
     with ResultStore(db, create=False) as store:
@@ -291,14 +286,14 @@ def test_a_setting_that_says_too_little_alike_is_held_back_with_the_way_to_let_i
     assert llm_answer(_stored(trials, outputs), min_agreement=0.5).answer.setting == fast  # type: ignore[union-attr]
 
 
-def test_a_kv_precision_the_device_refuses_is_one_line_before_anything_runs(gguf: Path, tmp_path: Path) -> None:
-    code, _, err = _cli("llm", str(gguf), "--kv-precision", "u8,q9", "--out", str(tmp_path / "r.db"))
+def test_a_kv_precision_the_device_refuses_is_one_line_before_anything_runs(tiny_gguf: Path, tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(tiny_gguf), "--kv-precision", "u8,q9", "--out", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1 and "--kv-precision q9: CPU refuses KV_CACHE_PRECISION=q9" in err
     assert not (tmp_path / "r.db").exists()
 
 
-def test_weights_are_compressed_for_a_folder_only(gguf: Path, tmp_path: Path) -> None:
-    code, _, err = _cli("llm", str(gguf), "--weights", "int4", "--out", str(tmp_path / "r.db"))
+def test_weights_are_compressed_for_a_folder_only(tiny_gguf: Path, tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(tiny_gguf), "--weights", "int4", "--out", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1 and "a GGUF's weights are its own" in err
 
 
@@ -324,11 +319,11 @@ def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: 
     assert code == 0 and "compressing" not in again
 
 
-def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_command_resumes(gguf: Path,
+def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_command_resumes(tiny_gguf: Path,
                                                                                              tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
-    args = ["llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision", "default",
-            "--rounds", "2", "--no-walk"]
+    args = ["llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
+            "default", "--rounds", "2", "--no-walk"]
     proc = start_until(args, db, 2, table="llm_trials")
     proc.send_signal(signal.SIGINT)  # the child measuring the third trial ignores it: that trial ends whole
     _, stderr = proc.communicate(timeout=120)
@@ -344,8 +339,8 @@ def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_comm
     assert len({t.setting for t in after if t.searched}) == len([t for t in after if t.searched]) == 3
 
 
-def test_an_open_loop_counts_every_request_that_arrived_in_the_window(gguf: Path) -> None:
-    model = read_llm(gguf)
+def test_an_open_loop_counts_every_request_that_arrived_in_the_window(tiny_gguf: Path) -> None:
+    model = read_llm(tiny_gguf)
     load = LlmLoad(users=0, rate=30.0, arrival=Arrival.CONSTANT, seconds=0.5, lead_in_s=0.1, prompt_tokens=(8, 8),
                    output_tokens=(4, 4))
     trial = trial_in_process(model, "CPU", SCHEDULER_DEFAULT, load)
@@ -353,16 +348,16 @@ def test_an_open_loop_counts_every_request_that_arrived_in_the_window(gguf: Path
     assert trial.ok and 14 <= trial.ttft_ms.size <= 16 and trial.output_tokens == 4 * trial.ttft_ms.size
 
 
-def test_scheduler_switches_and_plugin_values_join_the_grid(gguf: Path, tmp_path: Path) -> None:
+def test_scheduler_switches_and_plugin_values_join_the_grid(tiny_gguf: Path, tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
-    code, out, err = _cli("llm", str(gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
+    code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
                           "default", "--split-fuse", "on,off", "--dq-group-size", "default,0", "--rounds", "0")
     assert code == 0, err
     with ResultStore(db, create=False) as store:
         searched = {t.setting for t in store.llm_trials() if t.searched}
     grid = {(s.dynamic_split_fuse, s.dq_group_size) for s in searched - {SCHEDULER_DEFAULT, PIPELINE_DEFAULT}}
     assert grid == {(True, 0), (False, None), (False, 0)} and "split-fuse off, dynamic quantization group 0" in out
-    code, _, err = _cli("llm", str(gguf), "--out", str(db), "--split-fuse", "maybe")
+    code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--split-fuse", "maybe")
     assert code == 2 and "--split-fuse maybe" in err
 
 

@@ -21,7 +21,6 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.llm import LlmAnswer, llm_answer
 from ov_tuner.cli import app
-from ov_tuner.model.llm_gguf import write_llama_gguf
 from ov_tuner.present.llm_forms import llm_ovms
 from ov_tuner.schema.llm import LlmFormat, LlmSetting
 from ov_tuner.store.llm_file import load_llm
@@ -35,8 +34,6 @@ F = descriptor_pb2.FieldDescriptorProto
 SCALARS = {"string": F.TYPE_STRING, "uint64": F.TYPE_UINT64, "uint32": F.TYPE_UINT32, "bool": F.TYPE_BOOL}
 LABELS = {"optional": F.LABEL_OPTIONAL, "required": F.LABEL_REQUIRED}
 NODE_OPTIONS = re.compile(r"\[type\.googleapis\.com / mediapipe\.LLMCalculatorOptions\]: \{\n(.*?)\n\s*\}", re.S)
-JOB = ["--seconds", "0.3", "--lead-in", "0.1", "--users", "2", "--prompt-tokens", "8", "--output-tokens", "4",
-       "--batched-tokens", "1024", "--kv-precision", "u8", "--rounds", "0", "--no-walk"]
 
 
 def calculator_options() -> Message:
@@ -62,18 +59,8 @@ def node_options(graph: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real LLM results file: the tiny GGUF, GenAI's two defaults and 1024 batched tokens with a u8 KV cache."""
-    folder = tmp_path_factory.mktemp("llm_ovms")
-    db = folder / "r.db"
-    done = CliRunner().invoke(app, ["llm", str(write_llama_gguf(folder / "tiny.gguf")), "--out", str(db), *JOB])
-    assert done.exit_code == 0, done.output
-    return db
-
-
-@pytest.fixture(scope="module")
-def answer(results: Path) -> LlmAnswer:
-    stored = load_llm(results)
+def answer(llm_db: Path) -> LlmAnswer:
+    stored = load_llm(llm_db)
     assert stored is not None
     found = llm_answer(stored)
     assert found.answer is not None
@@ -81,12 +68,12 @@ def answer(results: Path) -> LlmAnswer:
 
 
 def test_the_graph_sets_what_ovms_declares_to_the_answers_setting_and_the_config_follows_its_schema(
-        results: Path, tmp_path: Path) -> None:
-    shown = CliRunner().invoke(app, ["recommend", str(results), "--format", "json"])
+        llm_db: Path, tmp_path: Path) -> None:
+    shown = CliRunner().invoke(app, ["recommend", str(llm_db), "--format", "json"])
     assert shown.exit_code == 0, shown.output
     said = json.loads(shown.stdout)
     graph_file = tmp_path / "graph.pbtxt"
-    shown = CliRunner().invoke(app, ["recommend", str(results), "--format", "ovms", "-o", str(graph_file)])
+    shown = CliRunner().invoke(app, ["recommend", str(llm_db), "--format", "ovms", "-o", str(graph_file)])
     assert shown.exit_code == 0, shown.output
     options = node_options(graph_file.read_text())
     setting = said["answer"]["setting"]

@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.llm import BASELINES, LlmAnswer, llm_answer
 from ov_tuner.cli import app
-from ov_tuner.model.llm_gguf import write_llama_gguf
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
 from ov_tuner.present.llm_figures import LlmFigures, pareto_figure, rounds_figure, users_figure
 from ov_tuner.present.llm_report import llm_document
@@ -34,18 +33,6 @@ def _cli(*args: str) -> str:
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
     return result.stdout
-
-
-@pytest.fixture(scope="module")
-def llm_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two settings besides the baselines, two rounds, a walk to 4 users under a budget every setting meets."""
-    folder = tmp_path_factory.mktemp("llm-report")
-    gguf = write_llama_gguf(folder / "tiny.gguf")
-    db = folder / "r.db"
-    _cli("llm", str(gguf), "--out", str(db), "--seconds", "0.3", "--lead-in", "0.1", "--users", "2",
-         "--prompt-tokens", "8", "--output-tokens", "4", "--batched-tokens", "256,1024", "--kv-precision", "default",
-         "--rounds", "2", "--ttft-ms", "60000", "--most-users", "4")
-    return db
 
 
 @pytest.fixture(scope="module")
