@@ -40,7 +40,7 @@ from ov_tuner.schema.llm import (
     LlmTrial,
     StoredLlm,
 )
-from ov_tuner.search.llm_users import MOST_USERS, USERS_PRECISION, next_users, users_served
+from ov_tuner.search.llm_users import MOST_USERS, WALK_PRECISION, load_served, next_load
 from ov_tuner.store.results import ResultStore
 
 QUICK = ["--seconds", "0.4", "--lead-in", "0.1", "--users", "4", "--prompt-tokens", "16-32", "--output-tokens", "8"]
@@ -183,7 +183,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     walked = {t.setting for t in walks}  # then 8, the most asked
     assert {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= walked and len(walked) <= 3
     assert all(sorted(t.users or 0 for t in walks if t.setting == s) == [4, 8] for s in walked)
-    assert "8 or more users within the budget" in out
+    assert "8 users or more within the budget" in out
 
     code, again, _ = _cli(*args)  # the same command again: nothing of the search is measured twice
     with ResultStore(db, create=False) as store:
@@ -375,21 +375,37 @@ def test_a_walk_that_serves_clearly_more_users_decides_the_answer() -> None:
 
     stored = StoredLlm("r.db", None, job, (*rounds, *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 30)), ())
     answer = llm_answer(stored)
-    assert answer.answer is not None and answer.answer.setting == PIPELINE_DEFAULT and answer.rule is Rule.MOST_USERS
-    assert [(w.setting, w.users) for w in answer.served] == [(PIPELINE_DEFAULT, 30), (SCHEDULER_DEFAULT, 20)]
+    assert answer.answer is not None and answer.answer.setting == PIPELINE_DEFAULT and answer.rule is Rule.MOST_SERVED
+    assert [(w.setting, w.served) for w in answer.walks] == [(PIPELINE_DEFAULT, 30), (SCHEDULER_DEFAULT, 20)]
     close = StoredLlm("r.db", None, job, (*rounds, *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 21)), ())
     assert llm_answer(close).answer.setting == SCHEDULER_DEFAULT  # type: ignore[union-attr]  # within USERS_MARGIN
 
 
 def test_the_walk_doubles_then_bisects_to_within_its_precision() -> None:
-    def walk(limit: int, start: int) -> tuple[int, list[int]]:
-        met: dict[int, bool] = {}
-        while (n := next_users(met, start)) is not None:
+    def walk(limit: float, start: float, whole: bool = True, most: float = MOST_USERS) -> tuple[float, list[float]]:
+        met: dict[float, bool] = {}
+        while (n := next_load(met, start, most, whole)) is not None:
             met[n] = n <= limit
-        return users_served(met), sorted(met)
+        return load_served(met), sorted(met)
 
     assert walk(20, 8) == (20, [8, 16, 20, 21, 22, 24, 32])
     assert walk(0, 8) == (0, [1, 2, 4, 8])
     served, tried = walk(53, 16)
-    assert 53 * (1 - USERS_PRECISION) <= served <= 53 and len(tried) <= 8
+    assert 53 * (1 - WALK_PRECISION) <= served <= 53 and len(tried) <= 8
     assert walk(1000, 8)[0] == MOST_USERS
+    rate, tried = walk(7.3, 2.0, whole=False, most=128.0)  # an open loop's rate: no whole numbers
+    assert 7.3 * (1 - WALK_PRECISION) <= rate <= 7.3 and rate not in (7.0, 8.0) and len(tried) <= 8
+    assert walk(0.01, 2.0, whole=False)[0] == 0 and min(walk(0.01, 2.0, whole=False)[1]) >= 2.0 / 64
+
+
+def test_an_open_loop_walks_to_the_most_requests_a_second_served(tiny_gguf: Path, tmp_path: Path) -> None:
+    db = tmp_path / "llm.db"
+    code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--users", "0", "--rate", "10", "--arrival",
+                          "constant", "--seconds", "0.4", "--lead-in", "0.1", "--prompt-tokens", "8",
+                          "--output-tokens", "4", "--batched-tokens", "256", "--kv-precision", "default",
+                          "--rounds", "0", "--ttft-ms", "60000", "--most-rate", "20")
+    assert code == 0, err
+    with ResultStore(db, create=False) as store:
+        walks = [t for t in store.llm_trials() if t.walked_at is not None]
+    assert walks and all(t.users is None and t.rate in (10.0, 20.0) for t in walks)
+    assert "rate        20 requests/s or more within the budget" in out

@@ -40,7 +40,7 @@ def answer(llm_db: Path) -> LlmAnswer:
     stored = load_llm(llm_db)
     assert stored is not None
     found = llm_answer(stored)
-    assert found.answer is not None and found.rounds == 2 and found.served
+    assert found.answer is not None and found.rounds == 2 and found.walks
     return found
 
 
@@ -129,13 +129,13 @@ def test_the_users_figure_marks_each_walk_and_the_answer(answer: LlmAnswer) -> N
     fig = users_figure(answer)
     labels = _labels(fig)
     assert words.deployed_mark_text(chosen.setting, True) in labels and words.MET in labels
-    first = answer.served[0]
+    first = answer.walks[0]
     assert first.setting == chosen.setting
-    assert _ringed(fig) == [pytest.approx((first.users, 0))]
+    assert _ringed(fig) == [pytest.approx((first.served, 0))]
     ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert ticks == [setting_text(w.setting) for w in answer.served]
+    assert ticks == [setting_text(w.setting) for w in answer.walks]
     served = {t.get_text() for t in fig.axes[0].texts}
-    assert words.served_text(first.users, first.at_ceiling) in served
+    assert words.served_text(first.served, first.at_ceiling) in served
 
 
 def test_with_no_answer_the_figures_say_so_and_the_report_has_no_form(answer: LlmAnswer, tmp_path: Path) -> None:

@@ -4,10 +4,10 @@ rounds side by side against GenAI left alone, by how much (paired intervals over
 throughput against time to first token.
 
 Ranking is the rounds engine's (pass-adjusted means of output tokens a second at the load given); a contender leads
-only where its requests, pooled over its rounds, meet the budget at the budget's percentile. With a budget and users,
-the walks to the most users each of the rounds' choice, the rounds' leader and GenAI's defaults serve within it have
-the last word: one that serves clearly more users (USERS_MARGIN) than the rounds' choice is the answer, since users
-served within the budget is what the user asked.
+only where its requests, pooled over its rounds, meet the budget at the budget's percentile. With a budget, the walks
+to the most load (users, or requests a second) each of the rounds' choice, the rounds' leader and GenAI's defaults
+serve within it have the last word: one that serves clearly more (SERVED_MARGIN) than the rounds' choice is the
+answer, since the load served within the budget is what the user asked.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from ov_tuner.analyse.llm_agreement import agreements
 from ov_tuner.schema import Box
 from ov_tuner.schema.llm import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmSetting, LlmTrial, StoredLlm
-from ov_tuner.search.llm_users import users_served
+from ov_tuner.search.llm_users import load_served
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import Interval, paired_interval, pass_adjusted_means
 
@@ -30,9 +30,10 @@ from ov_tuner.stats.interval import Interval, paired_interval, pass_adjusted_mea
 BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)
 PERCENTILES = (50.0, 90.0, 99.0)
 GAIN_CONFIDENCE = 0.95
-# How many more users a walk must find a setting serving than the rounds' choice, as a share of the choice's, for the
-# answer to be that setting: a walk is one trial a count, and a count near the edge can land either side on a rerun.
-USERS_MARGIN = 0.10
+# How much more load (users, or requests a second) a walk must find a setting serving than the rounds' choice, as a
+# share of the choice's, for the answer to be that setting: a walk is one trial a load, and a load near the edge can
+# land either side on a rerun.
+SERVED_MARGIN = 0.10
 
 
 @dataclass(frozen=True)
@@ -74,19 +75,19 @@ class Rule(str, Enum):
 
     FASTEST = "fastest"  # the rounds' leader within the budget (or the search's, without rounds)
     TIED_SIMPLER = "tied, simpler"  # not told apart from the leader, and GenAI left alone or the smallest KV cache
-    MOST_USERS = "most users"  # its walk served clearly more users within the budget than the rounds' choice's
+    MOST_SERVED = "most served"  # its walk served clearly more load within the budget than the rounds' choice's
 
 
 @dataclass(frozen=True)
-class UsersServed:
-    """The walk of one setting: the most users it served within the budget (0: not even the fewest tried), whether
-    every count tried met it (the walk stopped at its ceiling: it may serve more), and every count tried with whether
-    it met the budget."""
+class Walk:
+    """The walk of one setting: the most load it served within the budget (users, or requests a second for an open
+    loop; 0: not even the least tried), whether every load tried met it (the walk stopped at its ceiling: it may serve
+    more), and every load tried with whether it met the budget."""
 
     setting: LlmSetting
-    users: int
+    served: float
     at_ceiling: bool
-    tried: tuple[tuple[int, bool], ...]
+    tried: tuple[tuple[float, bool], ...]
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class LlmAnswer:
     pareto: tuple[SettingFigures, ...]  # the search's settings no other beats on both tokens/s and TTFT p90
     rounds: int
     trials: tuple[LlmTrial, ...]  # every one stored, in order
-    served: tuple[UsersServed, ...]  # the walks: the answer's first, then the baselines'
+    walks: tuple[Walk, ...]  # the answer's first, then the others'
     agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.analyse.llm_agreement)
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
@@ -162,7 +163,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     """The answer from every stored trial. With rounds: among the contenders that met the budget in them, the one
     the rounds rank first, unless others are not told apart from it (their 95% interval against it holds 1); of
     those, GenAI left alone where it is one (nothing to change), else the one with the smallest KV cache; and where
-    a walk found another contender serving more than USERS_MARGIN more users within the budget, that one. Without
+    a walk found another contender serving more than SERVED_MARGIN more within the budget, that one. Without
     rounds: the search's fastest within the budget. A setting that says less alike than `min_agreement` (the job's
     limit where None) never leads."""
     job, trials = stored.job, stored.trials
@@ -179,16 +180,16 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                if s in in_rounds and in_rounds[s].meets and s not in held and np.isfinite(means[i])]
     answer, fastest = None, None
     gains: tuple[LlmGain, ...] = ()
-    served = _walks(trials, job.budget)
+    walked = _walks(trials, job.budget)
     rule = Rule.FASTEST
     if leading:
         top = max(leading, key=lambda i: means[i])
         tied = [i for i in leading if i == top or _holds_one(paired_interval(table[:, i], table[:, top], log=True))]
         best = min(tied, key=lambda i: (contenders[i] not in BASELINES, in_rounds[contenders[i]].kv_cache_bytes))
         rule = Rule.FASTEST if best == top else Rule.TIED_SIMPLER
-        most = _most_users(served, contenders[best], {contenders[i] for i in leading})
+        most = _most_served(walked, contenders[best], {contenders[i] for i in leading})
         if most is not None:
-            best, rule = contenders.index(most), Rule.MOST_USERS
+            best, rule = contenders.index(most), Rule.MOST_SERVED
         answer, fastest = in_rounds[contenders[best]], in_rounds[contenders[top]]
         gains = tuple(LlmGain(b, in_rounds[b], paired_ratio(table[:, best], table[:, contenders.index(b)],
                                                               GAIN_CONFIDENCE))
@@ -202,40 +203,38 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     return LlmAnswer(results=stored.results, box=stored.box, job=job, answer=answer, fastest=fastest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
-                     served=_answer_first(served, answer), agreements=agreed, min_agreement=limit,
+                     walks=_answer_first(walked, answer), agreements=agreed, min_agreement=limit,
                      held_back=kept_back, rule=rule)
 
 
-def _most_users(served: Sequence[UsersServed], chosen: LlmSetting, leading: set[LlmSetting]) -> LlmSetting | None:
-    """The contender the walks found serving clearly more users than `chosen` (more than USERS_MARGIN more), among
+def _most_served(walks: Sequence[Walk], chosen: LlmSetting, leading: set[LlmSetting]) -> LlmSetting | None:
+    """The contender the walks found serving clearly more load than `chosen` (more than SERVED_MARGIN more), among
     those that may lead; None where none does, or `chosen` was not walked."""
-    walks = {w.setting: w for w in served}
-    if chosen not in walks:
+    by_setting = {w.setting: w for w in walks}
+    if chosen not in by_setting:
         return None
-    others = [w for w in served if w.setting in leading and w.setting != chosen]
-    most = max(others, key=lambda w: w.users, default=None)
-    return most.setting if most is not None and most.users > walks[chosen].users * (1 + USERS_MARGIN) else None
+    others = [w for w in walks if w.setting in leading and w.setting != chosen]
+    most = max(others, key=lambda w: w.served, default=None)
+    return most.setting if most is not None and most.served > by_setting[chosen].served * (1 + SERVED_MARGIN) else None
 
 
-def _answer_first(served: Sequence[UsersServed], answer: SettingFigures | None) -> tuple[UsersServed, ...]:
-    mine = [w for w in served if answer is not None and w.setting == answer.setting]
-    return (*mine, *(w for w in served if w not in mine))
+def _answer_first(walks: Sequence[Walk], answer: SettingFigures | None) -> tuple[Walk, ...]:
+    mine = [w for w in walks if answer is not None and w.setting == answer.setting]
+    return (*mine, *(w for w in walks if w not in mine))
 
 
-def walk_outcomes(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> dict[int, bool]:
-    """The walk's counts of users tried for `setting`, each with whether its trial met the budget (a failed trial
-    did not)."""
-    return {t.users: t.ok and figures_of(setting, [t], budget).meets
-            for t in trials if t.users is not None and t.setting == setting}
+def walk_outcomes(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> dict[float, bool]:
+    """The walk's loads tried for `setting`, each with whether its trial met the budget (a failed trial did not)."""
+    return {t.walked_at: t.ok and figures_of(setting, [t], budget).meets
+            for t in trials if t.walked_at is not None and t.setting == setting}
 
 
-def _walks(trials: Sequence[LlmTrial], budget: LlmBudget) -> tuple[UsersServed, ...]:
-    walked = list(dict.fromkeys(t.setting for t in trials if t.users is not None))
+def _walks(trials: Sequence[LlmTrial], budget: LlmBudget) -> tuple[Walk, ...]:
+    walked = list(dict.fromkeys(t.setting for t in trials if t.walked_at is not None))
     found = []
     for setting in walked:
         met = walk_outcomes(trials, setting, budget)
-        users = users_served(met)
-        found.append(UsersServed(setting, users, all(met.values()), tuple(sorted(met.items()))))
+        found.append(Walk(setting, load_served(met), all(met.values()), tuple(sorted(met.items()))))
     return tuple(found)
 
 

@@ -70,8 +70,10 @@ def llm(
                                         "at most (0: none; an interval needs 2 or more).")] = 4,
     most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
                                             "the answer and the baselines serve tries.")] = 256,
-    walk: Annotated[bool, typer.Option(help="With --users and a budget: walk to the most users the answer and the "
-                                       "baselines serve within it.")] = True,
+    most_rate: Annotated[float | None, typer.Option(min=0.0, help="With --rate and a budget: the most requests a "
+                                                    "second the walk tries. \\[default: 64 times --rate]")] = None,
+    walk: Annotated[bool, typer.Option(help="With a budget: walk to the most users (or requests a second) the answer "
+                                       "and the baselines serve within it.")] = True,
     min_agreement: Annotated[float, typer.Option(min=0.0, max=1.0, help="Hold back a setting whose greedy tokens on "
                                                  "16 prompts agree with GenAI's default's less than this "
                                                  "(the mean share said alike up to the first difference; 0 keeps "
@@ -103,7 +105,8 @@ def llm(
                      dq_group_sizes=_values(dq_group_size, "--dq-group-size", _whole))
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
-                   most_users=max(most_users, users), min_agreement=min_agreement)
+                   most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,
+                   min_agreement=min_agreement)
 
     def seen(trial: LlmTrial) -> None:
         out.print(trial_line(trial), highlight=False, soft_wrap=True)

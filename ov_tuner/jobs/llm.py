@@ -50,7 +50,7 @@ from ov_tuner.schema.llm import (
     LlmTrial,
     StoredLlm,
 )
-from ov_tuner.search.llm_users import MOST_USERS, next_users
+from ov_tuner.search.llm_users import MOST_RATE_FACTOR, MOST_USERS, next_load
 from ov_tuner.search.rounds import RoundLimits, run_rounds
 from ov_tuner.store.results import ResultStore
 
@@ -59,7 +59,9 @@ from ov_tuner.store.results import ResultStore
 class LlmSpec:
     """An `ov-tuner llm` run: the model, where its trials go, the device, the load, the budget, what is searched,
     the rounds (passes at most; 0: none), how many of the search's best go to them besides the baselines, and whether
-    to walk to the most users the answer and the baselines serve within the budget (a closed loop with a budget)."""
+    to walk to the most load (users, or requests a second) the answer and the baselines serve within the budget (with
+    a budget), up to `most_users` users, or `most_rate` requests a second (None: MOST_RATE_FACTOR times the rate
+    given)."""
 
     model: Path
     out: Path
@@ -71,6 +73,7 @@ class LlmSpec:
     contenders: int = 2
     walk: bool = True
     most_users: int = MOST_USERS
+    most_rate: float | None = None  # None: MOST_RATE_FACTOR times the rate given
     min_agreement: float = 0.9
 
 
@@ -97,10 +100,12 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
         store.claim_llm(job)
         folders = _weights(model, spec.space, making)
 
-        def measure(setting: LlmSetting, number: int | None = None, users: int | None = None) -> LlmTrial:
-            load = spec.load if users is None else replace(spec.load, users=users)
+        def measure(setting: LlmSetting, number: int | None = None, at: float | None = None) -> LlmTrial:
+            """One trial at the job's load, or (a walk's) at `at` users or requests a second."""
+            users, rate = (None, None) if at is None else (int(at), None) if spec.load.closed else (None, at)
+            load = spec.load if at is None else replace(spec.load, users=users or 0, rate=rate or spec.load.rate)
             trial = replace(trial_in_process(folders[setting.weights], spec.device, setting, load), round=number,
-                            users=users)
+                            users=users, rate=rate)
             if setting == SCHEDULER_DEFAULT and trial.error and not store.llm_trials():
                 raise ModelError(f"{spec.device} cannot run {model.path} with GenAI: {trial.error}")
             store.add_llm_trial(trial)
@@ -121,7 +126,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
             held = held_back(agreements(store.llm_outputs()), job.min_agreement)
             _rounds(spec, store, contenders_of(searched, spec.contenders, held), searched, measure, stop)
         answer = llm_answer(stored())
-        if spec.walk and spec.load.closed and spec.budget.bounded and answer.answer is not None and not stopped():
+        if spec.walk and spec.budget.bounded and answer.answer is not None and not stopped():
             walked = [answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []), *BASELINES]
             for setting in dict.fromkeys(walked):
                 _walk(spec, store, setting, measure, stopped)
@@ -192,12 +197,16 @@ def _rounds(spec: LlmSpec, store: ResultStore, contenders: list[LlmSetting], sea
 
 def _walk(spec: LlmSpec, store: ResultStore, setting: LlmSetting, measure: Measure,
           stopped: Callable[[], bool]) -> None:
-    """The walk to the most users `setting` serves within the budget, going on from the counts stored."""
+    """The walk to the most load `setting` serves within the budget (users, or requests a second), going on from the
+    loads stored."""
+    closed = spec.load.closed
+    start = float(spec.load.users if closed else spec.load.rate)
+    most = float(spec.most_users) if closed else spec.most_rate or start * MOST_RATE_FACTOR
     while not stopped():
-        users = next_users(walk_outcomes(store.llm_trials(), setting, spec.budget), spec.load.users, spec.most_users)
-        if users is None:
+        at = next_load(walk_outcomes(store.llm_trials(), setting, spec.budget), start, most, whole=closed)
+        if at is None:
             return
-        measure(setting, users=users)
+        measure(setting, at=at)
 
 
 def _missed(budget: LlmBudget, searched: list[SettingFigures]) -> str:

@@ -134,7 +134,7 @@ def rounds_figure(answer: LlmAnswer) -> Figure:
 def users_figure(answer: LlmAnswer) -> Figure:
     """A row per setting walked: each count of users tried, met (a dot) or not (a cross), and the most it serves; the
     answer ringed and GenAI left alone shaped at the most users each serves (the fewest tried, where none met)."""
-    walks = answer.served
+    walks = answer.walks
     fig = Figure(figsize=(10, 0.8 * len(walks) + 2.5), layout="constrained")
     ax = fig.subplots()
     for row, walk in enumerate(walks):
@@ -143,19 +143,19 @@ def users_figure(answer: LlmAnswer) -> Figure:
         for ok, style in ((True, {"marker": "o", "color": "tab:green"}), (False, {"marker": "x", "color": "tab:red"})):
             hits = [n for n, met in walk.tried if met is ok]
             ax.scatter(hits, [row] * len(hits), s=60, zorder=3, **style)  # type: ignore[arg-type]
-        ax.annotate(words.served_text(walk.users, walk.at_ceiling), (max(counts), row), textcoords="offset points",
+        ax.annotate(words.served_text(walk.served, walk.at_ceiling), (max(counts), row), textcoords="offset points",
                     xytext=(14, 0), va="center", fontsize=8)
-    at = {w.setting: (float(w.users or min(n for n, _ in w.tried)), float(row)) for row, w in enumerate(walks)}
+    at = {w.setting: (float(w.served or min(n for n, _ in w.tried)), float(row)) for row, w in enumerate(walks)}
     handles = [*_marks(ax, at, answer), Line2D([], [], marker="o", linestyle="", color="tab:green", label=words.MET),
                Line2D([], [], marker="x", linestyle="", color="tab:red", label=words.NOT_MET)]
     counts = sorted({n for w in walks for n, _ in w.tried})
     ax.set_xscale("log", base=2)
-    ax.set_xticks(counts, [str(n) for n in counts])
+    ax.set_xticks(counts, [f"{n:g}" for n in counts])
     ax.minorticks_off()
     ax.set_xlim(counts[0] / 1.5, counts[-1] * 3)  # room on the right for what each serves
     ax.set_yticks(range(len(walks)), [setting_text(w.setting) for w in walks])
     ax.set_ylim(len(walks) - 0.5, -0.5)  # the answer's walk on top
-    ax.set_xlabel(words.USERS_AXIS)
+    ax.set_xlabel(words.USERS_AXIS if answer.job.load.closed else words.RATE_AXIS)
     ax.grid(axis="x", alpha=0.3)
     fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8)
     ax.set_title(words.users_title(answer), wrap=True)
@@ -179,4 +179,4 @@ def write_llm_figures(answer: LlmAnswer, out_dir: Path, fmt: str = "png") -> Llm
     return LlmFigures(
         pareto=save_figure(pareto_figure(answer), out_dir, "llm_pareto", fmt) if answer.searched else None,
         rounds=save_figure(rounds_figure(answer), out_dir, "llm_rounds", fmt) if answer.rounds else None,
-        users=save_figure(users_figure(answer), out_dir, "llm_users", fmt) if answer.served else None)
+        users=save_figure(users_figure(answer), out_dir, "llm_users", fmt) if answer.walks else None)

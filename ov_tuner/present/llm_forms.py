@@ -182,8 +182,9 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "failed": [{"setting": _setting(s), "error": e} for s, e in answer.failed],
         "pareto": [_setting(f.setting) for f in answer.pareto],
         "agreements": [{"setting": _setting(s), "agreement": share} for s, share in answer.agreements.items()],
-        "users_served": [{"setting": _setting(w.setting), "users": w.users, "at_ceiling": w.at_ceiling,
-                          "tried": [{"users": n, "met": ok} for n, ok in w.tried]} for w in answer.served],
+        "walks": [{"setting": _setting(w.setting), "unit": "users" if job.load.closed else "requests/s",
+                   "served": w.served, "at_ceiling": w.at_ceiling,
+                   "tried": [{"load": n, "met": ok} for n, ok in w.tried]} for w in answer.walks],
     }
     held = None if not answer.held_back else {
         "min_agreement": answer.min_agreement,

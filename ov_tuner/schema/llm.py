@@ -179,13 +179,14 @@ class LlmTrial:
     token and time per output token after the first; in all, output tokens and requests a second over the trial's
     wall time, the KV cache allocated and its highest use, the process's peak resident memory, and the fresh
     pipeline's first request (compile and cache allocation included), timed apart and counted nowhere else.
-    `round` None is a search trial; a number is a pass of the rounds side by side; `users` a number is a trial of the
-    walk to the most users served, at that many users (None: the job's load). A setting the device refuses is a trial
-    with its `error` and no figures."""
+    `round` None is a search trial; a number is a pass of the rounds side by side; `users` (a closed loop's) or `rate`
+    (an open loop's) a number is a trial of the walk to the most a setting serves, at that load (None: the job's). A
+    setting the device refuses is a trial with its `error` and no figures."""
 
     setting: LlmSetting
     round: int | None = None
     users: int | None = None
+    rate: float | None = None
     error: str | None = None
     ttft_ms: np.ndarray = field(default_factory=lambda: np.array([]))
     tpot_ms: np.ndarray = field(default_factory=lambda: np.array([]))
@@ -203,8 +204,13 @@ class LlmTrial:
         return self.error is None and self.ttft_ms.size > 0
 
     @property
+    def walked_at(self) -> float | None:
+        """The load of a walk's trial (users, or requests a second); None for the search's and the rounds'."""
+        return float(self.users) if self.users is not None else self.rate
+
+    @property
     def searched(self) -> bool:
-        return self.round is None and self.users is None
+        return self.round is None and self.walked_at is None
 
     @property
     def tokens_per_s(self) -> float:

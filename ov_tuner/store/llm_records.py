@@ -34,15 +34,18 @@ class LlmRecords(Connection):
     def add_llm_trial(self, trial: LlmTrial) -> None:
         with self._writing():
             self._db.execute(
-                "INSERT INTO llm_trials (round, users, setting, error, ttft_ms, tpot_ms, output_tokens, prompt_tokens, "
-                "wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (trial.round, trial.users, json.dumps(asdict(trial.setting)), trial.error, blob(trial.ttft_ms),
-                 blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s, trial.kv_cache_bytes,
-                 trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms, trial.load_s, now()))
+                "INSERT INTO llm_trials (round, users, rate, setting, error, ttft_ms, tpot_ms, output_tokens, "
+                "prompt_tokens, wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, "
+                "created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (trial.round, trial.users, trial.rate, json.dumps(asdict(trial.setting)), trial.error,
+                 blob(trial.ttft_ms), blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s,
+                 trial.kv_cache_bytes, trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms,
+                 trial.load_s, now()))
 
     def llm_trials(self) -> list[LlmTrial]:
-        return [LlmTrial(LlmSetting(**json.loads(r["setting"])), round=r["round"], users=r["users"], error=r["error"],
+        return [LlmTrial(LlmSetting(**json.loads(r["setting"])), round=r["round"], users=r["users"], rate=r["rate"],
+                         error=r["error"],
                          ttft_ms=array(r["ttft_ms"]), tpot_ms=array(r["tpot_ms"]), output_tokens=r["output_tokens"],
                          prompt_tokens=r["prompt_tokens"], wall_s=r["wall_s"], kv_cache_bytes=r["kv_cache_bytes"],
                          max_cache_usage=r["max_cache_usage"], peak_rss_bytes=r["peak_rss_bytes"],

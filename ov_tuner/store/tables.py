@@ -147,10 +147,10 @@ CREATE TABLE IF NOT EXISTS pipeline_trials (
 );
 CREATE TABLE IF NOT EXISTS llm (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_trials (
-    id INTEGER PRIMARY KEY, round INTEGER, users INTEGER, setting TEXT NOT NULL, error TEXT, ttft_ms BLOB NOT NULL,
-    tpot_ms BLOB NOT NULL, output_tokens INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL, wall_s REAL NOT NULL,
-    kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL, peak_rss_bytes INTEGER NOT NULL,
-    first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL
+    id INTEGER PRIMARY KEY, round INTEGER, users INTEGER, rate REAL, setting TEXT NOT NULL, error TEXT,
+    ttft_ms BLOB NOT NULL, tpot_ms BLOB NOT NULL, output_tokens INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
+    wall_s REAL NOT NULL, kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL,
+    peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS llm_outputs (
     id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL

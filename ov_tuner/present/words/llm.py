@@ -3,7 +3,7 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
-from ov_tuner.analyse.llm import BASELINES, PERCENTILES, USERS_MARGIN, LlmAnswer, Rule, SettingFigures, UsersServed
+from ov_tuner.analyse.llm import BASELINES, PERCENTILES, SERVED_MARGIN, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.present.words.numbers import gain
 from ov_tuner.schema.llm import (
     AGREEMENT_PROMPTS,
@@ -70,7 +70,8 @@ def budget_text(budget: LlmBudget) -> str:
 def trial_line(trial: LlmTrial) -> str:
     """A trial as it is stored: 'search  4096 batched tokens: 4351 tokens/s, 89.2 requests/s, TTFT p90 6.4 ms, ...'."""
     stage = "search" if trial.searched else "walk" if trial.round is None else f"round {trial.round + 1}"
-    what = setting_text(trial.setting) + ("" if trial.users is None else f" at {trial.users} users")
+    what = setting_text(trial.setting) + ("" if trial.walked_at is None else
+                                          f" at {load_amount(trial.walked_at, trial.users is not None)}")
     if not trial.ok:
         return f"{stage:<8}  {what}: failed: {trial.error or 'no request completed'}"
     return (f"{stage:<8}  {what}: {trial.tokens_per_s:.0f} tokens/s, "
@@ -108,8 +109,8 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
     lines.append(("outputs", _outputs(answer, found.setting)))
     if answer.held_back:
         lines.append(("held back", _held(answer)))
-    if answer.served:
-        lines.append(("users", _served(answer)))
+    if answer.walks:
+        lines.append(("users" if job.load.closed else "rate", _served(answer)))
     lines.append(("memory", f"KV cache {found.kv_cache_bytes / 2**20:.1f} MiB allocated (at most "
                             f"{found.max_cache_usage:.0f}% of it in use), peak resident "
                             f"{found.peak_rss_bytes / 2**20:.0f} MiB; a fresh pipeline's first request "
@@ -139,27 +140,34 @@ def _held(answer: LlmAnswer) -> str:
             f"--min-agreement {max(lowest - 0.005, 0):.2f}` lets {'it' if len(held) == 1 else 'them'} in")
 
 
-def _served(answer: LlmAnswer) -> str:
-    """'serves 24 users within the budget, GenAI's scheduler default 16 ...; one walk each (16 met, 32 not, ...)'."""
-    def most(walk: UsersServed) -> str:
-        return f"{walk.users}{' or more' if walk.at_ceiling else ''} users"
+def load_amount(load: float, closed: bool) -> str:
+    """'24 users', or '7.25 requests/s' (an open loop's)."""
+    return f"{load:g} users" if closed else f"{load:.3g} requests/s"
 
-    first, *others = answer.served
+
+def _served(answer: LlmAnswer) -> str:
+    """'24 users within the budget; GenAI's scheduler default 16 users (one walk each, ...: 16 met, 32 not, ...)'."""
+    closed = answer.job.load.closed
+
+    def most(walk: Walk) -> str:
+        return load_amount(walk.served, closed) + (" or more" if walk.at_ceiling else "")
+
+    first, *others = answer.walks
     rest = "; ".join(f"{setting_text(w.setting)} {most(w)}" for w in others)
-    steps = ", ".join(f"{n} {'met' if ok else 'not'}" for n, ok in first.tried)
-    return (f"{most(first)} within the budget{'; ' + rest if rest else ''} (one walk each, one trial a count: "
+    steps = ", ".join(f"{n:g} {'met' if ok else 'not'}" for n, ok in first.tried)
+    return (f"{most(first)} within the budget{'; ' + rest if rest else ''} (one walk each, one trial a load: "
             f"{steps})")
 
 
 def _why(answer: LlmAnswer) -> str:
     found, fastest = answer.answer, answer.fastest
     assert found is not None and fastest is not None
-    if answer.rule is Rule.MOST_USERS:
-        walks = {w.setting: w.users for w in answer.served}
-        others = "; ".join(f"{walks[w.setting]} for {setting_text(w.setting)}" for w in answer.served[1:])
-        return (f"serves the most users within the budget, {walks[found.setting]}, against {others} (more than "
-                f"{USERS_MARGIN:.0%} more than the rounds' choice: their tokens a second at the load given were not "
-                "told apart or lower)")
+    if answer.rule is Rule.MOST_SERVED:
+        closed = answer.job.load.closed
+        others = "; ".join(f"{load_amount(w.served, closed)} for {setting_text(w.setting)}" for w in answer.walks[1:])
+        return (f"serves the most within the budget, {load_amount(answer.walks[0].served, closed)}, against {others} "
+                f"(more than {SERVED_MARGIN:.0%} more than the rounds' choice: their tokens a second at the load given "
+                "were not told apart or lower)")
     if answer.rule is Rule.FASTEST:
         return "the fastest within the budget" + (" in the rounds side by side" if answer.rounds else " searched")
     simpler = "GenAI left alone: nothing to change" if found.setting in BASELINES else "the smallest KV cache"

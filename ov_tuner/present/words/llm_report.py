@@ -16,6 +16,7 @@ TOKENS_AXIS = "output tokens/s"
 TTFT_AXIS = "TTFT p90 (ms)"
 PASS_AXIS = "pass of the rounds (each contender once a pass, order reversed every other pass)"
 USERS_AXIS = "concurrent users tried"
+RATE_AXIS = "requests a second tried"
 
 ANSWER_SECTION = "What to deploy"
 RUN_SECTION = "How to run it"
@@ -59,14 +60,15 @@ def rounds_title(answer: LlmAnswer) -> str:
 
 
 def users_title(answer: LlmAnswer) -> str:
-    return f"The walk to the most users served within the budget ({budget_text(answer.job.budget)})"
+    served = "users" if answer.job.load.closed else "requests a second"
+    return f"The walk to the most {served} served within the budget ({budget_text(answer.job.budget)})"
 
 
-def served_text(users: int, at_ceiling: bool) -> str:
+def served_text(served: float, at_ceiling: bool) -> str:
     """'serves 4 or more', 'serves none tried'."""
-    if users == 0:
+    if served == 0:
         return "serves none tried"
-    return f"serves {users}{' or more' if at_ceiling else ''}"
+    return f"serves {served:g}{' or more' if at_ceiling else ''}"
 
 
 def marks_text(answer: bool, front: bool, held: bool) -> str:
