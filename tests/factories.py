@@ -146,8 +146,9 @@ def round_of(fps: dict[PointConfig, list[float]], p90_ms: dict[PointConfig, floa
     return Confirmation("CPU", contenders, tuple(windows), rounds, 0.25)
 
 
-# A figure in words: a number not glued to a letter (not fp32, p90, v2, top-1), with its unit.
-FIGURE = re.compile(r"(?<![\w.\-])([-+]?\d+(?:\.\d+)?)(?![\w])")
+# A figure in words: a number not glued to a letter (not fp32, p90, v2, top-1), whole (3.82 in 3.82x, a ratio, is read
+# as 3.82, never as 3), with its unit.
+FIGURE = re.compile(r"(?<![\w.\-])([-+]?\d+(?:\.\d+)?)(?=x\b|\.(?!\d)|[^\w.]|$)")
 
 
 def _numbers(value: object) -> list[float]:
