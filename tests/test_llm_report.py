@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import json
 import re
+import shutil
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +150,20 @@ def test_with_no_answer_the_figures_say_so_and_the_report_has_no_form(answer: Ll
     image.write_bytes(b"")
     sections = llm_document(none, LlmFigures(image, None, None))
     assert [s.title for s in sections] == [words.ANSWER_SECTION, words.PARETO_SECTION, words.SEARCHED_SECTION]
+
+
+def test_compare_sets_llm_files_side_by_side_and_refuses_another_load_or_kind(llm_db: Path, swept_db: Path,
+                                                                             tmp_path: Path) -> None:
+    copy = tmp_path / "copy.db"
+    shutil.copy(llm_db, copy)
+    said = _cli("compare", str(llm_db), str(copy))
+    assert "file 1 deploys" in said and "file 2 deploys" in said and "differs: nothing recorded" in said
+    rows = [line for line in said.splitlines() if line.startswith("  ")]
+    assert rows and all(line.count("(1.00x)") == 1 for line in rows)  # a file against its copy: every ratio 1
+    with sqlite3.connect(copy) as db:  # the copy now says it was measured with 3 users
+        spec = json.loads(db.execute("SELECT spec FROM llm").fetchone()[0])
+        db.execute("UPDATE llm SET spec = ?", (json.dumps({**spec, "load": {**spec["load"], "users": 3}}),))
+    refused = CliRunner().invoke(app, ["compare", str(llm_db), str(copy)])
+    assert refused.exit_code == 2 and "different loads or budgets" in refused.stderr
+    mixed = CliRunner().invoke(app, ["compare", str(llm_db), str(swept_db)])
+    assert mixed.exit_code == 2 and "holds no LLM's trials" in mixed.stderr and mixed.stderr.count("\n") == 1

@@ -20,7 +20,7 @@ from enum import Enum
 import numpy as np
 
 from ov_tuner.analyse.llm_agreement import agreements
-from ov_tuner.schema import Box
+from ov_tuner.schema import Box, Environment
 from ov_tuner.schema.llm import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmSetting, LlmTrial, StoredLlm
 from ov_tuner.search.llm_users import load_served
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
@@ -93,7 +93,7 @@ class Walk:
 @dataclass(frozen=True)
 class LlmAnswer:
     results: str  # the results file it was read from
-    box: Box | None
+    environment: Environment | None
     job: LlmJob
     answer: SettingFigures | None  # None: no setting met the budget
     fastest: SettingFigures | None  # the rounds' leader within the budget (the answer, unless tied with simpler)
@@ -109,6 +109,11 @@ class LlmAnswer:
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
     rule: Rule
+
+    @property
+    def box(self) -> Box | None:
+        """The CPUs and memory the process could use where it was measured."""
+        return None if self.environment is None else self.environment.box
 
 
 def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudget) -> SettingFigures:
@@ -200,7 +205,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     best_seen = max(searched, key=lambda f: f.tokens_per_s) if searched else None
     failed = tuple((t.setting, t.error) for t in trials if t.error is not None and t.searched)
     kept_back = tuple(sorted((f for f in searched if f.meets and f.setting in held), key=lambda f: -f.tokens_per_s))
-    return LlmAnswer(results=stored.results, box=stored.box, job=job, answer=answer, fastest=fastest,
+    return LlmAnswer(results=stored.results, environment=stored.environment, job=job, answer=answer, fastest=fastest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
                      walks=_answer_first(walked, answer), agreements=agreed, min_agreement=limit,

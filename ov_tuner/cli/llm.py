@@ -185,3 +185,16 @@ def print_llm(answer: LlmAnswer, every_trial: bool) -> None:
     lines = [trial_line(t) for t in answer.trials] if every_trial else []
     lines += [f"{label:<11} {text}" for label, text in answer_lines(answer)]
     out.print("\n".join(lines), highlight=False, soft_wrap=True, markup=False)
+
+
+def compare_llm_files(results: list[Path], answers: list[LlmAnswer | None], models_differ: bool) -> None:
+    """`compare` on LLM results files: every one must be an LLM's (the CLI's compare calls this where any is)."""
+    from ov_tuner.analyse.llm_compare import compare_llm
+    from ov_tuner.present.words.llm_compare import comparison_lines
+
+    others = [str(r) for r, a in zip(results, answers, strict=True) if a is None]
+    if others:
+        raise BadInputError(f"compare: {', '.join(others)} holds no LLM's trials while the others do; compare files "
+                            "of one kind")
+    comparison = compare_llm([a for a in answers if a is not None], models_differ)
+    out.print("\n".join(comparison_lines(comparison)), highlight=False, soft_wrap=True, markup=False)

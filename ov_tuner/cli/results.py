@@ -11,7 +11,7 @@ import typer
 
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
-from ov_tuner.cli.llm import llm_answer_of, print_llm
+from ov_tuner.cli.llm import compare_llm_files, llm_answer_of, print_llm
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.terminal import print_sections
@@ -270,6 +270,10 @@ def compare_command(
 
     if out_dir is not None:
         output_folder(out_dir, Given("-o"))
+    llms = [llm_answer_of(r) for r in results]
+    if any(llms):
+        compare_llm_files(results, llms, models_differ)
+        return
     loaded = [load_results(r) for r in results]
     comparison = compare_files(loaded, models_differ)
     figure = None

@@ -113,8 +113,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
             return trial
 
         def stored() -> StoredLlm:
-            env = store.environment()
-            return StoredLlm(str(spec.out), env.box if env else None, job, tuple(store.llm_trials()),
+            return StoredLlm(str(spec.out), store.environment(), job, tuple(store.llm_trials()),
                              tuple(store.llm_outputs()))
 
         _search(spec, store, measure, stopped)

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ov_tuner.schema.box import Box
 from ov_tuner.schema.edge import Arrival
+from ov_tuner.schema.results import Environment
 
 
 class LlmFormat(str, Enum):
@@ -232,7 +232,7 @@ class StoredLlm:
     """Everything a results file holds of an LLM job, for its answer."""
 
     results: str
-    box: Box | None
+    environment: Environment | None  # where it was measured (None: not recorded)
     job: LlmJob
     trials: tuple[LlmTrial, ...]
     outputs: tuple[LlmOutputs, ...]
