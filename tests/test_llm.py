@@ -351,12 +351,15 @@ def test_an_open_loop_counts_every_request_that_arrived_in_the_window(tiny_gguf:
 def test_scheduler_switches_and_plugin_values_join_the_grid(tiny_gguf: Path, tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
-                          "default", "--split-fuse", "on,off", "--dq-group-size", "default,0", "--rounds", "0")
+                          "default", "--split-fuse", "on,off", "--dq-group-size", "default,0", "--cache-gb", "1",
+                          "--rounds", "0")
     assert code == 0, err
     with ResultStore(db, create=False) as store:
         searched = {t.setting for t in store.llm_trials() if t.searched}
-    grid = {(s.dynamic_split_fuse, s.dq_group_size) for s in searched - {SCHEDULER_DEFAULT, PIPELINE_DEFAULT}}
-    assert grid == {(True, 0), (False, None), (False, 0)} and "split-fuse off, dynamic quantization group 0" in out
+    grid = {(s.dynamic_split_fuse, s.dq_group_size, s.cache_gb) for s in searched
+            if s not in (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)}
+    assert grid == {(True, None, 1), (True, 0, 1), (False, None, 1), (False, 0, 1)}
+    assert "split-fuse off, dynamic quantization group 0, KV cache of 1 GB made at once: " in out
     code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--split-fuse", "maybe")
     assert code == 2 and "--split-fuse maybe" in err
 
@@ -409,3 +412,14 @@ def test_an_open_loop_walks_to_the_most_requests_a_second_served(tiny_gguf: Path
         walks = [t for t in store.llm_trials() if t.walked_at is not None]
     assert walks and all(t.users is None and t.rate in (10.0, 20.0) for t in walks)
     assert "rate        20 requests/s or more within the budget" in out
+
+
+def test_a_prompts_file_gives_the_trials_their_prompts_and_output_lengths(tiny_gguf: Path, tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": f"hello there number {i}", "output_tokens": 3 + i % 2}) + "\n"
+                               for i in range(4)))
+    load = LlmLoad(users=2, seconds=0.4, lead_in_s=0.1, prompts_file=str(prompts))
+    trial = trial_in_process(read_llm(tiny_gguf), "CPU", SCHEDULER_DEFAULT, load)
+    assert trial.ok and trial.ttft_ms.size >= 4
+    # every request asked for 3 or 4 tokens, and the file's lines come round again, each time with a token of its own
+    assert 3 * trial.ttft_ms.size <= trial.output_tokens <= 4 * trial.ttft_ms.size

@@ -66,6 +66,8 @@ def llm(
                                                 "--shared-prefix, measured for what it gives).")] = "off",
     dq_group_size: Annotated[str, typer.Option(help="DYNAMIC_QUANTIZATION_GROUP_SIZE values searched (0: off).")]
     = "default",
+    cache_gb: Annotated[str, typer.Option(help="SchedulerConfig.cache_size values searched: a KV cache of N GB made "
+                                          "at once (default: grown as needed).")] = "default",
     rounds: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
                                         "at most (0: none; an interval needs 2 or more).")] = 4,
     most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
@@ -102,7 +104,8 @@ def llm(
                      weights=_values(weights, "--weights", str.lower),
                      split_fuse=_switches(split_fuse, "--split-fuse"),
                      prefix_caching=_switches(prefix_caching, "--prefix-caching"),
-                     dq_group_sizes=_values(dq_group_size, "--dq-group-size", _whole))
+                     dq_group_sizes=_values(dq_group_size, "--dq-group-size", _whole),
+                     cache_gbs=_values(cache_gb, "--cache-gb", _count))
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
                    most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,

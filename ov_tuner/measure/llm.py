@@ -39,6 +39,7 @@ def scheduler_config(setting: LlmSetting) -> object:
     config.max_num_seqs = setting.max_num_seqs
     config.dynamic_split_fuse = setting.dynamic_split_fuse
     config.enable_prefix_caching = setting.enable_prefix_caching
+    config.cache_size = setting.cache_gb or 0
     return config
 
 

@@ -43,6 +43,7 @@ scheduler.max_num_batched_tokens = {batched_tokens}
 scheduler.max_num_seqs = {max_num_seqs}
 scheduler.dynamic_split_fuse = {dynamic_split_fuse}
 scheduler.enable_prefix_caching = {enable_prefix_caching}
+scheduler.cache_size = {cache_size}  # GB made at once; 0 grows the KV cache as needed
 properties = {properties!r}
 
 pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, scheduler, DEVICE, properties, {{}})
@@ -68,7 +69,7 @@ def llm_python(answer: LlmAnswer) -> str:
         what=setting_text(setting), model=model_path(answer), device=job.device,
         batched_tokens=setting.max_num_batched_tokens or _UNLIMITED, max_num_seqs=setting.max_num_seqs,
         dynamic_split_fuse=setting.dynamic_split_fuse, enable_prefix_caching=setting.enable_prefix_caching,
-        properties=setting.properties())
+        cache_size=setting.cache_gb or 0, properties=setting.properties())
 
 
 # The file OVMS reads an LLM's graph from, in the folder config.json's base_path names (DEFAULT_GRAPH_FILENAME in its
@@ -80,8 +81,8 @@ _GB = 2**30
 # The text-generation graph OVMS's export script writes (demos/common/export_models/export_model.py of
 # openvinotoolkit/model_server at 7e4df0c), its node_options the answer's.
 _GRAPH = '''# ov-tuner's LLM answer for OpenVINO Model Server: {what}.
-# cache_size {cache_size} (GB): the KV cache the trials grew to ({cache_mib:.1f} MiB), rounded up, at least 1. Fixed,
-# it holds the load measured without preempting a request and stays bounded under more; 0 grows it as the trials did.
+# cache_size {cache_size} (GB): {cache_why}. Fixed, it holds the load measured without preempting a request and stays
+# bounded under more; 0 grows it as needed.
 # On CPU in a container, OVMS sets ENABLE_CPU_PINNING and INFERENCE_NUM_THREADS where plugin_config does not.
 # Requests: POST http://HOST:8000/v3/chat/completions with "model": "{name}".
 # OVMS_GRAPH_QUEUE_MAX_SIZE: AUTO
@@ -135,14 +136,16 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
     else:
         models_path = folder
         copy = f"cp -r {shlex.quote(model_path(answer).rstrip('/') + '/.')} {folder}/"
-    cache_size = max(1, math.ceil(figures.kv_cache_bytes / _GB))
+    cache_size = setting.cache_gb or max(1, math.ceil(figures.kv_cache_bytes / _GB))
     # plugin_config's values as strings, which every plugin property parses (a JSON integer reaches it as an int64).
     options = {"models_path": f'"{models_path}"', "device": f'"{job.device}"',
                "max_num_batched_tokens": setting.max_num_batched_tokens or _UNLIMITED_VALUE,
                "max_num_seqs": setting.max_num_seqs, "dynamic_split_fuse": _bool(setting.dynamic_split_fuse),
                "enable_prefix_caching": _bool(setting.enable_prefix_caching), "cache_size": cache_size,
                "plugin_config": f"'{json.dumps({k: str(v) for k, v in setting.properties().items()})}'"}
-    graph = _GRAPH.format(what=setting_text(setting), cache_size=cache_size, cache_mib=figures.kv_cache_bytes / 2**20,
+    cache_why = ("the KV cache the answer ran with" if setting.cache_gb else
+                 f"the KV cache the trials grew to ({figures.kv_cache_bytes / 2**20:.1f} MiB), rounded up, at least 1")
+    graph = _GRAPH.format(what=setting_text(setting), cache_size=cache_size, cache_why=cache_why,
                           name=name, options=",\n      ".join(f"{k}: {v}" for k, v in options.items()))
     # A graph is listed as a model whose base_path holds graph.pbtxt, as OVMS's export script now lists it.
     config = json.dumps({"model_config_list": [{"config": {"name": name, "base_path": folder}}]})
@@ -195,7 +198,7 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
 def _setting(setting: LlmSetting) -> dict[str, Any]:
     return {"max_num_batched_tokens": setting.max_num_batched_tokens, "max_num_seqs": setting.max_num_seqs,
             "dynamic_split_fuse": setting.dynamic_split_fuse, "enable_prefix_caching": setting.enable_prefix_caching,
-            "properties": setting.properties(), "weights": setting.weights}
+            "properties": setting.properties(), "weights": setting.weights, "cache_gb": setting.cache_gb}
 
 
 def _figures(f: SettingFigures) -> dict[str, Any]:

@@ -43,6 +43,8 @@ def setting_text(setting: LlmSetting) -> str:
         parts.append(f"weights {setting.weights}")
     if setting.dq_group_size is not None:
         parts.append(f"dynamic quantization group {setting.dq_group_size}")
+    if setting.cache_gb:
+        parts.append(f"KV cache of {setting.cache_gb} GB made at once")
     return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
 
 
