@@ -403,7 +403,7 @@ def test_the_walk_doubles_then_bisects_to_within_its_precision() -> None:
 
 def test_an_open_loop_walks_to_the_most_requests_a_second_served(tiny_gguf: Path, tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
-    code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--users", "0", "--rate", "10", "--arrival",
+    code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--rate", "10", "--arrival",
                           "constant", "--seconds", "0.4", "--lead-in", "0.1", "--prompt-tokens", "8",
                           "--output-tokens", "4", "--batched-tokens", "256", "--kv-precision", "default",
                           "--rounds", "0", "--ttft-ms", "60000", "--most-rate", "20")
@@ -412,6 +412,8 @@ def test_an_open_loop_walks_to_the_most_requests_a_second_served(tiny_gguf: Path
         walks = [t for t in store.llm_trials() if t.walked_at is not None]
     assert walks and all(t.users is None and t.rate in (10.0, 20.0) for t in walks)
     assert "rate        20 requests/s or more within the budget" in out
+    code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--rate", "10", "--users", "4")
+    assert code == 2 and err.count("\n") == 1 and "not both" in err
 
 
 def test_a_prompts_file_gives_the_trials_their_prompts_and_output_lengths(tiny_gguf: Path, tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ from ov_tuner.schema import Arrival
 if TYPE_CHECKING:
     from ov_tuner.analyse.llm import LlmAnswer
 
+# The users of a closed loop where neither --users nor --rate is given.
+DEFAULT_USERS = 8
 # The values the CPU plugin names (the device judges each before anything runs).
 KV_PRECISIONS = ("u8", "u4", "u3", "f16", "bf16", "f32")
 INFERENCE_PRECISIONS = ("f32", "f16", "bf16")
@@ -29,8 +31,9 @@ def llm(
     out_path: Annotated[Path, typer.Option("--out", help="SQLite results file to store every trial in (rerun the "
                                            "same command to resume).")] = Path("llm.db"),
     device: Annotated[str, typer.Option(help="The device as OpenVINO names it: CPU, GPU, NPU.")] = "CPU",
-    users: Annotated[int, typer.Option(min=0, help="Concurrent users (closed loop), each sending its next request "
-                                       "--think-ms after its answer; 0 with --rate.")] = 8,
+    users: Annotated[int | None, typer.Option(min=1, help="Concurrent users (closed loop), each sending its next "
+                                              "request --think-ms after its answer. \\[default: 8, without --rate]")]
+    = None,
     rate: Annotated[float, typer.Option(min=0.0, help="Requests a second arriving open loop, instead of "
                                         "--users.")] = 0.0,
     arrival: Annotated[Arrival, typer.Option(help="How --rate's requests arrive.")] = Arrival.POISSON,
@@ -89,8 +92,9 @@ def llm(
 
     if rounds == 1:
         raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
-    if (users > 0) == (rate > 0):
-        raise BadInputError("give --users N (a closed loop) or --rate R with --users 0 (an open loop), one of them")
+    if users is not None and rate > 0:
+        raise BadInputError("give --users N (a closed loop) or --rate R (an open loop), not both")
+    users = 0 if rate > 0 else users or DEFAULT_USERS
     load = LlmLoad(users=users, rate=rate, arrival=arrival, think_ms=think_ms,
                    prompt_tokens=_span(prompt_tokens, "--prompt-tokens"),
                    output_tokens=_span(output_tokens, "--output-tokens"),
