@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
+from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.model.llm_prompts import LlmRequest, file_requests, generated_requests, read_prompts
+from ov_tuner.schema import Arrival
 from ov_tuner.schema.llm import AGREEMENT_PROMPTS, AGREEMENT_TOKENS, LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
 
 # SchedulerConfig's max_num_batched_tokens that means no limit (size_t's largest).
@@ -223,13 +226,13 @@ class _Arrivals:
     def __init__(self, load: LlmLoad, start: float) -> None:
         self.think_s = load.think_ms / 1000
         self.ready = {user: start for user in range(load.users)}  # closed loop: when each idle user sends
-        self.times: list[float] = []
+        self.times: deque[float] = deque()
         if not load.closed:
-            rng = np.random.default_rng(load.seed)
-            span, rate = load.lead_in_s + load.seconds * 4 + 60, load.rate
-            gaps = rng.exponential(1 / rate, int(span * rate) + 16) if load.arrival.value == "poisson" else \
-                np.full(int(span * rate) + 16, 1 / rate)
-            self.times = list(start + np.cumsum(gaps))
+            # the open loop's schedule, made as a camera's (one source at the rate), long enough to go on arriving
+            # until the drain ends
+            schedule = Arrivals(cameras=1, fps=load.rate, seconds=load.lead_in_s + load.seconds * 4 + 60,
+                                poisson=load.arrival is Arrival.POISSON, seed=load.seed)
+            self.times = deque(start + schedule.times())
 
     def due(self, now: float) -> Iterator[tuple[int | None, float]]:
         """The requests that arrive by `now`: the user that sends it (None in an open loop) and when."""
@@ -238,14 +241,14 @@ class _Arrivals:
                 del self.ready[user]
                 yield user, now
         while self.times and self.times[0] <= now:
-            yield None, self.times.pop(0)
+            yield None, self.times.popleft()
 
     def ended(self, user: int | None, now: float) -> None:
         if user is not None:
             self.ready[user] = now + self.think_s
 
     def next_at(self) -> float:
-        return min([*self.ready.values(), *self.times[:1], math.inf])
+        return min([*self.ready.values(), self.times[0] if self.times else math.inf])
 
 
 def _reset_peak_memory() -> None:
