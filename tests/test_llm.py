@@ -185,6 +185,15 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= walked and len(walked) <= 3
     assert all(sorted(t.users or 0 for t in walks if t.setting == s) == [4, 8] for s in walked)
     assert "8 users or more within the budget" in out
+    with ResultStore(db, create=False) as store:
+        outputs = store.llm_outputs()
+    # the first token's logits at each setting against f32 inference and KV cache, on each held-apart prompt; the
+    # IR they ran was converted into ov-tuner's cache, not beside the user's GGUF
+    assert {o.setting for o in outputs} >= {SCHEDULER_DEFAULT} and len(outputs) >= 2
+    assert all(len(o.first_step_cosines) == 16 and 0.99 < min(o.first_step_cosines) <= max(o.first_step_cosines)
+               < 1 + 1e-6 for o in outputs)
+    assert "logits choosing the first token: cosine 0." in out
+    assert not (tiny_gguf.parent / "openvino_model.xml").exists()
 
     code, again, _ = _cli(*args)  # the same command again: nothing of the search is measured twice
     with ResultStore(db, create=False) as store:
@@ -195,6 +204,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     code, text, _ = _cli("recommend", str(db), "--format", "json")
     payload = json.loads(text)
     assert code == 0 and payload["kind"] == "llm" and payload["schema_version"] >= 1 and payload["box"] is not None
+    assert all(0.99 < a["first_step_cosine"] <= 1 + 1e-6 for a in payload["agreements"])
     assert payload["answer"]["meets_budget"] and payload["says"]["deploy"].startswith("CPU")
     assert set(payload["answer"]["ttft_ms"]) == {"p50", "p90", "p99"}
 
@@ -318,6 +328,8 @@ def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: 
     with ResultStore(db, create=False) as store:
         outputs = {o.setting.weights: o for o in store.llm_outputs()}
     assert outputs[None].error is None and len(outputs[None].tokens) == 16
+    # int4 weights move the first token's logits further from f32's than the default's precision does
+    assert min(outputs["int4"].first_step_cosines) < min(outputs[None].first_step_cosines)
     code, again, _ = _cli(*args)  # made once: the rerun finds the folder in the cache
     assert code == 0 and "compressing" not in again
 

@@ -19,7 +19,7 @@ from enum import Enum
 
 import numpy as np
 
-from ov_tuner.analyse.llm_agreement import agreements
+from ov_tuner.analyse.llm_agreement import agreements, lowest_cosines
 from ov_tuner.schema import Box, Environment
 from ov_tuner.schema.llm import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmSetting, LlmTrial, StoredLlm
 from ov_tuner.search.llm_users import load_served
@@ -106,6 +106,7 @@ class LlmAnswer:
     trials: tuple[LlmTrial, ...]  # every one stored, in order
     walks: tuple[Walk, ...]  # the answer's first, then the others'
     agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.analyse.llm_agreement)
+    cosines: dict[LlmSetting, float]  # the first token's logits against the most exact setting's, worst prompt
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
     rule: Rule
@@ -208,7 +209,8 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     return LlmAnswer(results=stored.results, environment=stored.environment, job=job, answer=answer, fastest=fastest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
-                     walks=_answer_first(walked, answer), agreements=agreed, min_agreement=limit,
+                     walks=_answer_first(walked, answer), agreements=agreed, cosines=lowest_cosines(stored.outputs),
+                     min_agreement=limit,
                      held_back=kept_back, rule=rule)
 
 

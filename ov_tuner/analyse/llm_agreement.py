@@ -32,3 +32,9 @@ def agreements(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, float]:
     if reference is None:
         return {}
     return {o.setting: agreement(o.tokens, reference.tokens) for o in outputs if o.error is None}
+
+
+def lowest_cosines(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, float]:
+    """Each setting's lowest cosine over the held-apart prompts between the logits choosing the first token and the
+    most exact setting's (the prompt it changed most), for every setting whose logits were read."""
+    return {o.setting: min(o.first_step_cosines) for o in outputs if o.first_step_cosines}

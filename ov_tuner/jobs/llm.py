@@ -177,7 +177,8 @@ def _outputs(spec: LlmSpec, folders: dict[str | None, LlmModel], store: ResultSt
         if stopped():
             return
         if setting not in read:
-            store.add_llm_outputs(outputs_in_process(folders[setting.weights], spec.device, setting, spec.load))
+            store.add_llm_outputs(outputs_in_process(folders[setting.weights], spec.device, setting, spec.load,
+                                                     folders[None]))
 
 
 def _rounds(spec: LlmSpec, store: ResultStore, contenders: list[LlmSetting], searched: list[SettingFigures],

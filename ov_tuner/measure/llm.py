@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
+from ov_tuner.measure.llm_logits import first_step_cosines
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.model.llm_prompts import LlmRequest, file_requests, generated_requests, read_prompts
 from ov_tuner.schema import Arrival
@@ -99,9 +100,12 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) 
                     peak_rss_bytes=_peak_memory(), first_request_ms=first_ms, load_s=load_s)
 
 
-def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmOutputs:
+def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
+                   reference: LlmModel) -> LlmOutputs:
     """What the model says at `setting` on AGREEMENT_PROMPTS held-apart requests (drawn with another seed than the
-    trials'), greedy, AGREEMENT_TOKENS tokens each: compared with GenAI's default's to tell what a setting changes."""
+    trials'), greedy, AGREEMENT_TOKENS tokens each: compared with GenAI's default's to tell what a setting changes.
+    With them, the cosine of the logits that choose each first token against the most exact setting's on
+    `reference` (the weights as given), none where the model IR does not compile at f32 or at the setting."""
     import openvino as ov
     import openvino_genai
 
@@ -115,7 +119,12 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
                                 [config] * len(prompts))
     except RuntimeError as e:
         return LlmOutputs(setting, error=ov_error_text(e))
-    return LlmOutputs(setting, tuple(tuple(int(t) for t in r.m_generation_ids[0]) for r in results))
+    said = tuple(tuple(int(t) for t in r.m_generation_ids[0]) for r in results)
+    del pipe
+    cosines: tuple[float, ...] = ()
+    with contextlib.suppress(RuntimeError):
+        cosines = first_step_cosines(reference, model, device, setting, prompts)
+    return LlmOutputs(setting, said, first_step_cosines=cosines)
 
 
 def requests_for(pipe: object, model: LlmModel, load: LlmLoad) -> Iterator[LlmRequest]:

@@ -34,18 +34,22 @@ def trial_in_process(model: LlmModel, device: str, setting: LlmSetting, load: Ll
     return LlmTrial(setting, error=ended) if found is None else trial_of(found)
 
 
-def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmOutputs:
-    """What the model says at `setting` on the held-apart prompts (ov_tuner.measure.llm.greedy_outputs), in a child."""
-    found, ended = _in_process(OUTPUTS, model, device, setting, load)
+def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
+                       reference: LlmModel) -> LlmOutputs:
+    """What the model says at `setting` on the held-apart prompts (ov_tuner.measure.llm.greedy_outputs, `reference`
+    the model with its weights as given), in a child."""
+    found, ended = _in_process(OUTPUTS, model, device, setting, load, reference)
     if found is None:
         return LlmOutputs(setting, error=ended)
-    return LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"])
+    return LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"],
+                      tuple(found["first_step_cosines"]))
 
 
-def _in_process(task: str, model: LlmModel, device: str, setting: LlmSetting,
-                load: LlmLoad) -> tuple[dict[str, Any] | None, str]:
+def _in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
+                reference: LlmModel | None = None) -> tuple[dict[str, Any] | None, str]:
     """The task's result from a child, or None and how the child ended."""
-    asked = {"task": task, "model": asdict(model), "device": device, "setting": asdict(setting), "load": asdict(load)}
+    asked = {"task": task, "model": asdict(model), "device": device, "setting": asdict(setting), "load": asdict(load),
+             "reference": asdict(reference or model)}
     with tempfile.TemporaryDirectory(prefix="ov-tuner-llm-") as folder:
         result = Path(folder) / "result.json"
         done = subprocess.run([sys.executable, "-m", "ov_tuner.measure.llm_process", str(result)],
@@ -81,9 +85,13 @@ def _child(result: Path) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     asked = json.loads(sys.stdin.read())
-    task = run_trial if asked["task"] == TRIAL else greedy_outputs
-    found = task(LlmModel.from_stored(asked["model"]), asked["device"], LlmSetting(**asked["setting"]),
-                 LlmLoad.from_stored(asked["load"]))
+    model, setting = LlmModel.from_stored(asked["model"]), LlmSetting(**asked["setting"])
+    load = LlmLoad.from_stored(asked["load"])
+    found: LlmTrial | LlmOutputs
+    if asked["task"] == TRIAL:
+        found = run_trial(model, asked["device"], setting, load)
+    else:
+        found = greedy_outputs(model, asked["device"], setting, load, LlmModel.from_stored(asked["reference"]))
     result.write_text(json.dumps(trial_json(found) if isinstance(found, LlmTrial) else asdict(found)))
 
 

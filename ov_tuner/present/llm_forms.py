@@ -184,7 +184,8 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "searched": [_figures(f) for f in answer.searched],
         "failed": [{"setting": _setting(s), "error": e} for s, e in answer.failed],
         "pareto": [_setting(f.setting) for f in answer.pareto],
-        "agreements": [{"setting": _setting(s), "agreement": share} for s, share in answer.agreements.items()],
+        "agreements": [{"setting": _setting(s), "agreement": share, "first_step_cosine": answer.cosines.get(s)}
+                       for s, share in answer.agreements.items()],
         "walks": [{"setting": _setting(w.setting), "unit": "users" if job.load.closed else "requests/s",
                    "served": w.served, "at_ceiling": w.at_ceiling,
                    "tried": [{"load": n, "met": ok} for n, ok in w.tried]} for w in answer.walks],

@@ -55,12 +55,15 @@ class LlmRecords(Connection):
 
     def add_llm_outputs(self, outputs: LlmOutputs) -> None:
         with self._writing():
-            self._db.execute("INSERT OR REPLACE INTO llm_outputs (setting, tokens, error, created_at) VALUES (?,?,?,?)",
-                             (json.dumps(asdict(outputs.setting)), json.dumps(outputs.tokens), outputs.error, now()))
+            self._db.execute("INSERT OR REPLACE INTO llm_outputs (setting, tokens, error, first_step_cosines, "
+                             "created_at) VALUES (?,?,?,?,?)",
+                             (json.dumps(asdict(outputs.setting)), json.dumps(outputs.tokens), outputs.error,
+                              json.dumps(outputs.first_step_cosines), now()))
 
     def llm_outputs(self) -> list[LlmOutputs]:
         return [LlmOutputs(LlmSetting(**json.loads(r["setting"])), tuple(tuple(s) for s in json.loads(r["tokens"])),
-                           r["error"]) for r in self._db.execute("SELECT * FROM llm_outputs ORDER BY id")]
+                           r["error"], tuple(json.loads(r["first_step_cosines"])))
+                for r in self._db.execute("SELECT * FROM llm_outputs ORDER BY id")]
 
 
 def _job(data: dict[str, Any]) -> LlmJob:

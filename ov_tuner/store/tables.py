@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
@@ -55,6 +55,7 @@ UPGRADES = {
     6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a round's trial above the target frame rate
     7: (),  # v8: the quantization record keeps its images folder as data (quantization_fields fills older ones)
     8: (),  # v9: an LLM's records (SCHEMA creates their tables)
+    9: ("ALTER TABLE llm_outputs ADD COLUMN first_step_cosines TEXT NOT NULL DEFAULT '[]'",),  # v10: the logits' cosine
 }
 
 
@@ -153,7 +154,8 @@ CREATE TABLE IF NOT EXISTS llm_trials (
     peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS llm_outputs (
-    id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL
+    id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
+    first_step_cosines TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,

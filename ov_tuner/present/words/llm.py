@@ -130,7 +130,16 @@ def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
     if share is None:
         return "not compared with GenAI's default (its outputs were not read)"
     return (f"{share:.1%} of greedy tokens said as GenAI's default says them, on {AGREEMENT_PROMPTS} "
-            f"prompts x {AGREEMENT_TOKENS} tokens (up to the first that differs)")
+            f"prompts x {AGREEMENT_TOKENS} tokens (up to the first that differs); {cosine_text(answer, setting)}")
+
+
+def cosine_text(answer: LlmAnswer, setting: LlmSetting) -> str:
+    """'the logits choosing the first token: cosine 0.99998 or more against f32 inference and KV cache'."""
+    cosine = answer.cosines.get(setting)
+    if cosine is None:
+        return ("the logits choosing the first token not compared (the model IR did not compile on the device at f32 "
+                "or at this setting)")
+    return f"the logits choosing the first token: cosine {cosine:.5f} or more against f32 inference and KV cache"
 
 
 def _held(answer: LlmAnswer) -> str:

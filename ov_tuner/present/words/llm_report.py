@@ -28,7 +28,8 @@ USERS_SECTION = "Users served within the budget"
 SEARCHED_SECTION = "Every setting searched"
 SEARCHED_CAPTION = "as the search measured each (its own trials); the answer's figures above are over the rounds"
 SEARCHED_HEADER = ("setting", "tokens/s", "requests/s", *(f"TTFT p{p:g} (ms)" for p in PERCENTILES),
-                   *(f"TPOT p{p:g} (ms)" for p in PERCENTILES), "KV cache (MiB)", "agreement", "budget", "marks")
+                   *(f"TPOT p{p:g} (ms)" for p in PERCENTILES), "KV cache (MiB)", "agreement", "logits cosine",
+                   "budget", "marks")
 
 
 def deployed_mark_text(setting: LlmSetting, drawn: bool) -> str:
@@ -78,6 +79,11 @@ def marks_text(answer: bool, front: bool, held: bool) -> str:
 
 def agreement_text(share: float | None) -> str:
     return "not read" if share is None else f"{share:.1%}"
+
+
+def cosine_cell(cosine: float | None) -> str:
+    """The lowest cosine over the prompts, to 5 places (a change in the 4th is what bf16 does)."""
+    return "not read" if cosine is None else f"{cosine:.5f}"
 
 
 def failed_text(setting: LlmSetting, error: str) -> str:

@@ -1,0 +1,43 @@
+"""An LLM's model IR, for what GenAI's pipeline does not hand out (the logits): a GenAI folder's own
+openvino_model.xml, or, for a GGUF, the IR GenAI converts it to, written once into ov-tuner's cache (keyed by the
+file's sha256) and never beside the user's file."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ov_tuner.errors import OutputError
+from ov_tuner.model.cache import cache_dir
+from ov_tuner.schema.llm import LlmFormat, LlmModel
+
+MODEL_IR = "openvino_model.xml"
+
+
+def model_ir(model: LlmModel) -> Path:
+    """The model IR of `model`: in its folder, or converted from its GGUF by GenAI (`enable_save_ov_model`, which
+    writes beside the file it reads: a link to the GGUF in a folder of the cache is what it reads)."""
+    if model.format is not LlmFormat.GGUF:
+        return Path(model.path) / MODEL_IR
+    folder = cache_dir() / "llm" / f"{model.sha256[:16]}-ir"
+    if (folder / MODEL_IR).is_file():
+        return folder / MODEL_IR
+    making = folder.with_name(folder.name + ".making")
+    try:
+        shutil.rmtree(making, ignore_errors=True)
+        making.mkdir(parents=True)
+        link = making / Path(model.path).name
+        link.symlink_to(Path(model.path).resolve())
+        _convert(link)
+        link.unlink()
+        making.rename(folder)
+    except OSError as e:
+        raise OutputError(f"cannot keep the IR of {model.path} under {folder.parent} ({e.strerror}); "
+                          "set OV_TUNER_CACHE to a folder you can write") from e
+    return folder / MODEL_IR
+
+
+def _convert(gguf: Path) -> None:
+    import openvino_genai
+
+    openvino_genai.LLMPipeline(str(gguf), "CPU", enable_save_ov_model=True)
