@@ -219,6 +219,12 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
                          enable_prefix_caching=answer["enable_prefix_caching"],
                          kv_cache_precision=answer["properties"].get("KV_CACHE_PRECISION"),
                          inference_precision=answer["properties"].get("INFERENCE_PRECISION_HINT"))
+    assert served["scheduler"] == {"max_num_batched_tokens": answer["max_num_batched_tokens"] or 2**64 - 1,
+                                   "max_num_seqs": setting.max_num_seqs,
+                                   "dynamic_split_fuse": setting.dynamic_split_fuse,
+                                   "enable_prefix_caching": setting.enable_prefix_caching,
+                                   "cache_size": answer["cache_gb"] or 0}
+    assert served["properties"] == answer["properties"]
     assert served["kv_cache_bytes"] == _kv_bytes_for_one_request(tiny_gguf, setting, "hello")
 
     code, _, err = _cli("recommend", str(db), "--format", "benchmark_app")

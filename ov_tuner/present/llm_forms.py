@@ -28,8 +28,9 @@ _UNLIMITED = "2**64 - 1"
 _UNLIMITED_VALUE = 2**64 - 1
 
 _SCRIPT = '''"""ov-tuner's LLM answer: {what}.
-Serves MODEL with OpenVINO GenAI's continuous batching at the setting that ran; prints one JSON line with the KV cache
-it allocated. Add requests as they come (pipe.add_request, then pipe.step until done), or pass a batch to generate."""
+Serves MODEL with OpenVINO GenAI's continuous batching at the setting that ran; prints one JSON line with the
+scheduler's fields as GenAI holds them, the properties given and the KV cache it allocated. Add requests as they come
+(pipe.add_request, then pipe.step until done), or pass a batch to generate."""
 import json
 import sys
 
@@ -50,7 +51,10 @@ pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, scheduler, DEVICE, prope
 prompt = sys.argv[1] if len(sys.argv) > 1 else "Hello"
 config = openvino_genai.GenerationConfig(max_new_tokens=16, min_new_tokens=16, ignore_eos=True)
 text = pipe.generate([prompt], [config])[0].m_generation_ids[0]
-print(json.dumps({{"text": text, "kv_cache_bytes": pipe.get_metrics().kv_cache_size_in_bytes}}))
+held = {{name: getattr(scheduler, name) for name in ("max_num_batched_tokens", "max_num_seqs", "dynamic_split_fuse",
+                                                   "enable_prefix_caching", "cache_size")}}
+print(json.dumps({{"text": text, "scheduler": held, "properties": properties,
+                  "kv_cache_bytes": pipe.get_metrics().kv_cache_size_in_bytes}}))
 '''
 
 
