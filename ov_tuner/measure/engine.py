@@ -77,16 +77,18 @@ class RequestLoop:
                      on_complete=on_complete, verdict=verdict, on_window=on_window)
         return loop.run()
 
-    def visit(self, seconds: float) -> tuple[Window, np.ndarray]:
+    def visit(self, seconds: float, least_requests: int = StopRule.min_window_requests) -> tuple[Window, np.ndarray]:
         """One steady-state window of about `seconds`, for interleaved rounds: every request completes once
         unmeasured (the pipeline fills), then the window runs from one completion to the first completion
-        after `seconds`, then the queue drains unmeasured. Returns the window and its requests' latencies.
+        after `seconds` and `least_requests` completions, then the queue drains unmeasured. Returns the window
+        and its requests' latencies.
 
         Counting from completion to completion leaves out the filling and draining of the pipeline, which
         would otherwise cost a configuration with longer requests more of a short window than a quick one.
         """
         loop = _Loop(self._queue, self._requests, self._start, self.batch,
-                     StopRule(window_s=seconds, fixed_s=seconds), lead_in=self.nireq)
+                     StopRule(window_s=seconds, min_window_requests=least_requests, fixed_s=seconds),
+                     lead_in=self.nireq)
         run = loop.run()
         (window,) = run.windows
         return window, loop.window_latencies

@@ -76,6 +76,10 @@ class ConfirmRule:
     window_s: float = 0.25
     max_rounds: int = 20
     budget_share: float = 0.2
+    # The fewest completions a visit's window holds (a sweep's windows hold 16): a round pairs its visits and
+    # states intervals over the passes, so a visit needs a steady figure, not a latency distribution of its own;
+    # on a slow model 16 requests stretched every 0.1 s window to 0.15-0.25 s (a DBNet at 60-100 FPS).
+    visit_requests: int = 8
 
     def __post_init__(self) -> None:
         if self.rounds < 2 or self.window_s <= 0 or not 0 < self.budget_share < 1:

@@ -27,8 +27,9 @@ from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.notices import Confirming
 from ov_tuner.sweep.progress import SweepProgress
 
-# Every contender warms up at least this long before the first pass: a new set of requests can start slow.
-CONFIRM_WARMUP_S = 0.2
+# Every contender warms up at least this long before the first pass: a new set of requests can start slow (each
+# visit fills the requests again before its window, so a sweep's own warm-up is enough).
+CONFIRM_WARMUP_S = 0.1
 
 # Compiles one configuration for the round (raising PointFailure or OvTunerError where it cannot run).
 Compile = Callable[[PointConfig], tuple[ov.CompiledModel, CompileInfo]]
@@ -80,7 +81,7 @@ def _passes(loops: list[RequestLoop], candidates: list[bool], store: ResultStore
 
     def measure(position: int, number: int) -> float:
         nonlocal visits
-        window, latencies = loops[position].visit(window_s)
+        window, latencies = loops[position].visit(window_s, rule.visit_requests)
         store.add_round_window(confirmation_id, RoundWindow(number, visits, position, window, latencies))
         visits += 1
         return window.fps
