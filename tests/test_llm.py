@@ -42,7 +42,7 @@ from ov_tuner.schema.llm import (
     StoredLlm,
 )
 from ov_tuner.search.llm_users import MOST_USERS, WALK_PRECISION, load_served, next_load
-from ov_tuner.store.results import ResultStore
+from ov_tuner.store.llm_file import LlmStore
 
 QUICK = ["--seconds", "0.4", "--lead-in", "0.1", "--users", "4", "--prompt-tokens", "16-32", "--output-tokens", "8"]
 
@@ -170,7 +170,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
             "default,u8", "--rounds", "2", "--ttft-ms", "60000", "--most-users", "8"]
     code, out, err = _cli(*args)
     assert code == 0, err
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         trials = store.llm_trials()
     searched = [t for t in trials if t.searched]
     # the two baselines, then every setting of the grid, each once (256 tokens with the default KV cache is GenAI's
@@ -185,7 +185,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= walked and len(walked) <= 3
     assert all(sorted(t.users or 0 for t in walks if t.setting == s) == [4, 8] for s in walked)
     assert "8 users or more within the budget" in out
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         outputs = store.llm_outputs()
     # the first token's logits at each setting against f32 inference and KV cache, on each held-apart prompt; the
     # IR they ran was converted into ov-tuner's cache, not beside the user's GGUF
@@ -196,7 +196,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert not (tiny_gguf.parent / "openvino_model.xml").exists()
 
     code, again, _ = _cli(*args)  # the same command again: nothing of the search is measured twice
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         assert len([t for t in store.llm_trials() if t.searched]) == len(searched)
         assert len([t for t in store.llm_trials() if t.users is not None]) == len(walks)
     assert code == 0 and not [line for line in again.splitlines() if line.startswith(("search ", "round ", "walk "))]
@@ -250,7 +250,7 @@ def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials
     code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
                         "default", "--ttft-ms", "0.001")
     assert code == 2 and err.count("\n") == 1 and "no setting met the budget" in err and "the closest gave" in err
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         assert len(store.llm_trials()) == 2
 
 
@@ -331,7 +331,7 @@ def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: 
     assert [m.name.endswith("-int4") for m in made] == [True]
     assert (made[0] / "openvino_tokenizer.xml").is_file()
     assert (made[0] / "openvino_model.bin").stat().st_size < (genai_folder / "openvino_model.bin").stat().st_size / 2
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         outputs = {o.setting.weights: o for o in store.llm_outputs()}
     assert outputs[None].error is None and len(outputs[None].tokens) == 16
     # int4 weights move the first token's logits further from f32's than the default's precision does
@@ -349,12 +349,12 @@ def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_comm
     proc.send_signal(signal.SIGINT)  # the child measuring the third trial ignores it: that trial ends whole
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         kept = store.llm_trials()
     assert len(kept) in (2, 3) and all(t.ok for t in kept)
     again = ov_tuner(*args, timeout=300)
     assert again.returncode == 0, again.stderr
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         after = store.llm_trials()
     assert [t.setting for t in after[:len(kept)]] == [t.setting for t in kept]  # kept as they were, then more
     assert len({t.setting for t in after if t.searched}) == len([t for t in after if t.searched]) == 3
@@ -375,7 +375,7 @@ def test_scheduler_switches_and_plugin_values_join_the_grid(tiny_gguf: Path, tmp
                           "default", "--split-fuse", "on,off", "--dq-group-size", "default,0", "--cache-gb", "1",
                           "--rounds", "0")
     assert code == 0, err
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         searched = {t.setting for t in store.llm_trials() if t.searched}
     grid = {(s.dynamic_split_fuse, s.dq_group_size, s.cache_gb) for s in searched
             if s not in (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)}
@@ -429,7 +429,7 @@ def test_an_open_loop_walks_to_the_most_requests_a_second_served(tiny_gguf: Path
                           "--output-tokens", "4", "--batched-tokens", "256", "--kv-precision", "default",
                           "--rounds", "0", "--ttft-ms", "60000", "--most-rate", "20")
     assert code == 0, err
-    with ResultStore(db, create=False) as store:
+    with LlmStore(db, create=False) as store:
         walks = [t for t in store.llm_trials() if t.walked_at is not None]
     assert walks and all(t.users is None and t.rate in (10.0, 20.0) for t in walks)
     assert "rate        20 requests/s or more within the budget" in out

@@ -52,7 +52,7 @@ from ov_tuner.schema.llm import (
 )
 from ov_tuner.search.llm_users import MOST_RATE_FACTOR, MOST_USERS, next_load
 from ov_tuner.search.rounds import RoundLimits, run_rounds
-from ov_tuner.store.results import ResultStore
+from ov_tuner.store.llm_file import LlmStore
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     _check_weights(model, spec.space)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
     stopped = stop.is_set if stop is not None else (lambda: False)
-    with ResultStore(spec.out) as store:
+    with LlmStore(spec.out) as store:
         store.claim(environment(ModelSource(Path(model.path), model.sha256)))
         store.claim_llm(job)
         folders = _weights(model, spec.space, making)
@@ -135,7 +135,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
 Measure = Callable[..., LlmTrial]
 
 
-def _search(spec: LlmSpec, store: ResultStore, measure: Measure, stopped: Callable[[], bool]) -> None:
+def _search(spec: LlmSpec, store: LlmStore, measure: Measure, stopped: Callable[[], bool]) -> None:
     """The baselines, then every setting of the space, each once; a resumed run skips what is stored."""
     tried = {t.setting for t in store.llm_trials() if t.searched}
     for setting in dict.fromkeys([*BASELINES, *spec.space.settings()]):
@@ -168,7 +168,7 @@ def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) ->
     return folders
 
 
-def _outputs(spec: LlmSpec, folders: dict[str | None, LlmModel], store: ResultStore, searched: list[SettingFigures],
+def _outputs(spec: LlmSpec, folders: dict[str | None, LlmModel], store: LlmStore, searched: list[SettingFigures],
              stopped: Callable[[], bool]) -> None:
     """What the model says at GenAI's default and at each setting that met the budget, on the held-apart prompts,
     for what a setting changes in it (once each: a resumed run reads what is stored)."""
@@ -181,7 +181,7 @@ def _outputs(spec: LlmSpec, folders: dict[str | None, LlmModel], store: ResultSt
                                                      folders[None]))
 
 
-def _rounds(spec: LlmSpec, store: ResultStore, contenders: list[LlmSetting], searched: list[SettingFigures],
+def _rounds(spec: LlmSpec, store: LlmStore, contenders: list[LlmSetting], searched: list[SettingFigures],
             measure: Measure, stop: threading.Event | None) -> None:
     """The contenders (the search's fastest within the budget that say enough alike, and the baselines) side by side
     on the rounds engine, going on from the passes stored."""
@@ -195,7 +195,7 @@ def _rounds(spec: LlmSpec, store: ResultStore, contenders: list[LlmSetting], sea
                done=round_table(store.llm_trials(), contenders), stop=stop)
 
 
-def _walk(spec: LlmSpec, store: ResultStore, setting: LlmSetting, measure: Measure,
+def _walk(spec: LlmSpec, store: LlmStore, setting: LlmSetting, measure: Measure,
           stopped: Callable[[], bool]) -> None:
     """The walk to the most load `setting` serves within the budget (users, or requests a second), going on from the
     loads stored."""

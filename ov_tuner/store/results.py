@@ -35,13 +35,12 @@ from ov_tuner.schema import (
     Window,
 )
 from ov_tuner.store.edge_records import MoreRecords
-from ov_tuner.store.llm_records import LlmRecords
 from ov_tuner.store.pipeline_records import PipelineRecords, StoredPipeline
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
 from ov_tuner.store.tables import quantization_fields
 
 
-class ResultStore(MoreRecords, PipelineRecords, LlmRecords):
+class ResultStore(MoreRecords, PipelineRecords):
     """An open results file: the environment, devices, compiles, points and confirmation rounds (and, through
     MoreRecords, what the other jobs add). Use as a context manager; every write is committed at once."""
 
