@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.devices.llm_model import read_llm
-from ov_tuner.measure.llm_process import trial_in_process
-from ov_tuner.model.llm_gguf import LlamaShape, write_llama_gguf
-from ov_tuner.schema.llm import LlmLoad, LlmSetting
 from ov_tuner.stats.headtohead import paired_ratio
+from ov_tuner.workloads.llm.gguf import LlamaShape, write_llama_gguf
+from ov_tuner.workloads.llm.model_file import read_llm
+from ov_tuner.workloads.llm.process import trial_in_process
+from ov_tuner.workloads.llm.schema import LlmLoad, LlmSetting
 
 # No limit on the tokens a step takes; the rest of GenAI's scheduler default.
 UNLIMITED = LlmSetting(max_num_batched_tokens=None)

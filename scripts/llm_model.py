@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ov_tuner.model.llm_gguf import LlamaShape, write_llama_gguf
+from ov_tuner.workloads.llm.gguf import LlamaShape, write_llama_gguf
 
 DEMO_SHAPE = LlamaShape(layers=4, width=512, heads=8, kv_heads=4, feed_forward=1536)
 

@@ -97,8 +97,8 @@ def swept_db(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 @pytest.fixture(scope="session")
 def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 2-layer, 256-wide random LLaMA as a GGUF with F16 matrices (ov_tuner.model.llm_gguf), which GenAI loads."""
-    from ov_tuner.model.llm_gguf import write_llama_gguf
+    """A 2-layer, 256-wide random LLaMA as a GGUF with F16 matrices (ov_tuner.workloads.llm.gguf), which GenAI loads."""
+    from ov_tuner.workloads.llm.gguf import write_llama_gguf
 
     return write_llama_gguf(tmp_path_factory.mktemp("llm") / "tiny.gguf")
 

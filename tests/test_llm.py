@@ -17,18 +17,18 @@ import pytest
 from factories import ov_tuner, start_until
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.llm import Rule, llm_answer
-from ov_tuner.analyse.llm_agreement import agreement
 from ov_tuner.cli import app
-from ov_tuner.devices.llm_model import read_llm
-from ov_tuner.measure.llm import open_pipeline, run_trial
-from ov_tuner.measure.llm_process import _ended as ended
-from ov_tuner.measure.llm_process import trial_in_process
-from ov_tuner.model.llm_gguf import write_llama_gguf
-from ov_tuner.model.llm_prompts import file_requests, generated_requests, read_prompts
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival
-from ov_tuner.schema.llm import (
+from ov_tuner.workloads.llm.agreement import agreement
+from ov_tuner.workloads.llm.answer import Rule, llm_answer
+from ov_tuner.workloads.llm.gguf import write_llama_gguf
+from ov_tuner.workloads.llm.model_file import read_llm
+from ov_tuner.workloads.llm.process import _ended as ended
+from ov_tuner.workloads.llm.process import trial_in_process
+from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, read_prompts
+from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
     LlmBudget,
@@ -41,8 +41,8 @@ from ov_tuner.schema.llm import (
     LlmTrial,
     StoredLlm,
 )
-from ov_tuner.search.llm_users import MOST_USERS, WALK_PRECISION, load_served, next_load
-from ov_tuner.store.llm_file import LlmStore
+from ov_tuner.workloads.llm.trial import open_pipeline, run_trial
+from ov_tuner.workloads.llm.users import MOST_USERS, WALK_PRECISION, load_served, next_load
 
 QUICK = ["--seconds", "0.4", "--lead-in", "0.1", "--users", "4", "--prompt-tokens", "16-32", "--output-tokens", "8"]
 

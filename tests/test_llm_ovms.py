@@ -19,11 +19,11 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, te
 from google.protobuf.message import Message
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.llm import LlmAnswer, llm_answer
 from ov_tuner.cli import app
 from ov_tuner.present.llm_forms import llm_ovms
-from ov_tuner.schema.llm import LlmFormat, LlmSetting
-from ov_tuner.store.llm_file import load_llm
+from ov_tuner.workloads.llm.answer import LlmAnswer, llm_answer
+from ov_tuner.workloads.llm.results_file import load_llm
+from ov_tuner.workloads.llm.schema import LlmFormat, LlmSetting
 
 DATA = Path(__file__).parent / "data"
 OVMS_SCHEMA = json.loads((DATA / "ovms_config_schema.json").read_text())

@@ -18,14 +18,14 @@ from matplotlib.figure import Figure
 from matplotlib.image import imread
 from typer.testing import CliRunner
 
-from ov_tuner.analyse.llm import BASELINES, LlmAnswer, llm_answer
 from ov_tuner.cli import app
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
 from ov_tuner.present.llm_figures import LlmFigures, pareto_figure, rounds_figure, users_figure
 from ov_tuner.present.llm_report import llm_document
 from ov_tuner.present.words import llm_report as words
 from ov_tuner.present.words.llm import answer_lines, setting_text
-from ov_tuner.store.llm_file import load_llm
+from ov_tuner.workloads.llm.answer import BASELINES, LlmAnswer, llm_answer
+from ov_tuner.workloads.llm.results_file import load_llm
 
 FIGURES = ("llm_pareto.png", "llm_rounds.png", "llm_users.png")
 SECTIONS = (words.ANSWER_SECTION, words.RUN_SECTION, words.PARETO_SECTION, words.ROUNDS_SECTION, words.USERS_SECTION,

@@ -13,7 +13,7 @@ from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Arrival
 
 if TYPE_CHECKING:
-    from ov_tuner.analyse.llm import LlmAnswer
+    from ov_tuner.workloads.llm.answer import LlmAnswer
 
 # The users of a closed loop where neither --users nor --rate is given.
 DEFAULT_USERS = 8
@@ -86,9 +86,9 @@ def llm(
 ) -> None:
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
     the TTFT and TPOT budget, against GenAI left alone (its scheduler default and LLMPipeline's), side by side."""
-    from ov_tuner.jobs.llm import LlmSpec, run_llm
     from ov_tuner.present.words.llm import trial_line
-    from ov_tuner.schema.llm import LlmBudget, LlmLoad, LlmSpace, LlmTrial
+    from ov_tuner.workloads.llm.job import LlmSpec, run_llm
+    from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmSpace, LlmTrial
 
     if rounds == 1:
         raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
@@ -178,8 +178,8 @@ def _values(text: str, flag: str, parse: Callable[[str], Any], none_word: str = 
 
 def llm_answer_of(results: Path) -> LlmAnswer | None:
     """The answer of an LLM's results file (`ov-tuner llm`), or None for another's."""
-    from ov_tuner.analyse.llm import llm_answer
-    from ov_tuner.store.llm_file import load_llm
+    from ov_tuner.workloads.llm.answer import llm_answer
+    from ov_tuner.workloads.llm.results_file import load_llm
 
     stored = load_llm(results)
     return None if stored is None else llm_answer(stored)
@@ -196,8 +196,8 @@ def print_llm(answer: LlmAnswer, every_trial: bool) -> None:
 
 def compare_llm_files(results: list[Path], answers: list[LlmAnswer | None], models_differ: bool) -> None:
     """`compare` on LLM results files: every one must be an LLM's (the CLI's compare calls this where any is)."""
-    from ov_tuner.analyse.llm_compare import compare_llm
     from ov_tuner.present.words.llm_compare import comparison_lines
+    from ov_tuner.workloads.llm.compare import compare_llm
 
     others = [str(r) for r, a in zip(results, answers, strict=True) if a is None]
     if others:

@@ -19,9 +19,9 @@ from ov_tuner.store.destinations import output_file, output_folder
 
 if TYPE_CHECKING:
     from ov_tuner.analyse.answer import Answer
-    from ov_tuner.analyse.llm import LlmAnswer
     from ov_tuner.analyse.pipeline import PipelineAnswer
     from ov_tuner.present.deploy import Form
+    from ov_tuner.workloads.llm.answer import LlmAnswer
 
 
 class FigureFormat(str, Enum):
@@ -123,11 +123,11 @@ def recommend(
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
     from ov_tuner.analyse.answer import Answer, answer_of
-    from ov_tuner.analyse.llm import LlmAnswer
     from ov_tuner.present.deploy import FORMS, Where, deploy_form, formats_for, kind_of
     from ov_tuner.present.documents import recommend_document
     from ov_tuner.present.envelope import AnswerKind
     from ov_tuner.store.results import load_results
+    from ov_tuner.workloads.llm.answer import LlmAnswer
 
     fmt = DeployFormat.JSON if as_json else fmt
     if out_file is not None and fmt is DeployFormat.TEXT:

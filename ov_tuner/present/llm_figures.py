@@ -1,8 +1,9 @@
-"""An LLM's figures, drawn from its answer record alone (ov_tuner.analyse.llm.LlmAnswer): the search's output tokens/s
-against TTFT p90 with its Pareto front, each contender's passes of the rounds, and the walk to the most users served.
-Each marks the setting to deploy (ringed, or its line in the answer's colour) and GenAI left alone (a diamond for the
-scheduler's default, a square for LLMPipeline's), as the sweep's figures mark the deployed configuration and
-OpenVINO default. Importing this module imports matplotlib: commands import it only where they draw."""
+"""An LLM's figures, drawn from its answer record alone (ov_tuner.workloads.llm.answer.LlmAnswer): the search's
+output tokens/s against TTFT p90 with its Pareto front, each contender's passes of the rounds, and the walk to the
+most users served. Each marks the setting to deploy (ringed, or its line in the answer's colour) and GenAI left
+alone (a diamond for the scheduler's default, a square for LLMPipeline's), as the sweep's figures mark the deployed
+configuration and OpenVINO default. Importing this module imports matplotlib: commands import it only where they
+draw."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ov_tuner.analyse.llm import BASELINES, LlmAnswer
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
 from ov_tuner.present.plots import save_figure
 from ov_tuner.present.words import llm_report as words
 from ov_tuner.present.words.llm import setting_text
-from ov_tuner.schema.llm import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmSetting
+from ov_tuner.workloads.llm.answer import BASELINES, LlmAnswer
+from ov_tuner.workloads.llm.schema import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmSetting
 
 # GenAI left alone, a shape each; the answer ringed. Hollow shapes, so that the point under them shows.
 BASELINE_MARKERS = {SCHEDULER_DEFAULT: "D", PIPELINE_DEFAULT: "s"}

@@ -15,12 +15,12 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from ov_tuner.analyse.llm import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
 from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
 from ov_tuner.present.words.llm import answer_lines, setting_text
 from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.schema.llm import LlmFormat, LlmModel, LlmSetting
+from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
+from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSetting
 
 # SchedulerConfig's max_num_batched_tokens for no limit (size_t's largest): as the script writes it, and its value (a
 # uint64 in OVMS's proto) as the graph does.

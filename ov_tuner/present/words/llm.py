@@ -3,9 +3,9 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
-from ov_tuner.analyse.llm import BASELINES, PERCENTILES, SERVED_MARGIN, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.present.words.numbers import gain
-from ov_tuner.schema.llm import (
+from ov_tuner.workloads.llm.answer import BASELINES, PERCENTILES, SERVED_MARGIN, LlmAnswer, Rule, SettingFigures, Walk
+from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
     AGREEMENT_TOKENS,
     PIPELINE_DEFAULT,

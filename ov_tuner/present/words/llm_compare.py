@@ -3,8 +3,8 @@ and the load it serves, and every setting all of them searched."""
 
 from __future__ import annotations
 
-from ov_tuner.analyse.llm_compare import LlmComparison
 from ov_tuner.present.words.llm import load_amount, setting_text
+from ov_tuner.workloads.llm.compare import LlmComparison
 
 
 def comparison_lines(comparison: LlmComparison) -> list[str]:

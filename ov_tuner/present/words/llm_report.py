@@ -3,9 +3,9 @@ alone, named as every figure names them), the sections and the searched settings
 
 from __future__ import annotations
 
-from ov_tuner.analyse.llm import PERCENTILES, LlmAnswer
 from ov_tuner.present.words.llm import BASELINE_NAMES, budget_text, load_text, setting_text
-from ov_tuner.schema.llm import LlmBudget, LlmSetting
+from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer
+from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 
 NO_LLM_ANSWER = "nothing to deploy: no setting met the budget"
 HELD_BACK = "held back: says too little as GenAI's default does"

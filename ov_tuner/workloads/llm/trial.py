@@ -22,11 +22,19 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
-from ov_tuner.measure.llm_logits import first_step_cosines
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.model.llm_prompts import LlmRequest, file_requests, generated_requests, read_prompts
 from ov_tuner.schema import Arrival
-from ov_tuner.schema.llm import AGREEMENT_PROMPTS, AGREEMENT_TOKENS, LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.logits import first_step_cosines
+from ov_tuner.workloads.llm.prompts import LlmRequest, file_requests, generated_requests, read_prompts
+from ov_tuner.workloads.llm.schema import (
+    AGREEMENT_PROMPTS,
+    AGREEMENT_TOKENS,
+    LlmLoad,
+    LlmModel,
+    LlmOutputs,
+    LlmSetting,
+    LlmTrial,
+)
 
 # SchedulerConfig's max_num_batched_tokens that means no limit (size_t's largest).
 UNLIMITED_TOKENS = 2**64 - 1
@@ -82,7 +90,7 @@ class _Tally:
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     """`setting` under `load`: a fresh pipeline, its first request alone, the lead-in, the counted window. A setting
-    the device refuses is a trial with its error. Run it in a process of its own (ov_tuner.measure.llm_process): a
+    the device refuses is a trial with its error. Run it in a process of its own (ov_tuner.workloads.llm.process): a
     setting can end the process (GenAI 2026.4.1's u4 KV cache did), which no trial can catch."""
     try:
         pipe, load_s = open_pipeline(model.path, setting, device)

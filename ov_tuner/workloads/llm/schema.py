@@ -169,7 +169,7 @@ AGREEMENT_TOKENS = 32
 class LlmOutputs:
     """What the model said at a setting on the held-apart prompts (greedy token ids, one sequence a prompt), or why
     it could not; and per prompt, the cosine of the logits that chose its first token against the most exact
-    setting's (ov_tuner.measure.llm_logits; empty where the model IR did not compile at f32 or at the setting)."""
+    setting's (ov_tuner.workloads.llm.logits; empty where the model IR did not compile at f32 or at the setting)."""
 
     setting: LlmSetting
     tokens: tuple[tuple[int, ...], ...] = ()

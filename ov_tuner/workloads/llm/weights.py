@@ -13,7 +13,7 @@ import openvino as ov
 from ov_tuner.errors import OutputError
 from ov_tuner.quantize.nncf_backend import compress_weights
 from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.schema.llm import LlmModel
+from ov_tuner.workloads.llm.schema import LlmModel
 
 WEIGHTS = ("int8", "int4")
 MODEL_IR = "openvino_model.xml"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ov_tuner.errors import OutputError
 from ov_tuner.model.cache import cache_dir
-from ov_tuner.schema.llm import LlmFormat, LlmModel
+from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel
 
 MODEL_IR = "openvino_model.xml"
 

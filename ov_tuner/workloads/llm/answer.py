@@ -19,12 +19,20 @@ from enum import Enum
 
 import numpy as np
 
-from ov_tuner.analyse.llm_agreement import agreements, lowest_cosines
 from ov_tuner.schema import Box, Environment
-from ov_tuner.schema.llm import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmSetting, LlmTrial, StoredLlm
-from ov_tuner.search.llm_users import load_served
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import Interval, paired_interval, pass_adjusted_means
+from ov_tuner.workloads.llm.agreement import agreements, lowest_cosines
+from ov_tuner.workloads.llm.schema import (
+    PIPELINE_DEFAULT,
+    SCHEDULER_DEFAULT,
+    LlmBudget,
+    LlmJob,
+    LlmSetting,
+    LlmTrial,
+    StoredLlm,
+)
+from ov_tuner.workloads.llm.users import load_served
 
 # The baselines, in the order they are stated: GenAI's scheduler as constructed, and LLMPipeline's own.
 BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)
@@ -105,7 +113,7 @@ class LlmAnswer:
     rounds: int
     trials: tuple[LlmTrial, ...]  # every one stored, in order
     walks: tuple[Walk, ...]  # the answer's first, then the others'
-    agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.analyse.llm_agreement)
+    agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.workloads.llm.agreement)
     cosines: dict[LlmSetting, float]  # the first token's logits against the most exact setting's, worst prompt
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first

@@ -1,5 +1,5 @@
-"""An LLM trial in a process of its own: `python -m ov_tuner.measure.llm_process RESULT.json` reads the trial to run
-(JSON on standard input), runs it (ov_tuner.measure.llm.run_trial) and writes the trial to RESULT.json.
+"""An LLM trial in a process of its own: `python -m ov_tuner.workloads.llm.process RESULT.json` reads the trial to run
+(JSON on standard input), runs it (ov_tuner.workloads.llm.trial.run_trial) and writes the trial to RESULT.json.
 
 Why a process: a setting can end the process that runs it (with GenAI 2026.4.1 a u4 KV cache died in free() on a
 CPU here), which no exception handler catches; in a child, the run goes on and the setting is a failed trial with the
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ov_tuner.schema.llm import LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
 
 _ARRAYS = ("ttft_ms", "tpot_ms")
 TRIAL, OUTPUTS = "trial", "outputs"
@@ -36,8 +36,8 @@ def trial_in_process(model: LlmModel, device: str, setting: LlmSetting, load: Ll
 
 def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                        reference: LlmModel) -> LlmOutputs:
-    """What the model says at `setting` on the held-apart prompts (ov_tuner.measure.llm.greedy_outputs, `reference`
-    the model with its weights as given), in a child."""
+    """What the model says at `setting` on the held-apart prompts (ov_tuner.workloads.llm.trial.greedy_outputs,
+    `reference` the model with its weights as given), in a child."""
     found, ended = _in_process(OUTPUTS, model, device, setting, load, reference)
     if found is None:
         return LlmOutputs(setting, error=ended)
@@ -52,7 +52,7 @@ def _in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, lo
              "reference": asdict(reference or model)}
     with tempfile.TemporaryDirectory(prefix="ov-tuner-llm-") as folder:
         result = Path(folder) / "result.json"
-        done = subprocess.run([sys.executable, "-m", "ov_tuner.measure.llm_process", str(result)],
+        done = subprocess.run([sys.executable, "-m", "ov_tuner.workloads.llm.process", str(result)],
                               input=json.dumps(asked), capture_output=True, text=True, check=False)
         if done.returncode == 0 and result.is_file():
             return json.loads(result.read_text()), ""
@@ -81,7 +81,7 @@ def trial_of(data: dict[str, Any]) -> LlmTrial:
 
 
 def _child(result: Path) -> None:
-    from ov_tuner.measure.llm import greedy_outputs, run_trial
+    from ov_tuner.workloads.llm.trial import greedy_outputs, run_trial
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     asked = json.loads(sys.stdin.read())

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from ov_tuner.analyse.compare import COMPARED_FIELDS
-from ov_tuner.analyse.llm import LlmAnswer, SettingFigures
 from ov_tuner.errors import BadInputError, Input
-from ov_tuner.schema.llm import LlmSetting
+from ov_tuner.workloads.llm.answer import LlmAnswer, SettingFigures
+from ov_tuner.workloads.llm.schema import LlmSetting
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from dataclasses import asdict
 from typing import Any
 
 from ov_tuner.errors import IncompatibleResultsError, Input
-from ov_tuner.schema.llm import LlmBudget, LlmJob, LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
 from ov_tuner.store.connection import Connection
 from ov_tuner.store.rows import array, blob, now
+from ov_tuner.workloads.llm.schema import LlmBudget, LlmJob, LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
 
 
 class LlmRecords(Connection):

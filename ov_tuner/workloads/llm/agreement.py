@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ov_tuner.schema.llm import SCHEDULER_DEFAULT, LlmOutputs, LlmSetting
+from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmOutputs, LlmSetting
 
 
 def agreement(said: Sequence[Sequence[int]], reference: Sequence[Sequence[int]]) -> float:

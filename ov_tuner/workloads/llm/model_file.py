@@ -12,7 +12,7 @@ import openvino as ov
 from ov_tuner.devices.modelfile import files_sha256
 from ov_tuner.devices.native import ov_error_text
 from ov_tuner.errors import BadInputError, Input, ModelError
-from ov_tuner.schema.llm import LlmFormat, LlmModel, LlmSpace
+from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSpace
 
 # What the optional extra brings, and how to add it.
 EXTRA_HINT = "install ov-tuner's llm extra: pip install 'ov-tuner[llm]' (bash scripts/setup does)"

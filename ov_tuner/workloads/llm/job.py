@@ -1,10 +1,10 @@
 """The LLM workload: the search over scheduler and plugin settings under the users' load, then rounds side by side
 of the fastest settings within the budget against GenAI left alone, on the rounds engine (ov_tuner.search.rounds),
-then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.search.llm_users).
+then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.workloads.llm.users).
 Every trial is stored as it ends; a rerun of the same command resumes (the search skips what is stored, the rounds
 and walks go on from what they stored); Ctrl-C stops after the trial under way.
 
-Every trial runs in a process of its own (ov_tuner.measure.llm_process), builds a fresh pipeline and sends the same
+Every trial runs in a process of its own (ov_tuner.workloads.llm.process), builds a fresh pipeline and sends the same
 requests (drawn from the load's seed), so settings are compared on the same work; a pipeline's prefix cache dies
 with it, so no trial is helped by another's.
 """
@@ -16,7 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ov_tuner.analyse.llm import (
+from ov_tuner.devices.environment import environment
+from ov_tuner.devices.modelfile import ModelSource
+from ov_tuner.devices.runtime import Runtime
+from ov_tuner.errors import BadInputError, Input, ModelError
+from ov_tuner.quantize.nncf_backend import require_nncf
+from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.search.rounds import RoundLimits, run_rounds
+from ov_tuner.workloads.llm.agreement import agreements
+from ov_tuner.workloads.llm.answer import (
     BASELINES,
     LlmAnswer,
     SettingFigures,
@@ -27,18 +35,11 @@ from ov_tuner.analyse.llm import (
     searched_figures,
     walk_outcomes,
 )
-from ov_tuner.analyse.llm_agreement import agreements
-from ov_tuner.devices.environment import environment
-from ov_tuner.devices.llm_model import check_plugin_values, genai_version, read_llm
-from ov_tuner.devices.modelfile import ModelSource
-from ov_tuner.devices.runtime import Runtime
-from ov_tuner.errors import BadInputError, Input, ModelError
-from ov_tuner.measure.llm_process import outputs_in_process, trial_in_process
-from ov_tuner.model.llm_prompts import read_prompts
-from ov_tuner.quantize.llm_weights import WEIGHTS, compressed_folder
-from ov_tuner.quantize.nncf_backend import require_nncf
-from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.schema.llm import (
+from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
+from ov_tuner.workloads.llm.process import outputs_in_process, trial_in_process
+from ov_tuner.workloads.llm.prompts import read_prompts
+from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.llm.schema import (
     SCHEDULER_DEFAULT,
     LlmBudget,
     LlmFormat,
@@ -50,9 +51,8 @@ from ov_tuner.schema.llm import (
     LlmTrial,
     StoredLlm,
 )
-from ov_tuner.search.llm_users import MOST_RATE_FACTOR, MOST_USERS, next_load
-from ov_tuner.search.rounds import RoundLimits, run_rounds
-from ov_tuner.store.llm_file import LlmStore
+from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, next_load
+from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder
 
 
 @dataclass(frozen=True)

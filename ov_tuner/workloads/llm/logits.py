@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.model.llm_ir import model_ir
-from ov_tuner.schema.llm import LlmModel, LlmSetting
+from ov_tuner.workloads.llm.ir import model_ir
+from ov_tuner.workloads.llm.schema import LlmModel, LlmSetting
 
 EXACT: dict[str, str | int] = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
 
