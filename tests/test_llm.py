@@ -446,3 +446,19 @@ def test_a_prompts_file_gives_the_trials_their_prompts_and_output_lengths(tiny_g
     assert trial.ok and trial.ttft_ms.size >= 4
     # every request asked for 3 or 4 tokens, and the file's lines come round again, each time with a token of its own
     assert 3 * trial.ttft_ms.size <= trial.output_tokens <= 4 * trial.ttft_ms.size
+
+
+def test_a_v9_llm_file_is_read_with_its_outputs_and_no_logits_cosine(llm_db: Path, tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    old = tmp_path / "v9.db"
+    shutil.copy(llm_db, old)
+    with sqlite3.connect(old) as db:  # as ov-tuner wrote it before the logits' cosine: no such column
+        db.execute("ALTER TABLE llm_outputs DROP COLUMN first_step_cosines")
+        db.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    with LlmStore(old, create=False) as store:
+        outputs = store.llm_outputs()
+    assert outputs and all(o.first_step_cosines == () and len(o.tokens) == 16 for o in outputs)
+    code, shown, _ = _cli("show", str(old))
+    assert code == 0 and "logits choosing the first token not compared" in shown

@@ -138,7 +138,7 @@ def cosine_text(answer: LlmAnswer, setting: LlmSetting) -> str:
     cosine = answer.cosines.get(setting)
     if cosine is None:
         return ("the logits choosing the first token not compared (the model IR did not compile on the device at f32 "
-                "or at this setting)")
+                "or at this setting, or the file is older than this figure)")
     return f"the logits choosing the first token: cosine {cosine:.5f} or more against f32 inference and KV cache"
 
 
