@@ -12,6 +12,7 @@ import openvino as ov
 from ov_tuner.devices.modelfile import files_sha256
 from ov_tuner.devices.native import ov_error_text
 from ov_tuner.errors import BadInputError, Input, ModelError
+from ov_tuner.workloads.llm.ir import MODEL_IR
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSpace
 
 # What the optional extra brings, and how to add it.
@@ -19,7 +20,7 @@ EXTRA_HINT = "install ov-tuner's llm extra: pip install 'ov-tuner[llm]' (bash sc
 # The architectures GenAI's GGUF reader builds, and the types it reads a weight matrix in.
 GGUF_ARCHITECTURES = ("llama", "qwen2", "qwen3")
 GGUF_MATRIX_TYPES = ("F16", "Q8_0", "Q4_0", "Q4_1", "Q4_K", "Q6_K")
-FOLDER_FILES = ("openvino_model.xml", "openvino_tokenizer.xml", "openvino_detokenizer.xml")
+FOLDER_FILES = (MODEL_IR, "openvino_tokenizer.xml", "openvino_detokenizer.xml")
 
 
 def genai_version() -> str:
@@ -111,14 +112,14 @@ def _gguf(path: Path) -> LlmModel:
 
 def _folder(path: Path) -> LlmModel:
     missing = [name for name in FOLDER_FILES if not (path / name).is_file()]
-    if "openvino_model.xml" in missing:
+    if MODEL_IR in missing:
         raise ModelError(f"folder {path} holds no openvino_model.xml: give a GenAI model folder (as `optimum-cli "
                          "export openvino` writes it) or a GGUF file")
     if missing:
         raise ModelError(f"folder {path} has no {' or '.join(missing)}: GenAI needs the tokenizer's IRs beside the "
                          "model; `optimum-cli export openvino` writes them, as does openvino-tokenizers' "
                          "convert_tokenizer with its detokenizer asked for")
-    model = ov.Core().read_model(path / "openvino_model.xml")
+    model = ov.Core().read_model(path / MODEL_IR)
     if not any("input_ids" in port.get_names() for port in model.inputs):
         ir = path / FOLDER_FILES[0]
         raise ModelError(f"{ir} is not an LLM GenAI serves{_inputs_of(ir)}: tune it with `ov-tuner sweep {ir}`")

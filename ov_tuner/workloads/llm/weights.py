@@ -13,10 +13,10 @@ import openvino as ov
 from ov_tuner.errors import OutputError
 from ov_tuner.quantize.nncf_backend import compress_weights
 from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.workloads.llm.ir import MODEL_IR
 from ov_tuner.workloads.llm.schema import LlmModel
 
 WEIGHTS = ("int8", "int4")
-MODEL_IR = "openvino_model.xml"
 
 
 def compressed_folder(model: LlmModel, weights: str) -> Path:
