@@ -167,7 +167,7 @@ def test_a_visit_is_one_window_from_completion_to_completion(default_model: Path
         loop.warm_up(0.1)
         window, latencies = loop.visit(0.2)
         again, _ = loop.visit(0.2)  # the same queue serves the next visit
-        brief, _ = loop.visit(0.001, least_requests=5)  # a window due at once ends at its least completions
+        brief, _ = loop.visit(1e-6, least_requests=5)  # a window due at once ends at its least completions
     assert window.seconds >= 0.2 and window.requests == latencies.size >= 16
     assert window.fps == pytest.approx(window.requests / window.seconds)
     assert again.requests >= 16 and brief.requests == 5
