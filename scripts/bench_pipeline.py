@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 from ov_tuner.analyse.pipeline import PipelineAnswer, pipeline_answer
-from ov_tuner.jobs.pipeline import PipelineSpec, run_pipeline
+from ov_tuner.jobs.pipeline import run_pipeline
 from ov_tuner.jobs.pipeline_file import read_pipeline
+from ov_tuner.jobs.pipeline_workload import PipelineSpec
 from ov_tuner.present.words.pipeline import split_text
 from ov_tuner.search.pipeline import SplitSpace, StageSpace
 from ov_tuner.store.results import load_pipeline

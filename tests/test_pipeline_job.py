@@ -17,7 +17,7 @@ from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
 from ov_tuner.analyse.pipeline import pipeline_answer
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.jobs.pipeline import SOLO_PASSES
+from ov_tuner.jobs.pipeline_workload import SOLO_PASSES
 from ov_tuner.search.pipeline import PER_STREAM
 from ov_tuner.store.results import load_pipeline
 

@@ -35,7 +35,8 @@ def pipeline(
     """Find how to share the device between the pipeline's models and its video decoder so that it serves the most
     cameras (each frame within the latency budget), against every model at its solo-tuned setting and every model at
     OpenVINO default, run together, measured side by side."""
-    from ov_tuner.jobs.pipeline import PipelineSpec, run_pipeline
+    from ov_tuner.jobs.pipeline import run_pipeline
+    from ov_tuner.jobs.pipeline_workload import PipelineSpec
     from ov_tuner.present.words.pipeline_progress import solo_line, trial_line
 
     if rounds == 1:
