@@ -38,15 +38,13 @@ from ov_tuner.schema import (
     CompileKey,
     Int8Options,
     LoadTrial,
-    Pipeline,
-    PipelineStage,
     PointConfig,
     Precision,
     SoakWindow,
     StopRule,
-    VideoSource,
     Window,
 )
+from ov_tuner.schema.pipeline import Pipeline, PipelineStage, VideoSource
 from ov_tuner.search.cameras import DISTURBED_RETRIES, capacity, next_cameras
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.sweep import run_sweep

@@ -12,7 +12,8 @@ from ov_tuner.cli.flags import parse_precisions
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import BadInputError, ResultsFileError
 from ov_tuner.jobs.pipeline_file import read_pipeline
-from ov_tuner.schema import Arrival, DetectionCount, Precision
+from ov_tuner.schema import Arrival, Precision
+from ov_tuner.schema.pipeline import DetectionCount
 
 
 @pytest.fixture(scope="module")

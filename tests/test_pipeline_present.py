@@ -32,9 +32,10 @@ from ov_tuner.present.pipeline_forms import (
 )
 from ov_tuner.present.report import build_pipeline_report
 from ov_tuner.present.words.pipeline import pipeline_rows, tried_cameras_text
-from ov_tuner.schema import (
-    Box,
-    CameraTarget,
+from ov_tuner.schema import Box, CameraTarget
+from ov_tuner.schema.pipeline import (
+    OPENVINO_DEFAULT,
+    DetectionCount,
     Origin,
     Pipeline,
     PipelineStage,
@@ -43,7 +44,6 @@ from ov_tuner.schema import (
     StageSetting,
     VideoSource,
 )
-from ov_tuner.schema.pipeline import OPENVINO_DEFAULT, DetectionCount
 from ov_tuner.stats.headtohead import Ratio
 
 ANSWER = Split((StageSetting(1, 2, 1), StageSetting(1, 2, 1)), 1)

@@ -7,16 +7,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from ov_tuner.schema import (
-    OPENVINO_DEFAULT,
-    CameraTarget,
-    LoadTrial,
-    Origin,
-    PipelineTrial,
-    Split,
-    StageRan,
-    StageSetting,
-)
+from ov_tuner.schema import CameraTarget, LoadTrial
+from ov_tuner.schema.pipeline import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 from ov_tuner.search.cameras import CONFIRMATIONS
 from ov_tuner.search.pipeline import (
     best_split,

@@ -10,16 +10,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ov_tuner.schema import (
-    Box,
-    CameraTarget,
-    Origin,
-    Pipeline,
-    PipelineTrial,
-    Split,
-    StageRan,
-    StageSetting,
-)
+from ov_tuner.schema import Box, CameraTarget
+from ov_tuner.schema.pipeline import Origin, Pipeline, PipelineTrial, Split, StageRan, StageSetting
 from ov_tuner.search.cameras import capacity, next_cameras, served
 from ov_tuner.search.pipeline import (
     best_split,

@@ -9,7 +9,7 @@ import typer
 
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
 from ov_tuner.errors import BadInputError, Given
-from ov_tuner.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
+from ov_tuner.schema.pipeline import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 from ov_tuner.store.destinations import output_folder
 
 

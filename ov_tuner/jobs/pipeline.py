@@ -22,7 +22,8 @@ from ov_tuner.jobs.pipeline_compiler import SplitCompiler
 from ov_tuner.jobs.pipeline_file import read_pipeline
 from ov_tuner.jobs.pipeline_workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen, Tuning
 from ov_tuner.measure.frames import check_counted_output
-from ov_tuner.schema import PipelineStage, Precision
+from ov_tuner.schema import Precision
+from ov_tuner.schema.pipeline import PipelineStage
 from ov_tuner.search.workload import drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore

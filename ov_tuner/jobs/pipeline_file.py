@@ -38,15 +38,8 @@ from ov_tuner.devices.strings import one_device, parse_devices
 from ov_tuner.errors import BadInputError, Given, Input
 from ov_tuner.jobs.deployed import Deployed, deployed_from
 from ov_tuner.measure.video import video_size
-from ov_tuner.schema import (
-    AUTO,
-    Arrival,
-    CameraTarget,
-    DetectionCount,
-    Pipeline,
-    PipelineStage,
-    VideoSource,
-)
+from ov_tuner.schema import AUTO, Arrival, CameraTarget
+from ov_tuner.schema.pipeline import DetectionCount, Pipeline, PipelineStage, VideoSource
 
 if sys.version_info >= (3, 11):
     import tomllib

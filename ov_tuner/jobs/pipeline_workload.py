@@ -22,16 +22,12 @@ from ov_tuner.devices.native import PointFailure
 from ov_tuner.jobs.pipeline_compiler import SplitCompiler
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.measure.pipeline import run_pipeline_trial
-from ov_tuner.schema import (
+from ov_tuner.schema import Arrival, DeviceInfo, LoadTrial, PointResult, Quantization
+from ov_tuner.schema.pipeline import (
     OPENVINO_DEFAULT,
-    Arrival,
-    DeviceInfo,
-    LoadTrial,
     Pipeline,
     PipelineStage,
     PipelineTrial,
-    PointResult,
-    Quantization,
     SoloPoint,
     Split,
     StageSetting,

@@ -46,7 +46,8 @@ from ov_tuner.measure.frames import Frame, Job, Tally, arrival_schedule, check_c
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.measure.video import open_feeds
 from ov_tuner.model.inputs import as_model_input, image_input
-from ov_tuner.schema import DECODE, CameraTarget, DetectionCount, LoadTrial, PipelineStage, StageTime, VideoSource
+from ov_tuner.schema import CameraTarget, LoadTrial
+from ov_tuner.schema.pipeline import DECODE, DetectionCount, PipelineStage, StageTime, VideoSource
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ov_tuner.present.servers import (
     ovms_config_text,
 )
 from ov_tuner.present.words.pipeline import gain_differs, pipeline_rows
-from ov_tuner.schema import PipelineStage, Split, StageRan, StageSetting
+from ov_tuner.schema.pipeline import PipelineStage, Split, StageRan, StageSetting
 
 _SCRIPT = '''"""ov-tuner's pipeline answer: {serves}, split as
 {split}.

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ov_tuner.schema import CameraTarget, LoadTrial, PipelineTrial
+from ov_tuner.schema import CameraTarget, LoadTrial
+from ov_tuner.schema.pipeline import PipelineTrial
 from ov_tuner.search.cameras import judged
 from ov_tuner.search.pipeline import next_in_round, round_capacity
 

@@ -12,17 +12,13 @@ from typing import Any
 import numpy as np
 
 from ov_tuner.errors import IncompatibleResultsError, Input
-from ov_tuner.schema import (
-    Arrival,
-    CameraTarget,
+from ov_tuner.schema import Arrival, CameraTarget, Environment, LoadTrial, Precision
+from ov_tuner.schema.pipeline import (
     DetectionCount,
-    Environment,
-    LoadTrial,
     Origin,
     Pipeline,
     PipelineStage,
     PipelineTrial,
-    Precision,
     SoloPoint,
     Split,
     StageRan,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ov_tuner.present.words.numbers import ms_text
 from ov_tuner.present.words.pipeline import split_text
-from ov_tuner.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint, cell_text
+from ov_tuner.schema import cell_text
+from ov_tuner.schema.pipeline import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 
 
 def solo_line(stage: PipelineStage, point: SoloPoint) -> str:
