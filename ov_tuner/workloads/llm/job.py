@@ -1,5 +1,5 @@
-"""The LLM workload: the search over scheduler and plugin settings under the users' load, then rounds side by side
-of the fastest settings within the budget against GenAI left alone, on the rounds engine (ov_tuner.search.rounds),
+"""The LLM workload, on the one driver (ov_tuner.search.workload): the search over scheduler and plugin settings
+under the users' load, then rounds side by side of the fastest settings within the budget against GenAI left alone,
 then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.workloads.llm.users).
 Every trial is stored as it ends; a rerun of the same command resumes (the search skips what is stored, the rounds
 and walks go on from what they stored); Ctrl-C stops after the trial under way.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError, Input, ModelError
 from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.search.rounds import RoundLimits, run_rounds
+from ov_tuner.search.rounds import RoundLimits
+from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.workloads.llm.agreement import agreements
 from ov_tuner.workloads.llm.answer import (
     BASELINES,
@@ -94,55 +96,93 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
         read_prompts(Path(spec.load.prompts_file))
     _check_weights(model, spec.space)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
-    stopped = stop.is_set if stop is not None else (lambda: False)
     with LlmStore(spec.out) as store:
         store.claim(environment(ModelSource(Path(model.path), model.sha256)))
         store.claim_llm(job)
-        folders = _weights(model, spec.space, making)
-
-        def measure(setting: LlmSetting, number: int | None = None, at: float | None = None) -> LlmTrial:
-            """One trial at the job's load, or (a walk's) at `at` users or requests a second."""
-            users, rate = (None, None) if at is None else (int(at), None) if spec.load.closed else (None, at)
-            load = spec.load if at is None else replace(spec.load, users=users or 0, rate=rate or spec.load.rate)
-            trial = replace(trial_in_process(folders[setting.weights], spec.device, setting, load), round=number,
-                            users=users, rate=rate)
-            if setting == SCHEDULER_DEFAULT and trial.error and not store.llm_trials():
-                raise ModelError(f"{spec.device} cannot run {model.path} with GenAI: {trial.error}")
-            store.add_llm_trial(trial)
-            seen(trial)
-            return trial
-
-        def stored() -> StoredLlm:
-            return StoredLlm(str(spec.out), store.environment(), job, tuple(store.llm_trials()),
-                             tuple(store.llm_outputs()))
-
-        _search(spec, store, measure, stopped)
-        searched = searched_figures(store.llm_trials(), spec.budget)
-        if not any(f.meets for f in searched) and not stopped():
-            raise BadInputError(_missed(spec.budget, searched))
-        _outputs(spec, folders, store, searched, stopped)
-        if spec.rounds >= 2 and not stopped():
-            held = held_back(agreements(store.llm_outputs()), job.min_agreement)
-            _rounds(spec, store, contenders_of(searched, spec.contenders, held), searched, measure, stop)
-        answer = llm_answer(stored())
-        if spec.walk and spec.budget.bounded and answer.answer is not None and not stopped():
-            walked = [answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []), *BASELINES]
-            for setting in dict.fromkeys(walked):
-                _walk(spec, store, setting, measure, stopped)
-        return llm_answer(stored())
+        workload = LlmWorkload(spec, job, store, _weights(model, spec.space, making), seen)
+        drive(workload, stop)
+        return workload.answer()
 
 
-Measure = Callable[..., LlmTrial]
+@dataclass
+class LlmWorkload:
+    """One LLM job while it runs: the model each weights value runs, where trials go, who is told of each."""
 
+    spec: LlmSpec
+    job: LlmJob
+    store: LlmStore
+    folders: dict[str | None, LlmModel]
+    seen: Seen
 
-def _search(spec: LlmSpec, store: LlmStore, measure: Measure, stopped: Callable[[], bool]) -> None:
-    """The baselines, then every setting of the space, each once; a resumed run skips what is stored."""
-    tried = {t.setting for t in store.llm_trials() if t.searched}
-    for setting in dict.fromkeys([*BASELINES, *spec.space.settings()]):
-        if stopped():
+    def search(self) -> Steps:
+        """The baselines, then every setting of the space, each once (a resumed run skips what is stored); then
+        what the model says at GenAI's default and at each setting that met the budget, on the held-apart prompts
+        (once each), for what a setting changes in it. A budget no setting met is one line, its trials kept."""
+        tried = {t.setting for t in self.store.llm_trials() if t.searched}
+        for setting in dict.fromkeys([*BASELINES, *self.spec.space.settings()]):
+            if setting not in tried:
+                yield self.measure(setting)
+        searched = searched_figures(self.store.llm_trials(), self.spec.budget)
+        if not any(f.meets for f in searched):
+            raise BadInputError(_missed(self.spec.budget, searched))
+        read = {o.setting for o in self.store.llm_outputs()}
+        for setting in dict.fromkeys([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)]):
+            if setting not in read:
+                outputs = outputs_in_process(self.folders[setting.weights], self.spec.device, setting,
+                                             self.spec.load, self.folders[None])
+                self.store.add_llm_outputs(outputs)
+                yield outputs
+
+    def rounds(self) -> AbstractContextManager[Rounds | None]:
+        """The contenders (the search's fastest within the budget that say enough alike, and the baselines) side by
+        side, going on from the passes stored; their figure is output tokens a second."""
+        if self.spec.rounds < 2:
+            return nullcontext(None)
+        searched = searched_figures(self.store.llm_trials(), self.spec.budget)
+        held = held_back(agreements(self.store.llm_outputs()), self.job.min_agreement)
+        contenders = contenders_of(searched, self.spec.contenders, held)
+        met = {f.setting for f in searched if f.meets}
+
+        def visit(position: int, number: int) -> float | None:
+            trial = self.measure(contenders[position], number)
+            return trial.tokens_per_s if trial.ok else None
+
+        limits = RoundLimits(min(3, self.spec.rounds), self.spec.rounds)
+        return nullcontext(Rounds(visit, [s in met for s in contenders], limits,
+                                  round_table(self.store.llm_trials(), contenders)))
+
+    def walks(self) -> Steps:
+        """The walk to the most load (users, or requests a second) the answer, the fastest and each baseline serve
+        within the budget, going on from the loads stored (with a budget, where asked for)."""
+        answer = self.answer()
+        if not (self.spec.walk and self.spec.budget.bounded and answer.answer is not None):
             return
-        if setting not in tried:
-            measure(setting)
+        closed = self.spec.load.closed
+        start = float(self.spec.load.users if closed else self.spec.load.rate)
+        most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
+        walked = [answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []), *BASELINES]
+        for setting in dict.fromkeys(walked):
+            while (at := next_load(walk_outcomes(self.store.llm_trials(), setting, self.spec.budget), start, most,
+                                   whole=closed)) is not None:
+                yield self.measure(setting, at=at)
+
+    def measure(self, setting: LlmSetting, number: int | None = None, at: float | None = None) -> LlmTrial:
+        """One trial at the job's load, or (a walk's) at `at` users or requests a second, stored as it ends."""
+        spec = self.spec
+        users, rate = (None, None) if at is None else (int(at), None) if spec.load.closed else (None, at)
+        load = spec.load if at is None else replace(spec.load, users=users or 0, rate=rate or spec.load.rate)
+        trial = replace(trial_in_process(self.folders[setting.weights], spec.device, setting, load), round=number,
+                        users=users, rate=rate)
+        if setting == SCHEDULER_DEFAULT and trial.error and not self.store.llm_trials():
+            raise ModelError(f"{spec.device} cannot run {self.job.model.path} with GenAI: {trial.error}")
+        self.store.add_llm_trial(trial)
+        self.seen(trial)
+        return trial
+
+    def answer(self) -> LlmAnswer:
+        """The answer from everything stored."""
+        return llm_answer(StoredLlm(str(self.spec.out), self.store.environment(), self.job,
+                                    tuple(self.store.llm_trials()), tuple(self.store.llm_outputs())))
 
 
 def _check_weights(model: LlmModel, space: LlmSpace) -> None:
@@ -166,47 +206,6 @@ def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) ->
             making(weights)
         folders[weights] = replace(model, path=str(compressed_folder(model, weights)))
     return folders
-
-
-def _outputs(spec: LlmSpec, folders: dict[str | None, LlmModel], store: LlmStore, searched: list[SettingFigures],
-             stopped: Callable[[], bool]) -> None:
-    """What the model says at GenAI's default and at each setting that met the budget, on the held-apart prompts,
-    for what a setting changes in it (once each: a resumed run reads what is stored)."""
-    read = {o.setting for o in store.llm_outputs()}
-    for setting in dict.fromkeys([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)]):
-        if stopped():
-            return
-        if setting not in read:
-            store.add_llm_outputs(outputs_in_process(folders[setting.weights], spec.device, setting, spec.load,
-                                                     folders[None]))
-
-
-def _rounds(spec: LlmSpec, store: LlmStore, contenders: list[LlmSetting], searched: list[SettingFigures],
-            measure: Measure, stop: threading.Event | None) -> None:
-    """The contenders (the search's fastest within the budget that say enough alike, and the baselines) side by side
-    on the rounds engine, going on from the passes stored."""
-    met = {f.setting for f in searched if f.meets}
-
-    def visit(position: int, number: int) -> float | None:
-        trial = measure(contenders[position], number)
-        return trial.tokens_per_s if trial.ok else None
-
-    run_rounds(visit, [s in met for s in contenders], RoundLimits(min(3, spec.rounds), spec.rounds),
-               done=round_table(store.llm_trials(), contenders), stop=stop)
-
-
-def _walk(spec: LlmSpec, store: LlmStore, setting: LlmSetting, measure: Measure,
-          stopped: Callable[[], bool]) -> None:
-    """The walk to the most load `setting` serves within the budget (users, or requests a second), going on from the
-    loads stored."""
-    closed = spec.load.closed
-    start = float(spec.load.users if closed else spec.load.rate)
-    most = float(spec.most_users) if closed else spec.most_rate or start * MOST_RATE_FACTOR
-    while not stopped():
-        at = next_load(walk_outcomes(store.llm_trials(), setting, spec.budget), start, most, whole=closed)
-        if at is None:
-            return
-        measure(setting, at=at)
 
 
 def _missed(budget: LlmBudget, searched: list[SettingFigures]) -> str:
