@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 
 import openvino as ov
 
@@ -23,6 +24,7 @@ from ov_tuner.schema import CompileInfo, ConfirmRule, Contender, PointConfig, Po
 from ov_tuner.search.confirm import plan_confirmation
 from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.search.rounds import RoundLimits, run_rounds
+from ov_tuner.search.workload import Rounds
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.notices import Confirming
 from ov_tuner.sweep.progress import SweepProgress
@@ -39,10 +41,24 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
                      rule: ConfirmRule, budget_s: float = float("inf"), data: InputData | None = None,
                      stop: threading.Event | None = None, warmup_s: float = CONFIRM_WARMUP_S,
                      twins: Collection[PointConfig] = ()) -> int:
-    """Compile every configuration, then measure them in passes under the sequential rule (`rule.rounds` over
-    all of them, then the ones still open) while the whole round stays within `budget_s`, storing every window;
-    returns how many configurations took part (one that no longer compiles is left out). `twins` are references
-    measured beside their hint baselines."""
+    """A confirmation round alone (a benchmark's, a test's): confirmation_round's contenders in their passes;
+    returns how many configurations took part."""
+    with confirmation_round(compile_config, configs, store, device, rule, budget_s, data, warmup_s, twins) as rounds:
+        if rounds is None:
+            return 0
+        run_rounds(rounds.visit, rounds.candidates, rounds.limits, stop=stop)
+        return len(rounds.candidates)
+
+
+@contextmanager
+def confirmation_round(compile_config: Compile, configs: list[PointConfig], store: ResultStore, device: str,
+                       rule: ConfirmRule, budget_s: float = float("inf"), data: InputData | None = None,
+                       warmup_s: float = CONFIRM_WARMUP_S,
+                       twins: Collection[PointConfig] = ()) -> Iterator[Rounds | None]:
+    """Compile every configuration and warm it up, then hand the rounds engine its contenders (`rule.rounds` passes
+    over all of them, then the ones still open, while the whole round stays within `budget_s`), each visit one
+    window stored as it completes; None where fewer than two compile (one that no longer compiles is left out).
+    `twins` are references measured beside their hint baselines. The compiled models live until the round ends."""
     started = time.perf_counter()
     compiled: list[ov.CompiledModel] = []
     loops: list[RequestLoop] = []
@@ -58,48 +74,42 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
             loops.append(RequestLoop(model, nireq, config.batch, config.input_mode, data))
             contenders.append(Contender(config, info.num_streams, nireq, info, config in twins))
         if len(contenders) < 2:
-            return 0
+            yield None
+            return
         for loop in loops:
             loop.warm_up(max(warmup_s, CONFIRM_WARMUP_S))
         budget_left = max(0.0, budget_s - (time.perf_counter() - started))
         window_s = rule.window_for(len(contenders), budget_left)
         confirmation_id = store.begin_confirmation(device, contenders, rule.rounds, window_s)
-        _passes(loops, [c.candidate for c in contenders], store, confirmation_id, rule=rule, window_s=window_s,
-                budget_s=budget_left, stop=stop)
-        return len(contenders)
+        visits = 0
+
+        def visit(position: int, number: int) -> float:
+            nonlocal visits
+            window, latencies = loops[position].visit(window_s, rule.visit_requests)
+            store.add_round_window(confirmation_id, RoundWindow(number, visits, position, window, latencies))
+            visits += 1
+            return window.fps
+
+        limits = RoundLimits(rule.rounds, max(rule.rounds, rule.max_rounds), budget_left)
+        yield Rounds(visit, [c.candidate for c in contenders], limits)
     finally:
         for loop in loops:  # queues go before their compiled models
             loop.close()
-        del loops, compiled
+        loops.clear()
+        compiled.clear()
 
 
-def _passes(loops: list[RequestLoop], candidates: list[bool], store: ResultStore, confirmation_id: int,
-            rule: ConfirmRule, window_s: float, budget_s: float, stop: threading.Event | None) -> None:
-    """The round's passes under the sequential rule, each visit one window of `window_s`, stored as it
-    completes."""
-    visits = 0
-
-    def measure(position: int, number: int) -> float:
-        nonlocal visits
-        window, latencies = loops[position].visit(window_s, rule.visit_requests)
-        store.add_round_window(confirmation_id, RoundWindow(number, visits, position, window, latencies))
-        visits += 1
-        return window.fps
-
-    run_rounds(measure, candidates, RoundLimits(rule.rounds, max(rule.rounds, rule.max_rounds), budget_s), stop=stop)
-
-
-def confirm_sweep(compiler: Compiler, store: ResultStore, progress: SweepProgress, points: list[PointResult],
-                  spaces: list[PlannedSpace], rule: ConfirmRule, data: InputData, stop: threading.Event,
-                  warmup_s: float) -> int:
-    """One confirmation round over every device's contenders, so that devices too are compared head to head;
-    returns the configurations it measured (0 when there are fewer than two, or a round already did)."""
+def sweep_confirmation(compiler: Compiler, store: ResultStore, progress: SweepProgress, points: list[PointResult],
+                       spaces: list[PlannedSpace], rule: ConfirmRule, data: InputData,
+                       warmup_s: float) -> AbstractContextManager[Rounds | None]:
+    """One confirmation round over every device's contenders, so that devices too are compared head to head (None
+    when there are fewer than two, or a round already did)."""
     planned = plan_confirmation(points, spaces)
     if len(planned.configs) < 2 or store.has_confirmation(planned.configs):
-        return 0
+        return nullcontext(None)
     progress.note(Confirming(len(planned.configs)))
     devices = {s.device.name: s.device for s in spaces}
     search_s = sum(p.measurement.wall_s for p in points if p.measurement is not None)
-    return run_confirmation(lambda config: compiler.compile(config.compile_key, devices[config.device]),
-                            planned.configs, store, ",".join(devices), rule=rule, budget_s=rule.budget_s(search_s),
-                            data=data, stop=stop, warmup_s=warmup_s, twins=planned.twins)
+    return confirmation_round(lambda config: compiler.compile(config.compile_key, devices[config.device]),
+                              planned.configs, store, ",".join(devices), rule=rule,
+                              budget_s=rule.budget_s(search_s), data=data, warmup_s=warmup_s, twins=planned.twins)

@@ -34,6 +34,7 @@ from ov_tuner.schema import (
 )
 from ov_tuner.search.plan import PlannedSpace
 from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
+from ov_tuner.search.workload import Steps
 from ov_tuner.store.results import ResultStore
 from ov_tuner.sweep.compiled import CompiledCache
 from ov_tuner.sweep.notices import PrecisionMerged, PrecisionSkipped
@@ -88,10 +89,10 @@ class Driver:
 
     # -- one space -------------------------------------------------------------------------------------------
 
-    def search(self, planned: PlannedSpace) -> None:
-        """The hint baselines, then what the policy proposes, until it is done, a stop is asked for, or the
-        space's precision turned out not to compile on its device, or (under --precision auto) to run the same
-        math as fp32 there."""
+    def search(self, planned: PlannedSpace) -> Steps:
+        """The hint baselines, then what the policy proposes, a step per point, until it is done, a stop is asked
+        for, or the space's precision turned out not to compile on its device, or (under --precision auto) to run
+        the same math as fp32 there."""
         policy = policy_for(self.spec)
         if planned.hosts_default and self.spec.baselines:
             self._baseline(planned, planned.default_baseline(), policy)
@@ -115,6 +116,7 @@ class Driver:
                     points[cell] = point.measurement.windows
                 else:
                     failed.add(cell)
+                yield point
         finally:
             compiled.clear()
         self._left_out(planned, {*points, *failed}, space)

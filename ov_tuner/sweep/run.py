@@ -1,12 +1,11 @@
 """The sweep from a spec to a summary: check everything that can be checked before measuring (model, devices,
-shapes, output path), so bad input costs nothing; prepare the models; let the driver (ov_tuner.sweep.driver)
-search every space and confirm the contenders; say what was done.
+shapes, output path), so bad input costs nothing; prepare the models; drive the sweep's workload on the one driver
+(ov_tuner.sweep.workload: search every space, then confirm the contenders); say what was done.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -33,9 +32,9 @@ from ov_tuner.schema import (
     SweepSpec,
 )
 from ov_tuner.search.plan import THREADS, fit_to_box, plan
+from ov_tuner.search.workload import drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.confirm import confirm_sweep
 from ov_tuner.sweep.driver import Driver
 from ov_tuner.sweep.notices import (
     CgroupsRemoved,
@@ -46,9 +45,9 @@ from ov_tuner.sweep.notices import (
     Quantized,
     Quantizing,
 )
-from ov_tuner.sweep.outputs import compare_outputs
 from ov_tuner.sweep.progress import Silent, SweepProgress
 from ov_tuner.sweep.summary import SweepSummary, summarise
+from ov_tuner.sweep.workload import SweepWorkload
 
 
 def run_sweep(
@@ -124,25 +123,12 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
         run = Driver(compiler, store, spec, progress, stop, InputData(images))
         run.plan(spaces)
         before, compiles, rounds = store.points(), store.compile_count(), len(store.confirmations())
-        started = time.perf_counter()
-        for planned in spaces:
-            if stop.is_set():
-                break
-            run.search(planned)
-        search_s = time.perf_counter() - started
-        if spec.accuracy_inputs and not stop.is_set():
-            compare_outputs(compiler, store, progress, run.data, spaces=spaces, inputs=spec.accuracy_inputs,
-                            skipped=run.abandoned, stop=stop)
-        started_confirm = time.perf_counter()
-        confirmed = 0 if spec.confirm is None or stop.is_set() else confirm_sweep(
-            compiler, store, progress, list(run.stored.values()), spaces=spaces, rule=spec.confirm, data=run.data,
-            stop=stop, warmup_s=spec.warmup_s)
-        confirm_s = time.perf_counter() - started_confirm
-        if len(store.confirmations()) == rounds:
-            confirmed = 0
+        workload = SweepWorkload(run, spaces, compiler)
+        driven = drive(workload, stop)
+        confirmed = workload.confirmed if len(store.confirmations()) > rounds else 0
         return summarise(spec.out, run.planned, run.grid_size, before=before, after=store.points(),
-                         compiles=store.compile_count() - compiles, confirmed=confirmed, search_s=search_s,
-                         confirm_s=confirm_s, interrupted=stop.is_set())
+                         compiles=store.compile_count() - compiles, confirmed=confirmed, search_s=workload.search_s,
+                         confirm_s=driven.rounds_s, interrupted=stop.is_set())
 
 
 def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[np.ndarray] | None,
