@@ -11,11 +11,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import NeighbourPhase
+from ov_tuner.search.rounds import RoundLimits
+from ov_tuner.search.workload import Rounds, Steps, drive
 
 
 @dataclass(frozen=True)
@@ -32,36 +36,60 @@ class NeighboursSpec:
 
 
 def run_neighbours(spec: NeighboursSpec) -> list[NeighbourPhase]:
-    """Start the copies, wait until every one is compiled and warm, then run the rounds; the copies end with it,
-    Ctrl-C included."""
-    args = [sys.executable, "-m", "ov_tuner.jobs.neighbour", str(spec.model), str(spec.results),
-            str(spec.threads or 0)]
-    copies = [subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True) for _ in range(spec.copies)]
-    try:
-        for copy in copies:
-            _expect_ready(copy)
-        phases = []
-        for r in range(spec.rounds):
-            for together in ((False, True) if r % 2 == 0 else (True, False)):
-                running = copies if together else copies[:1]
-                for copy in running:
-                    assert copy.stdin is not None
-                    copy.stdin.write(f"visit {spec.seconds}\n")
-                    copy.stdin.flush()
-                figures = [json.loads(_line(copy, "{")) for copy in running]
-                phases.append(NeighbourPhase(r, together, tuple(f["fps"] for f in figures),
-                                    tuple(f["p90_ms"] for f in figures)))
-        return phases
-    finally:
-        for copy in copies:
-            if copy.stdin is not None:
-                copy.stdin.close()
-        for copy in copies:
-            try:
-                copy.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                copy.kill()
+    """Start the copies, wait until every one is compiled and warm, then run the rounds on the one driver; the
+    copies end with it, Ctrl-C included."""
+    workload = NeighboursWorkload(spec)
+    drive(workload)
+    return workload.phases
+
+
+@dataclass
+class NeighboursWorkload:
+    """Neighbours on the one driver (ov_tuner.search.workload): no search and no walk, two contenders in rounds,
+    one copy alone (position 0) and every copy together (1), visited in the rounds engine's alternating order for
+    exactly `spec.rounds` passes; a visit's figure is the first copy's FPS, and every copy's is kept as a phase."""
+
+    spec: NeighboursSpec
+    phases: list[NeighbourPhase] = field(default_factory=list)
+
+    def search(self) -> Steps:
+        yield from ()
+
+    def walks(self) -> Steps:
+        yield from ()
+
+    @contextmanager
+    def rounds(self) -> Iterator[Rounds | None]:
+        spec = self.spec
+        args = [sys.executable, "-m", "ov_tuner.jobs.neighbour", str(spec.model), str(spec.results),
+                str(spec.threads or 0)]
+        copies = [subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True) for _ in range(spec.copies)]
+
+        def visit(position: int, number: int) -> float:
+            running = copies if position else copies[:1]
+            for copy in running:
+                assert copy.stdin is not None
+                copy.stdin.write(f"visit {spec.seconds}\n")
+                copy.stdin.flush()
+            figures = [json.loads(_line(copy, "{")) for copy in running]
+            self.phases.append(NeighbourPhase(number, bool(position), tuple(f["fps"] for f in figures),
+                                              tuple(f["p90_ms"] for f in figures)))
+            return float(figures[0]["fps"])
+
+        try:
+            for copy in copies:
+                _expect_ready(copy)
+            yield Rounds(visit, [True, True], RoundLimits(spec.rounds, spec.rounds))
+        finally:
+            for copy in copies:
+                if copy.stdin is not None:
+                    copy.stdin.close()
+            for copy in copies:
+                try:
+                    copy.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    copy.kill()
 
 
 def _line(copy: subprocess.Popen[str], start: str) -> str:

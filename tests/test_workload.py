@@ -1,0 +1,96 @@
+"""The one driver (ov_tuner.search.workload) on a constructed workload: the phases in order, the stop between
+steps, and every phase's cleanup run however it ends."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import pytest
+
+from ov_tuner.search.rounds import RoundLimits
+from ov_tuner.search.workload import Rounds, Steps, drive
+
+
+@dataclass
+class Recorded:
+    """A workload that records what the driver asks of it, and sets `stop` after `stop_after` events."""
+
+    search_steps: int = 3
+    walk_steps: int = 2
+    stop_after: int | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    events: list[str] = field(default_factory=list)
+
+    def _event(self, name: str) -> None:
+        self.events.append(name)
+        if self.stop_after is not None and len(self.events) >= self.stop_after:
+            self.stop.set()
+
+    def search(self) -> Steps:
+        try:
+            for i in range(self.search_steps):
+                self._event(f"search {i}")
+                yield i
+        finally:
+            self.events.append("search closed")
+
+    @contextmanager
+    def rounds(self) -> Iterator[Rounds | None]:
+        self.events.append("rounds open")
+
+        def visit(position: int, number: int) -> float:
+            self._event(f"visit {number}:{position}")
+            return 100.0 + position
+
+        try:
+            yield Rounds(visit, [True, True], RoundLimits(2, 2))
+        finally:
+            self.events.append("rounds closed")
+
+    def walks(self) -> Steps:
+        for i in range(self.walk_steps):
+            self._event(f"walk {i}")
+            yield i
+
+
+def test_the_phases_run_in_order_and_the_rounds_alternate() -> None:
+    workload = Recorded()
+    driven = drive(workload, workload.stop)
+    assert workload.events == ["search 0", "search 1", "search 2", "search closed", "rounds open",
+                               "visit 0:0", "visit 0:1", "visit 1:1", "visit 1:0", "rounds closed", "walk 0", "walk 1"]
+    assert driven.figures is not None and driven.figures.tolist() == [[100.0, 101.0], [100.0, 101.0]]
+    assert not driven.stopped
+
+
+def test_a_stop_in_the_search_ends_it_after_the_step_in_progress_and_closes_it() -> None:
+    workload = Recorded(stop_after=2)
+    driven = drive(workload, workload.stop)
+    assert workload.events == ["search 0", "search 1", "search closed"]
+    assert driven.stopped and driven.figures is None
+
+
+def test_a_stop_in_the_rounds_closes_them_and_walks_nothing() -> None:
+    workload = Recorded(stop_after=7)  # three search steps, its close, the rounds' open, then two visits
+    driven = drive(workload, workload.stop)
+    assert workload.events[-3:] == ["visit 0:0", "visit 0:1", "rounds closed"]
+    assert not any(e.startswith("walk") for e in workload.events)
+    assert driven.stopped
+
+
+def test_an_error_in_a_phase_still_closes_it() -> None:
+    workload = Recorded()
+
+    def failing() -> Steps:
+        try:
+            yield 0
+            raise ValueError("the second step fails")
+        finally:
+            workload.events.append("closed")
+
+    workload.search = failing  # type: ignore[method-assign]
+    with pytest.raises(ValueError):
+        drive(workload)
+    assert workload.events == ["closed"]
