@@ -7,11 +7,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
+from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
+from ov_tuner.schema import CameraTarget, PointConfig, Precision
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps, drive
+from ov_tuner.store.results import load_results
 
 
 @dataclass
@@ -94,3 +98,15 @@ def test_an_error_in_a_phase_still_closes_it() -> None:
     with pytest.raises(ValueError):
         drive(workload)
     assert workload.events == ["closed"]
+
+
+def test_a_stop_ends_capacity_after_the_trial_in_progress_and_keeps_it(tiny_model: Path, tmp_path: Path) -> None:
+    """Capacity on the real runtime: the stop asked for during the first camera search's first trial ends the job
+    there; that trial is stored and returned, and the second configuration never starts."""
+    stop = threading.Event()
+    configs = tuple(PointConfig("CPU", Precision.FP32, 1, 1, nireq) for nireq in (1, 2))
+    spec = CapacitySpec(tiny_model, tmp_path / "r.db", configs, CameraTarget(fps=10.0, max_latency_ms=100.0),
+                        seconds=0.3, lead_in_s=0.1)
+    capacities = run_capacity(spec, on_trial=lambda config, trial: stop.set(), stop=stop)
+    assert [(c.config.nireq, len(c.trials)) for c in capacities] == [(1, 1)]
+    assert [(r.config.nireq, len(r.trials)) for r in load_results(spec.out).capacities] == [(1, 1)]

@@ -1,14 +1,17 @@
 """How many cameras a configuration serves: compile it, warm it up, and run open-loop trials (one camera count
-given, or the camera search of ov_tuner.search.cameras), each trial stored as soon as it ends.
+given, or the camera search of ov_tuner.search.cameras), each trial stored as soon as it ends; on the one driver
+(ov_tuner.search.workload), whose stop ends it after the trial in progress.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -16,8 +19,9 @@ from ov_tuner.errors import BadInputError, Input
 from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
-from ov_tuner.schema import Arrival, CameraTarget, Capacity, LoadTrial, PointConfig, Quantization
+from ov_tuner.schema import Arrival, CameraTarget, Capacity, DeviceInfo, LoadTrial, PointConfig, Quantization
 from ov_tuner.search.cameras import next_cameras
+from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 
@@ -64,27 +68,51 @@ def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
     devices = {d.name: d for d in runtime.resolve_devices(tuple(dict.fromkeys(c.device for c in spec.configs)))}
     source = open_model_source(spec.model)
     compiler = job_compiler(runtime, source, spec.int8, spec.shapes, quantizing)
-    capacities = []
     with ResultStore(spec.out) as store:
         store.claim(environment(source))
+        workload = CapacityWorkload(spec, compiler, devices, store, on_trial)
+        drive(workload, stop)
+    return workload.capacities
+
+
+@dataclass
+class CapacityWorkload:
+    """Capacity on the one driver (ov_tuner.search.workload): no search and no rounds (the configurations are
+    given), a walk per configuration to the cameras it serves, or one trial at the cameras given."""
+
+    spec: CapacitySpec
+    compiler: Compiler
+    devices: dict[str, DeviceInfo]
+    store: ResultStore
+    on_trial: TrialSeen | None
+    capacities: list[Capacity] = field(default_factory=list)
+
+    def search(self) -> Steps:
+        yield from ()
+
+    def rounds(self) -> AbstractContextManager[Rounds | None]:
+        return nullcontext(None)
+
+    def walks(self) -> Steps:
+        """Each configuration compiled and warmed up, then its trials, each stored as it ends."""
+        spec = self.spec
         for config in spec.configs:
-            if stop is not None and stop.is_set():
-                break
-            compiled, _ = compiler.compile(config.compile_key, devices[config.device])
+            compiled, _ = self.compiler.compile(config.compile_key, self.devices[config.device])
             with RequestLoop(compiled, config.nireq, 1) as loop:
                 loop.warm_up(WARMUP_S)
-            capacity_id = store.begin_capacity(config, spec.target, spec.cameras is None)
+            capacity_id = self.store.begin_capacity(config, spec.target, spec.cameras is None)
             trials: list[LoadTrial] = []
+            self.capacities.append(Capacity(config, spec.target, spec.cameras is None, ()))
             cameras = spec.cameras or next_cameras(trials, spec.target)
-            while cameras is not None and not (stop is not None and stop.is_set()):
-                arrivals = Arrivals(cameras, spec.target.fps, spec.seconds,
-                                    spec.target.arrival is Arrival.POISSON, seed=len(trials))
+            while cameras is not None:
+                arrivals = Arrivals(cameras, spec.target.fps, spec.seconds, spec.target.arrival is Arrival.POISSON,
+                                    seed=len(trials))
                 trial = run_open_loop(compiled, config.nireq, arrivals, spec.lead_in_s)
-                store.add_trial(capacity_id, trial)
+                self.store.add_trial(capacity_id, trial)
                 trials.append(trial)
-                if on_trial is not None:
-                    on_trial(config, trial)
+                self.capacities[-1] = replace(self.capacities[-1], trials=tuple(trials))
+                if self.on_trial is not None:
+                    self.on_trial(config, trial)
+                yield trial
                 cameras = None if spec.cameras else next_cameras(trials, spec.target)
             del compiled
-            capacities.append(Capacity(config, spec.target, spec.cameras is None, tuple(trials)))
-    return capacities
