@@ -23,7 +23,7 @@ from ov_tuner.jobs.pipeline_file import read_pipeline
 from ov_tuner.jobs.pipeline_workload import PipelineSpec
 from ov_tuner.present.words.pipeline import split_text
 from ov_tuner.search.pipeline import SplitSpace, StageSpace
-from ov_tuner.store.results import load_pipeline
+from ov_tuner.store.pipeline_results import load_pipeline
 
 
 def small_space(stages: int, cores: int) -> SplitSpace:

@@ -46,8 +46,11 @@ from ov_tuner.schema import (
 )
 from ov_tuner.schema.pipeline import Pipeline, PipelineStage, VideoSource
 from ov_tuner.search.cameras import DISTURBED_RETRIES, capacity, next_cameras
-from ov_tuner.store.results import ResultStore, load_results
+from ov_tuner.store.pipeline_results import PipelineStore
+from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad, LlmModel
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)
 
@@ -305,7 +308,7 @@ def test_from_a_pipelines_results_file_is_one_line_and_writes_nothing(command: s
     sweep point to deploy."""
     db = tmp_path / "pipeline.db"
     source = open_model_source(tiny_model)
-    with ResultStore(db) as store:
+    with PipelineStore(db) as store:
         store.claim(environment(source))
         store.claim_pipeline(Pipeline((PipelineStage("detect", str(tiny_model), model_sha256=source.sha256),),
                                       VideoSource(None, 64, 64), TARGET))
@@ -313,6 +316,19 @@ def test_from_a_pipelines_results_file_is_one_line_and_writes_nothing(command: s
     done = ov_tuner(command, str(tiny_model), "--from", str(db), "--seconds", "0.5") if command == "capacity" else \
         ov_tuner(command, str(tiny_model), "--from", str(db), "--minutes", "0.01")
     assert_one_line(done, f"--from {db} is a pipeline's results file; give a sweep's results file of tiny_conv.xml")
+    assert db.read_bytes() == before
+
+
+def test_from_an_llms_results_file_is_one_line_and_writes_nothing(tiny_model: Path, tmp_path: Path) -> None:
+    """An LLM's file holds an environment but no sweep point: it is named as the LLM's, as a pipeline's is."""
+    db = tmp_path / "llm.db"
+    with LlmStore(db) as store:
+        store.claim(environment(open_model_source(tiny_model)))
+        store.claim_llm(LlmJob(LlmModel("m.gguf", LlmFormat.GGUF, "0" * 64, "llama", 2, 8, 10), "CPU", LlmLoad(),
+                               LlmBudget(), "x"))
+    before = db.read_bytes()
+    done = ov_tuner("capacity", str(tiny_model), "--from", str(db), "--seconds", "0.5")
+    assert_one_line(done, f"--from {db} is an LLM's results file; give a sweep's results file of tiny_conv.xml")
     assert db.read_bytes() == before
 
 

@@ -19,7 +19,7 @@ from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.jobs.pipeline_workload import SOLO_PASSES
 from ov_tuner.search.pipeline import PER_STREAM
-from ov_tuner.store.results import load_pipeline
+from ov_tuner.store.pipeline_results import load_pipeline
 
 PIPELINE = """
 fps = 400

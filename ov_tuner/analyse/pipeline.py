@@ -23,7 +23,7 @@ from ov_tuner.search.pipeline import (
 from ov_tuner.search.rate import round_held
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
-from ov_tuner.store.pipeline_records import StoredPipeline
+from ov_tuner.store.pipeline_results import StoredPipeline
 
 # The confidence of the interval of a gain in cameras.
 GAIN_CONFIDENCE = 0.95

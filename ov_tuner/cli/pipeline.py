@@ -61,7 +61,7 @@ def _finish(results: Path, report_dir: Path | None, interrupted: bool) -> None:
     from ov_tuner.analyse.pipeline import pipeline_answer
     from ov_tuner.present.documents import print_pipeline
     from ov_tuner.present.words.pipeline import unservable_text
-    from ov_tuner.store.results import load_pipeline
+    from ov_tuner.store.pipeline_results import load_pipeline
 
     stored = load_pipeline(results)
     answer = pipeline_answer(stored) if stored else None

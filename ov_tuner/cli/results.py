@@ -287,7 +287,7 @@ def compare_command(
 def _pipeline_answer(results: Path) -> PipelineAnswer | None:
     """The answer of a pipeline's results file (`ov-tuner pipeline`), or None for a sweep's."""
     from ov_tuner.analyse.pipeline import pipeline_answer
-    from ov_tuner.store.results import load_pipeline
+    from ov_tuner.store.pipeline_results import load_pipeline
 
     stored = load_pipeline(results)
     return pipeline_answer(stored) if stored is not None else None

@@ -13,9 +13,11 @@ from ov_tuner.analyse.recommend import accuracy_exclusions, results_answer
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.errors import Given, Input, ResultsFileError
 from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
-from ov_tuner.store.results import load_pipeline, load_results
+from ov_tuner.store.results import ResultStore, load_results
+from ov_tuner.store.tables import FileKind
 
 FROM_FLAG = Given(Input.FROM)  # an input, not a flag: renamed once jobs/neighbour.py (it imports it) may change
+WHOSE = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's"}
 
 
 @dataclass(frozen=True)
@@ -36,13 +38,16 @@ class Deployed:
 
 
 def deployed_from(results: Path, model: ModelSource, given: Given, top: int = 1) -> Deployed:
-    """What `results` deploys on `model`, with its `top` best batch-1 points; a pipeline's results file, one without
-    a sweep point, or a sweep of another model is one ResultsFileError line naming `given` (an input, a file's key)."""
+    """What `results` deploys on `model`, with its `top` best batch-1 points; a pipeline's or an LLM's results file,
+    one without a sweep point, or a sweep of another model is one ResultsFileError line naming `given` (an input, a
+    file's key)."""
     stored = load_results(results)
     if not explicit_points(stored.points):
-        if load_pipeline(results) is not None:
-            raise ResultsFileError(f"{given} {results} is a pipeline's results file; give a sweep's results "
-                                   f"file of {model.path.name}")
+        with ResultStore(results, create=False) as store:
+            kind = store.kind()
+        if kind is not None:
+            raise ResultsFileError(f"{given} {results} is {WHOSE[kind]} results file; give a sweep's results file of "
+                                   f"{model.path.name}")
         raise ResultsFileError(f"{given} {results} holds no measured sweep point; sweep {model.path.name} into "
                                f"it first (`ov-tuner sweep {model.path} {Input.RESULTS} {results}`)")
     env = stored.environment

@@ -26,7 +26,7 @@ from ov_tuner.schema import Precision
 from ov_tuner.schema.pipeline import PipelineStage
 from ov_tuner.search.workload import drive
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.results import ResultStore
+from ov_tuner.store.pipeline_results import PipelineStore
 
 
 def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo: SoloSeen | None = None,
@@ -57,7 +57,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
     compilers = [job_compiler(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
                  for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
     compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages])
-    with ResultStore(spec.out) as store:
+    with PipelineStore(spec.out) as store:
         store.claim(environment(open_model_source(Path(pipeline.stages[0].model))))
         store.claim_pipeline(pipeline)
         workload = PipelineWorkload(spec, answers, compiler, store, on_trial=on_trial, on_solo=on_solo, stop=stop)

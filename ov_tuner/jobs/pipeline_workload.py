@@ -49,7 +49,7 @@ from ov_tuner.search.pipeline import (
 from ov_tuner.search.rate import held_rate, next_rate, round_held
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps
-from ov_tuner.store.results import ResultStore
+from ov_tuner.store.pipeline_results import PipelineStore
 
 # Passes over the solo settings of a stage measured here (interleaved, the median FPS counts).
 SOLO_PASSES = 2
@@ -98,7 +98,7 @@ class PipelineWorkload:
     spec: PipelineSpec
     answers: Sequence[SoloAnswer]
     compiler: SplitCompiler
-    store: ResultStore
+    store: PipelineStore
     on_trial: TrialSeen | None = None
     on_solo: SoloSeen | None = None
     stop: threading.Event | None = None

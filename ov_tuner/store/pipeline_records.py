@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
 from ov_tuner.errors import IncompatibleResultsError, Input
-from ov_tuner.schema import Arrival, CameraTarget, Environment, LoadTrial, Precision
+from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, Precision
 from ov_tuner.schema.pipeline import (
     DetectionCount,
     Origin,
@@ -105,15 +104,3 @@ def pipeline_of(data: dict[str, Any]) -> Pipeline:
     target = data["target"]
     return Pipeline(tuple(stage(s) for s in data["stages"]), VideoSource(**data["video"]),
                     CameraTarget(**{**target, "arrival": Arrival(target["arrival"])}))
-
-
-@dataclass(frozen=True)
-class StoredPipeline:
-    """Everything a results file holds of a pipeline, for its answer, `show` and `report`."""
-
-    path: Path
-    environment: Environment
-    pipeline: Pipeline
-    starts: tuple[tuple[Split, Origin], ...]
-    solo: tuple[SoloPoint, ...]
-    trials: tuple[PipelineTrial, ...]

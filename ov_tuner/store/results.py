@@ -35,12 +35,11 @@ from ov_tuner.schema import (
     Window,
 )
 from ov_tuner.store.edge_records import MoreRecords
-from ov_tuner.store.pipeline_records import PipelineRecords, StoredPipeline
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
-from ov_tuner.store.tables import quantization_fields
+from ov_tuner.store.tables import FileKind, quantization_fields
 
 
-class ResultStore(MoreRecords, PipelineRecords):
+class ResultStore(MoreRecords):
     """An open results file: the environment, devices, compiles, points and confirmation rounds (and, through
     MoreRecords, what the other jobs add). Use as a context manager; every write is committed at once."""
 
@@ -49,6 +48,11 @@ class ResultStore(MoreRecords, PipelineRecords):
     def environment(self) -> Environment | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='environment'").fetchone()
         return Environment.from_stored(json.loads(row[0])) if row else None
+
+    def kind(self) -> FileKind | None:
+        """Whose file it is where a workload's job is stored in it (a pipeline's, an LLM's); None for a model's sweep
+        and the jobs that run its answer."""
+        return next((k for k in FileKind if self._db.execute(f"SELECT 1 FROM {k.value} LIMIT 1").fetchone()), None)
 
     def claim(self, env: Environment) -> None:
         """Record `env`, or refuse when the file already holds results from a different one."""
@@ -274,16 +278,6 @@ def _bounds(env: Environment) -> str:
     assert env.box is not None
     quota = f"{env.box.quota_cpus:g} CPUs" if env.box.quota_cpus is not None else "none"
     return f"(cpuset {','.join(map(str, env.box.cpuset))}; quota {quota})"
-
-
-def load_pipeline(path: Path) -> StoredPipeline | None:
-    """A results file's pipeline, or None where it holds none (a sweep's file)."""
-    with ResultStore(path, create=False) as store:
-        pipeline, env = store.pipeline(), store.environment()
-        if pipeline is None or env is None:
-            return None
-        return StoredPipeline(path, env, pipeline, tuple(store.starts()), tuple(store.solo_points()),
-                              tuple(store.pipeline_trials()))
 
 
 def load_results(path: Path) -> StoredResults:

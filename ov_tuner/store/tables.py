@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
+from enum import Enum
 
 SCHEMA_VERSION = 10
+
+
+class FileKind(str, Enum):
+    """Whose results file it is, where not a model's sweep's: each kind's value is the table (in SCHEMA) that holds its
+    job, one row per file."""
+
+    PIPELINE = "pipelines"
+    LLM = "llm"
+
 
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
