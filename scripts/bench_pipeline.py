@@ -17,13 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from ov_tuner.analyse.pipeline import PipelineAnswer, pipeline_answer
-from ov_tuner.jobs.pipeline import run_pipeline
-from ov_tuner.jobs.pipeline_file import read_pipeline
-from ov_tuner.jobs.pipeline_workload import PipelineSpec
 from ov_tuner.present.words.pipeline import split_text
-from ov_tuner.search.pipeline import SplitSpace, StageSpace
-from ov_tuner.store.pipeline_results import load_pipeline
+from ov_tuner.workloads.pipeline.answer import PipelineAnswer, pipeline_answer
+from ov_tuner.workloads.pipeline.file import read_pipeline
+from ov_tuner.workloads.pipeline.job import run_pipeline
+from ov_tuner.workloads.pipeline.results_file import load_pipeline
+from ov_tuner.workloads.pipeline.search import SplitSpace, StageSpace
+from ov_tuner.workloads.pipeline.workload import PipelineSpec
 
 
 def small_space(stages: int, cores: int) -> SplitSpace:

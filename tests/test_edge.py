@@ -44,13 +44,13 @@ from ov_tuner.schema import (
     StopRule,
     Window,
 )
-from ov_tuner.schema.pipeline import Pipeline, PipelineStage, VideoSource
 from ov_tuner.search.cameras import DISTURBED_RETRIES, capacity, next_cameras
-from ov_tuner.store.pipeline_results import PipelineStore
 from ov_tuner.store.results import load_results
 from ov_tuner.sweep import run_sweep
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad, LlmModel
+from ov_tuner.workloads.pipeline.results_file import PipelineStore
+from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, VideoSource
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)
 

@@ -11,9 +11,9 @@ from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
 from ov_tuner.cli.flags import parse_precisions
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import BadInputError, ResultsFileError
-from ov_tuner.jobs.pipeline_file import read_pipeline
 from ov_tuner.schema import Arrival, Precision
-from ov_tuner.schema.pipeline import DetectionCount
+from ov_tuner.workloads.pipeline.file import read_pipeline
+from ov_tuner.workloads.pipeline.schema import DetectionCount
 
 
 @pytest.fixture(scope="module")

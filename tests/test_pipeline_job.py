@@ -14,12 +14,12 @@ import pytest
 from factories import assert_one_line, count_rows, ov_tuner, start_until
 from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
 
-from ov_tuner.analyse.pipeline import pipeline_answer
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.jobs.pipeline_workload import SOLO_PASSES
-from ov_tuner.search.pipeline import PER_STREAM
-from ov_tuner.store.pipeline_results import load_pipeline
+from ov_tuner.workloads.pipeline.answer import pipeline_answer
+from ov_tuner.workloads.pipeline.results_file import load_pipeline
+from ov_tuner.workloads.pipeline.search import PER_STREAM
+from ov_tuner.workloads.pipeline.workload import SOLO_PASSES
 
 PIPELINE = """
 fps = 400

@@ -14,12 +14,12 @@ import pytest
 from pipeline_models import ABOVE, tiny_classifier, tiny_clip, tiny_detector
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.measure import video as video_module
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.measure.pipeline import StageRunner, run_pipeline_trial
-from ov_tuner.measure.video import open_feeds, video_size
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.schema.pipeline import DECODE, DetectionCount, PipelineStage, StageTime, VideoSource
+from ov_tuner.workloads.pipeline import video as video_module
+from ov_tuner.workloads.pipeline.schema import DECODE, DetectionCount, PipelineStage, StageTime, VideoSource
+from ov_tuner.workloads.pipeline.trial import StageRunner, run_pipeline_trial
+from ov_tuner.workloads.pipeline.video import open_feeds, video_size
 
 LIGHT = Arrivals(cameras=2, fps=10, seconds=1.0)
 # A generous budget: a camera may keep 11 frames in flight, so a light load drops none even on a busy host.

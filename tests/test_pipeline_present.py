@@ -19,7 +19,6 @@ from test_deploy_formats import DLSTREAMER_PROPERTIES, OVMS_SCHEMA
 from test_renderers import constructed_results
 
 from ov_tuner.analyse.answer import answer_of
-from ov_tuner.analyse.pipeline import CameraGain, PipelineAnswer, RoundCameras, StageShare, Tried
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.documents import print_pipeline
 from ov_tuner.present.envelope import SCHEMA_VERSION
@@ -33,7 +32,9 @@ from ov_tuner.present.pipeline_forms import (
 from ov_tuner.present.report import build_pipeline_report
 from ov_tuner.present.words.pipeline import pipeline_rows, tried_cameras_text
 from ov_tuner.schema import Box, CameraTarget
-from ov_tuner.schema.pipeline import (
+from ov_tuner.stats.headtohead import Ratio
+from ov_tuner.workloads.pipeline.answer import CameraGain, PipelineAnswer, RoundCameras, StageShare, Tried
+from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
     DetectionCount,
     Origin,
@@ -44,7 +45,6 @@ from ov_tuner.schema.pipeline import (
     StageSetting,
     VideoSource,
 )
-from ov_tuner.stats.headtohead import Ratio
 
 ANSWER = Split((StageSetting(1, 2, 1), StageSetting(1, 2, 1)), 1)
 SOLO = Split((StageSetting(2, 4), StageSetting(2, 4)), 1)

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.schema.pipeline import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 from ov_tuner.search.cameras import CONFIRMATIONS
-from ov_tuner.search.pipeline import (
+from ov_tuner.workloads.pipeline.rate import MOST_RATE, RATE_PRECISION, held_rate, next_rate
+from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
+from ov_tuner.workloads.pipeline.search import (
     best_split,
     next_exhaustive,
     next_in_round,
@@ -20,7 +21,6 @@ from ov_tuner.search.pipeline import (
     split_capacity,
     split_space,
 )
-from ov_tuner.search.rate import MOST_RATE, RATE_PRECISION, held_rate, next_rate
 
 TARGET = CameraTarget(fps=10, max_latency_ms=100)
 RAN = (StageRan((), 2, 1, "f32"), StageRan((), 2, 1, "f32"))

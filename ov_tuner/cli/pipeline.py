@@ -9,8 +9,8 @@ import typer
 
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
 from ov_tuner.errors import BadInputError, Given
-from ov_tuner.schema.pipeline import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 from ov_tuner.store.destinations import output_folder
+from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 
 
 @app.command(epilog="The pipeline file, key by key: docs/usage.md, 'A pipeline'; every mistake in it is one line that "
@@ -35,9 +35,9 @@ def pipeline(
     """Find how to share the device between the pipeline's models and its video decoder so that it serves the most
     cameras (each frame within the latency budget), against every model at its solo-tuned setting and every model at
     OpenVINO default, run together, measured side by side."""
-    from ov_tuner.jobs.pipeline import run_pipeline
-    from ov_tuner.jobs.pipeline_workload import PipelineSpec
     from ov_tuner.present.words.pipeline_progress import solo_line, trial_line
+    from ov_tuner.workloads.pipeline.job import run_pipeline
+    from ov_tuner.workloads.pipeline.workload import PipelineSpec
 
     if rounds == 1:
         raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
@@ -58,10 +58,10 @@ def pipeline(
 
 
 def _finish(results: Path, report_dir: Path | None, interrupted: bool) -> None:
-    from ov_tuner.analyse.pipeline import pipeline_answer
     from ov_tuner.present.documents import print_pipeline
     from ov_tuner.present.words.pipeline import unservable_text
-    from ov_tuner.store.pipeline_results import load_pipeline
+    from ov_tuner.workloads.pipeline.answer import pipeline_answer
+    from ov_tuner.workloads.pipeline.results_file import load_pipeline
 
     stored = load_pipeline(results)
     answer = pipeline_answer(stored) if stored else None

@@ -19,9 +19,9 @@ from ov_tuner.store.destinations import output_file, output_folder
 
 if TYPE_CHECKING:
     from ov_tuner.analyse.answer import Answer
-    from ov_tuner.analyse.pipeline import PipelineAnswer
     from ov_tuner.present.deploy import Form
     from ov_tuner.workloads.llm.answer import LlmAnswer
+    from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 
 class FigureFormat(str, Enum):
@@ -286,8 +286,8 @@ def compare_command(
 
 def _pipeline_answer(results: Path) -> PipelineAnswer | None:
     """The answer of a pipeline's results file (`ov-tuner pipeline`), or None for a sweep's."""
-    from ov_tuner.analyse.pipeline import pipeline_answer
-    from ov_tuner.store.pipeline_results import load_pipeline
+    from ov_tuner.workloads.pipeline.answer import pipeline_answer
+    from ov_tuner.workloads.pipeline.results_file import load_pipeline
 
     stored = load_pipeline(results)
     return pipeline_answer(stored) if stored is not None else None

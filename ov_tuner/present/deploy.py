@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from ov_tuner.analyse.answer import Answer
-from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.deploy_format import DeployFormat
@@ -40,6 +39,7 @@ from ov_tuner.present.servers import (
 )
 from ov_tuner.schema import PointResult, Quantization
 from ov_tuner.workloads.llm.answer import LlmAnswer
+from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 # The DL Streamer element a single model's pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"

@@ -15,7 +15,6 @@ from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.drift import SoakDrift
 from ov_tuner.analyse.findings import Findings
 from ov_tuner.analyse.neighbours import Neighbours
-from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
 from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
@@ -55,6 +54,7 @@ from ov_tuner.present.words.notices import summary_lines
 from ov_tuner.schema import ColdStart, PointConfig, Profile
 from ov_tuner.store.results import StoredResults
 from ov_tuner.sweep import SweepSummary
+from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 ANSWER = "What to deploy"
 

@@ -7,11 +7,11 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.heatmaps import DEFAULT_MARKER, DEPLOYED_COLOUR
 from ov_tuner.present.words.marks import ANSWER_SPLIT, DEFAULT_SPLIT, split_mark_text
 from ov_tuner.present.words.pipeline import ORIGIN_WORDS, probe_failed, split_text, tried_cameras_text
-from ov_tuner.schema.pipeline import Origin
+from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+from ov_tuner.workloads.pipeline.schema import Origin
 
 COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED: "tab:purple",
            Origin.NEIGHBOUR: "tab:blue"}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ov_tuner.analyse.pipeline import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, Tried
 from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.servers import (
     VIDEO_STANDIN,
@@ -21,7 +20,8 @@ from ov_tuner.present.servers import (
     ovms_config_text,
 )
 from ov_tuner.present.words.pipeline import gain_differs, pipeline_rows
-from ov_tuner.schema.pipeline import PipelineStage, Split, StageRan, StageSetting
+from ov_tuner.workloads.pipeline.answer import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, Tried
+from ov_tuner.workloads.pipeline.schema import PipelineStage, Split, StageRan, StageSetting
 
 _SCRIPT = '''"""ov-tuner's pipeline answer: {serves}, split as
 {split}.

@@ -10,7 +10,6 @@ from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.figures import PlotData
 from ov_tuner.analyse.findings import Findings
-from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.document import Section
 from ov_tuner.present.documents import comparison_document, pipeline_document, report_document
@@ -19,6 +18,7 @@ from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
 from ov_tuner.present.plots import comparison_figure, save_figure, write_figures
 from ov_tuner.present.sections.pipeline import PipelineFigures
 from ov_tuner.store.results import StoredResults
+from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.analyse.pipeline import PipelineAnswer
 from ov_tuner.present.document import Block, Code, Facts, Paragraph, Table, Tone, table
 from ov_tuner.present.pipeline_forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.present.servers import OVMS_MODELS
@@ -17,6 +16,7 @@ from ov_tuner.present.words.pipeline import (
     stage_text,
     tried_cameras_text,
 )
+from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,17 @@ gain over each baseline, the stage that holds it back, and how each stage and sp
 
 from __future__ import annotations
 
-from ov_tuner.analyse.pipeline import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, StageShare, Tried
 from ov_tuner.present.words.box import box_text
 from ov_tuner.schema import cell_text
-from ov_tuner.schema.pipeline import DECODE, Origin, Pipeline, PipelineStage, Split, StageRan, StageSetting
+from ov_tuner.workloads.pipeline.answer import (
+    GAIN_CONFIDENCE,
+    CameraGain,
+    PipelineAnswer,
+    RoundCameras,
+    StageShare,
+    Tried,
+)
+from ov_tuner.workloads.pipeline.schema import DECODE, Origin, Pipeline, PipelineStage, Split, StageRan, StageSetting
 
 ORIGIN_WORDS = {Origin.DEFAULT: "OpenVINO default", Origin.SOLO: "solo-tuned", Origin.SHARED: "cores shared by cost",
                 Origin.NEIGHBOUR: "neighbour"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ov_tuner.present.words.numbers import ms_text
 from ov_tuner.present.words.pipeline import split_text
 from ov_tuner.schema import cell_text
-from ov_tuner.schema.pipeline import Pipeline, PipelineStage, PipelineTrial, SoloPoint
+from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 
 
 def solo_line(stage: PipelineStage, point: SoloPoint) -> str:

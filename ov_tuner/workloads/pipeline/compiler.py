@@ -8,9 +8,9 @@ import openvino as ov
 
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.measure.pipeline import StageRunner
 from ov_tuner.schema import DeviceInfo, PointResult, Status
-from ov_tuner.schema.pipeline import Pipeline, Split, StageRan, StageSetting, stage_config
+from ov_tuner.workloads.pipeline.schema import Pipeline, Split, StageRan, StageSetting, stage_config
+from ov_tuner.workloads.pipeline.trial import StageRunner
 
 # Seconds each compiled split runs closed loop, unmeasured, before its first trial.
 WARMUP_S = 0.3

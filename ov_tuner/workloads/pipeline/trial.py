@@ -42,12 +42,12 @@ import openvino as ov
 
 from ov_tuner.measure import host
 from ov_tuner.measure.engine import free_queues
-from ov_tuner.measure.frames import Frame, Job, Tally, arrival_schedule, check_counted_output, tiles
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.measure.video import open_feeds
 from ov_tuner.model.inputs import as_model_input, image_input
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.schema.pipeline import DECODE, DetectionCount, PipelineStage, StageTime, VideoSource
+from ov_tuner.workloads.pipeline.frames import Frame, Job, Tally, arrival_schedule, check_counted_output, tiles
+from ov_tuner.workloads.pipeline.schema import DECODE, DetectionCount, PipelineStage, StageTime, VideoSource
+from ov_tuner.workloads.pipeline.video import open_feeds
 
 
 @dataclass(frozen=True)

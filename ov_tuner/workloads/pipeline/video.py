@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema.pipeline import VideoSource
+from ov_tuner.workloads.pipeline.schema import VideoSource
 
 
 def _capture(path: Path) -> cv2.VideoCapture:

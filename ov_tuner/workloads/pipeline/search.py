@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from ov_tuner.devices.decisions import powers_of_two_up_to
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.schema.pipeline import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 from ov_tuner.search.cameras import MAX_CAMERAS, capacity, judged, next_cameras, served
+from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 
 # Requests in flight per stream a stage is tried with: one, or two (a stream starts its next inference while the
 # host hands the last one on).

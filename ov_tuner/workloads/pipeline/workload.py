@@ -19,11 +19,14 @@ import numpy as np
 
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.native import PointFailure
-from ov_tuner.jobs.pipeline_compiler import SplitCompiler
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.measure.pipeline import run_pipeline_trial
 from ov_tuner.schema import Arrival, DeviceInfo, LoadTrial, PointResult, Quantization
-from ov_tuner.schema.pipeline import (
+from ov_tuner.search.rounds import RoundLimits
+from ov_tuner.search.workload import Rounds, Steps
+from ov_tuner.workloads.pipeline.compiler import SplitCompiler
+from ov_tuner.workloads.pipeline.rate import held_rate, next_rate, round_held
+from ov_tuner.workloads.pipeline.results_file import PipelineStore
+from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
     Pipeline,
     PipelineStage,
@@ -32,7 +35,7 @@ from ov_tuner.schema.pipeline import (
     Split,
     StageSetting,
 )
-from ov_tuner.search.pipeline import (
+from ov_tuner.workloads.pipeline.search import (
     PER_STREAM,
     Origin,
     SplitSpace,
@@ -46,10 +49,7 @@ from ov_tuner.search.pipeline import (
     split_capacity,
     split_space,
 )
-from ov_tuner.search.rate import held_rate, next_rate, round_held
-from ov_tuner.search.rounds import RoundLimits
-from ov_tuner.search.workload import Rounds, Steps
-from ov_tuner.store.pipeline_results import PipelineStore
+from ov_tuner.workloads.pipeline.trial import run_pipeline_trial
 
 # Passes over the solo settings of a stage measured here (interleaved, the median FPS counts).
 SOLO_PASSES = 2

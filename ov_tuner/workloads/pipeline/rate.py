@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.schema.pipeline import PipelineTrial
 from ov_tuner.search.cameras import judged
-from ov_tuner.search.pipeline import next_in_round, round_capacity
+from ov_tuner.workloads.pipeline.schema import PipelineTrial
+from ov_tuner.workloads.pipeline.search import next_in_round, round_capacity
 
 # How close the highest rate that served and the lowest that failed must lie, as a share of the one that served.
 RATE_PRECISION = 0.02

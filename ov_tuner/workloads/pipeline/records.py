@@ -12,7 +12,9 @@ import numpy as np
 
 from ov_tuner.errors import IncompatibleResultsError, Input
 from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, Precision
-from ov_tuner.schema.pipeline import (
+from ov_tuner.store.connection import Connection
+from ov_tuner.store.rows import array, blob, now
+from ov_tuner.workloads.pipeline.schema import (
     DetectionCount,
     Origin,
     Pipeline,
@@ -25,8 +27,6 @@ from ov_tuner.schema.pipeline import (
     StageTime,
     VideoSource,
 )
-from ov_tuner.store.connection import Connection
-from ov_tuner.store.rows import array, blob, now
 
 
 class PipelineRecords(Connection):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ov_tuner.errors import BadInputError
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.schema.pipeline import PipelineStage, StageTime
+from ov_tuner.workloads.pipeline.schema import PipelineStage, StageTime
 
 
 @dataclass(eq=False)

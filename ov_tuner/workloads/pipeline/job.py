@@ -18,15 +18,15 @@ from ov_tuner.errors import BadInputError
 from ov_tuner.jobs.configs import default_precision
 from ov_tuner.jobs.deployed import Deployed
 from ov_tuner.jobs.irs import Quantizing, job_compiler
-from ov_tuner.jobs.pipeline_compiler import SplitCompiler
-from ov_tuner.jobs.pipeline_file import read_pipeline
-from ov_tuner.jobs.pipeline_workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen, Tuning
-from ov_tuner.measure.frames import check_counted_output
 from ov_tuner.schema import Precision
-from ov_tuner.schema.pipeline import PipelineStage
 from ov_tuner.search.workload import drive
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.pipeline_results import PipelineStore
+from ov_tuner.workloads.pipeline.compiler import SplitCompiler
+from ov_tuner.workloads.pipeline.file import read_pipeline
+from ov_tuner.workloads.pipeline.frames import check_counted_output
+from ov_tuner.workloads.pipeline.results_file import PipelineStore
+from ov_tuner.workloads.pipeline.schema import PipelineStage
+from ov_tuner.workloads.pipeline.workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen, Tuning
 
 
 def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo: SoloSeen | None = None,

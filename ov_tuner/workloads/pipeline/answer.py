@@ -11,19 +11,19 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ov_tuner.schema import Box, CameraTarget
-from ov_tuner.schema.pipeline import Origin, Pipeline, PipelineTrial, Split, StageRan, StageSetting
 from ov_tuner.search.cameras import capacity, next_cameras, served
-from ov_tuner.search.pipeline import (
+from ov_tuner.stats.headtohead import Ratio, paired_ratio
+from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
+from ov_tuner.workloads.pipeline.rate import round_held
+from ov_tuner.workloads.pipeline.results_file import StoredPipeline
+from ov_tuner.workloads.pipeline.schema import Origin, Pipeline, PipelineTrial, Split, StageRan, StageSetting
+from ov_tuner.workloads.pipeline.search import (
     best_split,
     loads,
     neighbour_done,
     search_trials,
     split_capacity,
 )
-from ov_tuner.search.rate import round_held
-from ov_tuner.stats.headtohead import Ratio, paired_ratio
-from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
-from ov_tuner.store.pipeline_results import StoredPipeline
 
 # The confidence of the interval of a gain in cameras.
 GAIN_CONFIDENCE = 0.95

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.schema import Environment
-from ov_tuner.schema.pipeline import Origin, Pipeline, PipelineTrial, SoloPoint, Split
-from ov_tuner.store.pipeline_records import PipelineRecords
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.pipeline.records import PipelineRecords
+from ov_tuner.workloads.pipeline.schema import Origin, Pipeline, PipelineTrial, SoloPoint, Split
 
 
 class PipelineStore(ResultStore, PipelineRecords):
