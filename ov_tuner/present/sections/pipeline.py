@@ -1,5 +1,5 @@
 """The pipeline answer's blocks: its rows, where a frame's time goes per stage, the head-to-head rounds, every split
-the search tried, and the forms to run it in. They render the answer record (ov_tuner.analyse.pipeline)."""
+the search tried, and the forms to run it in. They render the answer record (ov_tuner.workloads.pipeline.answer)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Words for the pipeline answer (ov_tuner.analyse.pipeline): the cameras it serves, the split that serves them, its
-gain over each baseline, the stage that holds it back, and how each stage and split reads in the tables."""
+"""Words for the pipeline answer (ov_tuner.workloads.pipeline.answer): the cameras it serves, the split that serves
+them, its gain over each baseline, the stage that holds it back, and how each stage and split reads in the tables."""
 
 from __future__ import annotations
 

@@ -47,8 +47,8 @@ class Tried:
 class RoundCameras:
     """One contender of the head-to-head rounds (the answer, or a baseline) and the cameras it served in each
     round, with what each stage ran; `per_round_fps`, where its rounds found it, the highest frame rate per camera
-    it held at those cameras (ov_tuner.search.rate): the finer figure that tells apart splits serving the same
-    count."""
+    it held at those cameras (ov_tuner.workloads.pipeline.rate): the finer figure that tells apart splits serving
+    the same count."""
 
     split: Split
     origin: Origin | None  # None: the answer, where it is no baseline

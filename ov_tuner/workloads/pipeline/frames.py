@@ -1,5 +1,5 @@
-"""What a pipeline trial (ov_tuner.measure.pipeline) passes between its threads: a frame on its way down the chain, a
-stage's requests for it, a stage's tallies; the arrival schedule and the crops it cuts; and the check that a
+"""What a pipeline trial (ov_tuner.workloads.pipeline.trial) passes between its threads: a frame on its way down the
+chain, a stage's requests for it, a stage's tallies; the arrival schedule and the crops it cuts; and the check that a
 per-detection stage counts an output its previous stage has."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Tune a pipeline: read and check its file (every stage's model, shapes, device, precision and counted output, before
 anything is measured), compile each stage's models once, then drive the pipeline's workload
-(ov_tuner.jobs.pipeline_workload) on the one driver. A rerun of the same command resumes from what is stored.
+(ov_tuner.workloads.pipeline.workload) on the one driver. A rerun of the same command resumes from what is stored.
 """
 
 from __future__ import annotations

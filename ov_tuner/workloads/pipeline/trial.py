@@ -6,9 +6,9 @@ each other and from the decoder. Only a trial of the chain under camera load mea
 gives the cameras.
 
 How a trial runs (ov_tuner.measure.openloop, for the chain):
-- Each camera has its own feed (ov_tuner.measure.video) and its frames arrive on Arrivals' schedule: camera c's at
-  c / rate + k / fps (Poisson arrivals go to the cameras in turn). A lead-in of the same load runs first and is not
-  counted; a frame counts when it arrives at or after the start.
+- Each camera has its own feed (ov_tuner.workloads.pipeline.video) and its frames arrive on Arrivals' schedule:
+  camera c's at c / rate + k / fps (Poisson arrivals go to the cameras in turn). A lead-in of the same load runs
+  first and is not counted; a frame counts when it arrives at or after the start.
 - A camera keeps at most max(2, ceil(budget * fps) + 1) frames in the pipeline; a newer one is dropped, as an edge
   pipeline drops a stale frame: one that waits behind that many would be late anyway, and every queue stays bounded.
 - `decode_threads` threads take the admitted frames in arrival order, read each camera's next frame (its real
@@ -286,7 +286,7 @@ class _Trial:
 
 def _detection_count(runners: Sequence[StageRunner], stage: int) -> DetectionCount | None:
     """What the stage after `stage` counts in `stage`'s outputs, checked here rather than in a callback (a guard for a
-    chain run alone: ov_tuner.jobs.pipeline checks it on the models read, before anything is measured)."""
+    chain run alone: ov_tuner.workloads.pipeline.job checks it on the models read, before anything is measured)."""
     following = runners[stage + 1].stage if stage + 1 < len(runners) else None
     if following is not None and following.per_detection is not None:
         check_counted_output(following, runners[stage].stage, {n for o in runners[stage].compiled.outputs

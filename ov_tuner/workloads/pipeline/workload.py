@@ -1,7 +1,7 @@
 """The pipeline as a workload of the one driver (ov_tuner.search.workload): its search is each stage's solo setting
-(its sweep's answer, or measured here alone) and then the split search of ov_tuner.search.pipeline; its rounds put
-the answer and both baselines side by side, each visit a walk to the cameras a split serves in that round and the
-frame rate it holds there. Every trial is stored as soon as it ends, and a rerun resumes from what is stored.
+(its sweep's answer, or measured here alone) and then the split search of ov_tuner.workloads.pipeline.search; its
+rounds put the answer and both baselines side by side, each visit a walk to the cameras a split serves in that round
+and the frame rate it holds there. Every trial is stored as soon as it ends, and a rerun resumes from what is stored.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ ROUNDS_FOR_ALL = 3
 class PipelineSpec:
     """A pipeline file to tune into a results file `out`: `seconds` of arrivals counted per trial after `lead_in_s`
     that are not, `rounds` head-to-head rounds, at most `max_trials` trials of the climb, `solo_s` seconds per solo
-    window. `space` narrows the splits tried (None: every split of ov_tuner.search.pipeline.split_space); `exhaustive`
-    tries them all, each searched whole, instead of climbing from the starting points."""
+    window. `space` narrows the splits tried (None: every split of ov_tuner.workloads.pipeline.search.split_space);
+    `exhaustive` tries them all, each searched whole, instead of climbing from the starting points."""
 
     file: Path
     out: Path
@@ -119,8 +119,8 @@ class PipelineWorkload:
     def rounds(self) -> AbstractContextManager[Rounds | None]:
         """Up to `spec.rounds` rounds of the answer and the baselines (none where none were asked for, or nothing
         served one camera). In a round a contender walks from what the search found to the cameras it serves,
-        then finds how far past the target's frame rate it holds at that count (ov_tuner.search.rate); its figure
-        is the frames a second that makes in all."""
+        then finds how far past the target's frame rate it holds at that count (ov_tuner.workloads.pipeline.rate);
+        its figure is the frames a second that makes in all."""
         assert self.tuning is not None
         target, trials = self.compiler.pipeline.target, self.trials
         contenders = round_contenders(trials, self.tuning.starts, target)
