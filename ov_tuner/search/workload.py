@@ -7,7 +7,8 @@ workload after the trial in progress, with what was measured kept. The rounds of
 (ov_tuner.search.rounds.run_rounds), their intervals on one (ov_tuner.stats.interval.paired_interval).
 
 Workloads: the sweep (ov_tuner.sweep.workload), capacity (ov_tuner.jobs.capacity), neighbours
-(ov_tuner.jobs.neighbours), the pipeline (ov_tuner.workloads.pipeline.workload) and the LLM (ov_tuner.workloads.llm.job).
+(ov_tuner.jobs.neighbours), the pipeline (ov_tuner.workloads.pipeline.workload) and the LLM
+(ov_tuner.workloads.llm.job).
 Pure: it never imports OpenVINO.
 """
 
