@@ -80,13 +80,14 @@ def named(dotted: str) -> object:
 
 
 def analyse_functions_used(path: Path) -> list[str]:
-    """`line: name` for each function of ov_tuner.analyse a file calls or hands on (`key=fastest`): a record's class,
-    an enum member or a constant imported from there is no function, so it passes."""
+    """`line: name` for each function of ov_tuner.analyse or a workload's folder (its answer is built there) a file
+    calls or hands on (`key=fastest`): a record's class, an enum member or a constant imported from there is no
+    function, so it passes."""
     tree = ast.parse(path.read_text())
     bound = imported_names(tree)
     found = [(node.lineno, dotted) for node in ast.walk(tree)
              if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load)
-             and (dotted := dotted_name(node, bound)) is not None and dotted.startswith("ov_tuner.analyse.")
+             and (dotted := dotted_name(node, bound)) is not None and dotted.startswith(("ov_tuner.analyse.", "ov_tuner.workloads."))
              and inspect.isfunction(named(dotted))]
     return [f"{line}: {dotted}" for line, dotted in sorted(found)]
 
@@ -111,10 +112,13 @@ def test_the_check_sees_an_analysis_function_called_or_handed_on(tmp_path: Path)
                       "kept = Drift, DRIFT_MIN, ov_tuner.analyse.heatmaps.Metric.FPS, found.soak.config.label()\n"
                       "served = capacity.latest_served(runs)\n"
                       "best = max(measured, key=points.fastest)\n"
-                      "grid = ov_tuner.analyse.heatmaps.heatmap_of(measured)\n")
+                      "grid = ov_tuner.analyse.heatmaps.heatmap_of(measured)\n"
+                      "from ov_tuner.workloads.pipeline.answer import pipeline_answer\n"
+                      "answer = pipeline_answer(stored)\n")
     assert analyse_functions_used(module) == [
         "5: ov_tuner.analyse.drift.drift", "7: ov_tuner.analyse.capacity.latest_served",
-        "8: ov_tuner.analyse.points.fastest", "9: ov_tuner.analyse.heatmaps.heatmap_of"]
+        "8: ov_tuner.analyse.points.fastest", "9: ov_tuner.analyse.heatmaps.heatmap_of",
+        "11: ov_tuner.workloads.pipeline.answer.pipeline_answer"]
 
 
 def test_nothing_in_present_opens_a_model() -> None:

@@ -43,7 +43,8 @@ def run_confirmation(compile_config: Compile, configs: list[PointConfig], store:
                      twins: Collection[PointConfig] = ()) -> int:
     """A confirmation round alone (a benchmark's, a test's): confirmation_round's contenders in their passes;
     returns how many configurations took part."""
-    with confirmation_round(compile_config, configs, store, device, rule, budget_s, data, warmup_s, twins) as rounds:
+    with confirmation_round(compile_config, configs, store, device, rule, budget_s=budget_s, data=data,
+                            warmup_s=warmup_s, twins=twins) as rounds:
         if rounds is None:
             return 0
         run_rounds(rounds.visit, rounds.candidates, rounds.limits, stop=stop)

@@ -46,8 +46,9 @@ class SweepWorkload:
         if run.spec.confirm is None:
             yield None
             return
-        with sweep_confirmation(self.compiler, run.store, run.progress, list(run.stored.values()), self.spaces,
-                                run.spec.confirm, run.data, run.spec.warmup_s) as rounds:
+        with sweep_confirmation(self.compiler, run.store, run.progress, list(run.stored.values()),
+                                spaces=self.spaces, rule=run.spec.confirm, data=run.data,
+                                warmup_s=run.spec.warmup_s) as rounds:
             self.confirmed = 0 if rounds is None else len(rounds.candidates)
             yield rounds
 
