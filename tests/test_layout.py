@@ -79,6 +79,10 @@ def named(dotted: str) -> object:
     return None
 
 
+# Where answers are computed: present/ may import their records and constants, never call their functions.
+COMPUTING = ("ov_tuner.analyse.", "ov_tuner.workloads.")
+
+
 def analyse_functions_used(path: Path) -> list[str]:
     """`line: name` for each function of ov_tuner.analyse or a workload's folder (its answer is built there) a file
     calls or hands on (`key=fastest`): a record's class, an enum member or a constant imported from there is no
@@ -87,7 +91,7 @@ def analyse_functions_used(path: Path) -> list[str]:
     bound = imported_names(tree)
     found = [(node.lineno, dotted) for node in ast.walk(tree)
              if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load)
-             and (dotted := dotted_name(node, bound)) is not None and dotted.startswith(("ov_tuner.analyse.", "ov_tuner.workloads."))
+             and (dotted := dotted_name(node, bound)) is not None and dotted.startswith(COMPUTING)
              and inspect.isfunction(named(dotted))]
     return [f"{line}: {dotted}" for line, dotted in sorted(found)]
 
