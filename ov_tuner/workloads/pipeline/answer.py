@@ -158,7 +158,7 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     origins = dict(stored.starts)
     by_split = search_trials(trials)
     tried = tuple(_tried(split, origins.get(split, Origin.NEIGHBOUR), ts, target) for split, ts in by_split.items())
-    measured = _rounds(trials, best, stored.starts, target)
+    measured = _round_figures(trials, best, stored.starts, target)
     held = _held(measured)
     answer_round = measured[max(range(len(measured)), key=lambda i: (held[i], measured[i].origin is None))]
     from_rounds = len(answer_round.per_round) > 0
@@ -204,11 +204,11 @@ def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target
     return Tried(split, origin, capacity(found, target), finished, len(trials), fails_at)
 
 
-def _rounds(trials: Sequence[PipelineTrial], best: Split, starts: Sequence[tuple[Split, Origin]],
-            target: CameraTarget) -> tuple[RoundCameras, ...]:
-    """The search's best (origin None), then each baseline, with the cameras served in every round each finished its
-    walk in and the rate it held there where its rate search finished too (a baseline that is the best's own split
-    shares its rounds)."""
+def _round_figures(trials: Sequence[PipelineTrial], best: Split, starts: Sequence[tuple[Split, Origin]],
+                   target: CameraTarget) -> tuple[RoundCameras, ...]:
+    """What the rounds stored, read back (the rounds engine ran them): the search's best (origin None), then each
+    baseline, with the cameras served in every round each finished its walk in and the rate it held there where its
+    rate search finished too (a baseline that is the best's own split shares its rounds)."""
     slots = [(best, None), *((s, o) for s, o in starts if o in (Origin.SOLO, Origin.DEFAULT))]
     numbers = sorted({t.round for t in trials if t.round > 0})
     found = search_trials(trials)
