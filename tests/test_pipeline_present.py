@@ -92,7 +92,8 @@ def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models
 def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck() -> None:
     rows = dict(pipeline_rows(make_answer()))
     assert rows["serves"] == ("5 cameras at 15 FPS each, p99 within 200 ms: the median of 5 rounds side by side "
-                              "(mean 5.0, 95%: 5.0..5.0); at 5 cameras it held up to 16.2 FPS each, 81 frames/s in all")
+                              "(every one served 5); at 5 cameras it held up to 16.2 FPS each (95%: 14.7..17.9), 81 "
+                              "frames/s in all")
     assert rows["split"] == ("detect CPU bf16 1 stream x 2 requests, 1 thread | classify CPU bf16 1 stream x 2 "
                              "requests, 1 thread | decode 1 thread")
     assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9), 1.59x the frames a second held (95%: "
@@ -104,6 +105,21 @@ def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck
     assert rows["bottleneck"] == ("classify: its 2 requests busy 97% of the time at 6 cameras; per frame (3 runs) it "
                                   "takes 4.1 ms at work and 12.0 ms waiting")
     assert rows["measured in"] == "all 2 CPUs: no quota; cpuset 0-1"
+
+
+def test_the_headline_never_states_a_zero_wide_interval() -> None:
+    """Rounds that all served the same whole count, and held the same rate, say so and give the rate an interval a
+    rerun would fall in; rounds that differ give the cameras' mean and interval."""
+    same = RoundCameras(ANSWER, None, (5, 5, 5), (ran(2), ran(2)), (16.0, 16.0, 16.0), (1, 2, 3))
+    rows = dict(pipeline_rows(make_answer(rounds=(same,))))
+    low, high = same.held_interval or (0.0, 0.0)
+    assert low < 16.0 < high
+    assert rows["serves"].endswith(f"(every one served 5); at 5 cameras it held up to 16.0 FPS each (95%: {low:.1f}.."
+                                   f"{high:.1f}), 80 frames/s in all")
+    differ = RoundCameras(ANSWER, None, (5, 6, 5), (ran(2), ran(2)), (16.0, 15.1, 16.4), (1, 2, 3))
+    rows = dict(pipeline_rows(make_answer(rounds=(differ,))))
+    assert "(mean 5.3, 95%: 3.9..6.8)" in rows["serves"]
+    assert "at 5 cameras it held up to 16.2 FPS each (95%: " in rows["serves"]
 
 
 def test_an_interrupted_search_a_default_stage_and_the_answer_being_a_baseline_are_said() -> None:

@@ -218,6 +218,7 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
                                 "arrival": t.arrival.value}},
         "cameras": answer.cameras, "finished": answer.finished, "from_rounds": answer.from_rounds,
         "fps_held": answer.rounds[0].fps_at_median if answer.rounds else None,
+        "fps_held_interval": _held_interval(answer),
         "split": _split(answer.split), "ran": [_ran(r) for r in answer.ran],
         "gains": [_gain(g) for g in answer.gains],
         "rounds": [_round(r) for r in answer.rounds],
@@ -229,6 +230,11 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
         "solo": [_setting_json(s) for s in answer.solo],
     }
     return envelope(AnswerKind.PIPELINE, body, answer.box, None, None, dict(pipeline_rows(answer)))
+
+
+def _held_interval(answer: PipelineAnswer) -> list[float] | None:
+    interval = answer.rounds[0].held_interval if answer.rounds else None
+    return None if interval is None else list(interval)
 
 
 def _setting_json(s: StageSetting) -> dict[str, Any]:

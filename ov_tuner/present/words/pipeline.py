@@ -41,8 +41,9 @@ def pipeline_rows(answer: PipelineAnswer) -> list[tuple[str, str]]:
 
 def serves_text(answer: PipelineAnswer) -> str:
     """'12 cameras at 15 FPS each, p99 within 200 ms: the median of 5 rounds side by side (mean 11.6, 95%:
-    10.9..12.3); at 12 cameras it held up to 16.2 FPS each, 194 frames/s in all'; from the search alone where no
-    round finished: 'at least 5 cameras ... (search interrupted)'."""
+    10.9..12.3); at 12 cameras it held up to 16.2 FPS each (95%: 14.6..17.9), 194 frames/s in all', or '(every one
+    served 12)' where every round served the same count; from the search alone where no round finished: 'at least
+    5 cameras ... (search interrupted)'."""
     t = answer.pipeline.target
     count = _count(answer.cameras, "camera") if answer.cameras else "no camera"
     head = f"{count} at {t.fps:g} FPS each, p{t.percentile:g} within {t.max_latency_ms:g} ms"
@@ -52,14 +53,19 @@ def serves_text(answer: PipelineAnswer) -> str:
         how = "search confirmed" if answer.finished else "search interrupted"
         return f"{bound}{head} ({how}; no round side by side finished)"
     rounds = _count(len(mine.per_round), "round")
-    spread = f"mean {mine.mean:.1f}"
-    if len(mine.per_round) >= 2:
-        low, high = mine.interval
-        spread += f", {GAIN_CONFIDENCE:.0%}: {low:.1f}..{high:.1f}"
+    if len(mine.per_round) >= 2 and min(mine.per_round) == max(mine.per_round):
+        spread = f"every one served {mine.median}"  # an interval of whole cameras would be zero-wide
+    else:
+        spread = f"mean {mine.mean:.1f}"
+        if len(mine.per_round) >= 2:
+            low, high = mine.interval
+            spread += f", {GAIN_CONFIDENCE:.0%}: {low:.1f}..{high:.1f}"
     text = f"{head}: the median of {rounds} side by side ({spread})"
     held = mine.fps_at_median
     if held is not None and answer.cameras:
-        text += (f"; at {count} it held up to {held:.1f} FPS each, {held * answer.cameras:.0f} frames/s in all")
+        interval = mine.held_interval
+        within = f" ({GAIN_CONFIDENCE:.0%}: {interval[0]:.1f}..{interval[1]:.1f})" if interval else ""
+        text += f"; at {count} it held up to {held:.1f} FPS each{within}, {held * answer.cameras:.0f} frames/s in all"
     return text
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ov_tuner.schema import Box, CameraTarget
 from ov_tuner.search.cameras import capacity, next_cameras, served
-from ov_tuner.stats.headtohead import Ratio, paired_ratio
+from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 from ov_tuner.workloads.pipeline.rate import round_held
 from ov_tuner.workloads.pipeline.results_file import StoredPipeline
@@ -78,6 +78,17 @@ class RoundCameras:
         rounds found none."""
         held = [f for c, f in zip(self.per_round, self.per_round_fps, strict=True) if c == self.median]
         return sum(held) / len(held) if held else None
+
+    @property
+    def held_interval(self) -> tuple[float, float] | None:
+        """The GAIN_CONFIDENCE interval of the frame rate per camera held in the rounds that served the headline
+        count, widened by the rerun spread (RERUN_SD), as a gain's is: the finer figure's, never zero-wide where
+        every round held the same rate (None with fewer than two such rounds)."""
+        held = np.array([f for c, f in zip(self.per_round, self.per_round_fps, strict=True) if c == self.median])
+        if held.size < 2:
+            return None
+        found = paired_interval(held, confidence=GAIN_CONFIDENCE, log=True, rerun_sd=RERUN_SD)
+        return found.low, found.high
 
     @property
     def interval(self) -> tuple[float, float]:
