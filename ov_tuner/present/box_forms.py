@@ -38,7 +38,10 @@ def kubernetes_resources(box: Box | None) -> str:
 
 def ray_actor(point: PointResult, snippets: DeploySnippets, box: Box | None) -> str:
     """A Ray actor that holds the CPUs the answer was measured on (num_cpus: Ray schedules by it, it does not
-    enforce it) and serves the compiled model with the measured requests in flight, one per concurrent call."""
+    enforce it) and serves the compiled model with the measured requests in flight, one per concurrent call. It
+    infers once before serving: without that, its first two concurrent calls hung for good on a busy host here, in
+    both of two tries (one thread in pybind11's once-only numpy setup waiting for the GIL, the other holding the GIL
+    and waiting for that setup, as gdb showed), which had failed a CI run on its 300 s timeout."""
     cpus = box_cpus(box) or 1
     body = snippets.python.split("core = ov.Core()\n", 1)[1].replace("compiled = ", "self.compiled = ")
     body = body.split("queue = ", 1)[0]
@@ -53,7 +56,12 @@ def ray_actor(point: PointResult, snippets: DeploySnippets, box: Box | None) -> 
         f"{init}"
         "        self.requests: queue.Queue = queue.Queue()\n"
         f"        for _ in range({point.nireq}):\n"
-        "            self.requests.put(self.compiled.create_infer_request())\n\n"
+        "            self.requests.put(self.compiled.create_infer_request())\n"
+        "        # One inference before any concurrent call: the first calls from two threads at once can deadlock\n"
+        "        # in OpenVINO's Python bindings (pybind11's one-time numpy setup); and a first inference is slow.\n"
+        "        first = self.requests.get()\n"
+        "        first.infer()\n"
+        "        self.requests.put(first)\n\n"
         "    def infer(self, inputs):\n"
         "        request = self.requests.get()\n"
         "        try:\n"
