@@ -113,7 +113,10 @@ def test_far_over_the_limit_frames_queue_or_drop_and_the_search_stops_below_the_
     (run,) = run_capacity(spec)
     found = capacity(run.trials, target)
     assert found >= 1, [(t.cameras, t.offered, t.completed, t.dropped, t.percentile_ms(90)) for t in run.trials]
-    assert found * per_camera <= 1.25 * fps, "served more frames than the closed loop can do"
+    # the bound is the closed loop's rate on the host as it was during the search: measured before and after it, the
+    # faster counts (one window before alone read 365 FPS on a busy host, and the quiet search then served 486)
+    bound = max(fps, closed_loop(compiled, 1)[0])
+    assert found * per_camera <= 1.25 * bound, "served more frames than the closed loop can do"
     assert next_cameras(run.trials, target) is None
     stored = load_results(tmp_path / "r.db").capacities
     assert len(stored) == 1 and len(stored[0].trials) == len(run.trials)
