@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,8 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
-from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.schema import Arrival
+from ov_tuner.workloads.llm.arrivals import UserArrivals
 from ov_tuner.workloads.llm.logits import first_step_cosines
 from ov_tuner.workloads.llm.prompts import LlmRequest, file_requests, generated_requests, read_prompts
 from ov_tuner.workloads.llm.schema import (
@@ -180,7 +178,7 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
     finished = openvino_genai.GenerationStatus.FINISHED
     start = time.perf_counter()
     counted_from, counted_to = start + load.lead_in_s, start + load.lead_in_s + load.seconds
-    arrivals = _Arrivals(load, start)
+    arrivals = UserArrivals(load, start)
     flights: list[_Flight] = []
     tally, usage, number, pending_counted = _Tally(), 0.0, 1, 0
     while True:
@@ -234,38 +232,6 @@ def _cancel(pipe: object, flights: list[_Flight]) -> None:
         flight.handle.cancel()  # type: ignore[attr-defined]
     while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
         pipe.step()  # type: ignore[attr-defined]
-
-
-class _Arrivals:
-    """When requests arrive: users that send again `think_s` after their answer (closed loop), or times drawn at a
-    rate (open loop, Poisson or evenly spaced)."""
-
-    def __init__(self, load: LlmLoad, start: float) -> None:
-        self.think_s = load.think_ms / 1000
-        self.ready = {user: start for user in range(load.users)}  # closed loop: when each idle user sends
-        self.times: deque[float] = deque()
-        if not load.closed:
-            # the open loop's schedule, made as a camera's (one source at the rate), long enough to go on arriving
-            # until the drain ends
-            schedule = Arrivals(cameras=1, fps=load.rate, seconds=load.lead_in_s + load.seconds * 4 + 60,
-                                poisson=load.arrival is Arrival.POISSON, seed=load.seed)
-            self.times = deque(start + schedule.times())
-
-    def due(self, now: float) -> Iterator[tuple[int | None, float]]:
-        """The requests that arrive by `now`: the user that sends it (None in an open loop) and when."""
-        for user, at in list(self.ready.items()):
-            if at <= now:
-                del self.ready[user]
-                yield user, now
-        while self.times and self.times[0] <= now:
-            yield None, self.times.popleft()
-
-    def ended(self, user: int | None, now: float) -> None:
-        if user is not None:
-            self.ready[user] = now + self.think_s
-
-    def next_at(self) -> float:
-        return min([*self.ready.values(), self.times[0] if self.times else math.inf])
 
 
 def _reset_peak_memory() -> None:
