@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class FileKind(str, Enum):
@@ -66,6 +66,9 @@ UPGRADES = {
     7: (),  # v8: the quantization record keeps its images folder as data (quantization_fields fills older ones)
     8: (),  # v9: an LLM's records (SCHEMA creates their tables)
     9: ("ALTER TABLE llm_outputs ADD COLUMN first_step_cosines TEXT NOT NULL DEFAULT '[]'",),  # v10: the logits' cosine
+    10: tuple(  # v11: what an LLM trial's server produced in its counted window (0: measured before there was one)
+        f"ALTER TABLE llm_trials ADD COLUMN {column} NOT NULL DEFAULT 0"
+        for column in ("window_s REAL", "window_tokens INTEGER", "window_requests INTEGER")),
 }
 
 
@@ -161,7 +164,9 @@ CREATE TABLE IF NOT EXISTS llm_trials (
     id INTEGER PRIMARY KEY, round INTEGER, users INTEGER, rate REAL, setting TEXT NOT NULL, error TEXT,
     ttft_ms BLOB NOT NULL, tpot_ms BLOB NOT NULL, output_tokens INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
     wall_s REAL NOT NULL, kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL,
-    peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL
+    peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL,
+    window_s REAL NOT NULL DEFAULT 0, window_tokens INTEGER NOT NULL DEFAULT 0,
+    window_requests INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS llm_outputs (
     id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,

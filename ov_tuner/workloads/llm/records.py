@@ -36,12 +36,12 @@ class LlmRecords(Connection):
             self._db.execute(
                 "INSERT INTO llm_trials (round, users, rate, setting, error, ttft_ms, tpot_ms, output_tokens, "
                 "prompt_tokens, wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, "
-                "created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "window_s, window_tokens, window_requests, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (trial.round, trial.users, trial.rate, json.dumps(asdict(trial.setting)), trial.error,
                  blob(trial.ttft_ms), blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s,
                  trial.kv_cache_bytes, trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms,
-                 trial.load_s, now()))
+                 trial.load_s, trial.window_s, trial.window_tokens, trial.window_requests, now()))
 
     def llm_trials(self) -> list[LlmTrial]:
         return [LlmTrial(LlmSetting(**json.loads(r["setting"])), round=r["round"], users=r["users"], rate=r["rate"],
@@ -49,7 +49,8 @@ class LlmRecords(Connection):
                          ttft_ms=array(r["ttft_ms"]), tpot_ms=array(r["tpot_ms"]), output_tokens=r["output_tokens"],
                          prompt_tokens=r["prompt_tokens"], wall_s=r["wall_s"], kv_cache_bytes=r["kv_cache_bytes"],
                          max_cache_usage=r["max_cache_usage"], peak_rss_bytes=r["peak_rss_bytes"],
-                         first_request_ms=r["first_request_ms"], load_s=r["load_s"])
+                         first_request_ms=r["first_request_ms"], load_s=r["load_s"], window_s=r["window_s"],
+                         window_tokens=r["window_tokens"], window_requests=r["window_requests"])
                 for r in self._db.execute("SELECT * FROM llm_trials ORDER BY id")]
 
 

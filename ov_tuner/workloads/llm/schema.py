@@ -196,12 +196,15 @@ class LlmTrial:
     tpot_ms: np.ndarray = field(default_factory=lambda: np.array([]))
     output_tokens: int = 0
     prompt_tokens: int = 0
-    wall_s: float = 0.0
+    wall_s: float = 0.0  # from the first counted arrival to the last counted end
     kv_cache_bytes: int = 0
     max_cache_usage: float = 0.0
     peak_rss_bytes: int = 0
     first_request_ms: float = 0.0
     load_s: float = 0.0
+    window_s: float = 0.0  # the counted window's length; 0 in a file written before v11, which had none
+    window_tokens: int = 0  # output tokens every request produced while the window was open
+    window_requests: int = 0  # requests that ended while the window was open
 
     @property
     def ok(self) -> bool:
@@ -218,10 +221,16 @@ class LlmTrial:
 
     @property
     def tokens_per_s(self) -> float:
+        """What the server produced in the counted window; in a file written before v11, the counted requests' output
+        tokens over their span, as measured then (which reads low where a request lasts as long as the window)."""
+        if self.window_s > 0:
+            return self.window_tokens / self.window_s
         return self.output_tokens / self.wall_s if self.wall_s > 0 else 0.0
 
     @property
     def requests_per_s(self) -> float:
+        if self.window_s > 0:
+            return self.window_requests / self.window_s
         return self.ttft_ms.size / self.wall_s if self.wall_s > 0 else 0.0
 
     def ttft_at(self, percentile: float) -> float:

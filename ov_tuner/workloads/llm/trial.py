@@ -4,9 +4,11 @@ load, every counted request timed from its arrival to its first token and to its
 Why step by step: a server's scheduler (GenAI's own, OVMS's) adds requests as they arrive and runs one step of the
 batch at a time; this loop is that server, so time to first token includes the wait for a step, as a user's does.
 The fresh pipeline's first request (model build, compile, cache allocation) is timed alone and counted nowhere
-else; then `lead_in_s` of the same load, not counted; then `seconds` of arrivals, counted. The load goes on, not
-counted, until every counted request has ended, so the last of them do not run on an emptier server than the first;
-what is left is cancelled. Output lengths are held with min_new_tokens and ignore_eos.
+else; then `lead_in_s` of the same load (in a closed loop, at least until every user's first request has ended), not
+counted; then a window of `seconds` (ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that arrive in it
+are timed, and what the server produces in it is its throughput. The load goes on, not counted, until every timed
+request has ended, so the last of them do not run on an emptier server than the first; what is left is cancelled.
+Output lengths are held with min_new_tokens and ignore_eos.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
-from ov_tuner.workloads.llm.arrivals import UserArrivals
+from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
 from ov_tuner.workloads.llm.logits import first_step_cosines
 from ov_tuner.workloads.llm.prompts import LlmRequest, file_requests, generated_requests, read_prompts
 from ov_tuner.workloads.llm.schema import (
@@ -80,10 +82,12 @@ class _Flight:
 class _Tally:
     ttft_ms: list[float] = field(default_factory=list)
     tpot_ms: list[float] = field(default_factory=list)
-    output_tokens: int = 0
+    output_tokens: int = 0  # the counted requests'
     prompt_tokens: int = 0
     first_arrival: float = math.inf
     last_end: float = 0.0
+    window_tokens: int = 0  # every request's, produced while the window was open
+    window_requests: int = 0  # ended while the window was open
 
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
@@ -101,7 +105,8 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) 
     metrics = pipe.get_metrics()  # type: ignore[attr-defined]
     return LlmTrial(setting, ttft_ms=np.array(tally.ttft_ms), tpot_ms=np.array(tally.tpot_ms),
                     output_tokens=tally.output_tokens, prompt_tokens=tally.prompt_tokens,
-                    wall_s=max(tally.last_end - tally.first_arrival, 0.0),
+                    wall_s=max(tally.last_end - tally.first_arrival, 0.0), window_s=load.seconds,
+                    window_tokens=tally.window_tokens, window_requests=tally.window_requests,
                     kv_cache_bytes=int(metrics.kv_cache_size_in_bytes), max_cache_usage=usage,
                     peak_rss_bytes=_peak_memory(), first_request_ms=first_ms, load_s=load_s)
 
@@ -177,14 +182,13 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
 
     finished = openvino_genai.GenerationStatus.FINISHED
     start = time.perf_counter()
-    counted_from, counted_to = start + load.lead_in_s, start + load.lead_in_s + load.seconds
-    arrivals = UserArrivals(load, start)
+    arrivals, window = UserArrivals(load, start), CountedWindow(load, start)
     flights: list[_Flight] = []
     tally, usage, number, pending_counted = _Tally(), 0.0, 1, 0
     while True:
         now = time.perf_counter()
         for user, at in list(arrivals.due(now)):
-            counted = counted_from <= at < counted_to
+            counted = window.holds(at)
             request = next(requests)
             flights.append(_Flight(_add(pipe, number, request), at, counted, user))
             number += 1
@@ -193,26 +197,31 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
                 tally.prompt_tokens += request.prompt.size
                 tally.first_arrival = min(tally.first_arrival, at)
         if not pipe.has_non_finished_requests():  # type: ignore[attr-defined]
-            if now >= counted_to and not pending_counted:
+            if window.over(now) and not pending_counted:
                 break
             time.sleep(max(min(arrivals.next_at() - now, 0.01), 0.0))
             continue
         pipe.step()  # type: ignore[attr-defined]
         now = time.perf_counter()
         usage = max(usage, float(pipe.get_metrics().cache_usage))  # type: ignore[attr-defined]
+        counting = window.holds(now)
         for flight in list(flights):
             if flight.handle.can_read():  # type: ignore[attr-defined]
                 outputs = flight.handle.read()  # type: ignore[attr-defined]
-                flight.tokens += sum(len(output.generated_ids) for output in outputs.values())
+                tokens = sum(len(output.generated_ids) for output in outputs.values())
+                flight.tokens += tokens
+                tally.window_tokens += tokens if counting else 0
                 if math.isnan(flight.first):
                     flight.first = now
             if flight.handle.get_status() == finished:  # type: ignore[attr-defined]
                 flights.remove(flight)
                 arrivals.ended(flight.user, now)
+                window.ended(flight.user, now)
+                tally.window_requests += counting
                 if flight.counted:
                     pending_counted -= 1
                     _count(tally, flight, now)
-        if now >= counted_to and not pending_counted:
+        if window.over(now) and not pending_counted:
             break
     _cancel(pipe, flights)
     return tally, usage

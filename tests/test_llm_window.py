@@ -1,0 +1,61 @@
+"""An LLM trial's counted window: when it opens, what it counts, and the files written before it. The window's rules
+on constructed times; a real trial (tiny GGUF, real GenAI) for what is stored. Counts only, never a speed."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ov_tuner.workloads.llm.arrivals import CountedWindow
+from ov_tuner.workloads.llm.model_file import read_llm
+from ov_tuner.workloads.llm.process import trial_in_process
+from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmLoad
+
+
+def test_a_closed_loops_window_opens_when_every_users_first_request_has_ended() -> None:
+    window = CountedWindow(LlmLoad(users=3, lead_in_s=0.5, seconds=2.0), start=10.0)
+    window.ended(0, 10.4)
+    window.ended(1, 11.0)
+    assert not window.holds(11.0) and not window.over(100.0)  # user 2's first request is still running
+    window.ended(0, 11.2)  # a user's second request changes nothing
+    window.ended(2, 11.5)
+    assert window.holds(11.5) and window.holds(13.49) and not window.holds(11.49) and not window.holds(13.5)
+    assert window.over(13.5) and not window.over(13.49)
+
+
+def test_a_window_opens_no_sooner_than_the_lead_in_ends() -> None:
+    closed = CountedWindow(LlmLoad(users=2, lead_in_s=1.0, seconds=2.0), start=0.0)
+    closed.ended(0, 0.2)
+    closed.ended(1, 0.3)  # every first request ended within the lead-in
+    opened = CountedWindow(LlmLoad(users=0, rate=5.0, lead_in_s=1.0, seconds=2.0), start=0.0)  # an open loop
+    for window in (closed, opened):
+        assert not window.holds(0.99) and window.holds(1.0) and not window.holds(3.0)
+
+
+def test_a_trial_counts_what_the_server_produced_in_its_window(tiny_gguf: Path) -> None:
+    load = LlmLoad(users=3, seconds=0.4, lead_in_s=0.1, prompt_tokens=(16, 24), output_tokens=(8, 8))
+    trial = trial_in_process(read_llm(tiny_gguf), "CPU", SCHEDULER_DEFAULT, load)
+    assert trial.ok and trial.window_s == load.seconds and trial.window_requests > 0
+    # every request of 8 tokens that ended in the window made them all, save those made before it opened, by the
+    # at most 3 requests then in flight; what was made in it ended there, or was in flight (at most 3) at its close
+    assert 8 * (trial.window_requests - 3) <= trial.window_tokens <= 8 * (trial.window_requests + 3)
+    assert trial.tokens_per_s == trial.window_tokens / load.seconds
+    assert trial.requests_per_s == trial.window_requests / load.seconds
+
+
+def test_a_v10_file_keeps_the_throughput_it_measured(llm_db: Path, tmp_path: Path) -> None:
+    old = tmp_path / "v10.db"
+    shutil.copy(llm_db, old)
+    with sqlite3.connect(old) as db:  # as ov-tuner wrote it before the counted window's figures
+        for column in ("window_s", "window_tokens", "window_requests"):
+            db.execute(f"ALTER TABLE llm_trials DROP COLUMN {column}")
+        db.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+    with LlmStore(old, create=False) as store:
+        trials = store.llm_trials()
+    assert trials and all(t.window_s == 0 for t in trials)
+    assert [t.tokens_per_s for t in trials] == pytest.approx([t.output_tokens / t.wall_s for t in trials])
+    assert [t.requests_per_s for t in trials] == pytest.approx([t.ttft_ms.size / t.wall_s for t in trials])
