@@ -47,9 +47,10 @@ def llm(
                                                  "N} a line, instead of generated prompts.")] = None,
     shared_prefix: Annotated[int, typer.Option(min=0, help="Tokens every generated prompt begins with alike, to "
                                                "measure what prefix caching gives.")] = 0,
-    seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of arrivals counted per trial.")] = 4.0,
-    lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before each trial, not "
-                                           "counted.")] = 1.0,
+    seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of each trial's counted window: the requests "
+                                           "arriving in it are timed, what is served in it is the throughput.")] = 4.0,
+    lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before the window, not counted "
+                                           "(with --users, at least until every user's first request ended).")] = 1.0,
     ttft_ms: Annotated[float | None, typer.Option(min=0.0, help="Time to first token budget, ms.")] = None,
     tpot_ms: Annotated[float | None, typer.Option(min=0.0, help="Time per output token budget, ms.")] = None,
     percentile: Annotated[float, typer.Option(min=50.0, max=99.9, help="The percentile the budget holds "
