@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.cameras import CONFIRMATIONS
+from ov_tuner.search.cameras import SEARCH_WALK
 from ov_tuner.workloads.pipeline.rate import MOST_RATE, RATE_PRECISION, held_rate, next_rate
 from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 from ov_tuner.workloads.pipeline.search import (
@@ -79,7 +79,7 @@ def test_the_answer_is_confirmed_and_each_neighbour_of_it_failed_at_one_camera_m
     best = best_split(trials, TARGET)
     assert best is not None
     top = split_capacity([t for t in trials if t.split == best], TARGET)
-    assert sum(t.split == best and t.load.cameras == top for t in trials) >= CONFIRMATIONS
+    assert sum(t.split == best and t.load.cameras == top for t in trials) >= SEARCH_WALK.repeats
     space = split_space([True, True], cores=4)
     for neighbour in space.neighbours(best, RAN):
         tried = [t for t in trials if t.split == neighbour]

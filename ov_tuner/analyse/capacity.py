@@ -12,19 +12,22 @@ from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Capacity, Confirmation, LoadTrial, PointConfig, PointResult, Precision
-from ov_tuner.search.cameras import capacity, next_cameras
+from ov_tuner.search.cameras import camera_boundary, next_cameras
 
 
 @dataclass(frozen=True)
 class Served:
     """What one configuration serves against one camera target: `cameras` (the most found by the search, or the
-    count given), the trial that shows it (the last that served at that count, else the last run) and whether the
-    search had finished (a Ctrl-C can end it early: then `cameras` is a lower bound)."""
+    count given) with its 95% interval `low`..`high` (ov_tuner.search.boundary; the count itself where it was given),
+    the trial that shows it (the last that served at that count, else the last run) and whether the search had
+    finished (a Ctrl-C can end it early: then `cameras` is a lower bound)."""
 
     run: Capacity
     cameras: int
     trial: LoadTrial | None
     finished: bool
+    low: int = 0
+    high: int = 0
 
     @property
     def serves(self) -> bool:
@@ -33,11 +36,13 @@ class Served:
 
 def served(run: Capacity) -> Served:
     if not run.searched:
-        return Served(run, run.trials[-1].cameras if run.trials else 0, run.trials[-1] if run.trials else None, True)
-    cameras = capacity(run.trials, run.target)
+        given = run.trials[-1].cameras if run.trials else 0
+        return Served(run, given, run.trials[-1] if run.trials else None, True, given, given)
+    found = camera_boundary(run.trials, run.target)
+    cameras = int(found.served)
     at = [t for t in run.trials if t.cameras == cameras and t.serves(run.target)]
     trial = at[-1] if at else (run.trials[-1] if run.trials else None)
-    return Served(run, cameras, trial, next_cameras(run.trials, run.target) is None)
+    return Served(run, cameras, trial, next_cameras(run.trials, run.target) is None, int(found.low), int(found.high))
 
 
 def latest_served(runs: Sequence[Capacity]) -> list[Served]:

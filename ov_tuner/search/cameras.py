@@ -1,12 +1,10 @@
-"""The camera search: the most cameras a configuration serves, found by doubling, then bisection, then the answer
-measured once more. Pure: it reads trials and names the next camera count, so a test can drive it on made-up
-trials.
+"""The camera search: the most cameras a configuration serves, on the one capacity walk (ov_tuner.search.boundary):
+doubling, then bisection, then the two counts at the edge measured again until no single trial sets the figure.
+Pure: it reads trials and names the next camera count, so a test can drive it on made-up trials.
 
-Why the second look: a trial at the edge of the capacity passes or fails by noise. The count claimed is one
-that served twice; if it fails the second time, the search steps down and confirms the next count that served.
-A trial that failed while other processes or the hypervisor took the CPUs (LoadTrial.disturbed) measured the
-host as much as the configuration: it is set aside and the same count tried again, up to DISTURBED_RETRIES
-times, after which the failures count (the host is what it is).
+A trial that failed while other processes or the hypervisor took the CPUs (LoadTrial.disturbed) measured the host as
+much as the configuration: it is set aside and the same count tried again, up to DISTURBED_RETRIES times, after which
+the failures count (the host is what it is).
 """
 
 from __future__ import annotations
@@ -15,14 +13,19 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ov_tuner.schema import CameraTarget, LoadTrial
+from ov_tuner.search.boundary import Boundary, WalkRule, Window, boundary, next_load
 
 # No configuration is tried with more cameras than this: a model so light that it serves more is not what the
 # camera search is for.
 MAX_CAMERAS = 4096
-# How often the count claimed must have served.
-CONFIRMATIONS = 2
 # How many failures of one count measured on a disturbed host are set aside.
 DISTURBED_RETRIES = 2
+# The capacity command's walk: from one camera, doubling, each edge measured as the one walk measures it.
+CAPACITY_WALK = WalkRule(start=1, most=MAX_CAMERAS)
+# The pipeline search's starting points: each edge twice and no more, since the rounds side by side set the
+# headline; a neighbour of the best split grows one camera at a time from where it was first tried.
+SEARCH_WALK = WalkRule(start=1, most=MAX_CAMERAS, repeats=2, most_repeats=2)
+NEIGHBOUR_WALK = WalkRule(start=1, most=MAX_CAMERAS, doubling=False, repeats=2, most_repeats=2)
 
 
 def judged(trials: Sequence[LoadTrial], target: CameraTarget) -> list[LoadTrial]:
@@ -32,42 +35,32 @@ def judged(trials: Sequence[LoadTrial], target: CameraTarget) -> list[LoadTrial]
             if not t.disturbed or t.serves(target) or disturbed[t.cameras] > DISTURBED_RETRIES]
 
 
+def windows(trials: Sequence[LoadTrial], target: CameraTarget) -> list[Window]:
+    """The walk's windows: each trial that counts, with whether it served."""
+    return [(float(t.cameras), t.serves(target)) for t in judged(trials, target)]
+
+
 def served(trials: Sequence[LoadTrial], target: CameraTarget) -> dict[int, bool]:
-    """Per camera count tried: whether every trial of it that counts served."""
-    result: dict[int, bool] = {}
+    """Per camera count tried: whether more than half of its trials that count served."""
+    tally: dict[int, list[bool]] = {}
     for t in judged(trials, target):
-        result[t.cameras] = result.get(t.cameras, True) and t.serves(target)
-    return result
+        tally.setdefault(t.cameras, []).append(t.serves(target))
+    return {k: 2 * sum(oks) > len(oks) for k, oks in tally.items()}
+
+
+def camera_boundary(trials: Sequence[LoadTrial], target: CameraTarget) -> Boundary:
+    """The cameras served with their interval (ov_tuner.search.boundary)."""
+    return boundary(windows(trials, target))
 
 
 def capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:
-    """The most cameras served below the fewest that failed (0 when one camera failed)."""
-    outcome = served(trials, target)
-    failed = min((k for k, ok in outcome.items() if not ok), default=MAX_CAMERAS + 1)
-    return max((k for k, ok in outcome.items() if ok and k < failed), default=0)
+    """The most cameras served (0 when not even one camera was)."""
+    return int(camera_boundary(trials, target).served)
 
 
-def next_cameras(trials: Sequence[LoadTrial], target: CameraTarget, doubling: bool = True) -> int | None:
-    """The camera count to try next, or None when the capacity is known. Without `doubling`, counts that served
-    grow by one: for a search that starts where the answer is expected to be (a neighbour of the best split)."""
-    if not trials:
-        return 1
-    counted = judged(trials, target)
-    if not any(t is trials[-1] for t in counted):
+def next_cameras(trials: Sequence[LoadTrial], target: CameraTarget, rule: WalkRule = CAPACITY_WALK) -> int | None:
+    """The camera count to try next, or None when the capacity is known to the `rule`'s width."""
+    if trials and not any(t is trials[-1] for t in judged(trials, target)):
         return trials[-1].cameras  # set aside: the host was busy
-    outcome = served(trials, target)
-    failed = min((k for k, ok in outcome.items() if not ok), default=None)
-    best = capacity(trials, target)
-    if failed is None:
-        if max(outcome) >= MAX_CAMERAS:
-            return _confirm(counted, best)
-        return min(2 * max(outcome) if doubling else max(outcome) + 1, MAX_CAMERAS)
-    if failed - best > 1:
-        return (best + failed) // 2
-    return _confirm(counted, best)
-
-
-def _confirm(trials: Sequence[LoadTrial], best: int) -> int | None:
-    if best == 0 or sum(t.cameras == best for t in trials) >= CONFIRMATIONS:
-        return None
-    return best
+    found = next_load(windows(trials, target), rule)
+    return None if found is None else int(found)

@@ -33,7 +33,8 @@ def capacity_table(served: Sequence[Served]) -> Table:
     rows = []
     for s in served:
         t, trial = s.run.target, s.trial
-        cameras = f"{s.cameras}{'' if s.finished else '+'}" if s.run.searched else f"{s.cameras} (given)"
+        cameras = (f"{s.cameras}{'' if s.finished else '+'} (95%: {s.low}..{s.high})" if s.run.searched
+                   else f"{s.cameras} (given)")
         rows.append([s.run.config.label(), f"{t.fps:g} FPS, p{t.percentile:g} <= {t.max_latency_ms:g} ms, "
                      f"{t.arrival.value}", cameras, latency_text(s), _percentiles(trial),
                      f"{trial.achieved_fps:.1f}" if trial else "-", str(trial.dropped) if trial else "-",

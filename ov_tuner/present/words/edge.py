@@ -36,9 +36,19 @@ def served_text(s: Served) -> str:
                 f"{s.trial.achieved_fps:.1f} FPS completed, {s.trial.dropped} dropped, "
                 f"{s.trial.late(t.max_latency_ms)} late: {verdict}")
     if s.cameras == 0:
-        return f"{head} serves no camera at {t.fps:g} FPS within {_budget(run)}"
+        return f"{head} serves no camera at {t.fps:g} FPS within {_budget(run)} ({len(run.trials)} trials)"
     bound = "" if s.finished else " at least (the search was stopped)"
-    return f"{head} serves {s.cameras} cameras{bound} at {t.fps:g} FPS with {latency_text(s)} (within {_budget(run)})"
+    return (f"{head} serves {s.cameras} cameras{bound} ({cameras_interval_text(s)}) at {t.fps:g} FPS with "
+            f"{latency_text(s)} (within {_budget(run)})")
+
+
+def cameras_interval_text(s: Served) -> str:
+    """'95%: 6..7, 14 trials', or 'the trials at the edge all agreed, 12 trials' where the interval is the one count
+    (an interval of whole cameras would read zero-wide)."""
+    trials = f"{len(s.run.trials)} trials"
+    if s.low == s.high:
+        return f"the trials at the edge all agreed, {trials}"
+    return f"95%: {s.low}..{s.high}, {trials}"
 
 
 def capacity_summary(served: Sequence[Served]) -> str | None:
@@ -55,7 +65,7 @@ def capacity_summary(served: Sequence[Served]) -> str | None:
         same = (c.scope, c.precision, c.batch) == (f.scope, f.precision, f.batch)
         return c.short_label(c.streams, c.nireq) if same else c.label()
 
-    return "; ".join([served_text(first), *(f"{short(s)} serves {s.cameras}" for s in rest)])
+    return "; ".join([served_text(first), *(f"{short(s)} serves {s.cameras} ({s.low}..{s.high})" for s in rest)])
 
 
 def trial_line(trial: LoadTrial, target: CameraTarget) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ov_tuner.schema import Box, CameraTarget
-from ov_tuner.search.cameras import capacity, next_cameras, served
+from ov_tuner.search.cameras import SEARCH_WALK, capacity, next_cameras, served
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 from ov_tuner.workloads.pipeline.rate import round_held
@@ -209,7 +209,7 @@ def _held(measured: Sequence[RoundCameras]) -> list[float]:
 def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target: CameraTarget) -> Tried:
     found = loads(trials)
     finished = (neighbour_done(found, target) if origin is Origin.NEIGHBOUR
-                else next_cameras(found, target) is None)
+                else next_cameras(found, target, SEARCH_WALK) is None)
     outcome = served(found, target)
     fails_at = min((k for k, ok in outcome.items() if not ok), default=None)
     return Tried(split, origin, capacity(found, target), finished, len(trials), fails_at)

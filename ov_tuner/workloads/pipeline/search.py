@@ -1,12 +1,13 @@
 """The pipeline search: which split of the device to try next, and at how many cameras. Pure: it reads the trials
 so far and names the next, so a test drives it on made-up trials and a resumed search continues where it stopped.
 
-How it searches. First the starting points, each with the whole camera search (doubling, bisection, a second look):
+How it searches. First the starting points, each walked to the cameras it serves (the one capacity walk, each edge
+measured twice: ov_tuner.search.cameras.SEARCH_WALK):
 every model at OpenVINO default, every model at its solo-tuned setting (both run together: the baselines), and the
 cores shared out in proportion to each stage's cost per frame. Then it climbs: every neighbour of the best split (one
 stage's threads, streams or requests per stream one step along, or the decoder's threads) is tried once at one camera
-more than the best serves; a neighbour that serves it goes on growing one camera at a time and is confirmed as the
-camera search confirms, and becomes the best; one that fails is done. The search ends when no neighbour of the best
+more than the best serves; a neighbour that serves it goes on growing one camera at a time, its edges measured twice
+(NEIGHBOUR_WALK), and becomes the best; one that fails is done. The search ends when no neighbour of the best
 serves more, after `max_trials` trials of the climb, or at once where no starting point serves one camera. A failure
 on a disturbed host is set aside and tried again, as in the camera search.
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 from ov_tuner.devices.decisions import powers_of_two_up_to
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.cameras import MAX_CAMERAS, capacity, judged, next_cameras, served
+from ov_tuner.search.cameras import MAX_CAMERAS, NEIGHBOUR_WALK, SEARCH_WALK, capacity, judged, next_cameras, served
 from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 
 # Requests in flight per stream a stage is tried with: one, or two (a stream starts its next inference while the
@@ -146,7 +147,7 @@ def next_trial(trials: Sequence[PipelineTrial], starts: Sequence[tuple[Split, Or
     """The split and camera count to try next, or None when the search is done (see the module's docstring)."""
     by_split = search_trials(trials)
     for split, _ in starts:
-        cameras = next_cameras(loads(by_split.get(split, [])), target)
+        cameras = next_cameras(loads(by_split.get(split, [])), target, SEARCH_WALK)
         if cameras is not None:
             return split, cameras
     seeded = {split for split, _ in starts}
@@ -174,7 +175,7 @@ def next_exhaustive(trials: Sequence[PipelineTrial], space: SplitSpace,
     (scripts/bench_pipeline.py)."""
     by_split = search_trials(trials)
     for split in space.splits():
-        cameras = next_cameras(loads(by_split.get(split, [])), target)
+        cameras = next_cameras(loads(by_split.get(split, [])), target, SEARCH_WALK)
         if cameras is not None:
             return split, cameras
     return None
@@ -191,7 +192,7 @@ def _next_for_neighbour(trials: Sequence[LoadTrial], target: CameraTarget) -> in
         return trials[-1].cameras  # its first trial set aside: the host was busy
     if not counted[0].serves(target):
         return None
-    return next_cameras(trials, target, doubling=False)
+    return next_cameras(trials, target, NEIGHBOUR_WALK)
 
 
 def next_in_round(trials: Sequence[LoadTrial], start: int, target: CameraTarget) -> int | None:

@@ -1,0 +1,229 @@
+"""The one capacity walk: the most load a setting serves within its target (cameras at a frame rate within a latency
+percentile, users or requests a second within an LLM's budget), stated with an interval. Pure: it reads the windows
+measured so far, each a load and whether it met the target, and names the next load, so a test drives it on
+constructed windows and a resumed job goes on from what it stored.
+
+How it walks. From the load given it doubles while loads are met (or grows by one unit, for a walk that starts where
+the answer is expected), then bisects between the highest load met and the lowest not met until they lie within
+`precision` of each other (one unit apart for whole loads), halving where even the first load fails. Near the
+boundary no single window decides: each of the two loads at the edge is measured `repeats` times, and again (up to
+`most_repeats`) while the interval is wider than `width` of the figure. Loads far from the edge are measured once:
+repeats go where the boundary is.
+
+What the windows say. Per load, the share of its windows that met the target, made non-increasing in the load
+(isotonic regression by pooling adjacent violators, Barlow, Bartholomew, Bremner and Brunk, Statistical Inference
+under Order Restrictions, 1972): more load never serves better, so a met window above a missed one pools with it. The
+figure is the highest load whose share is more than one half (a tie is not served).
+
+The interval. Each load's chance to meet the target has a Jeffreys posterior, Beta(met + 1/2, missed + 1/2) (Brown,
+Cai and DasGupta, Statistical Science 16(2), 2001); DRAWS draws of every load's chance are each made non-increasing
+and read as above. The low end is the 2.5th percentile of the figures drawn; the high end the 97.5th percentile of
+the most each draw leaves possible (one unit below the next load tried above its figure, or the figure itself where
+nothing above it was tried: a walk stopped at its ceiling says "at least"). Seeded: the same windows give the same
+interval. A second walk compared with it (walked alternately, at the same time) draws the same way, and the
+difference's interval comes from the draws' differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# How close the highest load met and the lowest not met must lie before the walk stops bisecting, as a share of the
+# first (GuideLLM's goodput profile bisects to 10%; a finer step costs a window a halving).
+PRECISION = 0.05
+# Windows at each of the two edge loads before the walk may end: no single window sets the figure.
+REPEATS = 3
+# The most windows at an edge load, repeated while the interval is wider than WIDTH.
+MOST_REPEATS = 5
+# The interval's width the walk repeats for, as a share of the figure (one unit where the figure is smaller).
+WIDTH = 0.10
+# Draws of the loads' chances for the interval.
+DRAWS = 2000
+CONFIDENCE = 0.95
+# A load is served where its (non-increasing) share of met windows is more than this: a tie is not served.
+MAJORITY = 0.5
+
+# One measured window: the load it ran and whether it met the target.
+Window = tuple[float, bool]
+
+
+@dataclass(frozen=True)
+class WalkRule:
+    """Where a walk starts and how far it goes: from `start`, doubling (or one `unit` at a time where not
+    `doubling`) up to `most`; halving from `start` down to `least`; `whole` loads (users, cameras) are tried as
+    whole numbers. The repeats and the width are the module's unless given."""
+
+    start: float
+    most: float
+    whole: bool = True
+    least: float = 1.0
+    doubling: bool = True
+    precision: float = PRECISION
+    repeats: int = REPEATS
+    most_repeats: int = MOST_REPEATS
+    width: float = WIDTH
+
+    @property
+    def unit(self) -> float:
+        return 1.0 if self.whole else 0.0
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """What a walk's windows say: `served`, the highest load whose windows mostly met the target (0: none did), with
+    its CONFIDENCE interval `low`..`high`; `at_ceiling` where nothing above `served` was tried (it may serve more);
+    `loads`, each load tried with its windows and how many met."""
+
+    served: float
+    low: float
+    high: float
+    at_ceiling: bool
+    loads: tuple[tuple[float, int, int], ...]
+
+    @property
+    def windows(self) -> int:
+        return sum(n for _, n, _ in self.loads)
+
+    @property
+    def repeated(self) -> int:
+        """The windows beyond the first at each load: what the walk spent where the boundary is."""
+        return sum(n - 1 for _, n, _ in self.loads)
+
+
+@dataclass(frozen=True)
+class BoundaryDifference:
+    """One walk's figure less another's, walked alternately, with the CONFIDENCE interval of the difference drawn as
+    each boundary's is; `differs` where the interval excludes 0."""
+
+    value: float
+    low: float
+    high: float
+
+    @property
+    def differs(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
+    """The load to measure next, or None when the walk is done (see the module's docstring)."""
+    if not windows:
+        return _load(min(rule.start, rule.most), rule)
+    loads, n, met = _tally(windows)
+    share = _non_increasing(met / n, n)[0]
+    served_at = _served_index(share)
+    served = float(loads[served_at]) if served_at >= 0 else 0.0
+    failed_at = served_at + 1 if served_at + 1 < len(loads) else None
+    if failed_at is None:  # every load tried up to the highest was served
+        if served < rule.most:
+            grown = 2 * served if rule.doubling else served + rule.unit if rule.whole else served * (1 + rule.precision)
+            return _load(min(grown, rule.most), rule)
+        return float(served) if n[served_at] < rule.repeats else None
+    failed = float(loads[failed_at])
+    if served_at < 0:  # not even the lowest tried met it: halve, down to the least
+        lower = _load(failed / 2, rule)
+        if lower >= rule.least and lower < failed:
+            return lower
+        return float(failed) if n[failed_at] < rule.repeats else None
+    if failed - served > max(rule.unit, rule.precision * served):
+        middle = _load((served + failed) / 2, rule)
+        if served < middle < failed:
+            return middle
+    short = [i for i in (served_at, failed_at) if n[i] < rule.repeats]
+    if short:
+        return float(loads[short[0]])
+    found = boundary(windows, rule.whole)
+    if found.high - found.low <= rule.width * max(found.served, 1.0):
+        return None
+    # the interval is too wide: measure again the less settled edge that has windows to spare, then the load below
+    # the served edge (a single window there lets the figure fall through it)
+    rates = met / n
+    spare = [i for i in (served_at, failed_at) if n[i] < rule.most_repeats]
+    if spare:
+        return float(loads[min(spare, key=lambda i: (abs(rates[i] - MAJORITY), n[i]))])
+    below = served_at - 1
+    return float(loads[below]) if below >= 0 and n[below] < rule.repeats else None
+
+
+def boundary(windows: Sequence[Window], whole: bool = True) -> Boundary:
+    """The figure and its interval from the windows so far (see the module's docstring)."""
+    if not windows:
+        return Boundary(0.0, 0.0, 0.0, False, ())
+    loads, n, met = _tally(windows)
+    served_at = _served_index(_non_increasing(met / n, n)[0])
+    served = float(loads[served_at]) if served_at >= 0 else 0.0
+    figures, most = _drawn(loads, n, met, whole)
+    tail = (1 - CONFIDENCE) / 2
+    return Boundary(served=served, low=min(float(np.quantile(figures, tail, method="lower")), served),
+                    high=max(float(np.quantile(most, 1 - tail, method="higher")), served),
+                    at_ceiling=served_at == len(loads) - 1,
+                    loads=tuple((float(x), int(k), int(m)) for x, k, m in zip(loads, n, met, strict=True)))
+
+
+def difference(mine: Sequence[Window], theirs: Sequence[Window], whole: bool = True) -> BoundaryDifference:
+    """`mine`'s figure less `theirs`, with the interval of the difference of their draws."""
+    a, b = boundary(mine, whole), boundary(theirs, whole)
+    drawn_a = _drawn(*_tally(mine), whole)[0] if mine else np.zeros(DRAWS)
+    drawn_b = _drawn(*_tally(theirs), whole, seed=1)[0] if theirs else np.zeros(DRAWS)
+    tail = (1 - CONFIDENCE) / 2
+    value = a.served - b.served
+    spread = drawn_a - drawn_b
+    return BoundaryDifference(value, min(float(np.quantile(spread, tail, method="lower")), value),
+                              max(float(np.quantile(spread, 1 - tail, method="higher")), value))
+
+
+def _load(x: float, rule: WalkRule) -> float:
+    return float(int(x)) if rule.whole else float(x)
+
+
+def _tally(windows: Sequence[Window]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The loads tried, ascending, with their windows and how many met."""
+    loads = np.array(sorted({float(x) for x, _ in windows}))
+    n = np.zeros(loads.size)
+    met = np.zeros(loads.size)
+    for x, ok in windows:
+        i = int(np.searchsorted(loads, float(x)))
+        n[i] += 1
+        met[i] += ok
+    return loads, n, met
+
+
+def _non_increasing(shares: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The weighted least-squares non-increasing fit of each row of `shares` (one row, or one per draw), by the
+    min-max formula f_j = min over a <= j of max over b >= j of the weighted mean over a..b (Barlow et al., theorem
+    1.4, turned over): vectorised over rows for the few loads a walk tries."""
+    rows = np.atleast_2d(shares)
+    weighted = np.concatenate([np.zeros((rows.shape[0], 1)), np.cumsum(rows * weights, axis=1)], axis=1)
+    total = np.concatenate([[0.0], np.cumsum(weights)])
+    size = rows.shape[1]
+    a, b = np.triu_indices(size)
+    means = np.full((rows.shape[0], size, size), np.nan)
+    means[:, a, b] = (weighted[:, b + 1] - weighted[:, a]) / (total[b + 1] - total[a])
+    fit = np.empty_like(rows, dtype=float)
+    for j in range(size):
+        fit[:, j] = np.nanmin(np.nanmax(means[:, :j + 1, j:], axis=2), axis=1)
+    return fit
+
+
+def _served_index(share: np.ndarray) -> int:
+    """The index of the highest load whose fitted share is more than MAJORITY (-1: none)."""
+    at = np.flatnonzero(share > MAJORITY)
+    return int(at[-1]) if at.size else -1
+
+
+def _drawn(loads: np.ndarray, n: np.ndarray, met: np.ndarray, whole: bool,
+           seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Per draw: the figure, and the most it leaves possible (one unit below the next load tried above it)."""
+    rng = np.random.default_rng(seed)
+    chances = rng.beta(met + 0.5, n - met + 0.5, size=(DRAWS, loads.size))
+    fit = _non_increasing(chances, n)
+    ok = fit > MAJORITY
+    # the highest index that holds (non-increasing, so the count of True is the first that fails)
+    count = ok.sum(axis=1)
+    figures = np.where(count > 0, loads[np.maximum(count - 1, 0)], 0.0)
+    above = np.append(loads, np.inf)[count]
+    unit = 1.0 if whole else 0.0
+    most = np.where(np.isfinite(above), above - unit, figures)
+    return figures, np.maximum(most, figures)

@@ -1,0 +1,90 @@
+"""The one capacity walk (ov_tuner.search.boundary) on constructed windows: no single window sets the figure, repeats
+go where the boundary is, an interval that straddles says so, and the same windows give the same answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ov_tuner.search.boundary import REPEATS, WalkRule, Window, boundary, difference, next_load
+
+USERS = WalkRule(start=16, most=256)
+
+
+def walk(meets: Callable[[float, int], bool], rule: WalkRule = USERS) -> list[Window]:
+    """Drive the walk; `meets(load, nth)` says whether the nth window at that load met the target."""
+    windows: list[Window] = []
+    while (load := next_load(windows, rule)) is not None:
+        windows.append((load, meets(load, sum(x == load for x, _ in windows))))
+        assert len(windows) < 60, windows
+    return windows
+
+
+def test_a_steady_boundary_is_found_with_both_edges_repeated_and_far_loads_once() -> None:
+    windows = walk(lambda load, _: load <= 36)
+    loads = [x for x, _ in windows]
+    assert loads[:3] == [16, 32, 64]
+    assert loads.count(36) >= REPEATS and loads.count(37) >= REPEATS
+    assert all(loads.count(x) == 1 for x in (16, 32, 64, 48, 40))
+    found = boundary(windows)
+    assert found.served == 36
+    assert found.low == 36 and found.high <= 37
+    assert not found.at_ceiling
+
+
+def test_one_noisy_window_cannot_set_the_figure() -> None:
+    """A window that missed at 32 by chance (the first there only) sends the walk down, and the repeats at the edge
+    bring it back up to the boundary the other windows show."""
+    windows = walk(lambda load, nth: load <= 36 and not (load == 32 and nth == 0))
+    assert windows[1] == (32.0, False)
+    assert boundary(windows).served == 36
+
+
+def test_one_lucky_window_cannot_set_the_figure() -> None:
+    windows = walk(lambda load, nth: load <= 36 or (load == 40 and nth == 0))
+    assert boundary(windows).served == 36
+
+
+def test_an_edge_that_meets_the_target_half_the_time_makes_a_wide_interval_that_says_so() -> None:
+    """At 36 every other window misses: after the most repeats the interval spans loads below and above."""
+    windows = walk(lambda load, nth: load < 36 or (load == 36 and nth % 2 == 0))
+    found = boundary(windows)
+    assert found.low < found.served or found.high > found.served
+    assert 35 <= found.served <= 36
+    assert found.low <= 35 <= found.high
+
+
+def test_a_walk_that_meets_the_target_everywhere_stops_at_its_ceiling_and_says_at_least() -> None:
+    windows = walk(lambda load, _: True, WalkRule(start=16, most=100))
+    found = boundary(windows)
+    assert found.served == 100 and found.at_ceiling and found.high == 100
+
+
+def test_nothing_met_is_zero_after_repeats_at_the_least_load() -> None:
+    windows = walk(lambda load, _: False)
+    assert [x for x, _ in windows][-REPEATS:] == [1.0] * REPEATS
+    found = boundary(windows)
+    assert found.served == 0 and found.low == 0
+
+
+def test_a_rate_walks_as_a_continuous_load_to_its_precision() -> None:
+    rule = WalkRule(start=4.0, most=256.0, whole=False, least=4.0 / 64)
+    windows = walk(lambda load, _: load <= 21.3, rule)
+    found = boundary(windows, whole=False)
+    assert 21.3 * 0.94 <= found.served <= 21.3
+    assert found.high >= found.served
+
+
+def test_the_same_windows_give_the_same_interval() -> None:
+    rng = np.random.default_rng(3)
+    windows = [(float(x), bool(rng.random() < 0.5)) for x in rng.choice([30, 32, 34, 36], 24)]
+    assert boundary(windows) == boundary(list(windows))
+
+
+def test_a_difference_of_two_walks_is_told_apart_only_where_its_interval_excludes_zero() -> None:
+    more, fewer, same = walk(lambda x, _: x <= 48), walk(lambda x, _: x <= 36), walk(lambda x, _: x <= 48)
+    apart = difference(more, fewer)
+    assert apart.value == 12 and apart.differs and apart.low > 0
+    tied = difference(more, same)
+    assert tied.value == 0 and not tied.differs and tied.low <= 0 <= tied.high
