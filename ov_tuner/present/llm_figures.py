@@ -133,23 +133,24 @@ def rounds_figure(answer: LlmAnswer) -> Figure:
 
 
 def users_figure(answer: LlmAnswer) -> Figure:
-    """A row per setting walked: each count of users tried, met (a dot) or not (a cross), and the most it serves; the
-    answer ringed and GenAI left alone shaped at the most users each serves (the fewest tried, where none met)."""
+    """A row per setting walked: each count of users tried, met by most of its windows (a dot) or not (a cross), and
+    the most it serves; the answer ringed and GenAI left alone shaped at the most users each serves (the fewest
+    tried, where none met)."""
     walks = answer.walks
     fig = Figure(figsize=(10, 0.8 * len(walks) + 2.5), layout="constrained")
     ax = fig.subplots()
     for row, walk in enumerate(walks):
-        counts = [n for n, _ in walk.tried]
+        counts = [load for load, _, _ in walk.found.loads]
         ax.plot(counts, [row] * len(counts), color="lightgray", zorder=1)
         for ok, style in ((True, {"marker": "o", "color": "tab:green"}), (False, {"marker": "x", "color": "tab:red"})):
-            hits = [n for n, met in walk.tried if met is ok]
+            hits = [load for load, n, met in walk.found.loads if (2 * met > n) is ok]
             ax.scatter(hits, [row] * len(hits), s=60, zorder=3, **style)  # type: ignore[arg-type]
         ax.annotate(words.served_text(walk.served, walk.at_ceiling), (max(counts), row), textcoords="offset points",
                     xytext=(14, 0), va="center", fontsize=8)
-    at = {w.setting: (float(w.served or min(n for n, _ in w.tried)), float(row)) for row, w in enumerate(walks)}
+    at = {w.setting: (float(w.served or w.found.loads[0][0]), float(row)) for row, w in enumerate(walks)}
     handles = [*_marks(ax, at, answer), Line2D([], [], marker="o", linestyle="", color="tab:green", label=words.MET),
                Line2D([], [], marker="x", linestyle="", color="tab:red", label=words.NOT_MET)]
-    counts = sorted({n for w in walks for n, _ in w.tried})
+    counts = sorted({load for w in walks for load, _, _ in w.found.loads})
     ax.set_xscale("log", base=2)
     ax.set_xticks(counts, [f"{n:g}" for n in counts])
     ax.minorticks_off()

@@ -191,8 +191,12 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "agreements": [{"setting": _setting(s), "agreement": share, "first_step_cosine": answer.cosines.get(s)}
                        for s, share in answer.agreements.items()],
         "walks": [{"setting": _setting(w.setting), "unit": "users" if job.load.closed else "requests/s",
-                   "served": w.served, "at_ceiling": w.at_ceiling,
-                   "tried": [{"load": n, "met": ok} for n, ok in w.tried]} for w in answer.walks],
+                   "served": w.served, "low": w.found.low, "high": w.found.high, "confidence": 0.95,
+                   "at_ceiling": w.at_ceiling, "windows": [{"load": n, "met": ok} for n, ok in w.windows]}
+                  for w in answer.walks],
+        "walk_gains": [{"baseline": _setting(g.baseline), "difference": g.difference.value, "low": g.difference.low,
+                        "high": g.difference.high, "confidence": 0.95, "differs": g.difference.differs}
+                       for g in answer.walk_gains],
     }
     held = None if not answer.held_back else {
         "min_agreement": answer.min_agreement,

@@ -6,8 +6,9 @@ throughput against time to first token.
 Ranking is the rounds engine's (pass-adjusted means of output tokens a second at the load given); a contender leads
 only where its requests, pooled over its rounds, meet the budget at the budget's percentile. With a budget, the walks
 to the most load (users, or requests a second) each of the rounds' choice, the rounds' leader and GenAI's defaults
-serve within it have the last word: one that serves clearly more (SERVED_MARGIN) than the rounds' choice is the
-answer, since the load served within the budget is what the user asked.
+serve within it, walked alternately, have the last word: one whose walk serves more than the rounds' choice's, the
+95% interval of the difference above 0 (ov_tuner.search.boundary), is the answer, since the load served within the
+budget is what the user asked.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from enum import Enum
 import numpy as np
 
 from ov_tuner.schema import Box, Environment
+from ov_tuner.search.boundary import Boundary, BoundaryDifference, Window, boundary, difference
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import Interval, paired_interval, pass_adjusted_means
 from ov_tuner.workloads.llm.agreement import agreements, lowest_cosines
@@ -32,16 +34,11 @@ from ov_tuner.workloads.llm.schema import (
     LlmTrial,
     StoredLlm,
 )
-from ov_tuner.workloads.llm.users import load_served
 
 # The baselines, in the order they are stated: GenAI's scheduler as constructed, and LLMPipeline's own.
 BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)
 PERCENTILES = (50.0, 90.0, 99.0)
 GAIN_CONFIDENCE = 0.95
-# How much more load (users, or requests a second) a walk must find a setting serving than the rounds' choice, as a
-# share of the choice's, for the answer to be that setting: a walk is one trial a load, and a load near the edge can
-# land either side on a rerun.
-SERVED_MARGIN = 0.10
 
 
 @dataclass(frozen=True)
@@ -81,21 +78,37 @@ class LlmGain:
 class Rule(str, Enum):
     """Why the answer is the one it is."""
 
-    FASTEST = "fastest"  # the rounds' leader within the budget (or the search's, without rounds)
-    TIED_SIMPLER = "tied, simpler"  # not told apart from the leader, and GenAI left alone or the smallest KV cache
-    MOST_SERVED = "most served"  # its walk served clearly more load within the budget than the rounds' choice's
+    FASTEST = "fastest"  # the rounds' leader within the budget, told apart from the rest (or the search's)
+    TIED_SIMPLER = "tied, simpler"  # not told apart from the others, and GenAI left alone or the smallest KV cache
+    MOST_SERVED = "most served"  # its walk served more load within the budget than the rounds' choice's, told apart
 
 
 @dataclass(frozen=True)
 class Walk:
-    """The walk of one setting: the most load it served within the budget (users, or requests a second for an open
-    loop; 0: not even the least tried), whether every load tried met it (the walk stopped at its ceiling: it may serve
-    more), and every load tried with whether it met the budget."""
+    """The walk of one setting: its windows (a load, and whether it met the budget) and what they say, the most load
+    it served within the budget (users, or requests a second for an open loop; 0: not even the least tried) with its
+    95% interval, and whether every load tried met it (the walk stopped at its ceiling: it may serve more)."""
 
     setting: LlmSetting
-    served: float
-    at_ceiling: bool
-    tried: tuple[tuple[float, bool], ...]
+    windows: tuple[Window, ...]
+    found: Boundary
+    whole: bool  # users; else requests a second
+
+    @property
+    def served(self) -> float:
+        return self.found.served
+
+    @property
+    def at_ceiling(self) -> bool:
+        return self.found.at_ceiling
+
+
+@dataclass(frozen=True)
+class WalkGain:
+    """The answer's walk against a baseline's, walked alternately: the load it serves more, with its interval."""
+
+    baseline: LlmSetting
+    difference: BoundaryDifference
 
 
 @dataclass(frozen=True)
@@ -113,6 +126,7 @@ class LlmAnswer:
     rounds: int
     trials: tuple[LlmTrial, ...]  # every one stored, in order
     walks: tuple[Walk, ...]  # the answer's first, then the others'
+    walk_gains: tuple[WalkGain, ...]  # the answer's walk against each baseline's
     agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.workloads.llm.agreement)
     cosines: dict[LlmSetting, float]  # the first token's logits against the most exact setting's, worst prompt
     min_agreement: float
@@ -176,8 +190,9 @@ def held_back(agreed: dict[LlmSetting, float], limit: float) -> set[LlmSetting]:
 def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnswer:
     """The answer from every stored trial. With rounds: among the contenders that met the budget in them, the one
     the rounds rank first, unless others are not told apart from it (their 95% interval against it holds 1); of
-    those, GenAI left alone where it is one (nothing to change), else the one with the smallest KV cache; and where
-    a walk found another contender serving more than SERVED_MARGIN more within the budget, that one. Without
+    those, GenAI left alone where it is one (nothing to change: its scheduler default before LLMPipeline's, so two
+    defaults that are not told apart give the same answer every run), else the one with the smallest KV cache; and
+    where a walk found another contender serving more within the budget, told apart, that one. Without
     rounds: the search's fastest within the budget. A setting that says less alike than `min_agreement` (the job's
     limit where None) never leads."""
     job, trials = stored.job, stored.trials
@@ -199,8 +214,8 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     if leading:
         top = max(leading, key=lambda i: means[i])
         tied = [i for i in leading if i == top or _holds_one(paired_interval(table[:, i], table[:, top], log=True))]
-        best = min(tied, key=lambda i: (contenders[i] not in BASELINES, in_rounds[contenders[i]].kv_cache_bytes))
-        rule = Rule.FASTEST if best == top else Rule.TIED_SIMPLER
+        best = min(tied, key=lambda i: (_simpler(contenders[i]), in_rounds[contenders[i]].kv_cache_bytes))
+        rule = Rule.FASTEST if tied == [top] else Rule.TIED_SIMPLER
         most = _most_served(walked, contenders[best], {contenders[i] for i in leading})
         if most is not None:
             best, rule = contenders.index(most), Rule.MOST_SERVED
@@ -217,20 +232,37 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     return LlmAnswer(results=stored.results, environment=stored.environment, job=job, answer=answer, fastest=fastest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
-                     walks=_answer_first(walked, answer), agreements=agreed, cosines=lowest_cosines(stored.outputs),
+                     walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer),
+                     agreements=agreed, cosines=lowest_cosines(stored.outputs),
                      min_agreement=limit,
                      held_back=kept_back, rule=rule)
 
 
+def _simpler(setting: LlmSetting) -> int:
+    """How far a setting is from GenAI left alone: its scheduler default 0, LLMPipeline's default 1, any other 2."""
+    return BASELINES.index(setting) if setting in BASELINES else len(BASELINES)
+
+
 def _most_served(walks: Sequence[Walk], chosen: LlmSetting, leading: set[LlmSetting]) -> LlmSetting | None:
-    """The contender the walks found serving clearly more load than `chosen` (more than SERVED_MARGIN more), among
-    those that may lead; None where none does, or `chosen` was not walked."""
+    """The contender whose walk served the most more load than `chosen`'s, told apart (the 95% interval of the
+    difference above 0), among those that may lead; None where none does, or `chosen` was not walked."""
     by_setting = {w.setting: w for w in walks}
     if chosen not in by_setting:
         return None
-    others = [w for w in walks if w.setting in leading and w.setting != chosen]
-    most = max(others, key=lambda w: w.served, default=None)
-    return most.setting if most is not None and most.served > by_setting[chosen].served * (1 + SERVED_MARGIN) else None
+    mine, whole = by_setting[chosen].windows, by_setting[chosen].whole
+    gains = [(difference(w.windows, mine, whole), w.setting)
+             for w in walks if w.setting in leading and w.setting != chosen]
+    more = [(d.value, setting) for d, setting in gains if d.differs and d.value > 0]
+    return max(more, key=lambda found: found[0])[1] if more else None
+
+
+def _walk_gains(walks: Sequence[Walk], answer: SettingFigures | None) -> tuple[WalkGain, ...]:
+    """The answer's walk against each baseline's that was walked."""
+    mine = next((w for w in walks if answer is not None and w.setting == answer.setting), None)
+    if mine is None:
+        return ()
+    return tuple(WalkGain(w.setting, difference(mine.windows, w.windows, mine.whole)) for w in walks
+                 if w.setting in BASELINES and w.setting != mine.setting)
 
 
 def _answer_first(walks: Sequence[Walk], answer: SettingFigures | None) -> tuple[Walk, ...]:
@@ -238,18 +270,20 @@ def _answer_first(walks: Sequence[Walk], answer: SettingFigures | None) -> tuple
     return (*mine, *(w for w in walks if w not in mine))
 
 
-def walk_outcomes(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> dict[float, bool]:
-    """The walk's loads tried for `setting`, each with whether its trial met the budget (a failed trial did not)."""
-    return {t.walked_at: t.ok and figures_of(setting, [t], budget).meets
-            for t in trials if t.walked_at is not None and t.setting == setting}
+def walk_windows(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> list[Window]:
+    """The walk's windows for `setting`, in the order measured: each load tried with whether its trial met the
+    budget (a failed trial did not)."""
+    return [(t.walked_at, t.ok and figures_of(setting, [t], budget).meets)
+            for t in trials if t.walked_at is not None and t.setting == setting]
 
 
 def _walks(trials: Sequence[LlmTrial], budget: LlmBudget) -> tuple[Walk, ...]:
     walked = list(dict.fromkeys(t.setting for t in trials if t.walked_at is not None))
     found = []
+    closed = any(t.users is not None for t in trials if t.walked_at is not None)  # users, whole; else a rate
     for setting in walked:
-        met = walk_outcomes(trials, setting, budget)
-        found.append(Walk(setting, load_served(met), all(met.values()), tuple(sorted(met.items()))))
+        windows = walk_windows(trials, setting, budget)
+        found.append(Walk(setting, tuple(windows), boundary(windows, whole=closed), closed))
     return tuple(found)
 
 

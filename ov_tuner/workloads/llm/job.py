@@ -23,6 +23,7 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError, Input, ModelError
 from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.search.boundary import next_load
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.workloads.llm.agreement import agreements
@@ -35,7 +36,7 @@ from ov_tuner.workloads.llm.answer import (
     llm_answer,
     round_table,
     searched_figures,
-    walk_outcomes,
+    walk_windows,
 )
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
 from ov_tuner.workloads.llm.process import outputs_in_process, trial_in_process
@@ -53,7 +54,7 @@ from ov_tuner.workloads.llm.schema import (
     LlmTrial,
     StoredLlm,
 )
-from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, next_load
+from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
 from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder
 
 
@@ -152,19 +153,25 @@ class LlmWorkload:
                                   round_table(self.store.llm_trials(), contenders)))
 
     def walks(self) -> Steps:
-        """The walk to the most load (users, or requests a second) the answer, the fastest and each baseline serve
-        within the budget, going on from the loads stored (with a budget, where asked for)."""
+        """The walks to the most load (users, or requests a second) the answer, the fastest and each baseline serve
+        within the budget (with a budget, where asked for), alternately: one trial of each in turn while its walk goes
+        on, so the host's drift meets each alike; a resumed run goes on from the loads stored."""
         answer = self.answer()
         if not (self.spec.walk and self.spec.budget.bounded and answer.answer is not None):
             return
         closed = self.spec.load.closed
         start = float(self.spec.load.users if closed else self.spec.load.rate)
         most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
-        walked = [answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []), *BASELINES]
-        for setting in dict.fromkeys(walked):
-            while (at := next_load(walk_outcomes(self.store.llm_trials(), setting, self.spec.budget), start, most,
-                                   whole=closed)) is not None:
-                yield self.measure(setting, at=at)
+        rule = walk_rule(start, most, closed)
+        walking = list(dict.fromkeys([answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []),
+                                      *BASELINES]))
+        while walking:
+            for setting in list(walking):
+                at = next_load(walk_windows(self.store.llm_trials(), setting, self.spec.budget), rule)
+                if at is None:
+                    walking.remove(setting)
+                else:
+                    yield self.measure(setting, at=at)
 
     def measure(self, setting: LlmSetting, number: int | None = None, at: float | None = None) -> LlmTrial:
         """One trial at the job's load, or (a walk's) at `at` users or requests a second, stored as it ends."""
