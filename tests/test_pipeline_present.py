@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import pytest
 from factories import figures_missing
 from pipeline_models import ABOVE, tiny_classifier, tiny_clip, tiny_detector
 from rich.console import Console
@@ -33,7 +34,15 @@ from ov_tuner.present.report import build_pipeline_report
 from ov_tuner.present.words.pipeline import pipeline_rows, tried_cameras_text
 from ov_tuner.schema import Box, CameraTarget
 from ov_tuner.stats.headtohead import Ratio
-from ov_tuner.workloads.pipeline.answer import CameraGain, PipelineAnswer, RoundCameras, StageShare, Tried
+from ov_tuner.workloads.pipeline.answer import (
+    CameraGain,
+    PipelineAnswer,
+    RoundCameras,
+    StageShare,
+    Tried,
+    Verdict,
+    verdict,
+)
 from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
     DetectionCount,
@@ -62,6 +71,11 @@ def ran(nireq: int, streams: int = 1, precision: str = "bf16", threads: int = 1)
 ROUNDS = (1, 2, 3, 4, 5)
 
 
+def judged(gain: CameraGain) -> CameraGain:
+    """A constructed gain with the verdict the analysis gives its figures."""
+    return dataclasses.replace(gain, verdict=verdict(gain))
+
+
 def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models/classify.xml",
                 video: str | None = "/videos/street.mp4", **changes: object) -> PipelineAnswer:
     """A detector then a classifier per detection: 5 cameras at 15 FPS within p99 200 ms, 2.0 (1.1..2.9) more than
@@ -76,8 +90,8 @@ def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models
                 RoundCameras(SOLO, Origin.SOLO, (3, 3, 3, 3, 3), (ran(4, 2), ran(4, 2)), (17.0,) * 5, ROUNDS),
                 RoundCameras(DEFAULT, Origin.DEFAULT, (4, 5, 5, 4, 5), (ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)),
                              (18.0, 15.4, 15.6, 18.2, 15.5), ROUNDS)),
-        gains=(CameraGain(Origin.SOLO, 2.0, 1.1, 2.9, 5, Ratio(1.67, 1.4, 1.9, 5), Ratio(1.59, 1.45, 1.74, 5)),
-               CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None, Ratio(1.08, 0.97, 1.2, 5))),
+        gains=(judged(CameraGain(Origin.SOLO, 2.0, 1.1, 2.9, 5, Ratio(1.67, 1.4, 1.9, 5), Ratio(1.59, 1.45, 1.74, 5))),
+               judged(CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None, Ratio(1.08, 0.97, 1.2, 5)))),
         shares=(StageShare("decode", 1.0, 1.5, 0.2, 0.3, 1), StageShare("detect", 1.0, 3.0, 1.0, 0.6, 2),
                 StageShare("classify", 3.0, 4.1 / 3, 4.0, 0.97, 2)),
         bottleneck="classify", overloaded_at=6,
@@ -96,15 +110,53 @@ def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck
                               "frames/s in all")
     assert rows["split"] == ("detect CPU bf16 1 stream x 2 requests, 1 thread | classify CPU bf16 1 stream x 2 "
                              "requests, 1 thread | decode 1 thread")
-    assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9), 1.59x the frames a second held (95%: "
+    assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9) and 1.59x the frames a second held (95%: "
                                      "1.45..1.74x) over every model at its own solo answer, run together: 3.0 -> 5.0 "
                                      "cameras, 5 rounds")
-    assert rows["vs default"].startswith("no different from every model at OpenVINO default, run together "
-                                         "(+0.4 cameras (95%: -0.3..+1.1), 1.08x the frames a second held (95%: "
+    assert rows["vs default"].startswith("not told apart from every model at OpenVINO default, run together "
+                                         "(+0.4 cameras (95%: -0.3..+1.1) and 1.08x the frames a second held (95%: "
                                          "0.97..1.20x)): 4.6 -> 5.0 cameras")
     assert rows["bottleneck"] == ("classify: its 2 requests busy 97% of the time at 6 cameras; per frame (3 runs) it "
                                   "takes 4.1 ms at work and 12.0 ms waiting")
     assert rows["measured in"] == "all 2 CPUs: no quota; cpuset 0-1"
+
+
+@pytest.mark.parametrize(("cameras", "held", "expected", "words"), [
+    ((2.0, 1.1, 2.9), (1.59, 1.45, 1.74), Verdict.MORE, "+2.0 cameras (95%: +1.1..+2.9) and 1.59x"),
+    ((-1.0, -1.8, -0.2), (0.8, 0.7, 0.9), Verdict.FEWER, "-1.0 cameras (95%: -1.8..-0.2) and 0.80x"),
+    ((0.4, -0.3, 1.1), (1.08, 0.97, 1.2), Verdict.NOT_APART, "not told apart from every model at OpenVINO default"),
+    # the demo's: a camera gain whose interval excludes 0 beside a rate whose interval holds 1
+    ((1.4, 0.7, 2.1), (1.14, 0.95, 1.35), Verdict.SPLIT,
+     "not told apart from every model at OpenVINO default, run together: +1.4 cameras (95%: +0.7..+2.1) excludes no "
+     "change but 1.14x the frames a second held (95%: 0.95..1.35x) does not"),
+    ((0.2, -0.1, 0.5), (1.2, 1.1, 1.3), Verdict.SPLIT, "1.20x the frames a second held (95%: 1.10..1.30x) excludes no "
+     "change but +0.2 cameras (95%: -0.1..+0.5) does not"),
+])
+def test_each_verdict_is_made_once_in_the_analysis_and_worded_as_its_figures_say(
+        cameras: tuple[float, float, float], held: tuple[float, float, float], expected: Verdict, words: str) -> None:
+    gain = judged(CameraGain(Origin.DEFAULT, *cameras, 5, None, Ratio(*held, 5)))
+    assert gain.verdict is expected
+    row = dict(pipeline_rows(make_answer(gains=(gain,))))["vs default"]
+    assert words in row
+    told_apart = expected in (Verdict.MORE, Verdict.FEWER)
+    assert row.startswith("not told apart") is not told_apart
+    payload = pipeline_answer_json(make_answer(gains=(gain,)))
+    assert [(g["verdict"], g["measurable"]) for g in payload["gains"]] == [(expected.value, told_apart)]
+
+
+def test_an_answer_stopped_before_its_rounds_says_so_without_nan_or_empty_figures() -> None:
+    """Stopped in its first round: no NaN, no '0.0 ->', no '0 rounds' in any row or in the JSON's words."""
+    nan = float("nan")
+    gain = judged(CameraGain(Origin.DEFAULT, nan, nan, nan, 0, None, None))
+    empty = RoundCameras(DEFAULT, Origin.DEFAULT, (), (), (), ())
+    answer = make_answer(gains=(gain,), rounds=(RoundCameras(ANSWER, None, (), (), (), ()), empty),
+                         from_rounds=False, finished=False)
+    rows = dict(pipeline_rows(answer))
+    assert rows["vs default"] == ("not compared with every model at OpenVINO default, run together: 0 rounds side by "
+                                  "side finished, and an interval needs two (the run was stopped before its rounds)")
+    said = " ".join(rows.values())
+    assert "nan" not in said.lower() and "0.0 ->" not in said
+    assert "NaN" not in json.dumps(pipeline_answer_json(answer))
 
 
 def test_the_headline_never_states_a_zero_wide_interval() -> None:

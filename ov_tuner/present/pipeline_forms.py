@@ -19,8 +19,8 @@ from ov_tuner.present.servers import (
     inference_element,
     ovms_config_text,
 )
-from ov_tuner.present.words.pipeline import gain_differs, pipeline_rows
-from ov_tuner.workloads.pipeline.answer import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, Tried
+from ov_tuner.present.words.pipeline import pipeline_rows
+from ov_tuner.workloads.pipeline.answer import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, Tried, Verdict
 from ov_tuner.workloads.pipeline.schema import PipelineStage, Split, StageRan, StageSetting
 
 _SCRIPT = '''"""ov-tuner's pipeline answer: {serves}, split as
@@ -257,7 +257,8 @@ def _finite(value: float) -> float | None:
 def _gain(g: CameraGain) -> dict[str, Any]:
     return {"over": g.baseline.value, "difference": _finite(g.difference), "low": _finite(g.low),
             "high": _finite(g.high),
-            "confidence": GAIN_CONFIDENCE, "rounds": g.rounds, "measurable": gain_differs(g),
+            "confidence": GAIN_CONFIDENCE, "rounds": g.rounds, "verdict": g.verdict.value,
+            "measurable": g.verdict in (Verdict.MORE, Verdict.FEWER),
             "cameras_ratio": None if g.ratio is None else g.ratio.as_json(),
             "arrivals_ratio": None if g.arrivals is None else g.arrivals.as_json()}
 

@@ -7,11 +7,11 @@ from ov_tuner.present.words.box import box_text
 from ov_tuner.schema import cell_text
 from ov_tuner.workloads.pipeline.answer import (
     GAIN_CONFIDENCE,
-    CameraGain,
     PipelineAnswer,
     RoundCameras,
     StageShare,
     Tried,
+    Verdict,
 )
 from ov_tuner.workloads.pipeline.schema import DECODE, Origin, Pipeline, PipelineStage, Split, StageRan, StageSetting
 
@@ -110,18 +110,11 @@ def baseline_split(answer: PipelineAnswer, origin: Origin) -> Split | None:
     return next((t.split for t in answer.tried if t.origin is origin), None)
 
 
-def gain_differs(gain: CameraGain) -> bool:
-    """A measurable difference: the interval of the frames a second held excludes 1 where the rounds found it (the
-    finer figure), else the interval of the cameras excludes 0."""
-    if gain.arrivals is not None:
-        return gain.arrivals.clear
-    return gain.low > 0 or gain.high < 0
-
-
 def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
-    """'+2.0 cameras (95%: +1.1..+2.9), 1.41x the frames a second held (95%: 1.22..1.63x), over every model at its
-    own solo answer, run together: 3.0 -> 5.0 cameras, 5 rounds'; 'no different from ...' where the intervals say
-    so; the answer being the baseline itself said so; None where the baseline was not measured."""
+    """'+2.0 cameras (95%: +1.1..+2.9) and 1.41x the frames a second held (95%: 1.22..1.63x) over every model at its
+    own solo answer, run together: 3.0 -> 5.0 cameras, 5 rounds'; 'not told apart from ...' where the intervals say
+    so or disagree (the analysis's verdict, worded); the answer being the baseline itself said so; None where the
+    baseline was not measured."""
     name = BASELINE_WORDS[origin]
     if baseline_split(answer, origin) == answer.split:
         where = "in the rounds side by side" if answer.from_rounds else "in the search"
@@ -129,14 +122,25 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     gain = next((g for g in answer.gains if g.baseline is origin), None)
     if gain is None:
         return None
-    figures = f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
+    if gain.verdict is Verdict.TOO_FEW:
+        return (f"not compared with {name}: {_count(gain.rounds, 'round')} side by side finished, and an interval "
+                "needs two (the run was stopped before its rounds)")
+    cameras = f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
+    held = ""
     if gain.arrivals is not None:
         a = gain.arrivals
-        figures += f", {a.value:.2f}x the frames a second held ({a.confidence:.0%}: {a.low:.2f}..{a.high:.2f}x)"
-    head = f"{figures} over {name}" if gain_differs(gain) else f"no different from {name} ({figures})"
+        held = f"{a.value:.2f}x the frames a second held ({a.confidence:.0%}: {a.low:.2f}..{a.high:.2f}x)"
+    figures = " and ".join(f for f in (cameras, held) if f)
     mine, theirs = round_of(answer, None), round_of(answer, origin)
-    means = f"{theirs.mean:.1f} -> {mine.mean:.1f} cameras, " if mine is not None and theirs is not None else ""
-    return f"{head}: {means}{_count(gain.rounds, 'round')}"
+    means = f": {theirs.mean:.1f} -> {mine.mean:.1f} cameras" if mine is not None and theirs is not None else ""
+    tail = f"{means}, {_count(gain.rounds, 'round')}"
+    if gain.verdict in (Verdict.MORE, Verdict.FEWER):
+        return f"{figures} over {name}{tail}"
+    if gain.verdict is Verdict.SPLIT:
+        apart, not_apart = (cameras, held) if gain.cameras_clear else (held, cameras)
+        return (f"not told apart from {name}: {apart} excludes no change but {not_apart} does not, and the "
+                f"answer claims a gain only where both do{tail}")
+    return f"not told apart from {name} ({figures}){tail}"
 
 
 def slots_text(share: StageShare) -> str:

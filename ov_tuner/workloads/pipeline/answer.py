@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 
 import numpy as np
 
@@ -97,12 +98,23 @@ class RoundCameras:
         return found.low, found.high
 
 
+class Verdict(str, Enum):
+    """The one decision of a comparison with a baseline, made here from the figures its words state."""
+
+    MORE = "more"  # every figure stated says more, its interval clear of no change
+    FEWER = "fewer"  # every figure stated says fewer
+    NOT_APART = "not told apart"  # no figure's interval excludes no change
+    SPLIT = "figures disagree"  # one figure's interval excludes no change and another's does not: not told apart
+    TOO_FEW = "too few rounds"  # fewer than two rounds side by side finished: no interval to judge on
+
+
 @dataclass(frozen=True)
 class CameraGain:
     """The answer against one baseline over the rounds both were measured in: the mean of the per-round difference
-    in cameras with its 95% t interval, the ratio of cameras (None where the baseline served none in a round), and
-    the ratio of the frames a second each held in all within the percentile (`arrivals`, paired by round, with an
-    interval that covers a rerun: the finer figure, never zero-wide by rounding)."""
+    in cameras with its 95% t interval (NaN with fewer than two rounds), the ratio of cameras (None where the baseline
+    served none in a round), the ratio of the frames a second each held in all within the percentile (`arrivals`,
+    paired by round, with an interval that covers a rerun: the finer figure, never zero-wide by rounding), and the
+    `verdict` those figures give together."""
 
     baseline: Origin
     difference: float
@@ -111,6 +123,12 @@ class CameraGain:
     rounds: int
     ratio: Ratio | None
     arrivals: Ratio | None = None
+    verdict: Verdict = Verdict.TOO_FEW
+
+    @property
+    def cameras_clear(self) -> bool:
+        """The cameras' interval excludes 0."""
+        return self.rounds >= 2 and (self.low > 0 or self.high < 0)
 
 
 @dataclass(frozen=True)
@@ -246,8 +264,24 @@ def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
     mine, theirs = _paired(answer, baseline, answer.arrivals), _paired(baseline, answer, baseline.arrivals)
     held = mine.size >= 2 and bool(np.all(mine > 0) and np.all(theirs > 0))
     arrivals = paired_ratio(mine, theirs, GAIN_CONFIDENCE) if held else None
-    return CameraGain(baseline=baseline.origin, difference=cameras.value, low=cameras.low, high=cameras.high,
+    gain = CameraGain(baseline=baseline.origin, difference=cameras.value, low=cameras.low, high=cameras.high,
                       rounds=cameras.n, ratio=ratio, arrivals=arrivals)
+    return replace(gain, verdict=verdict(gain))
+
+
+def verdict(gain: CameraGain) -> Verdict:
+    """More or fewer only where every figure stated (the cameras, and the frames a second held where the rounds found
+    them) excludes no change, in the same direction; SPLIT where they disagree."""
+    if gain.rounds < 2:
+        return Verdict.TOO_FEW
+    signs = [(gain.low > 0) - (gain.high < 0)]
+    if gain.arrivals is not None:
+        signs.append((gain.arrivals.low > 1) - (gain.arrivals.high < 1))
+    if all(s == 1 for s in signs):
+        return Verdict.MORE
+    if all(s == -1 for s in signs):
+        return Verdict.FEWER
+    return Verdict.NOT_APART if not any(signs) else Verdict.SPLIT
 
 
 def _paired(contender: RoundCameras, other: RoundCameras, figures: Sequence[float] | np.ndarray) -> np.ndarray:
