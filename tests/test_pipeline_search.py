@@ -65,6 +65,17 @@ def test_seeds_are_default_solo_then_cores_shared_by_cost() -> None:
     assert shared.decode_threads == 1
 
 
+@pytest.mark.parametrize("cores", [2, 4, 16])
+def test_the_cores_shared_by_cost_give_the_decoder_its_share_on_any_box(cores: int) -> None:
+    """The 16-core demo spent its first trials at one decode thread, the limit at 15 cameras there: a decoder costing
+    half of a frame's work gets about half the cores, whatever the box has."""
+    space = split_space([True, True], cores=cores)
+    starts = seeds([StageSetting(2, 4)] * 2, [1.0, 1.0], space, cores=cores, decode_cost=2.0)
+    shared = next(split for split, origin in starts if origin is Origin.SHARED)
+    assert shared.decode_threads == max(1, cores // 2)
+    assert all(s.threads <= cores for s in shared.stages)
+
+
 def test_the_climb_finds_the_top_of_a_hill_in_far_fewer_trials_than_every_split() -> None:
     trials = drive(hill)
     best = best_split(trials, TARGET)

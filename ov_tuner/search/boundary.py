@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -134,17 +135,21 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     short = [i for i in (served_at, failed_at) if n[i] < rule.repeats]
     if short:
         return float(loads[short[0]])
+    if rule.most_repeats <= rule.repeats:
+        return None  # a walk that repeats no more than its edges' windows (the pipeline search's)
+    rates = met / n
+    spare = [i for i in (served_at, failed_at) if n[i] < rule.most_repeats]
+    below = served_at - 1 if served_at >= 1 and n[served_at - 1] < rule.repeats else None
+    if not spare and below is None:
+        return None
     found = boundary(windows, rule.whole)
     if found.high - found.low <= rule.width * max(found.served, 1.0):
         return None
     # the interval is too wide: measure again the less settled edge that has windows to spare, then the load below
     # the served edge (a single window there lets the figure fall through it)
-    rates = met / n
-    spare = [i for i in (served_at, failed_at) if n[i] < rule.most_repeats]
     if spare:
         return float(loads[min(spare, key=lambda i: (abs(rates[i] - MAJORITY), n[i]))])
-    below = served_at - 1
-    return float(loads[below]) if below >= 0 and n[below] < rule.repeats else None
+    return float(loads[below]) if below is not None else None
 
 
 def boundary(windows: Sequence[Window], whole: bool = True) -> Boundary:
@@ -154,7 +159,7 @@ def boundary(windows: Sequence[Window], whole: bool = True) -> Boundary:
     loads, n, met = _tally(windows)
     served_at = _served_index(_non_increasing(met / n, n)[0])
     served = float(loads[served_at]) if served_at >= 0 else 0.0
-    figures, most = _drawn(loads, n, met, whole)
+    figures, most = _drawn(tuple(loads), tuple(n), tuple(met), whole)
     tail = (1 - CONFIDENCE) / 2
     return Boundary(served=served, low=min(float(np.quantile(figures, tail, method="lower")), served),
                     high=max(float(np.quantile(most, 1 - tail, method="higher")), served),
@@ -165,8 +170,8 @@ def boundary(windows: Sequence[Window], whole: bool = True) -> Boundary:
 def difference(mine: Sequence[Window], theirs: Sequence[Window], whole: bool = True) -> BoundaryDifference:
     """`mine`'s figure less `theirs`, with the interval of the difference of their draws."""
     a, b = boundary(mine, whole), boundary(theirs, whole)
-    drawn_a = _drawn(*_tally(mine), whole)[0] if mine else np.zeros(DRAWS)
-    drawn_b = _drawn(*_tally(theirs), whole, seed=1)[0] if theirs else np.zeros(DRAWS)
+    drawn_a = _drawn(*map(tuple, _tally(mine)), whole)[0] if mine else np.zeros(DRAWS)
+    drawn_b = _drawn(*map(tuple, _tally(theirs)), whole, seed=1)[0] if theirs else np.zeros(DRAWS)
     tail = (1 - CONFIDENCE) / 2
     value = a.served - b.served
     spread = drawn_a - drawn_b
@@ -213,9 +218,12 @@ def _served_index(share: np.ndarray) -> int:
     return int(at[-1]) if at.size else -1
 
 
-def _drawn(loads: np.ndarray, n: np.ndarray, met: np.ndarray, whole: bool,
+@lru_cache(maxsize=256)
+def _drawn(load_list: tuple[float, ...], n_list: tuple[float, ...], met_list: tuple[float, ...], whole: bool,
            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Per draw: the figure, and the most it leaves possible (one unit below the next load tried above it)."""
+    """Per draw: the figure, and the most it leaves possible (one unit below the next load tried above it). Cached:
+    a search asks again of the same windows at every step."""
+    loads, n, met = np.array(load_list), np.array(n_list), np.array(met_list)
     rng = np.random.default_rng(seed)
     chances = rng.beta(met + 0.5, n - met + 0.5, size=(DRAWS, loads.size))
     fit = _non_increasing(chances, n)

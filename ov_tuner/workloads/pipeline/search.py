@@ -88,13 +88,14 @@ def split_space(cpu_stages: Sequence[bool], cores: int) -> SplitSpace:
 
 
 def seeds(solo: Sequence[StageSetting], cost_per_frame: Sequence[float], space: SplitSpace,
-          cores: int) -> list[tuple[Split, Origin]]:
+          cores: int, decode_cost: float = 0.0) -> list[tuple[Split, Origin]]:
     """The starting points: OpenVINO default for every stage, every stage at its `solo` setting (both with the
-    decoder on every core, as nothing tuned limits it), and the cores shared out: each CPU stage gets threads in
-    proportion to its `cost_per_frame` (its time per frame alone), one stream per thread and two requests each,
-    and the decoder one thread."""
+    decoder on every core, as nothing tuned limits it), and the cores shared out: each CPU stage, and the decoder,
+    gets threads in proportion to its cost per frame (`cost_per_frame`, a stage's time per frame alone on the whole
+    device; `decode_cost`, a frame's decode on one thread over the cores), a stage one stream per thread and two
+    requests each; the decoder one thread at least."""
     everywhere = max(space.decode_threads)
-    total = sum(cost_per_frame) or 1.0
+    total = (sum(cost_per_frame) + decode_cost) or 1.0
     shared = []
     for stage_space, cost in zip(space.stages, cost_per_frame, strict=True):
         if stage_space.threads == (0,):
@@ -105,7 +106,8 @@ def seeds(solo: Sequence[StageSetting], cost_per_frame: Sequence[float], space: 
         shared.append(StageSetting(streams, streams * max(stage_space.per_stream), threads))
     found = [(Split(tuple(OPENVINO_DEFAULT for _ in solo), everywhere), Origin.DEFAULT),
              (Split(tuple(solo), everywhere), Origin.SOLO),
-             (Split(tuple(shared), min(space.decode_threads)), Origin.SHARED)]
+             (Split(tuple(shared), _closest(space.decode_threads, max(1, round(cores * decode_cost / total)))),
+              Origin.SHARED)]
     return list({split: (split, origin) for split, origin in reversed(found)}.values())[::-1]
 
 

@@ -8,7 +8,9 @@ the trial's decode threads are then the decoder's whole share of the CPUs, as a 
 
 from __future__ import annotations
 
+import statistics
 import threading
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -82,6 +84,22 @@ def _generated(width: int, height: int) -> np.ndarray:
     frame = np.ascontiguousarray(np.broadcast_to(ramp[None, :, None], (height, width, 3)))
     frame.setflags(write=False)
     return frame
+
+
+def decode_seconds(video: VideoSource, frames: int = 24) -> float:
+    """A frame's decode on one thread, in seconds: the median of `frames` reads after a first (0 for a generated
+    frame, which costs no decoding). What the pipeline search shares the cores out by, beside each stage's cost."""
+    feed = CameraFeed(video)
+    try:
+        feed.read()
+        times = []
+        for _ in range(frames):
+            start = time.perf_counter()
+            feed.read()
+            times.append(time.perf_counter() - start)
+    finally:
+        feed.close()
+    return statistics.median(times) if video.file else 0.0
 
 
 def open_feeds(video: VideoSource, cameras: int) -> list[CameraFeed]:

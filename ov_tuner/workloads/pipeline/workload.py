@@ -7,7 +7,6 @@ and the frame rate it holds there. Every trial is stored as soon as it ends, and
 from __future__ import annotations
 
 import math
-import os
 import statistics
 import threading
 from collections.abc import Callable, Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ov_tuner.devices.box import read_box
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.native import PointFailure
 from ov_tuner.measure.openloop import Arrivals
@@ -50,6 +50,7 @@ from ov_tuner.workloads.pipeline.search import (
     split_space,
 )
 from ov_tuner.workloads.pipeline.trial import run_pipeline_trial
+from ov_tuner.workloads.pipeline.video import decode_seconds
 
 # Passes over the solo settings of a stage measured here (interleaved, the median FPS counts).
 SOLO_PASSES = 2
@@ -186,11 +187,12 @@ class PipelineWorkload:
             best = max(medians, key=lambda s: medians[s])
             solo.append(best)
             fps.append(medians[best])
-        cores = os.cpu_count() or 1
+        cores = max(1, int(read_box().cpus))  # the cpuset and the quota, not the host's CPUs
         space = self.spec.space or split_space([s.device.split(".")[0] == "CPU" for s in pipeline.stages], cores)
         starts = store.starts()
         if not starts:
-            starts = seeds(solo, [_cost(s, f) for s, f in zip(pipeline.stages, fps, strict=True)], space, cores)
+            starts = seeds(solo, [_cost(s, f) for s, f in zip(pipeline.stages, fps, strict=True)], space, cores,
+                           decode_seconds(pipeline.video) / cores)
             store.record_starts(starts)
         self.tuning = Tuning(pipeline, space, tuple(starts))
 
