@@ -90,6 +90,26 @@ def test_the_answer_and_its_headline_come_from_the_rounds(tuned: tuple[Path, sub
     assert "side by side" in done.stdout and "frames/s in all" in done.stdout
 
 
+def test_the_harness_ceiling_is_recorded_at_the_answers_split_and_stated_beside_it(
+        tuned: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    db, done = tuned
+    stored = load_pipeline(db)
+    assert stored is not None and stored.harness is not None
+    answer = pipeline_answer(stored)
+    assert answer is not None and answer.harness is not None
+    ceiling = stored.harness
+    assert ceiling.split == answer.split and ceiling.cameras == answer.cameras
+    assert ceiling.frames_per_s > 0 and ceiling.decode_ms > 0 and len(ceiling.solo_fps) == 2
+    # the detector reports 3 scores above the threshold, of which the classifier takes its most, 2
+    assert ceiling.runs_per_frame == pytest.approx((1.0, 2.0))
+    assert 0 < ceiling.bound_frames_per_s < float("inf")
+    assert any(line.startswith("harness ") for line in done.stdout.splitlines())
+    payload = json.loads(ov_tuner("recommend", str(db), "--json").stdout)
+    assert payload["harness"]["frames_per_s"] == pytest.approx(ceiling.frames_per_s)
+    assert payload["harness"]["limited"] == answer.harness.limited
+    assert "the device's bound from each stage alone" in payload["says"]["harness"]
+
+
 def test_show_and_recommend_render_the_stored_answer(tuned: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     db, _ = tuned
     shown = ov_tuner("show", str(db))

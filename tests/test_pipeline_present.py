@@ -36,6 +36,7 @@ from ov_tuner.schema import Box, CameraTarget
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.pipeline.answer import (
     CameraGain,
+    HarnessFigures,
     PipelineAnswer,
     RoundCameras,
     StageShare,
@@ -46,6 +47,7 @@ from ov_tuner.workloads.pipeline.answer import (
 from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
     DetectionCount,
+    HarnessCeiling,
     Origin,
     Pipeline,
     PipelineStage,
@@ -142,6 +144,24 @@ def test_each_verdict_is_made_once_in_the_analysis_and_worded_as_its_figures_say
     assert row.startswith("not told apart") is not told_apart
     payload = pipeline_answer_json(make_answer(gains=(gain,)))
     assert [(g["verdict"], g["measurable"]) for g in payload["gains"]] == [(expected.value, told_apart)]
+
+
+@pytest.mark.parametrize(("carried", "reached", "limited"), [(90.0, True, True), (400.0, True, False),
+                                                               (90.0, False, False)])
+def test_the_harness_row_says_whether_ov_tuner_or_the_device_set_the_answer(carried: float, reached: bool,
+                                                                            limited: bool) -> None:
+    """The answer holds 81 frames/s (5 cameras at 16.2): within 80% of a ceiling of 90 that was reached, the harness
+    set it; a ceiling of 400, or one never reached, did not."""
+    ceiling = HarnessCeiling(ANSWER, 5, carried, reached, 2.0, (1.0, 3.0), (400.0, 1200.0), 2)
+    answer = make_answer(harness=HarnessFigures(ceiling, 81.0))
+    rows = dict(pipeline_rows(answer))
+    assert answer.harness is not None and answer.harness.limited is limited
+    assert rows["harness"].startswith("limited by ov-tuner's load harness") is limited
+    assert rows["bottleneck"].startswith("ov-tuner's load harness, not a stage") is limited
+    bound = 1 / (1 / 400 + 3 / 1200 + 0.002 / 2)
+    assert f"is {bound:.0f} frames/s, and the answer holds {81 / bound:.0%} of it" in rows["harness"]
+    assert (" or more" in rows["harness"]) is not reached
+    assert pipeline_answer_json(answer)["harness"]["limited"] is limited
 
 
 def test_an_answer_stopped_before_its_rounds_says_so_without_nan_or_empty_figures() -> None:

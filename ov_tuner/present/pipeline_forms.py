@@ -20,7 +20,15 @@ from ov_tuner.present.servers import (
     ovms_config_text,
 )
 from ov_tuner.present.words.pipeline import pipeline_rows
-from ov_tuner.workloads.pipeline.answer import GAIN_CONFIDENCE, CameraGain, PipelineAnswer, RoundCameras, Tried, Verdict
+from ov_tuner.workloads.pipeline.answer import (
+    GAIN_CONFIDENCE,
+    CameraGain,
+    HarnessFigures,
+    PipelineAnswer,
+    RoundCameras,
+    Tried,
+    Verdict,
+)
 from ov_tuner.workloads.pipeline.schema import PipelineStage, Split, StageRan, StageSetting
 
 _SCRIPT = '''"""ov-tuner's pipeline answer: {serves}, split as
@@ -223,6 +231,7 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
         "gains": [_gain(g) for g in answer.gains],
         "rounds": [_round(r) for r in answer.rounds],
         "bottleneck": answer.bottleneck, "overloaded_at": answer.overloaded_at,
+        "harness": None if answer.harness is None else _harness(answer.harness),
         "shares": [{"name": s.name, "runs_per_frame": s.runs_per_frame, "busy_ms": s.busy_ms, "wait_ms": s.wait_ms,
                     "busy_ms_per_frame": s.busy_ms_per_frame, "wait_ms_per_frame": s.wait_ms_per_frame,
                     "utilisation": s.utilisation, "slots": s.slots} for s in answer.shares],
@@ -252,6 +261,14 @@ def _ran(r: StageRan) -> dict[str, Any]:
 def _finite(value: float) -> float | None:
     """A figure, or null where there is none (an interval of fewer than two rounds): JSON has no NaN."""
     return None if math.isnan(value) else value
+
+
+def _harness(h: HarnessFigures) -> dict[str, Any]:
+    c = h.ceiling
+    return {"frames_per_s": c.frames_per_s, "reached": c.reached, "cameras": c.cameras,
+            "served_frames_per_s": h.served_frames_per_s, "share": h.share, "limited": h.limited,
+            "device_bound_frames_per_s": c.bound_frames_per_s, "decode_ms": c.decode_ms,
+            "runs_per_frame": list(c.runs_per_frame), "solo_fps": list(c.solo_fps), "cores": c.cores}
 
 
 def _gain(g: CameraGain) -> dict[str, Any]:

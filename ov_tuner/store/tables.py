@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 class FileKind(str, Enum):
@@ -69,6 +69,7 @@ UPGRADES = {
     10: tuple(  # v11: what an LLM trial's server produced in its counted window (0: measured before there was one)
         f"ALTER TABLE llm_trials ADD COLUMN {column} NOT NULL DEFAULT 0"
         for column in ("window_s REAL", "window_tokens INTEGER", "window_requests INTEGER")),
+    11: ("ALTER TABLE pipelines ADD COLUMN harness TEXT NOT NULL DEFAULT '{}'",),  # v12: the load harness's ceiling
 }
 
 
@@ -148,7 +149,8 @@ CREATE TABLE IF NOT EXISTS soak_windows (
     window TEXT NOT NULL, latencies_ms BLOB NOT NULL, PRIMARY KEY (soak_id, position)
 );
 CREATE TABLE IF NOT EXISTS pipelines (
-    id INTEGER PRIMARY KEY, spec TEXT NOT NULL, starts TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL
+    id INTEGER PRIMARY KEY, spec TEXT NOT NULL, starts TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL,
+    harness TEXT NOT NULL DEFAULT '{{}}'
 );
 CREATE TABLE IF NOT EXISTS pipeline_solo (
     id INTEGER PRIMARY KEY, stage INTEGER NOT NULL, streams INTEGER NOT NULL, nireq INTEGER NOT NULL,

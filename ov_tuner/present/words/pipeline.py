@@ -7,6 +7,7 @@ from ov_tuner.present.words.box import box_text
 from ov_tuner.schema import cell_text
 from ov_tuner.workloads.pipeline.answer import (
     GAIN_CONFIDENCE,
+    HarnessFigures,
     PipelineAnswer,
     RoundCameras,
     StageShare,
@@ -34,6 +35,8 @@ def pipeline_rows(answer: PipelineAnswer) -> list[tuple[str, str]]:
     rows += [(GAIN_LABELS[origin], text) for origin in BASELINE_WORDS
              if (text := baseline_text(answer, origin)) is not None]
     rows.append(("bottleneck", bottleneck_text(answer)))
+    if answer.harness is not None:
+        rows.append(("harness", harness_text(answer.harness)))
     if answer.box is not None:
         rows.append(("measured in", box_text(answer.box)))
     return rows
@@ -151,9 +154,32 @@ def slots_text(share: StageShare) -> str:
     return _count(n, "request")
 
 
+def harness_text(h: HarnessFigures) -> str:
+    """'ov-tuner's load harness carries 840 frames/s at this split with the device's work made trivial, and the
+    answer holds 195 (23% of it); the device's bound from each stage alone and a frame's decode is 410 frames/s (the
+    answer holds 48% of it)', or 'limited by ov-tuner's load harness at 840 frames/s: ...'."""
+    c = h.ceiling
+    carried = f"{c.frames_per_s:.0f} frames/s" + ("" if c.reached else " or more")
+    served = f"{h.served_frames_per_s:.0f} frames/s"
+    bound = (f"the device's bound from each stage alone and a frame's decode ({c.decode_ms:.2g} ms on one thread) is "
+             f"{c.bound_frames_per_s:.0f} frames/s, and the answer holds {h.share_of_bound:.0%} of it")
+    if h.limited:
+        return (f"limited by ov-tuner's load harness at {carried}: the answer holds {served} ({h.share:.0%} of what "
+                f"the harness carries at this split with the device's work made trivial), so the device may serve "
+                f"more than it says; {bound}")
+    return (f"ov-tuner's load harness carries {carried} at this split with the device's work made trivial, and the "
+            f"answer holds {served} ({h.share:.0%} of it): the device, not the harness, set it; {bound}")
+
+
 def bottleneck_text(answer: PipelineAnswer) -> str:
     """'classify: its 2 requests busy 97% of the time at 6 cameras; per frame it takes 4.1 ms at work and 12.0 ms
-    waiting'."""
+    waiting'; led by 'ov-tuner's load harness, not a stage' where the harness limited the answer."""
+    if answer.harness is not None and answer.harness.limited:
+        return f"ov-tuner's load harness, not a stage (see harness); the busiest stage: {_busiest(answer)}"
+    return _busiest(answer)
+
+
+def _busiest(answer: PipelineAnswer) -> str:
     share = next((s for s in answer.shares if s.name == answer.bottleneck), None)
     if share is None:
         return answer.bottleneck

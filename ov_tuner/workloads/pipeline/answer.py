@@ -17,7 +17,15 @@ from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 from ov_tuner.workloads.pipeline.rate import round_held
 from ov_tuner.workloads.pipeline.results_file import StoredPipeline
-from ov_tuner.workloads.pipeline.schema import Origin, Pipeline, PipelineTrial, Split, StageRan, StageSetting
+from ov_tuner.workloads.pipeline.schema import (
+    HarnessCeiling,
+    Origin,
+    Pipeline,
+    PipelineTrial,
+    Split,
+    StageRan,
+    StageSetting,
+)
 from ov_tuner.workloads.pipeline.search import (
     best_split,
     loads,
@@ -28,6 +36,9 @@ from ov_tuner.workloads.pipeline.search import (
 
 # The confidence of the interval of a gain in cameras.
 GAIN_CONFIDENCE = 0.95
+# The share of the load harness's ceiling from which the answer's figure is said to be set by ov-tuner's harness, not
+# by the device.
+HARNESS_LIMIT = 0.8
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,28 @@ class StageShare:
 
 
 @dataclass(frozen=True)
+class HarnessFigures:
+    """The answer's frames a second beside what ov-tuner's load harness carries at its split and the device's bound:
+    `limited` where it comes within HARNESS_LIMIT of a ceiling that was reached, so the harness, not the device, may
+    have set it."""
+
+    ceiling: HarnessCeiling
+    served_frames_per_s: float
+
+    @property
+    def share(self) -> float:
+        return self.served_frames_per_s / self.ceiling.frames_per_s if self.ceiling.frames_per_s else float("inf")
+
+    @property
+    def share_of_bound(self) -> float:
+        return self.served_frames_per_s / self.ceiling.bound_frames_per_s
+
+    @property
+    def limited(self) -> bool:
+        return self.ceiling.reached and self.share >= HARNESS_LIMIT
+
+
+@dataclass(frozen=True)
 class PipelineAnswer:
     """The pipeline's answer record: every output (terminal, report, deploy forms) renders this and computes
     nothing. `split` is the contender that held the most frames a second over the rounds side by side (the search's
@@ -160,7 +193,7 @@ class PipelineAnswer:
     the search found and confirmed; `rounds` the contenders measured side by side (the answer first, its origin
     None); `gains` the answer against each baseline; `shares` and `bottleneck` (a stage name,
     DECODE for the decoder) come from the trial at `overloaded_at` cameras (the fewest the answer failed, else its
-    last trial)."""
+    last trial); `harness` the answer's frames a second beside the load harness's ceiling and the device's bound."""
 
     pipeline: Pipeline
     split: Split
@@ -176,6 +209,7 @@ class PipelineAnswer:
     solo: tuple[StageSetting, ...]
     box: Box | None
     from_rounds: bool = False
+    harness: HarnessFigures | None = None  # measured after the rounds at the answer's split
 
 
 def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
@@ -205,8 +239,12 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     bottleneck = max(shares, key=lambda s: (s.utilisation, s.wait_ms)).name if shares else ""
     solo = next((s.stages for s, o in stored.starts if o is Origin.SOLO), ())
     cameras = rounds[0].median if from_rounds else searched.cameras
+    rate = rounds[0].fps_at_median if from_rounds else None
+    served = cameras * (rate if rate is not None else target.fps)
+    harness = (HarnessFigures(stored.harness, served) if stored.harness is not None and stored.harness.split == split
+               else None)
     return PipelineAnswer(pipeline=stored.pipeline, split=split, ran=ran, cameras=cameras, finished=searched.finished,
-                          rounds=rounds, gains=gains, shares=shares, bottleneck=bottleneck,
+                          harness=harness, rounds=rounds, gains=gains, shares=shares, bottleneck=bottleneck,
                           overloaded_at=overloaded.load.cameras, tried=tried, solo=solo, box=stored.environment.box,
                           from_rounds=from_rounds)
 

@@ -16,6 +16,7 @@ from ov_tuner.store.connection import Connection
 from ov_tuner.store.rows import array, blob, now
 from ov_tuner.workloads.pipeline.schema import (
     DetectionCount,
+    HarnessCeiling,
     Origin,
     Pipeline,
     PipelineStage,
@@ -57,6 +58,19 @@ class PipelineRecords(Connection):
     def starts(self) -> list[tuple[Split, Origin]]:
         row = self._db.execute("SELECT starts FROM pipelines ORDER BY id LIMIT 1").fetchone()
         return [] if row is None else [(split_of(s), Origin(o)) for s, o in json.loads(row[0])]
+
+    def record_harness(self, ceiling: HarnessCeiling) -> None:
+        """The load harness's ceiling at the answer's split, measured once after the rounds."""
+        with self._writing():
+            self._db.execute("UPDATE pipelines SET harness = ?", (json.dumps(asdict(ceiling)),))
+
+    def harness(self) -> HarnessCeiling | None:
+        row = self._db.execute("SELECT harness FROM pipelines ORDER BY id LIMIT 1").fetchone()
+        data = {} if row is None else json.loads(row[0])
+        if not data:
+            return None
+        return HarnessCeiling(**{**data, "split": split_of(data["split"]), "runs_per_frame":
+                                 tuple(data["runs_per_frame"]), "solo_fps": tuple(data["solo_fps"])})
 
     def add_solo(self, point: SoloPoint) -> None:
         s = point.setting

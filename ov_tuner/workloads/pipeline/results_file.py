@@ -9,7 +9,7 @@ from pathlib import Path
 from ov_tuner.schema import Environment
 from ov_tuner.store.results import ResultStore
 from ov_tuner.workloads.pipeline.records import PipelineRecords
-from ov_tuner.workloads.pipeline.schema import Origin, Pipeline, PipelineTrial, SoloPoint, Split
+from ov_tuner.workloads.pipeline.schema import HarnessCeiling, Origin, Pipeline, PipelineTrial, SoloPoint, Split
 
 
 class PipelineStore(ResultStore, PipelineRecords):
@@ -27,6 +27,7 @@ class StoredPipeline:
     starts: tuple[tuple[Split, Origin], ...]
     solo: tuple[SoloPoint, ...]
     trials: tuple[PipelineTrial, ...]
+    harness: HarnessCeiling | None = None  # measured after the rounds; None before, or in a file older than v12
 
 
 def load_pipeline(path: Path) -> StoredPipeline | None:
@@ -36,4 +37,4 @@ def load_pipeline(path: Path) -> StoredPipeline | None:
         if pipeline is None or env is None:
             return None
         return StoredPipeline(path, env, pipeline, tuple(store.starts()), tuple(store.solo_points()),
-                              tuple(store.pipeline_trials()))
+                              tuple(store.pipeline_trials()), store.harness())

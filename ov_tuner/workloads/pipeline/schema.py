@@ -179,3 +179,29 @@ class SoloPoint:
     stage: int
     setting: StageSetting
     fps: float
+
+
+@dataclass(frozen=True)
+class HarnessCeiling:
+    """What ov-tuner's own load harness carries at a split, measured once after the rounds at the answer's
+    (ov_tuner.workloads.pipeline.harness): `frames_per_s` completed at `cameras` cameras with the device's work made
+    trivial, `reached` (False: every rate tried was carried, so it carries at least that); and the device's bound
+    beside it, the frames a second the stages alone (each at its solo rate, `runs_per_frame` requests a frame) and a
+    frame's decode on one thread (`decode_ms`, shared by `cores`) would allow if nothing else took a CPU."""
+
+    split: Split
+    cameras: int
+    frames_per_s: float
+    reached: bool
+    decode_ms: float
+    runs_per_frame: tuple[float, ...]
+    solo_fps: tuple[float, ...]
+    cores: int
+
+    @property
+    def bound_frames_per_s(self) -> float:
+        """1 / (each stage's requests a frame over its solo rate, plus a frame's decode over the cores), in frames
+        a second: the device's seconds a frame takes, each part as if it had the whole device."""
+        seconds = sum(r / max(f, 1e-9) for r, f in zip(self.runs_per_frame, self.solo_fps, strict=True))
+        seconds += self.decode_ms / 1000 / max(self.cores, 1)
+        return 1 / seconds if seconds > 0 else float("inf")

@@ -23,11 +23,14 @@ from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.schema import Arrival, DeviceInfo, LoadTrial, PointResult, Quantization
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps
+from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
+from ov_tuner.workloads.pipeline.harness import harness_ceiling
 from ov_tuner.workloads.pipeline.rate import held_rate, next_rate, round_held
-from ov_tuner.workloads.pipeline.results_file import PipelineStore
+from ov_tuner.workloads.pipeline.results_file import PipelineStore, load_pipeline
 from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
+    HarnessCeiling,
     Pipeline,
     PipelineStage,
     PipelineTrial,
@@ -105,6 +108,8 @@ class PipelineWorkload:
     stop: threading.Event | None = None
     tuning: Tuning | None = None  # known once every stage's solo setting is
     trials: list[PipelineTrial] = field(default_factory=list)
+    solo_fps: tuple[float, ...] = ()  # each stage's FPS alone at its solo setting, known with the tuning
+    cores: int = 1
 
     def search(self) -> Steps:
         """Each stage's solo setting, then the split search from the starting points until the policy is done."""
@@ -159,8 +164,28 @@ class PipelineWorkload:
                                   log=False))
 
     def walks(self) -> Steps:
-        """None: the rounds' visits are the pipeline's walks."""
-        yield from ()
+        """The load harness's own ceiling at the answer's split, and the device's bound beside it, once (the rounds'
+        visits are the pipeline's walks): so the answer can say whether ov-tuner or the device set its figure."""
+        if self.store.harness() is not None or self._stopped():
+            return
+        stored = load_pipeline(self.spec.out)
+        answer = None if stored is None else pipeline_answer(stored)
+        if answer is None or answer.cameras < 1:
+            return
+        pipeline = self.compiler.pipeline
+        at = [t for t in self.trials if t.split == answer.split and t.stages and t.load.cameras == answer.cameras]
+        if not at:
+            return
+        frames = max(at[-1].stages[0].runs, 1)
+        runs = tuple(s.runs / frames for s in at[-1].stages[1:])
+        detections = [round(runs[i + 1]) if i + 1 < len(runs) else 0 for i in range(len(runs))]
+        runners, _ = self.compiler.split(answer.split)
+        carried, reached = harness_ceiling(runners, pipeline.video, answer.split.decode_threads, answer.cameras,
+                                           pipeline.target.fps, detections)
+        ceiling = HarnessCeiling(answer.split, answer.cameras, carried, reached,
+                                 decode_seconds(pipeline.video) * 1000, runs, self.solo_fps, self.cores)
+        self.store.record_harness(ceiling)
+        yield ceiling
 
     def _tune(self) -> Steps:
         """Each stage's solo setting and FPS alone (its answer file's, else measured here and stored), the split
@@ -187,7 +212,8 @@ class PipelineWorkload:
             best = max(medians, key=lambda s: medians[s])
             solo.append(best)
             fps.append(medians[best])
-        cores = max(1, int(read_box().cpus))  # the cpuset and the quota, not the host's CPUs
+        self.solo_fps = tuple(fps)
+        self.cores = cores = max(1, int(read_box().cpus))  # the cpuset and the quota, not the host's CPUs
         space = self.spec.space or split_space([s.device.split(".")[0] == "CPU" for s in pipeline.stages], cores)
         starts = store.starts()
         if not starts:
