@@ -88,3 +88,13 @@ def test_a_difference_of_two_walks_is_told_apart_only_where_its_interval_exclude
     assert apart.value == 12 and apart.differs and apart.low > 0
     tied = difference(more, same)
     assert tied.value == 0 and not tied.differs and tied.low <= 0 <= tied.high
+
+
+def test_a_boundary_that_is_a_wide_band_stops_at_the_most_windows_and_says_how_wide() -> None:
+    """Between 33 and 39 users every window is a coin flip (the demo's TPOT at its budget on 2 cores): the walk would
+    wander along the band; it stops at its cap, and the interval spans the band."""
+    rng = np.random.default_rng(7)
+    windows = walk(lambda load, _: load < 33 or (load <= 39 and bool(rng.random() < 0.5)))
+    assert len(windows) <= USERS.most_windows
+    found = boundary(windows)
+    assert found.high - found.low >= 2
