@@ -29,8 +29,10 @@ _UNLIMITED_VALUE = 2**64 - 1
 
 _SCRIPT = '''"""ov-tuner's LLM answer: {what}.
 Serves MODEL with OpenVINO GenAI's continuous batching at the setting that ran; prints one JSON line with the
-scheduler's fields as GenAI holds them, the properties given and the KV cache it allocated. Add requests as they come
-(pipe.add_request, then pipe.step until done), or pass a batch to generate."""
+scheduler's fields as GenAI holds them, the properties given and the KV cache it allocated. A request is served as a
+server serves it: through the model's chat template where it has one, ending at the end of its answer (or at
+MAX_NEW_TOKENS, the longest output the load was measured with). Add requests as they come (pipe.add_request, then
+pipe.step until done), or pass a batch to generate."""
 import json
 import sys
 
@@ -38,6 +40,7 @@ import openvino_genai
 
 MODEL = {model!r}
 DEVICE = {device!r}
+MAX_NEW_TOKENS = {max_new_tokens}
 
 scheduler = openvino_genai.SchedulerConfig()
 scheduler.max_num_batched_tokens = {batched_tokens}
@@ -49,7 +52,10 @@ properties = {properties!r}
 
 pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, scheduler, DEVICE, properties, {{}})
 prompt = sys.argv[1] if len(sys.argv) > 1 else "Hello"
-config = openvino_genai.GenerationConfig(max_new_tokens=16, min_new_tokens=16, ignore_eos=True)
+tokenizer = pipe.get_tokenizer()
+if tokenizer.chat_template:
+    prompt = tokenizer.apply_chat_template([{{"role": "user", "content": prompt}}], add_generation_prompt=True)
+config = openvino_genai.GenerationConfig(max_new_tokens=MAX_NEW_TOKENS)
 text = pipe.generate([prompt], [config])[0].m_generation_ids[0]
 held = {{name: getattr(scheduler, name) for name in ("max_num_batched_tokens", "max_num_seqs", "dynamic_split_fuse",
                                                    "enable_prefix_caching", "cache_size")}}
@@ -71,6 +77,7 @@ def llm_python(answer: LlmAnswer) -> str:
     setting, job = answer.answer.setting, answer.job
     return _SCRIPT.format(
         what=setting_text(setting), model=model_path(answer), device=job.device,
+        max_new_tokens=job.load.output_tokens[1],
         batched_tokens=setting.max_num_batched_tokens or _UNLIMITED, max_num_seqs=setting.max_num_seqs,
         dynamic_split_fuse=setting.dynamic_split_fuse, enable_prefix_caching=setting.enable_prefix_caching,
         cache_size=setting.cache_gb or 0, properties=setting.properties())
