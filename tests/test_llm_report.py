@@ -138,7 +138,7 @@ def test_the_users_figure_marks_each_walk_and_the_answer(answer: LlmAnswer) -> N
     ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert ticks == [setting_text(w.setting) for w in answer.walks]
     served = {t.get_text() for t in fig.axes[0].texts}
-    assert words.served_text(first.served, first.at_ceiling) in served
+    assert words.served_text(first.found) in served
 
 
 def test_with_no_answer_the_figures_say_so_and_the_report_has_no_form(answer: LlmAnswer, tmp_path: Path) -> None:

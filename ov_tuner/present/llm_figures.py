@@ -145,7 +145,7 @@ def users_figure(answer: LlmAnswer) -> Figure:
         for ok, style in ((True, {"marker": "o", "color": "tab:green"}), (False, {"marker": "x", "color": "tab:red"})):
             hits = [load for load, n, met in walk.found.loads if (2 * met > n) is ok]
             ax.scatter(hits, [row] * len(hits), s=60, zorder=3, **style)  # type: ignore[arg-type]
-        ax.annotate(words.served_text(walk.served, walk.at_ceiling), (max(counts), row), textcoords="offset points",
+        ax.annotate(words.served_text(walk.found), (max(counts), row), textcoords="offset points",
                     xytext=(14, 0), va="center", fontsize=8)
     at = {w.setting: (float(w.served or w.found.loads[0][0]), float(row)) for row, w in enumerate(walks)}
     handles = [*_marks(ax, at, answer), Line2D([], [], marker="o", linestyle="", color="tab:green", label=words.MET),

@@ -4,6 +4,7 @@ alone, named as every figure names them), the sections and the searched settings
 from __future__ import annotations
 
 from ov_tuner.present.words.llm import BASELINE_NAMES, budget_text, load_text, setting_text
+from ov_tuner.search.boundary import Boundary
 from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 
@@ -65,11 +66,14 @@ def users_title(answer: LlmAnswer) -> str:
     return f"The walk to the most {served} served within the budget ({budget_text(answer.job.budget)})"
 
 
-def served_text(served: float, at_ceiling: bool) -> str:
-    """'serves 4 or more', 'serves none tried'."""
-    if served == 0:
+def served_text(found: Boundary) -> str:
+    """'serves 38 (95%: 36..39)', 'serves 4 or more', 'serves none tried'."""
+    if found.served == 0:
         return "serves none tried"
-    return f"serves {served:g}{' or more' if at_ceiling else ''}"
+    if found.at_ceiling:
+        return f"serves {found.served:g} or more"
+    spread = "" if found.low == found.high else f" (95%: {found.low:.3g}..{found.high:.3g})"
+    return f"serves {found.served:.3g}{spread}"
 
 
 def marks_text(answer: bool, front: bool, held: bool) -> str:
