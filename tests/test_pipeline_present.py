@@ -152,7 +152,8 @@ def test_the_harness_row_says_whether_ov_tuner_or_the_device_set_the_answer(carr
                                                                             limited: bool) -> None:
     """The answer holds 81 frames/s (5 cameras at 16.2): within 80% of a ceiling of 90 that was reached, the harness
     set it; a ceiling of 400, or one never reached, did not."""
-    ceiling = HarnessCeiling(ANSWER, 5, carried, reached, 2.0, (1.0, 3.0), (400.0, 1200.0), 2)
+    ceiling = HarnessCeiling(ANSWER, 5, carried, reached, decode_ms=2.0, runs_per_frame=(1.0, 3.0),
+                             solo_fps=(400.0, 1200.0), cores=2)
     answer = make_answer(harness=HarnessFigures(ceiling, 81.0))
     rows = dict(pipeline_rows(answer))
     assert answer.harness is not None and answer.harness.limited is limited

@@ -37,4 +37,4 @@ def load_pipeline(path: Path) -> StoredPipeline | None:
         if pipeline is None or env is None:
             return None
         return StoredPipeline(path, env, pipeline, tuple(store.starts()), tuple(store.solo_points()),
-                              tuple(store.pipeline_trials()), store.harness())
+                              tuple(store.pipeline_trials()), harness=store.harness())

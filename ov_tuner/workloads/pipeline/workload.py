@@ -182,8 +182,9 @@ class PipelineWorkload:
         runners, _ = self.compiler.split(answer.split)
         carried, reached = harness_ceiling(runners, pipeline.video, answer.split.decode_threads, answer.cameras,
                                            pipeline.target.fps, detections)
-        ceiling = HarnessCeiling(answer.split, answer.cameras, carried, reached,
-                                 decode_seconds(pipeline.video) * 1000, runs, self.solo_fps, self.cores)
+        decode_ms = decode_seconds(pipeline.video) * 1000
+        ceiling = HarnessCeiling(answer.split, answer.cameras, carried, reached, decode_ms=decode_ms,
+                                 runs_per_frame=runs, solo_fps=self.solo_fps, cores=self.cores)
         self.store.record_harness(ceiling)
         yield ceiling
 
