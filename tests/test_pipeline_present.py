@@ -165,6 +165,15 @@ def test_the_harness_row_says_whether_ov_tuner_or_the_device_set_the_answer(carr
     assert pipeline_answer_json(answer)["harness"]["limited"] is limited
 
 
+def test_a_camera_gain_the_same_in_every_round_states_no_zero_wide_interval() -> None:
+    """The demo once printed '+1.0 cameras (95%: +1.0..+1.0)': every round served one camera more."""
+    gain = judged(CameraGain(Origin.DEFAULT, 1.0, 1.0, 1.0, 3, None, Ratio(1.21, 1.06, 1.37, 3)))
+    row = dict(pipeline_rows(make_answer(gains=(gain,))))["vs default"]
+    assert gain.verdict is Verdict.MORE
+    assert row.startswith("+1.0 cameras in every round and 1.21x the frames a second held (95%: 1.06..1.37x) over")
+    assert "+1.0..+1.0" not in row
+
+
 def test_an_answer_stopped_before_its_rounds_says_so_without_nan_or_empty_figures() -> None:
     """Stopped in its first round: no NaN, no '0.0 ->', no '0 rounds' in any row or in the JSON's words."""
     nan = float("nan")

@@ -128,7 +128,8 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     if gain.verdict is Verdict.TOO_FEW:
         return (f"not compared with {name}: {_count(gain.rounds, 'round')} side by side finished, and an interval "
                 "needs two (the run was stopped before its rounds)")
-    cameras = f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
+    cameras = (f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
+               if gain.high > gain.low else f"{gain.difference:+.1f} cameras in every round")  # never zero-wide
     held = ""
     if gain.arrivals is not None:
         a = gain.arrivals
