@@ -90,11 +90,19 @@ def test_a_difference_of_two_walks_is_told_apart_only_where_its_interval_exclude
     assert tied.value == 0 and not tied.differs and tied.low <= 0 <= tied.high
 
 
-def test_a_boundary_that_is_a_wide_band_stops_at_the_most_windows_and_says_how_wide() -> None:
+def test_a_boundary_that_is_a_wide_band_stops_at_its_most_repeats_and_says_how_wide() -> None:
     """Between 33 and 39 users every window is a coin flip (the demo's TPOT at its budget on 2 cores): the walk would
-    wander along the band; it stops at its cap, and the interval spans the band."""
+    wander along the band; it stops at its cap of repeats, and the interval spans the band."""
     rng = np.random.default_rng(7)
     windows = walk(lambda load, _: load < 33 or (load <= 39 and bool(rng.random() < 0.5)))
-    assert len(windows) <= USERS.most_windows
+    assert len(windows) - len({x for x, _ in windows}) <= USERS.most_repeated
     found = boundary(windows)
     assert found.high - found.low >= 2
+
+
+def test_a_walk_over_a_wide_range_brackets_and_bisects_in_full_before_any_cap() -> None:
+    """From one camera to 300: ten doublings and the bisection to 5%, then the edges; the cap counts repeats only."""
+    windows = walk(lambda load, _: load <= 300, WalkRule(start=1, most=4096))
+    found = boundary(windows)
+    assert 300 * 0.95 <= found.served <= 300 < found.high <= 320
+    assert len({x for x, _ in windows}) >= 14 and len(windows) > 16

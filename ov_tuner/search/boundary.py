@@ -8,9 +8,9 @@ the answer is expected), then bisects between the highest load met and the lowes
 `precision` of each other (one unit apart for whole loads), halving where even the first load fails. Near the
 boundary no single window decides: each of the two loads at the edge is measured `repeats` times, and again (up to
 `most_repeats`) while the interval is wider than `width` of the figure, the less settled edge first, then the load
-below the served edge. Loads far from the edge are measured once: repeats go where the boundary is. A walk takes
-`most_windows` at most: where the boundary is a wide band that windows land either side of at random, it would
-wander along it, so it stops there and its interval says how wide the band is.
+below the served edge. Loads far from the edge are measured once: repeats go where the boundary is. A walk repeats
+`most_repeated` windows at most: where the boundary is a wide band that windows land either side of at random, it
+would wander along it, so it stops there and its interval says how wide the band is.
 
 What the windows say. Per load, the share of its windows that met the target, made non-increasing in the load
 (isotonic regression by pooling adjacent violators, Barlow, Bartholomew, Bremner and Brunk, Statistical Inference
@@ -43,9 +43,10 @@ REPEATS = 3
 MOST_REPEATS = 5
 # The interval's width the walk repeats for, as a share of the figure (one unit where the figure is smaller).
 WIDTH = 0.10
-# The most windows a walk takes: where the boundary is a wide band that any window may land either side of, the walk
-# would wander along it; it stops here and its interval says how wide the band is.
-MOST_WINDOWS = 16
+# The most windows a walk repeats (beyond the first at each load it tried): where the boundary is a wide band that any
+# window may land either side of, the walk would wander along it; it stops here and its interval says how wide the band
+# is. Counting repeats only, a walk over a wide range (1 to 4096 cameras) still brackets and bisects in full.
+MOST_REPEATED = 8
 # Draws of the loads' chances for the interval.
 DRAWS = 2000
 CONFIDENCE = 0.95
@@ -71,7 +72,7 @@ class WalkRule:
     repeats: int = REPEATS
     most_repeats: int = MOST_REPEATS
     width: float = WIDTH
-    most_windows: int = MOST_WINDOWS
+    most_repeated: int = MOST_REPEATED
 
     @property
     def unit(self) -> float:
@@ -118,9 +119,9 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     """The load to measure next, or None when the walk is done (see the module's docstring)."""
     if not windows:
         return _load(min(rule.start, rule.most), rule)
-    if len(windows) >= rule.most_windows:
-        return None
     loads, n, met = _tally(windows)
+    if len(windows) - len(loads) >= rule.most_repeated:
+        return None
     share = _non_increasing(met / n, n)[0]
     served_at = _served_index(share)
     served = float(loads[served_at]) if served_at >= 0 else 0.0
