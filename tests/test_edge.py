@@ -150,8 +150,8 @@ def test_the_search_doubles_then_bisects_then_measures_both_edges_again() -> Non
     assert tried.count(11) >= REPEATS and tried.count(12) >= REPEATS  # the edge, both sides, more than once
     assert all(tried.count(k) == 1 for k in (1, 2, 4, 8, 16))  # far from it, once
     assert capacity(trials, TARGET) == 11
-    found = camera_boundary(trials, TARGET)
-    assert (found.low, found.high) == (11, 11)
+    found = camera_boundary(trials, TARGET)  # every trial at the edge agreed: only a rerun's spread widens it
+    assert 9 <= found.low < 11 < found.high <= 13
 
 
 def test_an_answer_that_fails_its_second_look_steps_down() -> None:
@@ -215,9 +215,10 @@ def test_the_summary_names_the_most_cameras_first() -> None:
             for s, n, truth in ((1, 2, 6), (2, 4, 11))]
     summary = capacity_summary(latest_served(runs))
     assert summary is not None
-    assert summary.startswith("CPU fp32 batch 1 2 streams x 4 requests serves 11 cameras (the trials at the edge all "
-                              "agreed")
-    assert "1 x 2 serves 6 (6..6)" in summary
+    eleven, six = latest_served(runs)
+    assert summary.startswith(f"CPU fp32 batch 1 2 streams x 4 requests serves 11 cameras (95%: {eleven.low}.."
+                              f"{eleven.high}, {len(eleven.run.trials)} trials)")
+    assert f"1 x 2 serves 6 ({six.low}..{six.high})" in summary and six.low < 6 < six.high
     assert [(s.cameras, s.run.config.streams) for s in latest_served(runs)] == [(11, 2), (6, 1)]
 
 

@@ -409,7 +409,7 @@ def test_a_walk_that_serves_more_users_told_apart_decides_the_answer() -> None:
     (gain,) = answer.walk_gains
     assert gain.baseline == SCHEDULER_DEFAULT and gain.difference.value == 10 and gain.difference.differs
     words = dict(answer_lines(answer))
-    assert "30 users (95%: 30..31) within the budget" in words["users"]
+    assert "30 users (95%: 27..35) within the budget" in words["users"]  # 30..31 widened by a rerun's spread
     assert "+10 users over GenAI's scheduler default (95%: +" in words["users"]
     assert "told apart (the difference's 95% interval above 0)" in words["why"]
     close = StoredLlm("r.db", None, job, (*rounds, *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 21)), ())

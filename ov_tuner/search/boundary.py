@@ -21,9 +21,11 @@ The interval. Each load's chance to meet the target has a Jeffreys posterior, Be
 Cai and DasGupta, Statistical Science 16(2), 2001); DRAWS draws of every load's chance are each made non-increasing
 and read as above. The low end is the 2.5th percentile of the figures drawn; the high end the 97.5th percentile of
 the most each draw leaves possible (one unit below the next load tried above its figure, or the figure itself where
-nothing above it was tried: a walk stopped at its ceiling says "at least"). Seeded: the same windows give the same
-interval. A second walk compared with it (walked alternately, at the same time) draws the same way, and the
-difference's interval comes from the draws' differences.
+nothing above it was tried: a walk stopped at its ceiling says "at least"). Both ends then move out by the spread a
+rerun shows that no single walk can (RERUN_SD, the same term a gain's interval carries: the demo's LLM walks gave
+38 (36..39) and 42 (42..43) users in two runs without it). Seeded: the same windows give the same interval. A second
+walk compared with it (walked alternately, at the same time) draws the same way; the difference's interval comes from
+the draws' differences, moved out by the rerun spread of the larger figure.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+
+from ov_tuner.stats.headtohead import RERUN_SD
 
 # How close the highest load met and the lowest not met must lie before the walk stops bisecting, as a share of the
 # first (GuideLLM's goodput profile bisects to 10%; a finer step costs a window a halving).
@@ -50,6 +54,8 @@ MOST_REPEATED = 8
 # Draws of the loads' chances for the interval.
 DRAWS = 2000
 CONFIDENCE = 0.95
+# The normal quantile of CONFIDENCE, for the rerun term.
+RERUN_Z = 1.96
 # A load is served where its (non-increasing) share of met windows is more than this: a tie is not served.
 MAJORITY = 0.5
 
@@ -151,7 +157,7 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     below = served_at - 1 if served_at >= 1 and n[served_at - 1] < rule.repeats else None
     if not spare and below is None:
         return None
-    found = boundary(windows, rule.whole)
+    found = boundary(windows, rule.whole, rerun=False)  # what more windows can narrow
     if found.high - found.low <= rule.width * max(found.served, 1.0):
         return None
     # the interval is too wide: measure again the less settled edge that has windows to spare, then the load below
@@ -161,8 +167,9 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     return float(loads[below]) if below is not None else None
 
 
-def boundary(windows: Sequence[Window], whole: bool = True) -> Boundary:
-    """The figure and its interval from the windows so far (see the module's docstring)."""
+def boundary(windows: Sequence[Window], whole: bool = True, rerun: bool = True) -> Boundary:
+    """The figure and its interval from the windows so far (see the module's docstring), widened by the spread a
+    rerun shows that no single walk can (`rerun`)."""
     if not windows:
         return Boundary(0.0, 0.0, 0.0, False, ())
     loads, n, met = _tally(windows)
@@ -170,9 +177,12 @@ def boundary(windows: Sequence[Window], whole: bool = True) -> Boundary:
     served = float(loads[served_at]) if served_at >= 0 else 0.0
     figures, most = _drawn(tuple(loads), tuple(n), tuple(met), whole)
     tail = (1 - CONFIDENCE) / 2
-    return Boundary(served=served, low=min(float(np.quantile(figures, tail, method="lower")), served),
-                    high=max(float(np.quantile(most, 1 - tail, method="higher")), served),
-                    at_ceiling=served_at == len(loads) - 1,
+    at_ceiling = served_at == len(loads) - 1
+    low = min(float(np.quantile(figures, tail, method="lower")), served)
+    high = max(float(np.quantile(most, 1 - tail, method="higher")), served)
+    if rerun:
+        low, high = _rerun(low, whole, -1), high if at_ceiling else _rerun(high, whole, 1)
+    return Boundary(served=served, low=low, high=high, at_ceiling=at_ceiling,
                     loads=tuple((float(x), int(k), int(m)) for x, k, m in zip(loads, n, met, strict=True)))
 
 
@@ -184,8 +194,19 @@ def difference(mine: Sequence[Window], theirs: Sequence[Window], whole: bool = T
     tail = (1 - CONFIDENCE) / 2
     value = a.served - b.served
     spread = drawn_a - drawn_b
-    return BoundaryDifference(value, min(float(np.quantile(spread, tail, method="lower")), value),
-                              max(float(np.quantile(spread, 1 - tail, method="higher")), value))
+    # walked alternately, the two share the host's drift; what a rerun moves is their gap, in proportion to the loads
+    reach = RERUN_Z * RERUN_SD * max(a.served, b.served)
+    low_end = float(np.quantile(spread, tail, method="lower")) - reach
+    high_end = float(np.quantile(spread, 1 - tail, method="higher")) + reach
+    if whole:
+        low_end, high_end = float(np.floor(low_end)), float(np.ceil(high_end))
+    return BoundaryDifference(value, min(low_end, value), max(high_end, value))
+
+
+def _rerun(bound: float, whole: bool, side: int) -> float:
+    """An end of the interval moved out by the rerun spread (RERUN_SD, as a gain's is), whole loads rounded out."""
+    moved = bound * float(np.exp(side * RERUN_Z * RERUN_SD))
+    return float(np.floor(moved) if side < 0 else np.ceil(moved)) if whole else moved
 
 
 def _load(x: float, rule: WalkRule) -> float:

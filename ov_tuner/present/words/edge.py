@@ -43,12 +43,8 @@ def served_text(s: Served) -> str:
 
 
 def cameras_interval_text(s: Served) -> str:
-    """'95%: 6..7, 14 trials', or 'the trials at the edge all agreed, 12 trials' where the interval is the one count
-    (an interval of whole cameras would read zero-wide)."""
-    trials = f"{len(s.run.trials)} trials"
-    if s.low == s.high:
-        return f"the trials at the edge all agreed, {trials}"
-    return f"95%: {s.low}..{s.high}, {trials}"
+    """'95%: 6..8, 14 trials' (never zero-wide: the interval carries a rerun's spread)."""
+    return f"95%: {s.low}..{s.high}, {len(s.run.trials)} trials"
 
 
 def capacity_summary(served: Sequence[Served]) -> str | None:

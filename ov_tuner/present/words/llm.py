@@ -173,13 +173,11 @@ def _served(answer: LlmAnswer) -> str:
 
 
 def walk_text(walk: Walk, closed: bool) -> str:
-    """'58 users (95%: 56..59)', '256 users or more', or '36 users (every window at the edge agreed)'."""
+    """'58 users (95%: 53..64)', or '256 users or more' (never zero-wide: the interval carries a rerun's spread)."""
     found = walk.found
     amount = load_amount(found.served, closed)
     if found.at_ceiling:
         return f"{amount} or more"
-    if found.low == found.high:
-        return f"{amount} (every window at the edge agreed)"
     low, high = (f"{found.low:g}", f"{found.high:g}") if closed else (f"{found.low:.3g}", f"{found.high:.3g}")
     return f"{amount} (95%: {low}..{high})"
 

@@ -67,13 +67,12 @@ def users_title(answer: LlmAnswer) -> str:
 
 
 def served_text(found: Boundary) -> str:
-    """'serves 38 (95%: 36..39)', 'serves 4 or more', 'serves none tried'."""
+    """'serves 38 (95%: 34..43)', 'serves 4 or more', 'serves none tried'."""
     if found.served == 0:
         return "serves none tried"
     if found.at_ceiling:
         return f"serves {found.served:g} or more"
-    spread = "" if found.low == found.high else f" (95%: {found.low:.3g}..{found.high:.3g})"
-    return f"serves {found.served:.3g}{spread}"
+    return f"serves {found.served:.3g} (95%: {found.low:.3g}..{found.high:.3g})"
 
 
 def marks_text(answer: bool, front: bool, held: bool) -> str:
