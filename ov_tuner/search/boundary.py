@@ -97,15 +97,6 @@ class Boundary:
     at_ceiling: bool
     loads: tuple[tuple[float, int, int], ...]
 
-    @property
-    def windows(self) -> int:
-        return sum(n for _, n, _ in self.loads)
-
-    @property
-    def repeated(self) -> int:
-        """The windows beyond the first at each load: what the walk spent where the boundary is."""
-        return sum(n - 1 for _, n, _ in self.loads)
-
 
 @dataclass(frozen=True)
 class BoundaryDifference:
@@ -136,13 +127,13 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
         if served < rule.most:
             grown = 2 * served if rule.doubling else served + rule.unit if rule.whole else served * (1 + rule.precision)
             return _load(min(grown, rule.most), rule)
-        return float(served) if n[served_at] < rule.repeats else None
+        return served if n[served_at] < rule.repeats else None
     failed = float(loads[failed_at])
     if served_at < 0:  # not even the lowest tried met it: halve, down to the least
         lower = _load(failed / 2, rule)
         if lower >= rule.least and lower < failed:
             return lower
-        return float(failed) if n[failed_at] < rule.repeats else None
+        return failed if n[failed_at] < rule.repeats else None
     if failed - served > max(rule.unit, rule.precision * served):
         middle = _load((served + failed) / 2, rule)
         if served < middle < failed:
