@@ -19,6 +19,7 @@ from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
 from ov_tuner.present.words.llm import answer_lines, setting_text
 from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.search.boundary import CONFIDENCE
 from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSetting
 
@@ -198,11 +199,11 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "agreements": [{"setting": _setting(s), "agreement": share, "first_step_cosine": answer.cosines.get(s)}
                        for s, share in answer.agreements.items()],
         "walks": [{"setting": _setting(w.setting), "unit": "users" if job.load.closed else "requests/s",
-                   "served": w.served, "low": w.found.low, "high": w.found.high, "confidence": 0.95,
+                   "served": w.served, "low": w.found.low, "high": w.found.high, "confidence": CONFIDENCE,
                    "at_ceiling": w.at_ceiling, "windows": [{"load": n, "met": ok} for n, ok in w.windows]}
                   for w in answer.walks],
         "walk_gains": [{"baseline": _setting(g.baseline), "difference": g.difference.value, "low": g.difference.low,
-                        "high": g.difference.high, "confidence": 0.95, "differs": g.difference.differs}
+                        "high": g.difference.high, "confidence": CONFIDENCE, "differs": g.difference.differs}
                        for g in answer.walk_gains],
     }
     held = None if not answer.held_back else {

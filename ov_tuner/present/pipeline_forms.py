@@ -27,7 +27,6 @@ from ov_tuner.workloads.pipeline.answer import (
     PipelineAnswer,
     RoundCameras,
     Tried,
-    Verdict,
 )
 from ov_tuner.workloads.pipeline.schema import PipelineStage, Split, StageRan, StageSetting
 
@@ -275,7 +274,7 @@ def _gain(g: CameraGain) -> dict[str, Any]:
     return {"over": g.baseline.value, "difference": _finite(g.difference), "low": _finite(g.low),
             "high": _finite(g.high),
             "confidence": GAIN_CONFIDENCE, "rounds": g.rounds, "verdict": g.verdict.value,
-            "measurable": g.verdict in (Verdict.MORE, Verdict.FEWER),
+            "measurable": g.verdict.told_apart,
             "cameras_ratio": None if g.ratio is None else g.ratio.as_json(),
             "arrivals_ratio": None if g.arrivals is None else g.arrivals.as_json()}
 

@@ -138,7 +138,7 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     mine, theirs = round_of(answer, None), round_of(answer, origin)
     means = f": {theirs.mean:.1f} -> {mine.mean:.1f} cameras" if mine is not None and theirs is not None else ""
     tail = f"{means}, {_count(gain.rounds, 'round')}"
-    if gain.verdict in (Verdict.MORE, Verdict.FEWER):
+    if gain.verdict.told_apart:
         return f"{figures} over {name}{tail}"
     if gain.verdict is Verdict.SPLIT:
         apart, not_apart = (cameras, held) if gain.cameras_clear else (held, cameras)

@@ -92,7 +92,6 @@ class Walk:
     setting: LlmSetting
     windows: tuple[Window, ...]
     found: Boundary
-    whole: bool  # users; else requests a second
 
     @property
     def served(self) -> float:
@@ -209,14 +208,15 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                if s in in_rounds and in_rounds[s].meets and s not in held and np.isfinite(means[i])]
     answer, fastest = None, None
     gains: tuple[LlmGain, ...] = ()
-    walked = _walks(trials, job.budget)
+    closed = job.load.closed  # users, whole numbers; else requests a second
+    walked = _walks(trials, job.budget, closed)
     rule = Rule.FASTEST
     if leading:
         top = max(leading, key=lambda i: means[i])
         tied = [i for i in leading if i == top or _holds_one(paired_interval(table[:, i], table[:, top], log=True))]
         best = min(tied, key=lambda i: (_simpler(contenders[i]), in_rounds[contenders[i]].kv_cache_bytes))
         rule = Rule.FASTEST if tied == [top] else Rule.TIED_SIMPLER
-        most = _most_served(walked, contenders[best], {contenders[i] for i in leading})
+        most = _most_served(walked, contenders[best], {contenders[i] for i in leading}, closed)
         if most is not None:
             best, rule = contenders.index(most), Rule.MOST_SERVED
         answer, fastest = in_rounds[contenders[best]], in_rounds[contenders[top]]
@@ -232,7 +232,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     return LlmAnswer(results=stored.results, environment=stored.environment, job=job, answer=answer, fastest=fastest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
-                     walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer),
+                     walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer, closed),
                      agreements=agreed, cosines=lowest_cosines(stored.outputs),
                      min_agreement=limit,
                      held_back=kept_back, rule=rule)
@@ -243,25 +243,26 @@ def _simpler(setting: LlmSetting) -> int:
     return BASELINES.index(setting) if setting in BASELINES else len(BASELINES)
 
 
-def _most_served(walks: Sequence[Walk], chosen: LlmSetting, leading: set[LlmSetting]) -> LlmSetting | None:
+def _most_served(walks: Sequence[Walk], chosen: LlmSetting, leading: set[LlmSetting],
+                 closed: bool) -> LlmSetting | None:
     """The contender whose walk served the most more load than `chosen`'s, told apart (the 95% interval of the
     difference above 0), among those that may lead; None where none does, or `chosen` was not walked."""
     by_setting = {w.setting: w for w in walks}
     if chosen not in by_setting:
         return None
-    mine, whole = by_setting[chosen].windows, by_setting[chosen].whole
-    gains = [(difference(w.windows, mine, whole), w.setting)
+    mine = by_setting[chosen].windows
+    gains = [(difference(w.windows, mine, closed), w.setting)
              for w in walks if w.setting in leading and w.setting != chosen]
     more = [(d.value, setting) for d, setting in gains if d.differs and d.value > 0]
     return max(more, key=lambda found: found[0])[1] if more else None
 
 
-def _walk_gains(walks: Sequence[Walk], answer: SettingFigures | None) -> tuple[WalkGain, ...]:
+def _walk_gains(walks: Sequence[Walk], answer: SettingFigures | None, closed: bool) -> tuple[WalkGain, ...]:
     """The answer's walk against each baseline's that was walked."""
     mine = next((w for w in walks if answer is not None and w.setting == answer.setting), None)
     if mine is None:
         return ()
-    return tuple(WalkGain(w.setting, difference(mine.windows, w.windows, mine.whole)) for w in walks
+    return tuple(WalkGain(w.setting, difference(mine.windows, w.windows, closed)) for w in walks
                  if w.setting in BASELINES and w.setting != mine.setting)
 
 
@@ -277,13 +278,12 @@ def walk_windows(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBud
             for t in trials if t.walked_at is not None and t.setting == setting]
 
 
-def _walks(trials: Sequence[LlmTrial], budget: LlmBudget) -> tuple[Walk, ...]:
+def _walks(trials: Sequence[LlmTrial], budget: LlmBudget, closed: bool) -> tuple[Walk, ...]:
     walked = list(dict.fromkeys(t.setting for t in trials if t.walked_at is not None))
     found = []
-    closed = any(t.users is not None for t in trials if t.walked_at is not None)  # users, whole; else a rate
     for setting in walked:
         windows = walk_windows(trials, setting, budget)
-        found.append(Walk(setting, tuple(windows), boundary(windows, whole=closed), closed))
+        found.append(Walk(setting, tuple(windows), boundary(windows, whole=closed)))
     return tuple(found)
 
 

@@ -118,6 +118,10 @@ class Verdict(str, Enum):
     SPLIT = "figures disagree"  # one figure's interval excludes no change and another's does not: not told apart
     TOO_FEW = "too few rounds"  # fewer than two rounds side by side finished: no interval to judge on
 
+    @property
+    def told_apart(self) -> bool:
+        return self in (Verdict.MORE, Verdict.FEWER)
+
 
 @dataclass(frozen=True)
 class CameraGain:

@@ -33,8 +33,13 @@ class StoredPipeline:
 def load_pipeline(path: Path) -> StoredPipeline | None:
     """A results file's pipeline, or None where it holds none (a sweep's or an LLM's file)."""
     with PipelineStore(path, create=False) as store:
-        pipeline, env = store.pipeline(), store.environment()
-        if pipeline is None or env is None:
-            return None
-        return StoredPipeline(path, env, pipeline, tuple(store.starts()), tuple(store.solo_points()),
-                              tuple(store.pipeline_trials()), harness=store.harness())
+        return stored_pipeline(store)
+
+
+def stored_pipeline(store: PipelineStore) -> StoredPipeline | None:
+    """What an open store holds of a pipeline (the running job reads its own this way), None where it holds none."""
+    pipeline, env = store.pipeline(), store.environment()
+    if pipeline is None or env is None:
+        return None
+    return StoredPipeline(store.path, env, pipeline, tuple(store.starts()), tuple(store.solo_points()),
+                          tuple(store.pipeline_trials()), harness=store.harness())

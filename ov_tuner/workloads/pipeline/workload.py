@@ -27,7 +27,7 @@ from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
 from ov_tuner.workloads.pipeline.harness import harness_ceiling
 from ov_tuner.workloads.pipeline.rate import held_rate, next_rate, round_held
-from ov_tuner.workloads.pipeline.results_file import PipelineStore, load_pipeline
+from ov_tuner.workloads.pipeline.results_file import PipelineStore, stored_pipeline
 from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
     HarnessCeiling,
@@ -110,6 +110,7 @@ class PipelineWorkload:
     trials: list[PipelineTrial] = field(default_factory=list)
     solo_fps: tuple[float, ...] = ()  # each stage's FPS alone at its solo setting, known with the tuning
     cores: int = 1
+    decode_ms: float = 0.0  # a frame's decode on one thread, timed with the tuning
 
     def search(self) -> Steps:
         """Each stage's solo setting, then the split search from the starting points until the policy is done."""
@@ -168,7 +169,7 @@ class PipelineWorkload:
         visits are the pipeline's walks): so the answer can say whether ov-tuner or the device set its figure."""
         if self.store.harness() is not None or self._stopped():
             return
-        stored = load_pipeline(self.spec.out)
+        stored = stored_pipeline(self.store)
         answer = None if stored is None else pipeline_answer(stored)
         if answer is None or answer.cameras < 1:
             return
@@ -182,8 +183,7 @@ class PipelineWorkload:
         runners, _ = self.compiler.split(answer.split)
         carried, reached = harness_ceiling(runners, pipeline.video, answer.split.decode_threads, answer.cameras,
                                            pipeline.target.fps, detections)
-        decode_ms = decode_seconds(pipeline.video) * 1000
-        ceiling = HarnessCeiling(answer.split, answer.cameras, carried, reached, decode_ms=decode_ms,
+        ceiling = HarnessCeiling(answer.split, answer.cameras, carried, reached, decode_ms=self.decode_ms,
                                  runs_per_frame=runs, solo_fps=self.solo_fps, cores=self.cores)
         self.store.record_harness(ceiling)
         yield ceiling
@@ -215,11 +215,12 @@ class PipelineWorkload:
             fps.append(medians[best])
         self.solo_fps = tuple(fps)
         self.cores = cores = max(1, int(read_box().cpus))  # the cpuset and the quota, not the host's CPUs
+        self.decode_ms = decode_seconds(pipeline.video) * 1000
         space = self.spec.space or split_space([s.device.split(".")[0] == "CPU" for s in pipeline.stages], cores)
         starts = store.starts()
         if not starts:
             starts = seeds(solo, [_cost(s, f) for s, f in zip(pipeline.stages, fps, strict=True)], space, cores,
-                           decode_seconds(pipeline.video) / cores)
+                           self.decode_ms / 1000 / cores)
             store.record_starts(starts)
         self.tuning = Tuning(pipeline, space, tuple(starts))
 
