@@ -3,17 +3,24 @@
 holds, the ceiling ov-tuner's load harness measured at the answer's split with the device's work made trivial, and
 the device's bound from each stage alone and a frame's decode.
 
-    .venv/bin/python scripts/bench_harness.py [PIPELINE.toml ...] [--seconds 1] [--out-dir DIR]
+    .venv/bin/python scripts/bench_harness.py [PIPELINE.toml ...] [--seconds 1] [--out-dir DIR] [--against REF]
 
 With no file it runs two: a tiny pipeline it writes (a one-convolution model with a 3x32x32 input in both stages,
 the second on 2 regions, cameras of a 64x64 Motion-JPEG clip: the harness, not the device, should limit it), and
 the demo's (scripts/demo_pipeline.toml; run scripts/demo first for its models and clip). Run by hand, never beside
 a test or another benchmark.
+
+With --against REF (a commit of this repository: the harness before a change), each pipeline is tuned by REF's
+code first (a git worktree of it, its own bench_harness.py), then by this checkout's, one after the other in the same
+run, so the two harnesses are compared in the same window of a shared host.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -82,15 +89,41 @@ def main() -> None:
     parser.add_argument("pipelines", type=Path, nargs="*")
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--out-dir", type=Path, default=None)
+    parser.add_argument("--against", default=None, help="a commit whose harness to run first, for before and after")
     args = parser.parse_args()
     out = args.out_dir or Path(tempfile.mkdtemp(prefix="bench_harness-"))
     out.mkdir(parents=True, exist_ok=True)
     files = args.pipelines or [tiny_pipeline(out), Path(__file__).parent / "demo_pipeline.toml"]
+    before = worktree(args.against, out) if args.against else None
+    try:
+        compare(files, out, args.seconds, before, args.against)
+    finally:
+        if before is not None:
+            subprocess.run(["git", "worktree", "remove", "--force", str(before)], check=True,
+                           cwd=Path(__file__).parent)
+
+
+def compare(files: list[Path], out: Path, seconds: float, before: Path | None, ref: str | None) -> None:
+    """Bench each pipeline, REF's harness first where there is one (`before`: its checkout)."""
     for file in files:
         if not file.exists() or (file.name == "demo_pipeline.toml" and not (file.parent.parent / "results").exists()):
             print(f"{file}: skipped (run scripts/demo first for the demo's models and clip)")
             continue
-        bench(file, out / f"{file.stem}.db", args.seconds)
+        if before is not None:
+            print(f"before ({ref}):", flush=True)
+            subprocess.run([sys.executable, "scripts/bench_harness.py", str(file.resolve()), "--seconds",
+                            str(seconds), "--out-dir", str(out / "before")], cwd=before, check=True,
+                           env={**os.environ, "PYTHONPATH": str(before)})
+            print("after (this checkout):")
+        bench(file, out / f"{file.stem}.db", seconds)
+
+
+def worktree(ref: str, out: Path) -> Path:
+    """A checkout of `ref` beside the results, for its harness to run from."""
+    folder = out / "before-src"
+    subprocess.run(["git", "worktree", "add", "--detach", "--force", str(folder), ref], check=True,
+                   capture_output=True, cwd=Path(__file__).parent)
+    return folder
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ How a trial runs (ov_tuner.measure.openloop, for the chain):
 - A camera keeps at most max(2, ceil(budget * fps) + 1) frames in the pipeline; a newer one is dropped, as an edge
   pipeline drops a stale frame: one that waits behind that many would be late anyway, and every queue stays bounded.
 - `decode_threads` threads take the admitted frames in arrival order, read each camera's next frame (its real
-  decode) and cut and resize it for the first stage that runs on it (as_model_input).
+  decode) and cut and resize it for the first stage that runs on it (ov_tuner.model.inputs.ImageConverter).
 - Stage i runs on a camera's k-th frame where `runs_on(k)`: `per_frame` times, or once for each value of the previous
   stage's `per_detection.output` on that frame above its threshold (at most `most`; none where the previous stage did
   not run). Its K runs are K requests on K crops: the frame cut into a grid of K tiles as square as possible. The
@@ -43,7 +43,7 @@ import openvino as ov
 from ov_tuner.measure import host
 from ov_tuner.measure.engine import free_queues
 from ov_tuner.measure.openloop import Arrivals
-from ov_tuner.model.inputs import as_model_input, image_input
+from ov_tuner.model.inputs import ImageConverter, image_input
 from ov_tuner.schema import CameraTarget, LoadTrial
 from ov_tuner.workloads.pipeline.frames import Frame, Job, Tally, arrival_schedule, check_counted_output, tiles
 from ov_tuner.workloads.pipeline.schema import DECODE, DetectionCount, PipelineStage, StageTime, VideoSource
@@ -95,6 +95,7 @@ class _Trial:
                  most_in_flight: int) -> None:
         self.runners = runners
         self.ports = [image_input(r.compiled.inputs) for r in runners]
+        self.converters = [ImageConverter(port) for port in self.ports]
         self.counts = [_detection_count(runners, i) for i in range(len(runners))]
         self.feeds = open_feeds(video, cameras)
         self.most_in_flight = most_in_flight
@@ -204,7 +205,7 @@ class _Trial:
                     crops = self.crops(stage, job.frame.image, job.runs)
                     ready += time.perf_counter_ns() - cutting
                 for crop in crops:
-                    infer_queue.start_async({port: crop}, job.frame)
+                    infer_queue.start_async({port: crop}, job.frame, share_inputs=True)
                     if job.frame.counted:
                         with self.lock:
                             tally.wait_ms += (time.perf_counter_ns() - ready) / 1e6
@@ -250,7 +251,7 @@ class _Trial:
         self.finish(frame)
 
     def crops(self, stage: int, image: np.ndarray, runs: int) -> list[np.ndarray]:
-        return [as_model_input([tile], self.ports[stage]) for tile in tiles(image, runs)]
+        return [self.converters[stage]([tile]) for tile in tiles(image, runs)]
 
     def finish(self, frame: Frame) -> None:
         finished = time.perf_counter_ns()
