@@ -2,12 +2,14 @@
 rule, and every gain and precision ratio with its 95% interval (ov_tuner.stats.headtohead).
 
 Deploying must not follow the noise. The leader is the explicit configuration with the most FPS. Those whose
-interval against it holds 1.0 and whose FPS lies within TIE_MARGIN of it are *near* it; among the leader and
-the near ones, ov-tuner deploys the cheapest (Rule.CHEAPEST): the fewest frames in flight (requests x batch),
-then the fewest streams, then the most exact precision (fp32, fp16, bf16), then the lowest latency at the
-percentile asked for. A configuration within noise of the leader but further than the margin is *not told
-apart*: named, never deployed. Which one is cheapest does not change from run to run, even where the leader
-does.
+interval against it holds 1.0, and that no contender beats beyond noise, are *near* it; among the leader and the
+near ones, ov-tuner deploys the cheapest (Rule.CHEAPEST): the fewest frames in flight (requests x batch), then the
+fewest streams, then the most exact precision (fp32, fp16, bf16), then the lowest latency at the percentile asked
+for. The cheaper is kept until the dearer is shown faster: no point estimate decides, so no margin on one flips the
+answer between runs (a 5% margin on the point estimates did: 2 x 2 at 0.95 of 2 x 4 was deployed in one run and
+not in the next). The price is stated, the deployed configuration's ratio to the leader with its interval. One
+within noise of the leader that another contender beats beyond noise is *not told apart* from the leader: named,
+never deployed.
 
 The hint baselines and "OpenVINO default" are references (the gains are over them, OpenVINO default first),
 not candidates: a tuner deploys an explicit configuration, and one within noise of a hint's choice is that
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ov_tuner.schema import Mode, PointConfig, Precision
-from ov_tuner.stats.headtohead import TIE_MARGIN, HeadToHead, Ratio, RoundFigures
+from ov_tuner.stats.headtohead import HeadToHead, Ratio, RoundFigures
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8)
 # The order the gains over the baselines are stated in: what OpenVINO does left alone first.
@@ -42,8 +44,8 @@ class Rule(str, Enum):
     """How the deployed configuration was chosen among the round's contenders."""
 
     ONLY = "only"  # one configuration was confirmed
-    FASTEST = "fastest"  # the leader: nothing else lies within noise and the tie margin of it
-    CHEAPEST = "cheapest"  # the cheapest of those within noise and the tie margin of the leader
+    FASTEST = "fastest"  # the leader: nothing else lies within noise of it
+    CHEAPEST = "cheapest"  # the cheapest of those within noise of the leader that nothing beats beyond noise
     BASELINE = "baseline"  # a hint baseline (or OpenVINO default) beat every explicit configuration beyond noise
 
 
@@ -74,8 +76,8 @@ class ConfirmedAnswer:
     leader: RoundFigures
     deploy: RoundFigures
     rule: Rule
-    near: tuple[Standing, ...]  # within noise and TIE_MARGIN of the leader (the deployed one among them): vs the leader
-    unresolved: tuple[Standing, ...]  # within noise of the leader but further than TIE_MARGIN: against the leader
+    near: tuple[Standing, ...]  # within noise of the leader, beaten by none (the deployed one among them): vs leader
+    unresolved: tuple[Standing, ...]  # within noise of the leader but beaten beyond noise by another: vs the leader
     runner_up: Standing | None  # the fastest contender clearly slower than the leader, against the leader
     gains: tuple[Standing, ...]  # the deployed configuration over each baseline, OpenVINO default first
     precision_ratios: tuple[PrecisionRatio, ...]
@@ -106,7 +108,7 @@ def confirmed_answer(head: HeadToHead, max_latency_ms: float | None = None, perc
     leader = max(candidates, key=lambda f: f.fps)
     others = [Standing(f, head.ratio(f.contender, leader.contender)) for f in candidates if f is not leader]
     within = [s for s in others if not s.ratio.clear]
-    near = tuple(s for s in within if s.ratio.value >= 1 - TIE_MARGIN and not _beaten(head, s.figures, pool))
+    near = tuple(s for s in within if not _beaten(head, s.figures, pool))
     slower = sorted((s for s in others if s.ratio.high < 1), key=lambda s: -s.figures.fps)
     if beaten_by_baseline:  # name the best explicit configuration the baseline beat
         explicit = max((f for f in pool if f.contender.config.explicit), key=lambda f: f.fps)
@@ -142,8 +144,8 @@ def _candidates(head: HeadToHead, pool: list[RoundFigures]) -> tuple[list[RoundF
 
 
 def _beaten(head: HeadToHead, figures: RoundFigures, pool: list[RoundFigures]) -> bool:
-    """Whether a baseline of the pool beats `figures` beyond noise: then it is not deployed."""
-    return any(head.ratio(f.contender, figures.contender).low > 1 for f in pool if not f.contender.config.explicit)
+    """Whether a contender of the pool (a baseline included) beats `figures` beyond noise: then it is not deployed."""
+    return any(head.ratio(f.contender, figures.contender).low > 1 for f in pool if f is not figures)
 
 
 def _gains(head: HeadToHead, deploy: RoundFigures) -> tuple[Standing, ...]:

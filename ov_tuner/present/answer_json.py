@@ -13,7 +13,7 @@ from ov_tuner.present.words.accuracy import breach_text
 from ov_tuner.present.words.answer import recommendation_text, rule_text
 from ov_tuner.present.words.short import answer_rows
 from ov_tuner.schema import Accuracy, Contender, Mode, PointResult
-from ov_tuner.stats.headtohead import TIE_MARGIN, Ratio, RoundFigures
+from ov_tuner.stats.headtohead import Ratio, RoundFigures
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "budget": {"max_latency_ms": rec.budget_ms, "percentile": rec.percentile},
         "rule": {"name": confirmed.rule.value if confirmed else "unconfirmed",
                  "decided_by": confirmed.decided_by.value if confirmed and confirmed.decided_by else None,
-                 "tie_margin": TIE_MARGIN, "says": rule_text(rec)},
+                 "says": rule_text(rec)},
         "leader": _figures(confirmed.leader) if confirmed else None,
         "within_noise": [_standing(s) for s in (confirmed.near if confirmed else ())],
         "not_told_apart": [_standing(s) for s in (confirmed.unresolved if confirmed else ())],

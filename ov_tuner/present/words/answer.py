@@ -8,7 +8,7 @@ from ov_tuner.analyse.confirmed import ConfirmedAnswer, CostStep, PrecisionRatio
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.present.words.numbers import factor, gain, gain_inline, percentile_name
 from ov_tuner.schema import Contender, Mode, PointResult
-from ov_tuner.stats.headtohead import TIE_MARGIN, RoundFigures
+from ov_tuner.stats.headtohead import RoundFigures
 
 
 def figures_label(figures: RoundFigures, home: str | None = None) -> str:
@@ -57,10 +57,10 @@ def rule_text(rec: Recommendation) -> str:
     if answer.rule is Rule.BASELINE:
         return "a baseline beat every explicit configuration beyond noise: deploy it, or widen the search"
     if answer.rule is Rule.FASTEST:
-        return f"the fastest: no other configuration is within noise and {TIE_MARGIN:.0%} of it"
-    return (f"the cheapest of the {len(answer.near) + 1} configurations within noise and {TIE_MARGIN:.0%} of the "
-            f"fastest: fewest requests in flight (x batch), then fewest streams, then the most exact precision, then "
-            f"the lowest {percentile_name(percentile)} latency")
+        return "the fastest: no other configuration is within noise of it"
+    return (f"the cheapest of the {len(answer.near) + 1} configurations within noise of the fastest (the cheaper is "
+            f"kept until the dearer is shown faster): fewest requests in flight (x batch), then fewest streams, then "
+            f"the most exact precision, then the lowest {percentile_name(percentile)} latency")
 
 
 def answer_text(answer: ConfirmedAnswer, percentile: int) -> str:
@@ -84,17 +84,17 @@ def answer_text(answer: ConfirmedAnswer, percentile: int) -> str:
         count = len(answer.near) + 1
         versus = next((s for s in answer.near if s.figures is answer.deploy), None)
         if versus is None:  # the fastest is also the cheapest
-            verdict = (f"{deploy} is the fastest and the cheapest of the {count} configurations within noise and "
-                       f"{TIE_MARGIN:.0%} of it: deploy it")
+            verdict = (f"{deploy} is the fastest and the cheapest of the {count} configurations within noise of "
+                       "it: deploy it")
         else:
-            verdict = (f"{count} configurations are within noise and {TIE_MARGIN:.0%} of the fastest, "
+            verdict = (f"{count} configurations are within noise of the fastest, "
                        f"{figures_label(answer.leader, home)}: deploy {deploy} ({gain_inline(versus.ratio)} "
                        f"against it), {DECIDING[answer.decided_by or CostStep.REQUESTS]}")
     return f"{home}: {verdict}{_unresolved(answer)}"
 
 
 def _unresolved(answer: ConfirmedAnswer) -> str:
-    """The contenders the round could not tell apart from the leader, though further from it than the margin."""
+    """The contenders the round could not tell apart from the leader, though another beats them beyond noise."""
     if not answer.unresolved:
         return ""
     each = "; ".join(f"{figures_label(s.figures, answer.device)}: {gain_inline(s.ratio)}" for s in answer.unresolved)

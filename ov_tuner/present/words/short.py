@@ -14,7 +14,7 @@ from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline
 from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization
-from ov_tuner.stats.headtohead import TIE_MARGIN, Ratio
+from ov_tuner.stats.headtohead import Ratio
 
 
 def answer_rows(answer: Answer) -> list[tuple[str, str]]:
@@ -113,7 +113,7 @@ def why_text(rec: Recommendation) -> str:
         ahead = answer.runner_up.ratio.reciprocal()
         return (f"the fastest: {ahead.value - 1:+.1%} FPS over {figures_label(answer.runner_up.figures, home)} "
                 f"(95%: {(ahead.low - 1) * 100:+.1f}..{(ahead.high - 1) * 100:+.1f}%)")
-    count = f"{len(answer.near) + 1} within noise and {TIE_MARGIN:.0%} of the fastest"
+    count = f"{len(answer.near) + 1} within noise of the fastest"
     if answer.deploy is answer.leader:
         others = "; ".join(f"{figures_label(s.figures, home)}: {gain_inline(s.ratio)}" for s in answer.near)
         return f"the fastest, and the cheapest of the {count} ({others})"
