@@ -140,7 +140,7 @@ def test_a_round_walks_down_while_it_fails_and_stops_at_one_camera() -> None:
     loads: list[LoadTrial] = []
     while (cameras := next_in_round(loads, 4, TARGET)) is not None:
         loads.append(trial(split, cameras, cameras <= 2).load)
-    assert [t.cameras for t in loads] == [4, 3, 1, 2]  # steps of 1, 2, then bisection
+    assert [t.cameras for t in loads] == [4, 2, 3]  # halving, then bisection
     assert round_capacity(loads, TARGET) == 2
     loads = []
     while (cameras := next_in_round(loads, 30, TARGET)) is not None:
@@ -209,7 +209,7 @@ def test_the_rate_search_steps_up_doubling_while_it_serves_and_stops_at_its_ceil
     while (fps := next_rate(tried, 2, TARGET)) is not None:
         tried.append((fps, load_at(2, True)))
     rates = [f for f, _ in tried]
-    assert rates[:3] == pytest.approx([15.0, 20.0, 30.0])  # 5, 10, 20 above the target's 10
+    assert rates[:3] == pytest.approx([15.0, 25.0, 45.0])  # 5, then 15, 35 above the target's 10: steps that double
     assert rates[-1] == MOST_RATE * TARGET.fps
     assert held_rate(tried, TARGET) == MOST_RATE * TARGET.fps
 

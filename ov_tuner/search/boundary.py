@@ -3,14 +3,16 @@ percentile, users or requests a second within an LLM's budget), stated with an i
 measured so far, each a load and whether it met the target, and names the next load, so a test drives it on
 constructed windows and a resumed job goes on from what it stored.
 
-How it walks. From the load given it doubles while loads are met (or grows by one unit, for a walk that starts where
-the answer is expected), then bisects between the highest load met and the lowest not met until they lie within
-`precision` of each other (one unit apart for whole loads), halving where even the first load fails. Near the
-boundary no single window decides: each of the two loads at the edge is measured `repeats` times, and again (up to
-`most_repeats`) while the interval is wider than `width` of the figure, the less settled edge first, then the load
-below the served edge. Loads far from the edge are measured once: repeats go where the boundary is. A walk repeats
-`most_repeated` windows at most: where the boundary is a wide band that windows land either side of at random, it
-would wander along it, so it stops there and its interval says how wide the band is.
+How it walks. From the load given it grows while loads are met (Growth: doubling; by one step, for a walk that
+starts where the answer is expected; or by steps that double from the load given, 1, 2, 4, ... past it, for a walk
+that starts near a figure found before and should end in a few windows however far from it the answer lies), then
+bisects between the highest load met and the lowest not met until they lie within `precision` of each other (one
+unit apart for whole loads), halving where even the first load fails. Near the boundary no single window decides:
+each of the two loads at the edge is measured `repeats` times, and again (up to `most_repeats`) while the interval
+is wider than `width` of the figure, the less settled edge first, then the load below the served edge. Loads far
+from the edge are measured once: repeats go where the boundary is. A walk repeats `most_repeated` windows at most:
+where the boundary is a wide band that windows land either side of at random, it would wander along it, so it stops
+there and its interval says how wide the band is.
 
 What the windows say. Per load, the share of its windows that met the target, made non-increasing in the load
 (isotonic regression by pooling adjacent violators, Barlow, Bartholomew, Bremner and Brunk, Statistical Inference
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 
 import numpy as np
@@ -63,17 +66,26 @@ MAJORITY = 0.5
 Window = tuple[float, bool]
 
 
+class Growth(Enum):
+    """How a walk grows the load while loads are met."""
+
+    DOUBLING = "doubling"
+    ONE_STEP = "one step"  # the highest load met, plus `step`
+    WIDENING = "widening"  # the distance past the start doubles, plus `step`: start + step, + 3 steps, + 7 steps ...
+
+
 @dataclass(frozen=True)
 class WalkRule:
-    """Where a walk starts and how far it goes: from `start`, doubling (or one `unit` at a time where not
-    `doubling`) up to `most`; halving from `start` down to `least`; `whole` loads (users, cameras) are tried as
-    whole numbers. The repeats and the width are the module's unless given."""
+    """Where a walk starts and how far it goes: from `start`, growing by `growth` (its `step`) up to `most`;
+    halving from `start` down to `least`; `whole` loads (users, cameras) are tried as whole numbers. The repeats and
+    the width are the module's unless given."""
 
     start: float
     most: float
     whole: bool = True
     least: float = 1.0
-    doubling: bool = True
+    growth: Growth = Growth.DOUBLING
+    step: float = 1.0
     precision: float = PRECISION
     repeats: int = REPEATS
     most_repeats: int = MOST_REPEATS
@@ -125,8 +137,7 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     failed_at = served_at + 1 if served_at + 1 < len(loads) else None
     if failed_at is None:  # every load tried up to the highest was served
         if served < rule.most:
-            grown = 2 * served if rule.doubling else served + rule.unit if rule.whole else served * (1 + rule.precision)
-            return _load(min(grown, rule.most), rule)
+            return _load(min(_grown(served, rule), rule.most), rule)
         return served if n[served_at] < rule.repeats else None
     failed = float(loads[failed_at])
     if served_at < 0:  # not even the lowest tried met it: halve, down to the least
@@ -198,6 +209,14 @@ def _rerun(bound: float, whole: bool, side: int) -> float:
     """An end of the interval moved out by the rerun spread (RERUN_SD, as a gain's is), whole loads rounded out."""
     moved = bound * float(np.exp(side * RERUN_Z * RERUN_SD))
     return float(np.floor(moved) if side < 0 else np.ceil(moved)) if whole else moved
+
+
+def _grown(served: float, rule: WalkRule) -> float:
+    """The load past `served`, the highest met with nothing above it failed, by the rule's growth."""
+    if rule.growth is Growth.DOUBLING:
+        return 2 * served
+    past = max(served - rule.start, 0.0) if rule.growth is Growth.WIDENING else 0.0
+    return served + past + rule.step
 
 
 def _load(x: float, rule: WalkRule) -> float:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.boundary import Boundary, WalkRule, Window, boundary, next_load
+from ov_tuner.search.boundary import Boundary, Growth, WalkRule, Window, boundary, next_load
 
 # No configuration is tried with more cameras than this: a model so light that it serves more is not what the
 # camera search is for.
@@ -25,14 +25,28 @@ CAPACITY_WALK = WalkRule(start=1, most=MAX_CAMERAS)
 # The pipeline search's starting points: each edge twice and no more, since the rounds side by side set the
 # headline; a neighbour of the best split grows one camera at a time from where it was first tried.
 SEARCH_WALK = WalkRule(start=1, most=MAX_CAMERAS, repeats=2, most_repeats=2)
-NEIGHBOUR_WALK = WalkRule(start=1, most=MAX_CAMERAS, doubling=False, repeats=2, most_repeats=2)
+NEIGHBOUR_WALK = WalkRule(start=1, most=MAX_CAMERAS, growth=Growth.ONE_STEP, repeats=2, most_repeats=2)
 
 
 def judged(trials: Sequence[LoadTrial], target: CameraTarget) -> list[LoadTrial]:
     """The trials the answer stands on: all but the disturbed failures that are set aside."""
-    disturbed = Counter(t.cameras for t in trials if t.disturbed and not t.serves(target))
-    return [t for t in trials
-            if not t.disturbed or t.serves(target) or disturbed[t.cameras] > DISTURBED_RETRIES]
+    return [t for _, t in judged_at([(t.cameras, t) for t in trials], target)]
+
+
+def judged_at(tried: Sequence[tuple[float, LoadTrial]], target: CameraTarget) -> list[tuple[float, LoadTrial]]:
+    """`judged` for trials each at a load of its own (a camera count, or a frame rate at one count)."""
+    disturbed = Counter(x for x, t in tried if t.disturbed and not t.serves(target))
+    return [(x, t) for x, t in tried if not t.disturbed or t.serves(target) or disturbed[x] > DISTURBED_RETRIES]
+
+
+def next_at(tried: Sequence[tuple[float, LoadTrial]], target: CameraTarget, rule: WalkRule,
+            known: Sequence[Window] = ()) -> float | None:
+    """The load to try next on the walk `rule` from the trials at their loads (`known`: windows the walk stands on
+    that were measured before it), or None when the walk is done; a failure set aside is tried again first."""
+    counted = judged_at(tried, target)
+    if tried and not any(t is tried[-1][1] for _, t in counted):
+        return tried[-1][0]  # set aside: the host was busy
+    return next_load([*known, *((float(x), t.serves(target)) for x, t in counted)], rule)
 
 
 def windows(trials: Sequence[LoadTrial], target: CameraTarget) -> list[Window]:
@@ -60,7 +74,5 @@ def capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:
 
 def next_cameras(trials: Sequence[LoadTrial], target: CameraTarget, rule: WalkRule = CAPACITY_WALK) -> int | None:
     """The camera count to try next, or None when the capacity is known to the `rule`'s width."""
-    if trials and not any(t is trials[-1] for t in judged(trials, target)):
-        return trials[-1].cameras  # set aside: the host was busy
-    found = next_load(windows(trials, target), rule)
+    found = next_at([(t.cameras, t) for t in trials], target, rule)
     return None if found is None else int(found)

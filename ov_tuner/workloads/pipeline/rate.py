@@ -6,10 +6,11 @@ cameras then reads +0 or +1 with an interval of zero width, which says nothing. 
 count is a continuous figure, so two splits that serve the same cameras are told apart, or said to be equal with an
 interval that comes from measurement, not from rounding.
 
-How: the walk of the round found that `cameras` served at the target's rate and `cameras + 1` did not, so the
-highest rate at `cameras` lies near the target's x (cameras + 1) / cameras, the same frames a second as the count
-that failed. That is tried first; then, while it serves, the rate's distance above the target's doubles; once a rate
-that served lies below one that failed, it bisects until the two lie within RATE_PRECISION.
+How: the one capacity walk (ov_tuner.search.boundary), over frame rates at a fixed count. It stands on what the round's
+camera walk found, that `cameras` served at the target's rate; it steps past that rate by steps that double, the
+first the target's x (cameras + 1) / cameras (the same frames a second as the count that failed), up to MOST_RATE
+times the target's, then bisects until the highest rate that served and the lowest that failed lie within
+RATE_PRECISION. One window a rate, as in the round's camera walk: the rounds repeat.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.cameras import judged
+from ov_tuner.search.boundary import Growth, WalkRule, boundary
+from ov_tuner.search.cameras import judged_at, next_at
 from ov_tuner.workloads.pipeline.schema import PipelineTrial
 from ov_tuner.workloads.pipeline.search import next_in_round, round_capacity
 
@@ -33,37 +35,20 @@ def next_rate(tried: Sequence[tuple[float, LoadTrial]], cameras: int, target: Ca
     with its trial), or None when the highest rate served is known to RATE_PRECISION."""
     if cameras < 1:
         return None
-    outcomes = _outcomes(tried, target)
-    again = next((fps for fps, ok in outcomes.items() if ok is None), None)
-    if again is not None:
-        return again  # set aside on a disturbed host: the same rate again
-    low = held_rate(tried, target)
-    failed = [fps for fps, ok in outcomes.items() if ok is False and fps > low]
-    if failed:
-        high = min(failed)
-        return None if high - low <= RATE_PRECISION * low else (low + high) / 2
-    if low >= MOST_RATE * target.fps:
-        return None
-    above = 2 * (low - target.fps) if low > target.fps else target.fps / cameras
-    return min(target.fps + above, MOST_RATE * target.fps)
+    return next_at(tried, target, rate_walk(cameras, target), known=[(target.fps, True)])
+
+
+def rate_walk(cameras: int, target: CameraTarget) -> WalkRule:
+    """The walk over rates at `cameras` cameras (see the module's docstring)."""
+    return WalkRule(start=target.fps, most=MOST_RATE * target.fps, whole=False, least=target.fps,
+                    growth=Growth.WIDENING, step=target.fps / cameras, precision=RATE_PRECISION, repeats=1,
+                    most_repeats=1)
 
 
 def held_rate(tried: Sequence[tuple[float, LoadTrial]], target: CameraTarget) -> float:
     """The highest frame rate per camera that served among `tried` (the target's where none above it did)."""
-    return max([target.fps, *(fps for fps, ok in _outcomes(tried, target).items() if ok)])
-
-
-def _outcomes(tried: Sequence[tuple[float, LoadTrial]], target: CameraTarget) -> dict[float, bool | None]:
-    """Per rate tried: whether it served (every trial of it that counts), or None where its only trials were failures
-    set aside on a disturbed host (ov_tuner.search.cameras.judged)."""
-    by_rate: dict[float, list[LoadTrial]] = {}
-    for fps, trial in tried:
-        by_rate.setdefault(fps, []).append(trial)
-    outcomes: dict[float, bool | None] = {}
-    for fps, trials in by_rate.items():
-        counted = judged(trials, target)
-        outcomes[fps] = all(t.serves(target) for t in counted) if counted else None
-    return outcomes
+    counted = [(float(x), t.serves(target)) for x, t in judged_at(tried, target)]
+    return max(boundary([(target.fps, True), *counted], whole=False, rerun=False).served, target.fps)
 
 
 @dataclass(frozen=True)

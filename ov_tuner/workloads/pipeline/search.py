@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from ov_tuner.devices.decisions import powers_of_two_up_to
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.cameras import MAX_CAMERAS, NEIGHBOUR_WALK, SEARCH_WALK, capacity, judged, next_cameras, served
+from ov_tuner.search.boundary import Growth, WalkRule
+from ov_tuner.search.cameras import MAX_CAMERAS, NEIGHBOUR_WALK, SEARCH_WALK, capacity, judged, next_cameras
 from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 
 # Requests in flight per stream a stage is tried with: one, or two (a stream starts its next inference while the
@@ -199,24 +200,17 @@ def _next_for_neighbour(trials: Sequence[LoadTrial], target: CameraTarget) -> in
 
 def next_in_round(trials: Sequence[LoadTrial], start: int, target: CameraTarget) -> int | None:
     """The camera count a contender tries next within one head-to-head round, or None when its capacity in the
-    round is known: from `start` (what the search found) up while it serves, or down while it fails, by steps that
-    double (1, 2, 4, ...: a round that lands far from the search's figure still ends in a few trials), then by
-    bisection, until a count that served sits just below one that failed (or one camera failed)."""
-    counted = judged(trials, target)
-    if not trials:
-        return max(start, 1)
-    if not any(t is trials[-1] for t in counted):
-        return trials[-1].cameras
-    outcome = served(trials, target)
-    failed = min((k for k, ok in outcome.items() if not ok), default=None)
-    best = capacity(trials, target)
-    if failed is None:
-        return min(best + (best - start) + 1, MAX_CAMERAS) if best < MAX_CAMERAS else None
-    if failed == 1 or best == failed - 1:
-        return None
-    if best > 0:
-        return (best + failed) // 2
-    return max(failed - (start - failed) - 1, 1)
+    round is known: the one capacity walk (ROUND_WALK) from `start`, what the search found."""
+    return next_cameras(trials, target, round_walk(start))
+
+
+def round_walk(start: int) -> WalkRule:
+    """A round's walk: from `start` up while it serves, or halving while it fails, by steps that double past `start`
+    (1, 2, 4, ...: a round that lands far from the search's figure still ends in a few trials), then bisected until
+    a count that served sits just below one that failed (or one camera failed). One window a count: each round is
+    one of the paired samples the rounds' interval is drawn from, so the rounds, not the walk, repeat."""
+    return WalkRule(start=max(start, 1), most=MAX_CAMERAS, growth=Growth.WIDENING, precision=0.0, repeats=1,
+                    most_repeats=1)
 
 
 def round_capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:
