@@ -205,7 +205,7 @@ class _Trial:
                     crops = self.crops(stage, job.frame.image, job.runs)
                     ready += time.perf_counter_ns() - cutting
                 for crop in crops:
-                    infer_queue.start_async({port: crop}, job.frame, share_inputs=True)
+                    infer_queue.start_async({port: crop}, job.frame)
                     if job.frame.counted:
                         with self.lock:
                             tally.wait_ms += (time.perf_counter_ns() - ready) / 1e6
