@@ -42,6 +42,7 @@ from ov_tuner.workloads.pipeline.answer import (
     StageShare,
     Tried,
     Verdict,
+    deployed,
     verdict,
 )
 from ov_tuner.workloads.pipeline.schema import (
@@ -214,6 +215,30 @@ def test_an_interrupted_search_a_default_stage_and_the_answer_being_a_baseline_a
     assert rows["vs default"] == ("the answer is every model at OpenVINO default, run together: no split served "
                                   "more in the rounds side by side")
     assert rows["vs solo-tuned"].startswith("+2.0 cameras")
+    leader = RoundCameras(ANSWER, Origin.NEIGHBOUR, (5, 5, 5, 5, 5), (ran(2), ran(2)), (16.2,) * 5, ROUNDS)
+    kept = make_answer(split=DEFAULT, leader=leader, leader_gain=judged(
+        CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None, Ratio(1.08, 0.97, 1.2, 5))))
+    assert dict(pipeline_rows(kept))["vs default"] == (
+        "the answer is every model at OpenVINO default, run together: the rounds' leader, the neighbour split, was "
+        "not shown to serve more (+0.4 cameras (95%: -0.3..+1.1) and 1.08x the frames a second held (95%: "
+        "0.97..1.20x) against it, 5 rounds): the simpler is kept until another is shown to serve more")
+
+
+@pytest.mark.parametrize(("searched", "deploys"), [
+    ((6, 6, 6, 6), Origin.DEFAULT),  # the search's split not told apart from every model left alone: the simpler
+    ((8, 8, 9, 8), None),  # more cameras and more frames held in every round: shown to serve more
+])
+def test_the_simplest_contender_no_other_is_shown_to_beat_is_deployed(searched: tuple[int, ...],
+                                                                      deploys: Origin | None) -> None:
+    """The rounds' point estimates do not decide: the search's split holds the most frames a second in both cases."""
+    numbers = (1, 2, 3, 4)
+    contenders = (RoundCameras(ANSWER, None, searched, (), (16.4, 16.0, 16.5, 16.3), numbers),
+                  RoundCameras(SOLO, Origin.SOLO, (4, 4, 4, 4), (), (15.5, 15.2, 15.8, 15.4), numbers),
+                  RoundCameras(DEFAULT, Origin.DEFAULT, (6, 6, 6, 6), (), (15.6, 16.3, 15.2, 16.1), numbers))
+    held = [float(r.arrivals.mean()) for r in contenders]
+    assert held[0] == max(held)
+    chosen = deployed(contenders, held, {ANSWER: Origin.NEIGHBOUR})
+    assert chosen is not None and contenders[chosen].origin is deploys
 
 
 def test_every_figure_the_rows_print_is_in_the_json() -> None:

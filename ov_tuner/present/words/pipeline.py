@@ -7,6 +7,7 @@ from ov_tuner.present.words.box import box_text
 from ov_tuner.schema import cell_text
 from ov_tuner.workloads.pipeline.answer import (
     GAIN_CONFIDENCE,
+    CameraGain,
     HarnessFigures,
     PipelineAnswer,
     RoundCameras,
@@ -120,20 +121,14 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     baseline was not measured."""
     name = BASELINE_WORDS[origin]
     if baseline_split(answer, origin) == answer.split:
-        where = "in the rounds side by side" if answer.from_rounds else "in the search"
-        return f"the answer is {name}: no split served more {where}"
+        return f"the answer is {name}: {_kept_text(answer)}"
     gain = next((g for g in answer.gains if g.baseline is origin), None)
     if gain is None:
         return None
     if gain.verdict is Verdict.TOO_FEW:
         return (f"not compared with {name}: {_count(gain.rounds, 'round')} side by side finished, and an interval "
                 "needs two (the run was stopped before its rounds)")
-    cameras = (f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
-               if gain.high > gain.low else f"{gain.difference:+.1f} cameras in every round")  # never zero-wide
-    held = ""
-    if gain.arrivals is not None:
-        a = gain.arrivals
-        held = f"{a.value:.2f}x the frames a second held ({a.confidence:.0%}: {a.low:.2f}..{a.high:.2f}x)"
+    cameras, held = _gain_figures(gain)
     figures = " and ".join(f for f in (cameras, held) if f)
     mine, theirs = round_of(answer, None), round_of(answer, origin)
     means = f": {theirs.mean:.1f} -> {mine.mean:.1f} cameras" if mine is not None and theirs is not None else ""
@@ -145,6 +140,28 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
         return (f"not told apart from {name}: {apart} excludes no change but {not_apart} does not, and the "
                 f"answer claims a gain only where both do{tail}")
     return f"not told apart from {name} ({figures}){tail}"
+
+
+def _gain_figures(gain: CameraGain) -> tuple[str, str]:
+    """'+2.0 cameras (95%: +1.1..+2.9)' (or '+1.0 cameras in every round': never zero-wide) and '1.41x the frames a
+    second held (95%: 1.22..1.63x)' ('' where the rounds found no rate)."""
+    cameras = (f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
+               if gain.high > gain.low else f"{gain.difference:+.1f} cameras in every round")
+    a = gain.arrivals
+    held = ("" if a is None else
+            f"{a.value:.2f}x the frames a second held ({a.confidence:.0%}: {a.low:.2f}..{a.high:.2f}x)")
+    return cameras, held
+
+
+def _kept_text(answer: PipelineAnswer) -> str:
+    """Why a baseline is the answer: nothing served more, or the rounds' leader was not shown to (the simpler kept)."""
+    where = "in the rounds side by side" if answer.from_rounds else "in the search"
+    if answer.leader is None or answer.leader.origin is None or answer.leader_gain is None:
+        return f"no split served more {where}"
+    figures = " and ".join(f for f in _gain_figures(answer.leader_gain) if f)
+    return (f"the rounds' leader, the {ORIGIN_WORDS[answer.leader.origin]} split, was not shown to serve more "
+            f"({figures} against it, {_count(answer.leader_gain.rounds, 'round')}): the simpler is kept until another "
+            "is shown to serve more")
 
 
 def slots_text(share: StageShare) -> str:

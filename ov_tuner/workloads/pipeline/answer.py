@@ -1,6 +1,12 @@
-"""The pipeline answer, from a pipeline's stored trials: the split that serves the most cameras, how many it serves
-against every model at its solo-tuned setting and at OpenVINO default (measured side by side in rounds), and where a
-frame's time goes. Pure; present/ words it.
+"""The pipeline answer, from a pipeline's stored trials: the split to deploy, how many cameras it serves against
+every model at its solo-tuned setting and at OpenVINO default (measured side by side in rounds), and where a frame's
+time goes. Pure; present/ words it.
+
+Which contender is deployed: the simplest that no other is shown to beat (Verdict.MORE, on the intervals of the
+cameras and of the frames a second held, paired by round): every model at OpenVINO default, then every model at its
+solo answer, then the search's split. The simpler is kept until the dearer is shown faster, so two contenders the
+rounds cannot tell apart give the same answer on every run, where the one holding more in the point estimate changed
+from run to run; the rounds' leader against the answer is stated with its interval.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from ov_tuner.workloads.pipeline.search import (
 
 # The confidence of the interval of a gain in cameras.
 GAIN_CONFIDENCE = 0.95
+# The contenders of the rounds, simplest first: the order the deploy rule keeps (None: the search's split).
+SIMPLER_FIRST: tuple[Origin | None, ...] = (Origin.DEFAULT, Origin.SOLO, None)
 # The share of the load harness's ceiling from which the answer's figure is said to be set by ov-tuner's harness, not
 # by the device.
 HARNESS_LIMIT = 0.8
@@ -214,6 +222,8 @@ class PipelineAnswer:
     box: Box | None
     from_rounds: bool = False
     harness: HarnessFigures | None = None  # measured after the rounds at the answer's split
+    leader: RoundCameras | None = None  # the rounds' leader, where the deploy rule kept a simpler contender
+    leader_gain: CameraGain | None = None  # the leader against the answer (not told apart: the rule kept the answer)
 
 
 def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
@@ -227,15 +237,16 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     tried = tuple(_tried(split, origins.get(split, Origin.NEIGHBOUR), ts, target) for split, ts in by_split.items())
     measured = _round_figures(trials, best, stored.starts, target)
     held = _held(measured)
-    answer_round = measured[max(range(len(measured)), key=lambda i: (held[i], measured[i].origin is None))]
+    leading = max(range(len(measured)), key=lambda i: (held[i], measured[i].origin is None))
+    kept = deployed(measured, held, origins)
+    answer_round = measured[leading if kept is None else kept]
     from_rounds = len(answer_round.per_round) > 0
     split = answer_round.split if from_rounds else best
     searched = next(t for t in tried if t.split == split)
     mine = [t for t in trials if t.split == split]
     ran = next((t.ran for t in reversed(mine) if t.ran), ())
     chosen = answer_round if from_rounds else measured[0]
-    others = [r if r.origin is not None else replace(r, origin=origins.get(r.split, Origin.NEIGHBOUR))
-              for r in measured if r.origin is not None or r.split != chosen.split]
+    others = [_named(r, origins) for r in measured if r.origin is not None or r.split != chosen.split]
     rounds = (replace(chosen, origin=None), *others)
     gains = tuple(_gain(rounds[0], r) for r in rounds[1:] if r.origin in (Origin.SOLO, Origin.DEFAULT))
     overloaded = _overloaded(mine, target)
@@ -247,10 +258,32 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     served = cameras * (rate if rate is not None else target.fps)
     harness = (HarnessFigures(stored.harness, served) if stored.harness is not None and stored.harness.split == split
                else None)
+    leader = _named(measured[leading], origins) if measured[leading].split != split else None
+    leader_gain = None if leader is None else _gain(leader, _named(answer_round, origins))
     return PipelineAnswer(pipeline=stored.pipeline, split=split, ran=ran, cameras=cameras, finished=searched.finished,
                           harness=harness, rounds=rounds, gains=gains, shares=shares, bottleneck=bottleneck,
                           overloaded_at=overloaded.load.cameras, tried=tried, solo=solo, box=stored.environment.box,
-                          from_rounds=from_rounds)
+                          from_rounds=from_rounds, leader=leader, leader_gain=leader_gain)
+
+
+def deployed(measured: Sequence[RoundCameras], held: Sequence[float], origins: dict[Split, Origin]) -> int | None:
+    """The index of the simplest contender (SIMPLER_FIRST) that no other beats (Verdict.MORE) over the rounds both
+    finished; None where fewer than two contenders finished two rounds (the leader then stands alone)."""
+    finished = [i for i, r in enumerate(measured) if held[i] >= 0 and len(r.per_round) >= 2]
+    if len(finished) < 2:
+        return None
+    for i in sorted(finished, key=lambda i: SIMPLER_FIRST.index(measured[i].origin)):
+        mine = _named(measured[i], origins)
+        if not any(_gain(_named(measured[j], origins), mine).verdict is Verdict.MORE for j in finished if j != i):
+            return i
+    return max(finished, key=lambda i: held[i])  # every one beaten by another: not transitive, the leader
+
+
+def _named(contender: RoundCameras, origins: dict[Split, Origin]) -> RoundCameras:
+    """`contender` with the origin its split was searched from, where it is the search's split (origin None)."""
+    if contender.origin is not None:
+        return contender
+    return replace(contender, origin=origins.get(contender.split, Origin.NEIGHBOUR))
 
 
 def _held(measured: Sequence[RoundCameras]) -> list[float]:
