@@ -29,13 +29,14 @@ from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
-from ov_tuner.present.words.edge import capacity_summary
+from ov_tuner.present.words.edge import capacity_summary, harness_cell
 from ov_tuner.quantize.ir import int8_ir
 from ov_tuner.schema import (
     Accuracy,
     CameraTarget,
     Capacity,
     CompileKey,
+    HarnessCarried,
     Int8Options,
     LoadTrial,
     PointConfig,
@@ -122,6 +123,8 @@ def test_far_over_the_limit_frames_queue_or_drop_and_the_search_stops_below_the_
     stored = load_results(tmp_path / "r.db").capacities
     assert len(stored) == 1 and len(stored[0].trials) == len(run.trials)
     assert [t.cameras for t in stored[0].trials] == [t.cameras for t in run.trials]
+    # the open loop's own ceiling at the cameras served, measured after the trials and stored with them
+    assert run.harness is not None and run.harness.frames_per_s > 0 and stored[0].harness == run.harness
 
 
 # -- the camera search, on made-up trials ------------------------------------------------------------------------
@@ -222,6 +225,22 @@ def test_the_summary_names_the_most_cameras_first() -> None:
     assert [(s.cameras, s.run.config.streams) for s in latest_served(runs)] == [(11, 2), (6, 1)]
 
 
+@pytest.mark.parametrize(("carried", "reached", "limited"), [(10_000.0, True, False), (340.0, True, True),
+                                                             (340.0, False, False)])
+def test_a_figure_near_the_harness_ceiling_says_ov_tuner_may_have_set_it(carried: float, reached: bool,
+                                                                        limited: bool) -> None:
+    """11 cameras at 30 FPS offer 330 frames/s: near a ceiling the open loop reached, the device may serve more."""
+    run = Capacity(PointConfig("CPU", Precision.FP32, 1, 2, 4), TARGET, True, tuple(search(11)),
+                   HarnessCarried(carried, reached))
+    (found,) = latest_served([run])
+    assert found.harness_limited is limited
+    summary = capacity_summary([found]) or ""
+    assert ("limited by ov-tuner's load harness at 340 frames/s" in summary) is limited
+    cell = harness_cell(found)
+    assert cell.startswith(f"{330 / carried:.0%} of {carried:.0f}") and cell.endswith(
+        "frames/s" if reached else "or more frames/s")
+
+
 # -- the CLI ------------------------------------------------------------------------------------------------------
 
 def test_capacity_at_a_given_camera_count_reports_and_stores_it(default_model: Path, tmp_path: Path) -> None:
@@ -233,6 +252,7 @@ def test_capacity_at_a_given_camera_count_reports_and_stores_it(default_model: P
     assert "1 cameras: 10 frames/s offered" in result.output and "Cameras served" in result.output
     runs = load_results(out).capacities
     assert [(r.config.nireq, r.searched, len(r.trials)) for r in runs] == [(1, False, 1), (2, False, 1)]
+    assert all(r.harness is not None and r.harness.frames_per_s > 0 for r in runs)  # at the count given
     assert (tmp_path / "plots" / "capacity.png").stat().st_size > 0
 
 

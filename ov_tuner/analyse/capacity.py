@@ -14,6 +14,9 @@ from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import Capacity, Confirmation, LoadTrial, PointConfig, PointResult, Precision
 from ov_tuner.search.cameras import camera_boundary, next_cameras
 
+# The share of the load harness's ceiling from which a figure is said to be set by ov-tuner's harness, not the device.
+HARNESS_LIMIT = 0.8
+
 
 @dataclass(frozen=True)
 class Served:
@@ -32,6 +35,25 @@ class Served:
     @property
     def serves(self) -> bool:
         return self.trial is not None and self.trial.serves(self.run.target)
+
+    @property
+    def frames_per_s(self) -> float:
+        """The frames a second the cameras served offer."""
+        return self.cameras * self.run.target.fps
+
+    @property
+    def harness_share(self) -> float | None:
+        """The frames a second served over what ov-tuner's open loop carries with the device's work made trivial
+        (None where that was not measured)."""
+        carried = self.run.harness
+        return None if carried is None or not carried.frames_per_s else self.frames_per_s / carried.frames_per_s
+
+    @property
+    def harness_limited(self) -> bool:
+        """Served within HARNESS_LIMIT of a ceiling the harness reached: ov-tuner, not the device, may have set it."""
+        share = self.harness_share
+        return share is not None and self.run.harness is not None and self.run.harness.reached and \
+            share >= HARNESS_LIMIT
 
 
 def served(run: Capacity) -> Served:

@@ -11,6 +11,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import openvino as ov
+
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
@@ -18,9 +20,9 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError, Input
 from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.measure.openloop import Arrivals, run_open_loop
+from ov_tuner.measure.openloop import Arrivals, open_loop_ceiling, run_open_loop
 from ov_tuner.schema import Arrival, CameraTarget, Capacity, DeviceInfo, LoadTrial, PointConfig, Quantization
-from ov_tuner.search.cameras import next_cameras
+from ov_tuner.search.cameras import capacity, next_cameras
 from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
@@ -115,4 +117,18 @@ class CapacityWorkload:
                     self.on_trial(config, trial)
                 yield trial
                 cameras = None if spec.cameras else next_cameras(trials, spec.target)
+            yield from self._ceiling(compiled, config, capacity_id)
             del compiled
+
+    def _ceiling(self, compiled: ov.CompiledModel, config: PointConfig, capacity_id: int) -> Steps:
+        """The open loop's own ceiling at the cameras served (the count given), after the configuration's trials
+        and only where one camera was served: so the answer can say whether ov-tuner or the device set its figure.
+        A step of its own: a stop after the last trial ends the run before it."""
+        run = self.capacities[-1]
+        cameras = self.spec.cameras or capacity(run.trials, self.spec.target)
+        if cameras < 1:
+            return
+        carried = open_loop_ceiling(compiled, config.nireq, cameras, self.spec.target.fps)
+        self.store.record_capacity_harness(capacity_id, carried)
+        self.capacities[-1] = replace(run, harness=carried)
+        yield carried

@@ -18,9 +18,10 @@ import numpy as np
 import openvino as ov
 
 from ov_tuner.measure import host
+from ov_tuner.measure.ceiling import TRIVIAL_CONFIG, ceiling, trivial_model
 from ov_tuner.measure.engine import free_queues
 from ov_tuner.model.inputs import InputData
-from ov_tuner.schema import LoadTrial
+from ov_tuner.schema import HarnessCarried, LoadTrial
 
 
 @dataclass(frozen=True)
@@ -105,3 +106,18 @@ def run_open_loop(compiled: ov.CompiledModel, nireq: int, arrivals: Arrivals, le
         latencies_ms=np.array([(d[1] - d[0]) / 1e6 for d in counted], dtype=np.float64),
         service_ms=np.array([d[2] for d in counted], dtype=np.float64),
         foreign_cpu=load.foreign_cpu if load else None, steal=load.steal if load else None)
+
+
+def open_loop_ceiling(compiled: ov.CompiledModel, nireq: int, cameras: int, fps: float, seconds: float = 1.0,
+                      lead_in_s: float = 0.3) -> HarnessCarried:
+    """The frames a second this open loop carries with `compiled`'s inputs and `nireq` requests but the device's
+    work made trivial (ov_tuner.measure.ceiling), `cameras` cameras from `fps` each up: the frames completed of those
+    that arrived in the window, a second (a frame the loop could not start in time is dropped, so it falls behind)."""
+    trivial = ov.Core().compile_model(trivial_model(list(compiled.inputs)), "CPU", TRIVIAL_CONFIG)
+
+    def trial(rate: float) -> tuple[float, float]:
+        load = run_open_loop(trivial, nireq, Arrivals(max(cameras, 1), rate, seconds), lead_in_s)
+        return load.completed / seconds, load.offered / seconds
+
+    carried, reached = ceiling(trial, fps)
+    return HarnessCarried(carried, reached)

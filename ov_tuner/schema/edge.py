@@ -96,14 +96,25 @@ class LoadTrial:
 
 
 @dataclass(frozen=True)
+class HarnessCarried:
+    """What ov-tuner's load harness carried with the device's work made trivial (ov_tuner.measure.ceiling): frames a
+    second, and whether that is its ceiling (False: every rate tried was carried, so it is at least that)."""
+
+    frames_per_s: float
+    reached: bool
+
+
+@dataclass(frozen=True)
 class Capacity:
     """Open-loop trials of one configuration against a camera target: a search for the most cameras it serves
-    (`searched`), or one given camera count."""
+    (`searched`), or one given camera count; `harness`, the open loop's own ceiling at the cameras served, measured
+    after the trials (None before, or where none was served)."""
 
     config: PointConfig
     target: CameraTarget
     searched: bool
     trials: tuple[LoadTrial, ...]
+    harness: HarnessCarried | None = None
 
 
 @dataclass(frozen=True)

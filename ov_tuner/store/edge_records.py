@@ -14,6 +14,7 @@ from ov_tuner.schema import (
     ColdStart,
     ColdStartSample,
     CompileKey,
+    HarnessCarried,
     LayerTime,
     LoadTrial,
     OutputAccuracy,
@@ -107,6 +108,11 @@ class MoreRecords(Connection):
                              (capacity_id, position, trial.cameras, trial.seconds, trial.offered, trial.dropped,
                               blob(trial.latencies_ms), blob(trial.service_ms), trial.foreign_cpu, trial.steal))
 
+    def record_capacity_harness(self, capacity_id: int, carried: HarnessCarried) -> None:
+        with self._writing():
+            self._db.execute("UPDATE capacities SET harness_fps = ?, harness_reached = ? WHERE id = ?",
+                             (carried.frames_per_s, int(carried.reached), capacity_id))
+
     def capacities(self) -> list[Capacity]:
         """Every capacity run, oldest first, with its trials in the order they ran."""
         result = []
@@ -118,7 +124,9 @@ class MoreRecords(Connection):
                 for t in self._db.execute("SELECT * FROM load_trials WHERE capacity_id = ? ORDER BY position",
                                           (r["id"],)))
             target = CameraTarget(r["fps"], r["max_latency_ms"], r["percentile"], Arrival(r["arrival"]))
-            result.append(Capacity(config_from_row(r), target, bool(r["searched"]), trials))
+            harness = (None if r["harness_fps"] is None
+                       else HarnessCarried(r["harness_fps"], bool(r["harness_reached"])))
+            result.append(Capacity(config_from_row(r), target, bool(r["searched"]), trials, harness))
         return result
 
     def begin_soak(self, config: PointConfig, planned_s: float, window_s: float) -> int:

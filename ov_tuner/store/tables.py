@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 class FileKind(str, Enum):
@@ -70,6 +70,8 @@ UPGRADES = {
         f"ALTER TABLE llm_trials ADD COLUMN {column} NOT NULL DEFAULT 0"
         for column in ("window_s REAL", "window_tokens INTEGER", "window_requests INTEGER")),
     11: ("ALTER TABLE pipelines ADD COLUMN harness TEXT NOT NULL DEFAULT '{}'",),  # v12: the load harness's ceiling
+    12: ("ALTER TABLE capacities ADD COLUMN harness_fps REAL",  # v13: the open loop's own ceiling
+         "ALTER TABLE capacities ADD COLUMN harness_reached INTEGER"),
 }
 
 
@@ -132,7 +134,8 @@ CREATE TABLE IF NOT EXISTS capacities (
     id INTEGER PRIMARY KEY, device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL,
     streams INTEGER NOT NULL, nireq INTEGER NOT NULL, mode TEXT NOT NULL, input_mode TEXT NOT NULL,
     settings TEXT NOT NULL DEFAULT '[]', fps REAL NOT NULL, max_latency_ms REAL NOT NULL, percentile REAL NOT NULL,
-    arrival TEXT NOT NULL, searched INTEGER NOT NULL, created_at TEXT NOT NULL
+    arrival TEXT NOT NULL, searched INTEGER NOT NULL, created_at TEXT NOT NULL, harness_fps REAL,
+    harness_reached INTEGER
 );
 CREATE TABLE IF NOT EXISTS load_trials (
     capacity_id INTEGER NOT NULL REFERENCES capacities(id), position INTEGER NOT NULL, cameras INTEGER NOT NULL,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.devices import DeviceListing
 from ov_tuner.present.document import Table, table
-from ov_tuner.present.words.edge import latency_text
+from ov_tuner.present.words.edge import harness_cell, latency_text
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.schema import ColdStart, LoadTrial, Profile
 
@@ -38,9 +38,10 @@ def capacity_table(served: Sequence[Served]) -> Table:
         rows.append([s.run.config.label(), f"{t.fps:g} FPS, p{t.percentile:g} <= {t.max_latency_ms:g} ms, "
                      f"{t.arrival.value}", cameras, latency_text(s), _percentiles(trial),
                      f"{trial.achieved_fps:.1f}" if trial else "-", str(trial.dropped) if trial else "-",
-                     str(trial.late(t.max_latency_ms)) if trial else "-", str(len(s.run.trials))])
+                     str(trial.late(t.max_latency_ms)) if trial else "-", str(len(s.run.trials)),
+                     harness_cell(s)])
     return table(("configuration", "target", "cameras", "latency", "completed frames p50 / p90 / p99 ms",
-                  "completed FPS", "dropped", "late", "trials"), rows,
+                  "completed FPS", "dropped", "late", "trials", "of the harness's ceiling"), rows,
                  "Cameras served (latency counted from each frame's arrival)",
                  ("cameras", "completed FPS", "dropped", "late", "trials"))
 

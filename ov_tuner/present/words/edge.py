@@ -39,7 +39,27 @@ def served_text(s: Served) -> str:
         return f"{head} serves no camera at {t.fps:g} FPS within {_budget(run)} ({len(run.trials)} trials)"
     bound = "" if s.finished else " at least (the search was stopped)"
     return (f"{head} serves {s.cameras} cameras{bound} ({cameras_interval_text(s)}) at {t.fps:g} FPS with "
-            f"{latency_text(s)} (within {_budget(run)})")
+            f"{latency_text(s)} (within {_budget(run)}){_limited(s)}")
+
+
+def _limited(s: Served) -> str:
+    """'; limited by ov-tuner's load harness at 1200 frames/s ...' where the harness, not the device, may have set the
+    figure, else ''."""
+    if not s.harness_limited or s.run.harness is None:
+        return ""
+    return (f"; limited by ov-tuner's load harness at {s.run.harness.frames_per_s:.0f} frames/s (it carried that "
+            f"with the model made trivial, and the cameras served offer {s.frames_per_s:.0f}): the device may serve "
+            "more")
+
+
+def harness_cell(s: Served) -> str:
+    """'2% of 15400 frames/s': the frames a second served against what the load harness carries with the model made
+    trivial ('15400 or more' where it never fell behind), '-' where that was not measured."""
+    carried, share = s.run.harness, s.harness_share
+    if carried is None or share is None:
+        return "-"
+    more = "" if carried.reached else " or more"
+    return f"{share:.0%} of {carried.frames_per_s:.0f}{more} frames/s"
 
 
 def cameras_interval_text(s: Served) -> str:

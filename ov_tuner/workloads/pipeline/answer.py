@@ -17,6 +17,7 @@ from enum import Enum
 
 import numpy as np
 
+from ov_tuner.analyse.capacity import HARNESS_LIMIT
 from ov_tuner.schema import Box, CameraTarget
 from ov_tuner.search.cameras import SEARCH_WALK, capacity, next_cameras, served
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
@@ -44,9 +45,6 @@ from ov_tuner.workloads.pipeline.search import (
 GAIN_CONFIDENCE = 0.95
 # The contenders of the rounds, simplest first: the order the deploy rule keeps (None: the search's split).
 SIMPLER_FIRST: tuple[Origin | None, ...] = (Origin.DEFAULT, Origin.SOLO, None)
-# The share of the load harness's ceiling from which the answer's figure is said to be set by ov-tuner's harness, not
-# by the device.
-HARNESS_LIMIT = 0.8
 
 
 @dataclass(frozen=True)
