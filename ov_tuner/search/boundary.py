@@ -19,15 +19,20 @@ What the windows say. Per load, the share of its windows that met the target, ma
 under Order Restrictions, 1972): more load never serves better, so a met window above a missed one pools with it. The
 figure is the highest load whose share is more than one half (a tie is not served).
 
-The interval. Each load's chance to meet the target has a Jeffreys posterior, Beta(met + 1/2, missed + 1/2) (Brown,
-Cai and DasGupta, Statistical Science 16(2), 2001); DRAWS draws of every load's chance are each made non-increasing
-and read as above. The low end is the 2.5th percentile of the figures drawn; the high end the 97.5th percentile of
-the most each draw leaves possible (one unit below the next load tried above its figure, or the figure itself where
-nothing above it was tried: a walk stopped at its ceiling says "at least"). Both ends then move out by the spread a
-rerun shows that no single walk can (RERUN_SD, the same term a gain's interval carries: the demo's LLM walks gave
-38 (36..39) and 42 (42..43) users in two runs without it). Seeded: the same windows give the same interval. A second
-walk compared with it (walked alternately, at the same time) draws the same way; the difference's interval comes from
-the draws' differences, moved out by the rerun spread of the larger figure.
+The interval. Each window says where the boundary lay while it ran: a window that met the target at a load would
+have met it at any load below, and one that missed would have missed at any load above. So each load's chance to
+meet the target has a Jeffreys posterior (Brown, Cai and DasGupta, Statistical Science 16(2), 2001) on the windows
+that speak for it: Beta(windows met at it or above + 1/2, windows missed at it or below + 1/2). Counting only the
+load's own windows, a load far below the edge walked past once kept a one-in-six chance of failing in a draw, and
+the demo's LLM walk read "40 users (95%: 0..48)" from five-window edges that a single window at 16 and at 32 let
+fall to nothing. DRAWS draws of every load's chance are each made non-increasing and read as above. The low end is
+the 2.5th percentile of the figures drawn; the high end the 97.5th percentile of the most each draw leaves possible
+(one unit below the next load tried above its figure, or the figure itself where nothing above it was tried: a walk
+stopped at its ceiling says "at least"). Both ends then move out by the spread a rerun shows that no single walk can
+(RERUN_SD, the same term a gain's interval carries: the demo's LLM walks gave 38 (36..39) and 42 (42..43) users in
+two runs without it). Seeded: the same windows give the same interval. A second walk compared with it (walked
+alternately, at the same time) draws the same way; the difference's interval comes from the draws' differences,
+moved out by the rerun spread of the larger figure.
 """
 
 from __future__ import annotations
@@ -264,9 +269,11 @@ def _drawn(load_list: tuple[float, ...], n_list: tuple[float, ...], met_list: tu
     """Per draw: the figure, and the most it leaves possible (one unit below the next load tried above it). Cached:
     a search asks again of the same windows at every step."""
     loads, n, met = np.array(load_list), np.array(n_list), np.array(met_list)
+    met_above = np.cumsum(met[::-1])[::-1]  # windows met at each load or above
+    missed_below = np.cumsum(n - met)  # windows missed at each load or below
     rng = np.random.default_rng(seed)
-    chances = rng.beta(met + 0.5, n - met + 0.5, size=(DRAWS, loads.size))
-    fit = _non_increasing(chances, n)
+    chances = rng.beta(met_above + 0.5, missed_below + 0.5, size=(DRAWS, loads.size))
+    fit = _non_increasing(chances, met_above + missed_below)
     ok = fit > MAJORITY
     # the highest index that holds (non-increasing, so the count of True is the first that fails)
     count = ok.sum(axis=1)
