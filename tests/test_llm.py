@@ -34,6 +34,7 @@ from ov_tuner.workloads.llm.schema import (
     SCHEDULER_DEFAULT,
     LlmBudget,
     LlmFormat,
+    LlmHarness,
     LlmJob,
     LlmLoad,
     LlmModel,
@@ -188,6 +189,12 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert len({t.setting for t in walks[:len(walked)]}) == len(walked)  # walked alternately: one step of each
     assert "8 users or more within the budget" in out
     with LlmStore(db, create=False) as store:
+        harness = store.llm_harness()
+    # the harness's own trial, at the users the answer's walk served with the model made trivial, kept apart from
+    # the model's trials
+    assert len(harness) == 1 and harness[0].users == 8 and harness[0].ok and harness[0].ttft_ms.size > 0
+    assert "with the model made trivial, at 8 users ov-tuner's load harness" in out
+    with LlmStore(db, create=False) as store:
         outputs = store.llm_outputs()
     # the first token's logits at each setting against f32 inference and KV cache, on each held-apart prompt; the
     # IR they ran was converted into ov-tuner's cache, not beside the user's GGUF
@@ -201,6 +208,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     with LlmStore(db, create=False) as store:
         assert len([t for t in store.llm_trials() if t.searched]) == len(searched)
         assert len([t for t in store.llm_trials() if t.users is not None]) == len(walks)
+        assert len(store.llm_harness()) == 1
     assert code == 0 and not [line for line in again.splitlines() if line.startswith(("search ", "round ", "walk "))]
 
     code, text, _ = _cli("recommend", str(db), "--format", "json")
@@ -209,6 +217,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert all(0.99 < a["first_step_cosine"] <= 1 + 1e-6 for a in payload["agreements"])
     assert payload["answer"]["meets_budget"] and payload["says"]["deploy"].startswith("CPU")
     assert set(payload["answer"]["ttft_ms"]) == {"p50", "p90", "p99"}
+    assert payload["harness"]["load"] == 8 and payload["harness"]["ttft_share"] > 0
 
     form = tmp_path / "serve.py"
     code, _, _ = _cli("recommend", str(db), "--format", "python", "-o", str(form))
@@ -486,3 +495,19 @@ def test_a_v9_llm_file_is_read_with_its_outputs_and_no_logits_cosine(llm_db: Pat
     assert outputs and all(o.first_step_cosines == () and len(o.tokens) == 16 for o in outputs)
     code, shown, _ = _cli("show", str(old))
     assert code == 0 and "logits choosing the first token not compared" in shown
+
+
+@pytest.mark.parametrize(("tpot_ms", "limited"), [(2.0, False), (22.0, True)])
+def test_a_harness_that_takes_most_of_the_budget_alone_says_it_may_have_set_the_users(tpot_ms: float,
+                                                                                     limited: bool) -> None:
+    """With the model made trivial the harness and GenAI's scheduler alone took `tpot_ms` of a 25 ms budget."""
+    trial = LlmTrial(SCHEDULER_DEFAULT, users=40, ttft_ms=np.full(20, 5.0), tpot_ms=np.full(20, tpot_ms),
+                     output_tokens=100, wall_s=1.0)
+    found = LlmHarness(trial, LlmBudget(ttft_ms=250, tpot_ms=25))
+    assert found.limited is limited and found.tpot_share == pytest.approx(tpot_ms / 25)
+    job = dataclasses.replace(JOB, budget=LlmBudget(ttft_ms=250, tpot_ms=25))
+    answer = llm_answer(StoredLlm("r.db", None, job, (_trial(SCHEDULER_DEFAULT, None, 100.0),), (), (trial,)))
+    assert answer.harness == found
+    said = dict(answer_lines(answer))["harness"]
+    assert said.startswith("limited by ov-tuner's load harness") is limited
+    assert f"TPOT p90 {tpot_ms:.3g} ms ({tpot_ms / 25:.0%} of the budget)" in said

@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 
 class FileKind(str, Enum):
@@ -72,6 +72,7 @@ UPGRADES = {
     11: ("ALTER TABLE pipelines ADD COLUMN harness TEXT NOT NULL DEFAULT '{}'",),  # v12: the load harness's ceiling
     12: ("ALTER TABLE capacities ADD COLUMN harness_fps REAL",  # v13: the open loop's own ceiling
          "ALTER TABLE capacities ADD COLUMN harness_reached INTEGER"),
+    13: ("ALTER TABLE llm_trials ADD COLUMN harness INTEGER NOT NULL DEFAULT 0",),  # v14: the LLM harness's own trials
 }
 
 
@@ -171,7 +172,7 @@ CREATE TABLE IF NOT EXISTS llm_trials (
     wall_s REAL NOT NULL, kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL,
     peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL,
     window_s REAL NOT NULL DEFAULT 0, window_tokens INTEGER NOT NULL DEFAULT 0,
-    window_requests INTEGER NOT NULL DEFAULT 0
+    window_requests INTEGER NOT NULL DEFAULT 0, harness INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS llm_outputs (
     id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,

@@ -11,6 +11,7 @@ from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
     LlmBudget,
+    LlmHarness,
     LlmLoad,
     LlmSetting,
     LlmTrial,
@@ -113,6 +114,8 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         lines.append(("held back", _held(answer)))
     if answer.walks:
         lines.append(("users" if job.load.closed else "rate", _served(answer)))
+    if answer.harness is not None:
+        lines.append(("harness", harness_text(answer.harness, job.load.closed)))
     lines.append(("memory", f"KV cache {found.kv_cache_bytes / 2**20:.1f} MiB allocated (at most "
                             f"{found.max_cache_usage:.0f}% of it in use), peak resident "
                             f"{found.peak_rss_bytes / 2**20:.0f} MiB; a fresh pipeline's first request "
@@ -149,6 +152,24 @@ def _held(answer: LlmAnswer) -> str:
     lowest = min(answer.agreements[f.setting] for f in answer.held_back)
     return (f"{'; '.join(held)}: under the {answer.min_agreement:.0%} agreement limit; `ov-tuner llm ... "
             f"--min-agreement {max(lowest - 0.005, 0):.2f}` lets {'it' if len(held) == 1 else 'them'} in")
+
+
+def harness_text(h: LlmHarness, closed: bool) -> str:
+    """'with the model made trivial, at 42 users ov-tuner's load harness and GenAI's scheduler alone took TTFT p90
+    3.1 ms (1% of the budget) and TPOT p90 0.62 ms (2%): the model, not the harness, set the users served', or
+    'limited by ov-tuner's load harness: ...'."""
+    at = load_amount(h.trial.walked_at or 0.0, closed)
+    if not h.trial.ok:
+        return f"not measured: the harness's own trial at {at} with the model made trivial failed ({h.trial.error})"
+    p = f"p{h.budget.percentile:g}"
+    parts = [f"{name} {p} {value:.3g} ms ({share:.0%} of the budget)" for name, value, share in (
+        ("TTFT", h.trial.ttft_at(h.budget.percentile), h.ttft_share),
+        ("TPOT", h.trial.tpot_at(h.budget.percentile), h.tpot_share)) if share is not None]
+    took = (f"with the model made trivial, at {at} ov-tuner's load harness and GenAI's scheduler alone took "
+            f"{' and '.join(parts)}")
+    if h.limited:
+        return f"limited by ov-tuner's load harness: {took}, so the model may serve more than the harness can offer"
+    return f"{took}: the model on this device, not the harness, set the {'users' if closed else 'rate'} served"
 
 
 def load_amount(load: float, closed: bool) -> str:

@@ -29,6 +29,7 @@ from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
     LlmBudget,
+    LlmHarness,
     LlmJob,
     LlmSetting,
     LlmTrial,
@@ -131,6 +132,7 @@ class LlmAnswer:
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
     rule: Rule
+    harness: LlmHarness | None = None  # the load harness alone at the load the answer serves (its walks done)
 
     @property
     def box(self) -> Box | None:
@@ -234,8 +236,8 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
                      walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer, closed),
                      agreements=agreed, cosines=lowest_cosines(stored.outputs),
-                     min_agreement=limit,
-                     held_back=kept_back, rule=rule)
+                     min_agreement=limit, held_back=kept_back, rule=rule,
+                     harness=LlmHarness(stored.harness[-1], job.budget) if stored.harness else None)
 
 
 def _simpler(setting: LlmSetting) -> int:

@@ -38,6 +38,7 @@ from ov_tuner.workloads.llm.answer import (
     searched_figures,
     walk_windows,
 )
+from ov_tuner.workloads.llm.harness import harness_trial
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
 from ov_tuner.workloads.llm.process import outputs_in_process, trial_in_process
 from ov_tuner.workloads.llm.prompts import read_prompts
@@ -172,12 +173,31 @@ class LlmWorkload:
                     walking.remove(setting)
                 else:
                     yield self.measure(setting, at=at)
+        yield from self._harness()
+
+    def _harness(self) -> Steps:
+        """Once the walks are done: the answer's setting at the load its walk served, with the model made trivial
+        (ov_tuner.workloads.llm.harness), so the answer can say whether ov-tuner's harness set the figure."""
+        answer = self.answer()
+        if self.store.llm_harness() or answer.answer is None or not answer.walks or answer.walks[0].served <= 0:
+            return
+        served = answer.walks[0].served
+        trial = harness_trial(self.spec.device, answer.answer.setting, self._load_at(served))
+        trial = replace(trial, users=int(served) if self.spec.load.closed else None,
+                        rate=None if self.spec.load.closed else served)
+        self.store.add_llm_trial(trial, harness=True)
+        yield trial
+
+    def _load_at(self, at: float) -> LlmLoad:
+        """The job's load at `at` users (a closed loop) or requests a second."""
+        closed = self.spec.load.closed
+        return replace(self.spec.load, users=int(at) if closed else 0, rate=self.spec.load.rate if closed else at)
 
     def measure(self, setting: LlmSetting, number: int | None = None, at: float | None = None) -> LlmTrial:
         """One trial at the job's load, or (a walk's) at `at` users or requests a second, stored as it ends."""
         spec = self.spec
         users, rate = (None, None) if at is None else (int(at), None) if spec.load.closed else (None, at)
-        load = spec.load if at is None else replace(spec.load, users=users or 0, rate=rate or spec.load.rate)
+        load = spec.load if at is None else self._load_at(at)
         trial = replace(trial_in_process(self.folders[setting.weights], spec.device, setting, load), round=number,
                         users=users, rate=rate)
         if setting == SCHEDULER_DEFAULT and trial.error and not self.store.llm_trials():
@@ -189,7 +209,8 @@ class LlmWorkload:
     def answer(self) -> LlmAnswer:
         """The answer from everything stored."""
         return llm_answer(StoredLlm(str(self.spec.out), self.store.environment(), self.job,
-                                    tuple(self.store.llm_trials()), tuple(self.store.llm_outputs())))
+                                    tuple(self.store.llm_trials()), tuple(self.store.llm_outputs()),
+                                    tuple(self.store.llm_harness())))
 
 
 def _check_weights(model: LlmModel, space: LlmSpace) -> None:

@@ -31,19 +31,29 @@ class LlmRecords(Connection):
         row = self._db.execute("SELECT spec FROM llm ORDER BY id LIMIT 1").fetchone()
         return None if row is None else _job(json.loads(row[0]))
 
-    def add_llm_trial(self, trial: LlmTrial) -> None:
+    def add_llm_trial(self, trial: LlmTrial, harness: bool = False) -> None:
+        """Store `trial`; `harness`: the load harness's own, with the model made trivial (kept apart from the
+        model's trials: llm_harness)."""
         with self._writing():
             self._db.execute(
                 "INSERT INTO llm_trials (round, users, rate, setting, error, ttft_ms, tpot_ms, output_tokens, "
                 "prompt_tokens, wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, "
-                "window_s, window_tokens, window_requests, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "window_s, window_tokens, window_requests, harness, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (trial.round, trial.users, trial.rate, json.dumps(asdict(trial.setting)), trial.error,
                  blob(trial.ttft_ms), blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s,
                  trial.kv_cache_bytes, trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms,
-                 trial.load_s, trial.window_s, trial.window_tokens, trial.window_requests, now()))
+                 trial.load_s, trial.window_s, trial.window_tokens, trial.window_requests, int(harness), now()))
 
     def llm_trials(self) -> list[LlmTrial]:
+        """The model's trials, in the order they ran."""
+        return self._trials(harness=False)
+
+    def llm_harness(self) -> list[LlmTrial]:
+        """The load harness's own trials, with the model made trivial."""
+        return self._trials(harness=True)
+
+    def _trials(self, harness: bool) -> list[LlmTrial]:
         return [LlmTrial(LlmSetting(**json.loads(r["setting"])), round=r["round"], users=r["users"], rate=r["rate"],
                          error=r["error"],
                          ttft_ms=array(r["ttft_ms"]), tpot_ms=array(r["tpot_ms"]), output_tokens=r["output_tokens"],
@@ -51,7 +61,7 @@ class LlmRecords(Connection):
                          max_cache_usage=r["max_cache_usage"], peak_rss_bytes=r["peak_rss_bytes"],
                          first_request_ms=r["first_request_ms"], load_s=r["load_s"], window_s=r["window_s"],
                          window_tokens=r["window_tokens"], window_requests=r["window_requests"])
-                for r in self._db.execute("SELECT * FROM llm_trials ORDER BY id")]
+                for r in self._db.execute("SELECT * FROM llm_trials WHERE harness = ? ORDER BY id", (int(harness),))]
 
 
     def add_llm_outputs(self, outputs: LlmOutputs) -> None:

@@ -19,5 +19,5 @@ def load_llm(path: Path) -> StoredLlm | None:
     """A results file's LLM records, or None where it holds none (a sweep's or a pipeline's file)."""
     with LlmStore(path, create=False) as store:
         job, env = store.llm_job(), store.environment()
-        return None if job is None else StoredLlm(str(path), env, job,
-                                                  tuple(store.llm_trials()), tuple(store.llm_outputs()))
+        return None if job is None else StoredLlm(str(path), env, job, tuple(store.llm_trials()),
+                                                  tuple(store.llm_outputs()), tuple(store.llm_harness()))

@@ -249,3 +249,33 @@ class StoredLlm:
     job: LlmJob
     trials: tuple[LlmTrial, ...]
     outputs: tuple[LlmOutputs, ...]
+    harness: tuple[LlmTrial, ...] = ()  # the load harness's own trials, with the model made trivial
+
+
+# The share of a budget's limit from which the load harness alone is said to set what a setting serves.
+HARNESS_LIMIT = 0.8
+
+
+@dataclass(frozen=True)
+class LlmHarness:
+    """ov-tuner's load harness and GenAI's scheduler with the model made trivial (a one-layer, 64-wide LLaMA), at the
+    load the answer serves: the time to first token and per output token they take alone, as shares of the budget's
+    limits. Near a limit (HARNESS_LIMIT), the harness, not the model on this device, may have set the users served."""
+
+    trial: LlmTrial
+    budget: LlmBudget
+
+    @property
+    def ttft_share(self) -> float | None:
+        limit = self.budget.ttft_ms
+        return None if limit is None else self.trial.ttft_at(self.budget.percentile) / limit
+
+    @property
+    def tpot_share(self) -> float | None:
+        limit = self.budget.tpot_ms
+        return None if limit is None else self.trial.tpot_at(self.budget.percentile) / limit
+
+    @property
+    def limited(self) -> bool:
+        shares = [s for s in (self.ttft_share, self.tpot_share) if s is not None]
+        return not self.trial.ok or any(s >= HARNESS_LIMIT for s in shares)
