@@ -12,16 +12,20 @@ a test or another benchmark.
 
 With --against REF (a commit of this repository: the harness before a change), each pipeline is tuned by REF's
 code first (a git worktree of it, its own bench_harness.py), then by this checkout's, one after the other in the same
-run, so the two harnesses are compared in the same window of a shared host.
+run, so the two harnesses are compared in the same window of a shared host. Both then read a copy of each pipeline
+file without its stages' answer files (a results file this checkout wrote may be newer than REF reads): such a stage
+runs at its own solo setting, measured by each.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 import time
 from pathlib import Path
 
@@ -110,12 +114,33 @@ def compare(files: list[Path], out: Path, seconds: float, before: Path | None, r
             print(f"{file}: skipped (run scripts/demo first for the demo's models and clip)")
             continue
         if before is not None:
+            file = without_answers(file, out)
             print(f"before ({ref}):", flush=True)
             subprocess.run([sys.executable, "scripts/bench_harness.py", str(file.resolve()), "--seconds",
                             str(seconds), "--out-dir", str(out / "before")], cwd=before, check=True,
                            env={**os.environ, "PYTHONPATH": str(before)})
             print("after (this checkout):")
         bench(file, out / f"{file.stem}.db", seconds)
+
+
+def without_answers(file: Path, out: Path) -> Path:
+    """A copy of the pipeline file in `out` with its paths made absolute and no stage's answer file."""
+    data = tomllib.loads(file.read_text())
+    video = data.get("video", {})
+    if "file" in video:
+        video["file"] = str((file.parent / video["file"]).resolve())
+    lines = [f"{key} = {json.dumps(value)}" for key, value in data.items() if not isinstance(value, (dict, list))]
+    lines += ["[video]", *(f"{key} = {json.dumps(value)}" for key, value in video.items())]
+    for stage in data.get("stage", []):
+        stage.pop("answer", None)
+        stage["model"] = str((file.parent / stage["model"]).resolve())
+        lines += ["[[stage]]", *(f"{key} = {json.dumps(value)}" for key, value in stage.items()
+                                 if not isinstance(value, dict))]
+        lines += [f"{key}.{inner} = {json.dumps(v)}" for key, value in stage.items() if isinstance(value, dict)
+                  for inner, v in value.items()]
+    copy = out / f"{file.stem}-no-answers.toml"
+    copy.write_text("\n".join(lines) + "\n")
+    return copy
 
 
 def worktree(ref: str, out: Path) -> Path:
