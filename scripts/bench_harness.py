@@ -25,13 +25,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import tomllib
 import time
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
+import tomllib
 
 from ov_tuner.model.clip import write_clip
 from ov_tuner.present.words.pipeline import split_text
