@@ -198,12 +198,12 @@ class HarnessFigures:
 @dataclass(frozen=True)
 class PipelineAnswer:
     """The pipeline's answer record: every output (terminal, report, deploy forms) renders this and computes
-    nothing. `split` is the contender that held the most frames a second over the rounds side by side (the search's
-    best where no round finished), and `cameras` its headline: the median of its rounds (`from_rounds`), else what
-    the search found and confirmed; `rounds` the contenders measured side by side (the answer first, its origin
-    None); `gains` the answer against each baseline; `shares` and `bottleneck` (a stage name,
-    DECODE for the decoder) come from the trial at `overloaded_at` cameras (the fewest the answer failed, else its
-    last trial); `harness` the answer's frames a second beside the load harness's ceiling and the device's bound."""
+    nothing. `split` is the contender the deploy rule keeps (the simplest no other is shown to serve more than; the
+    search's best where no round finished), and `cameras` its headline: the median of its rounds (`from_rounds`),
+    else what the search found and confirmed; `rounds` the contenders measured side by side (the answer first, its
+    origin None); `gains` the answer against each baseline; `shares` and `bottleneck` (a stage name, DECODE for the
+    decoder) come from the trial at `overloaded_at` cameras (the fewest the answer failed, else its last trial);
+    `harness` the answer's frames a second beside the load harness's ceiling and the device's bound."""
 
     pipeline: Pipeline
     split: Split
