@@ -11,11 +11,8 @@ from ov_tuner.analyse.accuracy import Breach, accuracy_key
 from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import recommend
 from ov_tuner.errors import OvTunerError
-from ov_tuner.schema import Capacity, Confirmation, LoadTrial, PointConfig, PointResult, Precision
+from ov_tuner.schema import HARNESS_LIMIT, Capacity, Confirmation, LoadTrial, PointConfig, PointResult, Precision
 from ov_tuner.search.cameras import camera_boundary, next_cameras
-
-# The share of the load harness's ceiling from which a figure is said to be set by ov-tuner's harness, not the device.
-HARNESS_LIMIT = 0.8
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
 
+from ov_tuner.schema import HarnessCarried
+
 # A trial that completes less than this share of the frames offered has met the harness's ceiling.
 CEILING_SHARE = 0.95
 # The most doublings of the offered rate before the ceiling is said to be at least the last rate completed.
@@ -54,13 +56,13 @@ def trivial_model(ports: Sequence[ov.Output], counted: tuple[str, float, int] | 
     return ov.Model([output], parameters, "trivial")
 
 
-def ceiling(trial: CeilingTrial, fps: float) -> tuple[float, bool]:
+def ceiling(trial: CeilingTrial, fps: float) -> HarnessCarried:
     """The frames a second the harness completes, from `fps` a camera doubling, and whether that is its ceiling
     (False: every rate tried was completed, so it is at least that)."""
     rate, completed = fps, 0.0
     for _ in range(MOST_DOUBLINGS):
         completed, offered = trial(rate)
         if completed < CEILING_SHARE * offered:
-            return completed, True
+            return HarnessCarried(completed, True)
         rate *= 2
-    return completed, False
+    return HarnessCarried(completed, False)

@@ -16,6 +16,7 @@ from ov_tuner.schema.config import (
 )
 from ov_tuner.schema.devices import CompileInfo, DeviceInfo, Merged, MergeReason
 from ov_tuner.schema.edge import (
+    HARNESS_LIMIT,
     PASS_RATIO,
     Arrival,
     CameraTarget,
@@ -65,6 +66,7 @@ __all__ = [
     "ACCURACY_INPUTS",
     "AUTO",
     "FOREIGN_CPU_LIMIT",
+    "HARNESS_LIMIT",
     "PASS_RATIO",
     "STEAL_LIMIT",
     "Accuracy",

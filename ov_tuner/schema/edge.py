@@ -95,6 +95,11 @@ class LoadTrial:
                 and self.percentile_ms(target.percentile) <= target.max_latency_ms)
 
 
+# The share of a load harness's own ceiling (or, for an LLM, of a budget's limit the harness alone takes) from which a
+# figure is said to be set by ov-tuner's harness, not by the device.
+HARNESS_LIMIT = 0.8
+
+
 @dataclass(frozen=True)
 class HarnessCarried:
     """What ov-tuner's load harness carried with the device's work made trivial (ov_tuner.measure.ceiling): frames a

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ov_tuner.schema.edge import Arrival
+from ov_tuner.schema.edge import HARNESS_LIMIT, Arrival
 from ov_tuner.schema.results import Environment
 
 
@@ -250,10 +250,6 @@ class StoredLlm:
     trials: tuple[LlmTrial, ...]
     outputs: tuple[LlmOutputs, ...]
     harness: tuple[LlmTrial, ...] = ()  # the load harness's own trials, with the model made trivial
-
-
-# The share of a budget's limit from which the load harness alone is said to set what a setting serves.
-HARNESS_LIMIT = 0.8
 
 
 @dataclass(frozen=True)

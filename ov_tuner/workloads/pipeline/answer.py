@@ -17,8 +17,7 @@ from enum import Enum
 
 import numpy as np
 
-from ov_tuner.analyse.capacity import HARNESS_LIMIT
-from ov_tuner.schema import Box, CameraTarget
+from ov_tuner.schema import HARNESS_LIMIT, Box, CameraTarget
 from ov_tuner.search.cameras import SEARCH_WALK, capacity, next_cameras, served
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means

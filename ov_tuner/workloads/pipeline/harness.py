@@ -18,7 +18,7 @@ import openvino as ov
 from ov_tuner.measure.ceiling import LOOSE_MS, TRIVIAL_CONFIG, ceiling, trivial_model
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.model.inputs import image_input
-from ov_tuner.schema import CameraTarget
+from ov_tuner.schema import CameraTarget, HarnessCarried
 from ov_tuner.workloads.pipeline.schema import VideoSource
 from ov_tuner.workloads.pipeline.trial import StageRunner, run_pipeline_trial
 
@@ -41,7 +41,7 @@ def trivial_runners(runners: Sequence[StageRunner], core: ov.Core,
 
 def harness_ceiling(runners: Sequence[StageRunner], video: VideoSource, decode_threads: int, cameras: int,
                     fps: float, detections: Sequence[int] = (), seconds: float = 1.0,
-                    lead_in_s: float = 0.3) -> tuple[float, bool]:
+                    lead_in_s: float = 0.3) -> HarnessCarried:
     """The frames a second the harness completes with `runners`' shape of work made trivial (`detections`: as in
     trivial_runners), `cameras` cameras from `fps` each up, and whether that is the ceiling (False: every rate tried
     was completed, so it is at least that)."""

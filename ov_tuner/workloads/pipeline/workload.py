@@ -181,10 +181,11 @@ class PipelineWorkload:
         runs = tuple(s.runs / frames for s in at[-1].stages[1:])
         detections = [round(runs[i + 1]) if i + 1 < len(runs) else 0 for i in range(len(runs))]
         runners, _ = self.compiler.split(answer.split)
-        carried, reached = harness_ceiling(runners, pipeline.video, answer.split.decode_threads, answer.cameras,
-                                           pipeline.target.fps, detections)
-        ceiling = HarnessCeiling(answer.split, answer.cameras, carried, reached, decode_ms=self.decode_ms,
-                                 runs_per_frame=runs, solo_fps=self.solo_fps, cores=self.cores)
+        carried = harness_ceiling(runners, pipeline.video, answer.split.decode_threads, answer.cameras,
+                                  pipeline.target.fps, detections)
+        ceiling = HarnessCeiling(answer.split, answer.cameras, carried.frames_per_s, carried.reached,
+                                 decode_ms=self.decode_ms, runs_per_frame=runs, solo_fps=self.solo_fps,
+                                 cores=self.cores)
         self.store.record_harness(ceiling)
         yield ceiling
 
