@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ov_tuner.search.boundary import REPEATS, WalkRule, Window, boundary, difference, next_load
+from ov_tuner.search.boundary import REPEATS, WalkRule, Window, boundary, difference, figure, next_load
 
 USERS = WalkRule(start=16, most=256)
 
@@ -82,6 +82,7 @@ def test_the_same_windows_give_the_same_interval() -> None:
     rng = np.random.default_rng(3)
     windows = [(float(x), bool(rng.random() < 0.5)) for x in rng.choice([30, 32, 34, 36], 24)]
     assert boundary(windows) == boundary(list(windows))
+    assert figure(windows) == boundary(windows).served  # what a search reads at each step, without the draws
 
 
 def test_a_difference_of_two_walks_is_told_apart_only_where_its_interval_excludes_zero() -> None:

@@ -136,8 +136,7 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     loads, n, met = _tally(windows)
     if len(windows) - len(loads) >= rule.most_repeated:
         return None
-    share = _non_increasing(met / n, n)[0]
-    served_at = _served_index(share)
+    served_at = _served_index(n, met)
     served = float(loads[served_at]) if served_at >= 0 else 0.0
     failed_at = served_at + 1 if served_at + 1 < len(loads) else None
     if failed_at is None:  # every load tried up to the highest was served
@@ -174,13 +173,22 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     return float(loads[below]) if below is not None else None
 
 
+def figure(windows: Sequence[Window]) -> float:
+    """The figure alone, without its interval's draws: what a search reads at every step of its walks."""
+    if not windows:
+        return 0.0
+    loads, n, met = _tally(windows)
+    served_at = _served_index(n, met)
+    return float(loads[served_at]) if served_at >= 0 else 0.0
+
+
 def boundary(windows: Sequence[Window], whole: bool = True, rerun: bool = True) -> Boundary:
     """The figure and its interval from the windows so far (see the module's docstring), widened by the spread a
     rerun shows that no single walk can (`rerun`)."""
     if not windows:
         return Boundary(0.0, 0.0, 0.0, False, ())
     loads, n, met = _tally(windows)
-    served_at = _served_index(_non_increasing(met / n, n)[0])
+    served_at = _served_index(n, met)
     served = float(loads[served_at]) if served_at >= 0 else 0.0
     figures, most = _drawn(tuple(loads), tuple(n), tuple(met), whole)
     tail = (1 - CONFIDENCE) / 2
@@ -257,9 +265,10 @@ def _non_increasing(shares: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return fit
 
 
-def _served_index(share: np.ndarray) -> int:
-    """The index of the highest load whose fitted share is more than MAJORITY (-1: none)."""
-    at = np.flatnonzero(share > MAJORITY)
+def _served_index(n: np.ndarray, met: np.ndarray) -> int:
+    """The index of the highest load whose share of met windows, made non-increasing, is more than MAJORITY (-1:
+    none)."""
+    at = np.flatnonzero(_non_increasing(met / n, n)[0] > MAJORITY)
     return int(at[-1]) if at.size else -1
 
 

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.boundary import Boundary, Growth, WalkRule, Window, boundary, next_load
+from ov_tuner.search.boundary import Boundary, Growth, WalkRule, Window, boundary, figure, next_load
 
 # No configuration is tried with more cameras than this: a model so light that it serves more is not what the
 # camera search is for.
@@ -69,7 +69,7 @@ def camera_boundary(trials: Sequence[LoadTrial], target: CameraTarget) -> Bounda
 
 def capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:
     """The most cameras served (0 when not even one camera was)."""
-    return int(camera_boundary(trials, target).served)
+    return int(figure(windows(trials, target)))
 
 
 def next_cameras(trials: Sequence[LoadTrial], target: CameraTarget, rule: WalkRule = CAPACITY_WALK) -> int | None:

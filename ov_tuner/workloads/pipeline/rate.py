@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.boundary import Growth, WalkRule, boundary
+from ov_tuner.search.boundary import Growth, WalkRule, figure
 from ov_tuner.search.cameras import judged_at, next_at
 from ov_tuner.workloads.pipeline.schema import PipelineTrial
 from ov_tuner.workloads.pipeline.search import next_in_round, round_capacity
@@ -48,7 +48,7 @@ def rate_walk(cameras: int, target: CameraTarget) -> WalkRule:
 def held_rate(tried: Sequence[tuple[float, LoadTrial]], target: CameraTarget) -> float:
     """The highest frame rate per camera that served among `tried` (the target's where none above it did)."""
     counted = [(float(x), t.serves(target)) for x, t in judged_at(tried, target)]
-    return max(boundary([(target.fps, True), *counted], whole=False, rerun=False).served, target.fps)
+    return max(figure([(target.fps, True), *counted]), target.fps)
 
 
 @dataclass(frozen=True)
