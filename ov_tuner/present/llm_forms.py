@@ -205,13 +205,9 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "walk_gains": [{"baseline": _setting(g.baseline), "difference": g.difference.value, "low": g.difference.low,
                         "high": g.difference.high, "confidence": CONFIDENCE, "differs": g.difference.differs}
                        for g in answer.walk_gains],
-        "harness": None if answer.harness is None else {
-            "load": answer.harness.trial.walked_at, "ok": answer.harness.trial.ok,
-            "ttft_ms": answer.harness.trial.ttft_at(job.budget.percentile) if answer.harness.trial.ok else None,
-            "tpot_ms": answer.harness.trial.tpot_at(job.budget.percentile) if answer.harness.trial.ok else None,
-            "ttft_share": answer.harness.ttft_share if answer.harness.trial.ok else None,
-            "tpot_share": answer.harness.tpot_share if answer.harness.trial.ok else None,
-            "limited": answer.harness.limited},
+        "harness": None if (h := answer.harness) is None else {
+            "load": h.trial.walked_at, "ok": h.trial.ok, "ttft_ms": h.ttft_ms, "tpot_ms": h.tpot_ms,
+            "ttft_share": h.ttft_share, "tpot_share": h.tpot_share, "limited": h.limited},
     }
     held = None if not answer.held_back else {
         "min_agreement": answer.min_agreement,

@@ -163,8 +163,8 @@ def harness_text(h: LlmHarness, closed: bool) -> str:
         return f"not measured: the harness's own trial at {at} with the model made trivial failed ({h.trial.error})"
     p = f"p{h.budget.percentile:g}"
     parts = [f"{name} {p} {value:.3g} ms ({share:.0%} of the budget)" for name, value, share in (
-        ("TTFT", h.trial.ttft_at(h.budget.percentile), h.ttft_share),
-        ("TPOT", h.trial.tpot_at(h.budget.percentile), h.tpot_share)) if share is not None]
+        ("TTFT", h.ttft_ms, h.ttft_share), ("TPOT", h.tpot_ms, h.tpot_share))
+        if value is not None and share is not None]
     took = (f"with the model made trivial, at {at} ov-tuner's load harness and GenAI's scheduler alone took "
             f"{' and '.join(parts)}")
     if h.limited:

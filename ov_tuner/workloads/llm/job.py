@@ -179,14 +179,18 @@ class LlmWorkload:
         """Once the walks are done: the answer's setting at the load its walk served, with the model made trivial
         (ov_tuner.workloads.llm.harness), so the answer can say whether ov-tuner's harness set the figure."""
         answer = self.answer()
-        if self.store.llm_harness() or answer.answer is None or not answer.walks or answer.walks[0].served <= 0:
+        setting = None if answer.answer is None else answer.answer.setting
+        walk = next((w for w in answer.walks if w.setting == setting), None)
+        if self.store.llm_harness() or setting is None or walk is None or walk.served <= 0:
             return
-        served = answer.walks[0].served
-        trial = harness_trial(self.spec.device, answer.answer.setting, self._load_at(served))
-        trial = replace(trial, users=int(served) if self.spec.load.closed else None,
-                        rate=None if self.spec.load.closed else served)
+        users, rate = self._walked(walk.served)
+        trial = replace(harness_trial(self.spec.device, setting, self._load_at(walk.served)), users=users, rate=rate)
         self.store.add_llm_trial(trial, harness=True)
         yield trial
+
+    def _walked(self, at: float) -> tuple[int | None, float | None]:
+        """How a trial at `at` is stored: as users (a closed loop) or as requests a second."""
+        return (int(at), None) if self.spec.load.closed else (None, at)
 
     def _load_at(self, at: float) -> LlmLoad:
         """The job's load at `at` users (a closed loop) or requests a second."""
@@ -196,7 +200,7 @@ class LlmWorkload:
     def measure(self, setting: LlmSetting, number: int | None = None, at: float | None = None) -> LlmTrial:
         """One trial at the job's load, or (a walk's) at `at` users or requests a second, stored as it ends."""
         spec = self.spec
-        users, rate = (None, None) if at is None else (int(at), None) if spec.load.closed else (None, at)
+        users, rate = (None, None) if at is None else self._walked(at)
         load = spec.load if at is None else self._load_at(at)
         trial = replace(trial_in_process(self.folders[setting.weights], spec.device, setting, load), round=number,
                         users=users, rate=rate)

@@ -262,14 +262,24 @@ class LlmHarness:
     budget: LlmBudget
 
     @property
+    def ttft_ms(self) -> float | None:
+        """Time to first token at the budget's percentile (None: the trial failed)."""
+        return self.trial.ttft_at(self.budget.percentile) if self.trial.ok else None
+
+    @property
+    def tpot_ms(self) -> float | None:
+        return self.trial.tpot_at(self.budget.percentile) if self.trial.ok else None
+
+    @property
     def ttft_share(self) -> float | None:
-        limit = self.budget.ttft_ms
-        return None if limit is None else self.trial.ttft_at(self.budget.percentile) / limit
+        """Of the budget's limit (None: no limit, or the trial failed)."""
+        ms, limit = self.ttft_ms, self.budget.ttft_ms
+        return None if ms is None or limit is None else ms / limit
 
     @property
     def tpot_share(self) -> float | None:
-        limit = self.budget.tpot_ms
-        return None if limit is None else self.trial.tpot_at(self.budget.percentile) / limit
+        ms, limit = self.tpot_ms, self.budget.tpot_ms
+        return None if ms is None or limit is None else ms / limit
 
     @property
     def limited(self) -> bool:
