@@ -83,7 +83,10 @@ def test_the_answer_and_its_headline_come_from_the_rounds(tuned: tuple[Path, sub
     assert answer is not None and answer.from_rounds
     mine = answer.rounds[0]
     assert mine.origin is None and mine.split == answer.split and len(mine.per_round) == 2
-    assert answer.cameras == sorted(mine.per_round)[0]  # the median of two rounds: the lower
+    # the headline is what both rounds' camera windows say pooled, with an interval around it
+    walks = [t for t in stored.trials if t.round in mine.numbers and t.split == mine.split and t.fps is None]
+    assert len(mine.windows) == len(walks) and mine.walked is not None
+    assert answer.cameras == mine.walked.served and mine.walked.low <= answer.cameras <= mine.walked.high
     assert len(mine.per_round_fps) == 2 and all(f >= stored.pipeline.target.fps for f in mine.per_round_fps)
     held = {r.split: r.arrivals.mean() for r in answer.rounds if r.per_round_fps}
     # the simplest contender no other was shown to beat; where it does not lead, the leader is stated against it

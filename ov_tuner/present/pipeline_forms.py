@@ -224,7 +224,8 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
                      "target": {"fps": t.fps, "max_latency_ms": t.max_latency_ms, "percentile": t.percentile,
                                 "arrival": t.arrival.value}},
         "cameras": answer.cameras, "finished": answer.finished, "from_rounds": answer.from_rounds,
-        "fps_held": answer.rounds[0].fps_at_median if answer.rounds else None,
+        "cameras_interval": _cameras_interval(answer),
+        "fps_held": answer.rounds[0].fps_at_headline if answer.rounds else None,
         "fps_held_interval": _held_interval(answer),
         "split": _split(answer.split), "ran": [_ran(r) for r in answer.ran],
         "gains": [_gain(g) for g in answer.gains],
@@ -238,6 +239,13 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
         "solo": [_setting_json(s) for s in answer.solo],
     }
     return envelope(AnswerKind.PIPELINE, body, answer.box, None, None, dict(pipeline_rows(answer)))
+
+
+def _cameras_interval(answer: PipelineAnswer) -> list[float] | None:
+    """The headline's interval from the rounds' pooled windows; null where it came from the search alone, or the
+    walk stopped at its ceiling (no upper end)."""
+    found = answer.rounds[0].walked if answer.from_rounds and answer.rounds else None
+    return None if found is None or found.at_ceiling else [found.low, found.high]
 
 
 def _held_interval(answer: PipelineAnswer) -> list[float] | None:

@@ -3,7 +3,7 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
-from ov_tuner.present.words.numbers import gain
+from ov_tuner.present.words.numbers import edge_text, gain
 from ov_tuner.workloads.llm.answer import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
@@ -187,7 +187,7 @@ def _served(answer: LlmAnswer) -> str:
                       f"{_signed(d.low, closed, unit=False)}..{_signed(d.high, closed, unit=False)})"
                       f"{'' if d.differs else ', not told apart'}"
                       for g in answer.walk_gains for d in (g.difference,))
-    edge = ", ".join(f"{load:g} met {met} of {n}" for load, n, met in first.found.loads if n > 1)
+    edge = edge_text(first.found)
     windows = sum(len(w.windows) for w in answer.walks)
     how = f"walked alternately, {windows} windows" + (f" (at the edge: {edge})" if edge else "")
     return "; ".join(p for p in (f"{walk_text(first, closed)} within the budget", rest, gains, how) if p)

@@ -1,4 +1,4 @@
-"""How numbers read: ratios with their intervals, latencies, cosine similarities, lists of names."""
+"""How numbers read: ratios with their intervals, latencies, cosine similarities, lists of names, a walk's edge."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a type alone: the command line imports these words without numpy
+    from ov_tuner.search.boundary import Boundary
     from ov_tuner.stats.headtohead import Ratio
 
 
@@ -51,3 +52,11 @@ def cosine_text(cosine: float) -> str:
     if cosine == 1.0:
         return "1 (exact)"
     return f"1 - {1 - cosine:.1e}" if cosine > 0.99999 else f"{cosine:.6f}"
+
+
+def edge_text(found: Boundary) -> str:
+    """The windows at a walk's edge: the load it served and the lowest tried above it, where either was measured more
+    than once ('42 met 3 of 4, 44 met 0 of 3'; '' where neither was)."""
+    above = [load for load, _, _ in found.loads if load > found.served]
+    edge = (found.served, min(above)) if above else (found.served,)
+    return ", ".join(f"{load:g} met {met} of {n}" for load, n, met in found.loads if load in edge and n > 1)

@@ -4,6 +4,7 @@ them, its gain over each baseline, the stage that holds it back, and how each st
 from __future__ import annotations
 
 from ov_tuner.present.words.box import box_text
+from ov_tuner.present.words.numbers import edge_text
 from ov_tuner.schema import cell_text
 from ov_tuner.workloads.pipeline.answer import (
     GAIN_CONFIDENCE,
@@ -44,28 +45,28 @@ def pipeline_rows(answer: PipelineAnswer) -> list[tuple[str, str]]:
 
 
 def serves_text(answer: PipelineAnswer) -> str:
-    """'12 cameras at 15 FPS each, p99 within 200 ms: the median of 5 rounds side by side (mean 11.6, 95%:
-    10.9..12.3); at 12 cameras it held up to 16.2 FPS each (95%: 14.6..17.9), 194 frames/s in all', or '(every one
-    served 12)' where every round served the same count; from the search alone where no round finished: 'at least
-    5 cameras ... (search interrupted)'."""
+    """'12 cameras (95%: 10..14) at 15 FPS each, p99 within 200 ms: the windows of 5 rounds side by side, pooled (at
+    the edge: 12 met 4 of 5, 13 met 1 of 5); at 12 cameras it held up to 16.2 FPS each (95%: 14.6..17.9), 194
+    frames/s in all'; from the search alone where no round finished: 'at least 5 cameras ... (search
+    interrupted)'."""
     t = answer.pipeline.target
     count = _count(answer.cameras, "camera") if answer.cameras else "no camera"
-    head = f"{count} at {t.fps:g} FPS each, p{t.percentile:g} within {t.max_latency_ms:g} ms"
+    rate = f"at {t.fps:g} FPS each, p{t.percentile:g} within {t.max_latency_ms:g} ms"
     mine = round_of(answer, None)
     if not answer.from_rounds or mine is None:
         bound = "" if answer.finished else "at least "
         how = "search confirmed" if answer.finished else "search interrupted"
-        return f"{bound}{head} ({how}; no round side by side finished)"
+        return f"{bound}{count} {rate} ({how}; no round side by side finished)"
     rounds = _count(len(mine.per_round), "round")
-    if len(mine.per_round) >= 2 and min(mine.per_round) == max(mine.per_round):
-        spread = f"every one served {mine.median}"  # an interval of whole cameras would be zero-wide
+    found = mine.walked
+    if found is None:  # a file written before the rounds' windows were kept
+        text = f"{count} {rate}: the median of {rounds} side by side"
     else:
-        spread = f"mean {mine.mean:.1f}"
-        if len(mine.per_round) >= 2:
-            low, high = mine.interval
-            spread += f", {GAIN_CONFIDENCE:.0%}: {low:.1f}..{high:.1f}"
-    text = f"{head}: the median of {rounds} side by side ({spread})"
-    held = mine.fps_at_median
+        within = "or more" if found.at_ceiling else f"({GAIN_CONFIDENCE:.0%}: {found.low:g}..{found.high:g})"
+        edge = edge_text(found)
+        text = (f"{count} {within} {rate}: the windows of {rounds} side by side, pooled"
+                + (f" (at the edge: {edge})" if edge else ""))
+    held = mine.fps_at_headline
     if held is not None and answer.cameras:
         interval = mine.held_interval
         within = f" ({GAIN_CONFIDENCE:.0%}: {interval[0]:.1f}..{interval[1]:.1f})" if interval else ""

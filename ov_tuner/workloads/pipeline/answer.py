@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cached_property
 
 import numpy as np
 
 from ov_tuner.schema import HARNESS_LIMIT, Box, CameraTarget
-from ov_tuner.search.cameras import SEARCH_WALK, capacity, next_cameras, served
+from ov_tuner.search.boundary import Boundary, Window, boundary
+from ov_tuner.search.cameras import SEARCH_WALK, capacity, next_cameras, served, windows
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 from ov_tuner.workloads.pipeline.rate import round_held
@@ -65,7 +67,7 @@ class RoundCameras:
     """One contender of the head-to-head rounds (the answer, or a baseline) and the cameras it served in each
     round, with what each stage ran; `per_round_fps`, where its rounds found it, the highest frame rate per camera
     it held at those cameras (ov_tuner.workloads.pipeline.rate): the finer figure that tells apart splits serving
-    the same count."""
+    the same count; `windows`, every window of its camera walks at the target's rate in those rounds, pooled."""
 
     split: Split
     origin: Origin | None  # None: the answer, where it is no baseline
@@ -73,6 +75,7 @@ class RoundCameras:
     ran: tuple[StageRan, ...]
     per_round_fps: tuple[float, ...] = ()
     numbers: tuple[int, ...] = ()  # the rounds these figures come from (a contender stopped early skips the later)
+    windows: tuple[Window, ...] = ()
 
     @property
     def mean(self) -> float:
@@ -80,20 +83,36 @@ class RoundCameras:
 
     @property
     def median(self) -> int:
-        """The cameras it served in the middle round (the lower middle of an even count): the headline, a whole
-        number of cameras that half the rounds reached or passed."""
+        """The cameras it served in the middle round (the lower middle of an even count)."""
         return sorted(self.per_round)[(len(self.per_round) - 1) // 2] if self.per_round else 0
+
+    @cached_property
+    def walked(self) -> Boundary | None:
+        """What its rounds' camera windows say pooled, on the one capacity walk's rules (ov_tuner.search.boundary):
+        the most cameras they mostly served, with an interval that carries a rerun's spread. Why pooled: a round
+        walks each count once, so the median of the rounds moved with single windows at the edge (the demo's default
+        split read 5, 6 and 4 cameras in three runs, 6 outside the third's 3.6..5.4); pooled, no single window sets
+        it. None where no window was kept (a file written before they were)."""
+        return boundary(self.windows) if self.windows else None
+
+    @property
+    def cameras(self) -> int:
+        """The headline: the pooled windows' figure, else the median of its rounds."""
+        return int(self.walked.served) if self.walked is not None else self.median
 
     @property
     def arrivals(self) -> np.ndarray:
         """Per round, the frames a second it held in all within the percentile: cameras x the rate each held."""
         return np.array(self.per_round, dtype=float) * np.array(self.per_round_fps, dtype=float)
 
+    def _held_at_headline(self) -> list[float]:
+        return [f for c, f in zip(self.per_round, self.per_round_fps, strict=True) if c == self.cameras]
+
     @property
-    def fps_at_median(self) -> float | None:
+    def fps_at_headline(self) -> float | None:
         """The mean frame rate per camera it held in the rounds that served the headline count; None where the
         rounds found none."""
-        held = [f for c, f in zip(self.per_round, self.per_round_fps, strict=True) if c == self.median]
+        held = self._held_at_headline()
         return sum(held) / len(held) if held else None
 
     @property
@@ -101,7 +120,7 @@ class RoundCameras:
         """The GAIN_CONFIDENCE interval of the frame rate per camera held in the rounds that served the headline
         count, widened by the rerun spread (RERUN_SD), as a gain's is: the finer figure's, never zero-wide where
         every round held the same rate (None with fewer than two such rounds)."""
-        held = np.array([f for c, f in zip(self.per_round, self.per_round_fps, strict=True) if c == self.median])
+        held = np.array(self._held_at_headline())
         if held.size < 2:
             return None
         found = paired_interval(held, confidence=GAIN_CONFIDENCE, log=True, rerun_sd=RERUN_SD)
@@ -198,11 +217,12 @@ class HarnessFigures:
 class PipelineAnswer:
     """The pipeline's answer record: every output (terminal, report, deploy forms) renders this and computes
     nothing. `split` is the contender the deploy rule keeps (the simplest no other is shown to serve more than; the
-    search's best where no round finished), and `cameras` its headline: the median of its rounds (`from_rounds`),
-    else what the search found and confirmed; `rounds` the contenders measured side by side (the answer first, its
-    origin None); `gains` the answer against each baseline; `shares` and `bottleneck` (a stage name, DECODE for the
-    decoder) come from the trial at `overloaded_at` cameras (the fewest the answer failed, else its last trial);
-    `harness` the answer's frames a second beside the load harness's ceiling and the device's bound."""
+    search's best where no round finished), and `cameras` its headline: what its rounds' windows say pooled
+    (`from_rounds`; RoundCameras.walked holds the interval), else what the search found and confirmed; `rounds` the
+    contenders measured side by side (the answer first, its origin None); `gains` the answer against each baseline;
+    `shares` and `bottleneck` (a stage name, DECODE for the decoder) come from the trial at `overloaded_at` cameras
+    (the fewest the answer failed, else its last trial); `harness` the answer's frames a second beside the load
+    harness's ceiling and the device's bound."""
 
     pipeline: Pipeline
     split: Split
@@ -250,8 +270,8 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     shares = _shares(overloaded)
     bottleneck = max(shares, key=lambda s: (s.utilisation, s.wait_ms)).name if shares else ""
     solo = next((s.stages for s, o in stored.starts if o is Origin.SOLO), ())
-    cameras = rounds[0].median if from_rounds else searched.cameras
-    rate = rounds[0].fps_at_median if from_rounds else None
+    cameras = rounds[0].cameras if from_rounds else searched.cameras
+    rate = rounds[0].fps_at_headline if from_rounds else None
     served = cameras * (rate if rate is not None else target.fps)
     harness = (HarnessFigures(stored.harness, served) if stored.harness is not None and stored.harness.split == split
                else None)
@@ -320,8 +340,11 @@ def _round_figures(trials: Sequence[PipelineTrial], best: Split, starts: Sequenc
                 for number in numbers]
         kept = [(number, h) for number, h in held if h is not None]
         ran = next((t.ran for t in reversed(trials) if t.split == split and t.ran), ())
+        finished = {number for number, _ in kept}
+        walks = [t.load for t in trials if t.round in finished and t.split == split and t.fps is None]
         result.append(RoundCameras(split, origin, tuple(h.cameras for _, h in kept), ran,
-                                   tuple(h.fps for _, h in kept), tuple(number for number, _ in kept)))
+                                   per_round_fps=tuple(h.fps for _, h in kept),
+                                   numbers=tuple(number for number, _ in kept), windows=tuple(windows(walks, target))))
     return tuple(result)
 
 
