@@ -22,7 +22,7 @@ from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival
 from ov_tuner.search.boundary import REPEATS, boundary, next_load
 from ov_tuner.workloads.llm.agreement import agreement
-from ov_tuner.workloads.llm.answer import BASELINES, Rule, llm_answer
+from ov_tuner.workloads.llm.answer import BASELINES, Rule, llm_answer, walk_windows
 from ov_tuner.workloads.llm.gguf import write_llama_gguf
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.process import _ended as ended
@@ -423,6 +423,22 @@ def test_a_walk_that_serves_more_users_told_apart_decides_the_answer() -> None:
     assert "told apart (the difference's 95% interval above 0)" in words["why"]
     close = StoredLlm("r.db", None, job, (*rounds, *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 21)), ())
     assert llm_answer(close).answer.setting == SCHEDULER_DEFAULT  # type: ignore[union-attr]  # 21 vs 20: not apart
+
+
+def test_the_rounds_trials_are_the_walks_windows_at_the_load_given() -> None:
+    """A round ran the job's load, so its trial is a window there: the walk starts above it, and a round that missed
+    the budget counts as a miss (the search's trials, at a setting not yet in the rounds, do not count)."""
+    budget = LlmBudget(ttft_ms=100.0)
+    met, missed = np.full(10, 5.0), np.full(10, 500.0)
+    searched = LlmTrial(SCHEDULER_DEFAULT, ttft_ms=missed, tpot_ms=met, output_tokens=10, wall_s=1.0)
+    rounds = [LlmTrial(SCHEDULER_DEFAULT, round=r, ttft_ms=missed if r == 2 else met, tpot_ms=met, output_tokens=10,
+                       wall_s=1.0) for r in range(3)]
+    walked = LlmTrial(SCHEDULER_DEFAULT, users=16, ttft_ms=met, tpot_ms=met, output_tokens=10, wall_s=1.0)
+    other = LlmTrial(PIPELINE_DEFAULT, round=0, ttft_ms=met, tpot_ms=met, output_tokens=10, wall_s=1.0)
+    load = LlmLoad(users=8)
+    windows = walk_windows([searched, *rounds, walked, other], SCHEDULER_DEFAULT, load, budget)
+    assert windows == [(8.0, True), (8.0, True), (8.0, False), (16.0, True)]
+    assert next_load(windows[:3], walk_rule(load.amount, MOST_USERS, closed=True)) == 16
 
 
 def test_genai_left_alone_is_the_answer_every_time_its_two_defaults_are_not_told_apart() -> None:

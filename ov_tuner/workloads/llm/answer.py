@@ -31,6 +31,7 @@ from ov_tuner.workloads.llm.schema import (
     LlmBudget,
     LlmHarness,
     LlmJob,
+    LlmLoad,
     LlmSetting,
     LlmTrial,
     StoredLlm,
@@ -211,7 +212,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     answer, fastest = None, None
     gains: tuple[LlmGain, ...] = ()
     closed = job.load.closed  # users, whole numbers; else requests a second
-    walked = _walks(trials, job.budget, closed)
+    walked = _walks(trials, job)
     rule = Rule.FASTEST
     if leading:
         top = max(leading, key=lambda i: means[i])
@@ -273,19 +274,21 @@ def _answer_first(walks: Sequence[Walk], answer: SettingFigures | None) -> tuple
     return (*mine, *(w for w in walks if w not in mine))
 
 
-def walk_windows(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> list[Window]:
+def walk_windows(trials: Sequence[LlmTrial], setting: LlmSetting, load: LlmLoad, budget: LlmBudget) -> list[Window]:
     """The walk's windows for `setting`, in the order measured: each load tried with whether its trial met the
-    budget (a failed trial did not)."""
-    return [(t.walked_at, t.ok and figures_of(setting, [t], budget).meets)
-            for t in trials if t.walked_at is not None and t.setting == setting]
+    budget (a failed trial did not). The rounds' trials are windows at the job's `load`, the walk's start, so a walk
+    does not measure it again: each of them cost a window of up to 10 s, at a load every setting that reached the
+    rounds met."""
+    return [(load.amount if t.walked_at is None else t.walked_at, t.ok and figures_of(setting, [t], budget).meets)
+            for t in trials if t.setting == setting and (t.walked_at is not None or t.round is not None)]
 
 
-def _walks(trials: Sequence[LlmTrial], budget: LlmBudget, closed: bool) -> tuple[Walk, ...]:
+def _walks(trials: Sequence[LlmTrial], job: LlmJob) -> tuple[Walk, ...]:
     walked = list(dict.fromkeys(t.setting for t in trials if t.walked_at is not None))
     found = []
     for setting in walked:
-        windows = walk_windows(trials, setting, budget)
-        found.append(Walk(setting, tuple(windows), boundary(windows, whole=closed)))
+        windows = walk_windows(trials, setting, job.load, job.budget)
+        found.append(Walk(setting, tuple(windows), boundary(windows, whole=job.load.closed)))
     return tuple(found)
 
 

@@ -160,15 +160,14 @@ class LlmWorkload:
         answer = self.answer()
         if not (self.spec.walk and self.spec.budget.bounded and answer.answer is not None):
             return
-        closed = self.spec.load.closed
-        start = float(self.spec.load.users if closed else self.spec.load.rate)
+        closed, start = self.spec.load.closed, self.spec.load.amount
         most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
         rule = walk_rule(start, most, closed)
         walking = list(dict.fromkeys([answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []),
                                       *BASELINES]))
         while walking:
             for setting in list(walking):
-                at = next_load(walk_windows(self.store.llm_trials(), setting, self.spec.budget), rule)
+                at = next_load(walk_windows(self.store.llm_trials(), setting, self.spec.load, self.spec.budget), rule)
                 if at is None:
                     walking.remove(setting)
                 else:

@@ -66,6 +66,11 @@ class LlmLoad:
     def closed(self) -> bool:
         return self.users > 0
 
+    @property
+    def amount(self) -> float:
+        """The load as a walk counts it: users (a closed loop), or requests a second."""
+        return float(self.users if self.closed else self.rate)
+
     @classmethod
     def from_stored(cls, data: dict[str, Any]) -> LlmLoad:
         return cls(**{**data, "arrival": Arrival(data["arrival"]), "prompt_tokens": tuple(data["prompt_tokens"]),
