@@ -29,11 +29,10 @@ class Frame:
 
 @dataclass
 class Job:
-    """A frame's `runs` requests at one stage; `crops` None: the dispatcher cuts them."""
+    """One request of a frame at one stage: its crop, cut and converted, ready since `ready_ns`."""
 
     frame: Frame
-    runs: int
-    crops: list[np.ndarray] | None
+    crop: np.ndarray
     ready_ns: int
 
 

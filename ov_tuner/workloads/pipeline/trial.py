@@ -17,14 +17,16 @@ How a trial runs (ov_tuner.measure.openloop, for the chain):
   stage's `per_detection.output` on that frame above its threshold (at most `most`; none where the previous stage did
   not run). Its K runs are K requests on K crops: the frame cut into a grid of K tiles as square as possible. The
   tiles are not the detector's boxes: the cost of a request does not depend on where its crop came from. A later
-  stage's crops are cut by its dispatcher, outside every stage's times (a fraction of a request).
-- Each stage has one AsyncInferQueue and one dispatcher thread that starts its requests (start_async blocks, the GIL
-  released, until a request is free). OpenVINO's completion callback holds the GIL and its thread: it only counts,
-  reads the detections the next stage needs, and hands the frame on.
+  stage's crops are cut where the frame's last request of the stage before ends, outside every stage's times.
+- Each stage has `nireq` infer requests, each driven by a worker thread of its own: it takes the next crop, runs it
+  (`infer`, the GIL released while the device works), counts, reads the detections the next stage needs and hands
+  the frame on. No Python runs on OpenVINO's threads: with a completion callback, each stream's thread waited for
+  the GIL after every request (on 16 cores every stage was 16-27% busy while the cameras were turned away), and the
+  stream sat idle meanwhile; here a stream takes the next request in flight while its worker waits for the GIL.
 - A frame finishes when its last stage's last request completes, or after decoding where no stage runs on it.
 
 Every started request completes and every thread is joined before the trial returns, an exception or Ctrl-C
-included.
+included (a worker's `infer` returns only when its request has).
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ import numpy as np
 import openvino as ov
 
 from ov_tuner.measure import host
-from ov_tuner.measure.engine import free_queues
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.model.inputs import ImageConverter, image_input
 from ov_tuner.schema import CameraTarget, LoadTrial
@@ -78,9 +79,13 @@ def run_pipeline_trial(runners: Sequence[StageRunner], video: VideoSource, decod
         figures = trial.run(arrivals, lead_in_s)
     finally:
         cv2.setNumThreads(previous)
-    del trial  # its queues' callbacks hold it: a cycle, freed now while the compiled models live
-    free_queues()
+    del trial  # its requests go now, while the compiled models live
     return figures
+
+
+def _requests(runner: StageRunner) -> int:
+    """The stage's requests: its own number, or the compiled model's optimal one."""
+    return runner.nireq or int(runner.compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS"))
 
 
 def _most_in_flight(target: CameraTarget, fps: float) -> int:
@@ -110,12 +115,10 @@ class _Trial:
         self.stop = threading.Event()
         self.decode_jobs: queue.SimpleQueue[Frame | None] = queue.SimpleQueue()
         self.stage_jobs: list[queue.SimpleQueue[Job | None]] = [queue.SimpleQueue() for _ in runners]
-        self.queues = [ov.AsyncInferQueue(r.compiled, r.nireq) for r in runners]
-        for stage, infer_queue in enumerate(self.queues):
-            infer_queue.set_callback(lambda request, frame, stage=stage: self.completed(stage, request, frame))
+        self.requests = [[r.compiled.create_infer_request() for _ in range(_requests(r))] for r in runners]
         self.decoders = [threading.Thread(target=self.decoder, name=f"decode-{i}") for i in range(decode_threads)]
-        self.dispatchers = [threading.Thread(target=self.dispatcher, args=(i,), name=f"stage-{r.stage.name}")
-                            for i, r in enumerate(runners)]
+        self.workers = [threading.Thread(target=self.worker, args=(i, request), name=f"stage-{r.stage.name}-{k}")
+                        for i, r in enumerate(runners) for k, request in enumerate(self.requests[i])]
 
     def run(self, arrivals: Arrivals, lead_in_s: float) -> tuple[LoadTrial, tuple[StageTime, ...]]:
         """Offer the frames on schedule, wait until every admitted one finished, stop every thread, and make the
@@ -138,14 +141,14 @@ class _Trial:
             service_ms=np.array([], dtype=np.float64),
             foreign_cpu=load.foreign_cpu if load else None, steal=load.steal if load else None)
         stages = (self.decode.time(DECODE, len(self.decoders), span_s),
-                  *(self.tallies[i].time(r.stage.name, len(self.queues[i]), span_s)
+                  *(self.tallies[i].time(r.stage.name, len(self.requests[i]), span_s)
                     for i, r in enumerate(self.runners)))
         return trial, stages
 
     def offer(self, schedule: np.ndarray, cameras: np.ndarray, start: int) -> tuple[int, host.HostLoad | None]:
         """Admit or drop each frame at its arrival and wait for the admitted ones: the counted frames dropped, and
         the host's load over the counted period."""
-        for thread in self.decoders + self.dispatchers:
+        for thread in self.decoders + self.workers:
             thread.start()
         frames = [0] * len(self.feeds)
         dropped = 0
@@ -182,7 +185,7 @@ class _Trial:
             try:
                 started = time.perf_counter_ns()
                 frame.image = self.feeds[frame.camera].read()
-                self.hand_on(frame, 0, 0, cut=True)
+                self.hand_on(frame, 0, 0)
                 if frame.counted:
                     with self.lock:
                         self.decode.runs += 1
@@ -191,44 +194,30 @@ class _Trial:
             except BaseException as error:
                 self.fail(error)
 
-    def dispatcher(self, stage: int) -> None:
-        """Start a stage's requests, one crop each; the wait of each is from its crops' being ready to its start."""
-        infer_queue, port, tally = self.queues[stage], self.ports[stage], self.tallies[stage]
+    def worker(self, stage: int, request: ov.InferRequest) -> None:
+        """Run a stage's crops on one request, each as it comes: its wait is from the crop's being ready to its
+        start; then count it and hand the frame on once its last request at this stage is done."""
+        port, tally, count = self.ports[stage], self.tallies[stage], self.counts[stage]
         for job in iter(self.stage_jobs[stage].get, None):
             if self.stop.is_set():
                 continue
             try:
-                crops, ready = job.crops, job.ready_ns
-                if crops is None:
-                    assert job.frame.image is not None
-                    cutting = time.perf_counter_ns()
-                    crops = self.crops(stage, job.frame.image, job.runs)
-                    ready += time.perf_counter_ns() - cutting
-                for crop in crops:
-                    infer_queue.start_async({port: crop}, job.frame)
-                    if job.frame.counted:
-                        with self.lock:
-                            tally.wait_ms += (time.perf_counter_ns() - ready) / 1e6
+                frame = job.frame
+                started = time.perf_counter_ns()
+                request.infer({port: job.crop})
+                found = int(np.count_nonzero(request.get_tensor(count.output).data > count.threshold)) if count else 0
+                with self.lock:
+                    if frame.counted:
+                        tally.runs += 1
+                        tally.busy_ms += request.latency
+                        tally.wait_ms += (started - job.ready_ns) / 1e6
+                    frame.detections += found
+                    frame.pending -= 1
+                    last = frame.pending == 0
+                if last:
+                    self.hand_on(frame, stage + 1, frame.detections)
             except BaseException as error:
                 self.fail(error)
-
-    def completed(self, stage: int, request: ov.InferRequest, frame: Frame) -> None:
-        """OpenVINO's callback, on its own thread: count, copy out the detections, hand the frame on when its last
-        request at this stage is done."""
-        try:
-            count = self.counts[stage]
-            found = int(np.count_nonzero(request.get_tensor(count.output).data > count.threshold)) if count else 0
-            with self.lock:
-                if frame.counted:
-                    self.tallies[stage].runs += 1
-                    self.tallies[stage].busy_ms += request.latency
-                frame.detections += found
-                frame.pending -= 1
-                last = frame.pending == 0
-            if last:
-                self.hand_on(frame, stage + 1, frame.detections, cut=False)
-        except BaseException as error:
-            self.fail(error)
 
     def runs(self, stage: int, frame: Frame, detections: int) -> int:
         """How many requests `stage` makes on `frame`, given the previous stage's `detections` on it."""
@@ -237,15 +226,18 @@ class _Trial:
             return 0
         return min(detections, spec.per_detection.most) if spec.per_detection else spec.per_frame
 
-    def hand_on(self, frame: Frame, stage: int, detections: int, cut: bool) -> None:
-        """Give `frame` to `stage`, or the first later stage that runs on it (`cut`: its crops cut here); finish it
-        where none does."""
+    def hand_on(self, frame: Frame, stage: int, detections: int) -> None:
+        """Give `frame` to `stage`, or the first later stage that runs on it, a crop a request; finish it where none
+        does."""
         while stage < len(self.runners):
             runs = self.runs(stage, frame, detections)
             if runs:
-                crops = self.crops(stage, frame.image, runs) if cut and frame.image is not None else None
+                assert frame.image is not None
+                crops = self.crops(stage, frame.image, runs)
                 frame.pending, frame.detections = runs, 0
-                self.stage_jobs[stage].put(Job(frame, runs, crops, time.perf_counter_ns()))
+                ready = time.perf_counter_ns()
+                for crop in crops:
+                    self.stage_jobs[stage].put(Job(frame, crop, ready))
                 return
             stage, detections = stage + 1, 0
         self.finish(frame)
@@ -265,28 +257,29 @@ class _Trial:
                 self.settled.notify_all()
 
     def fail(self, error: BaseException) -> None:
-        """Keep a worker's or callback's error for the trial to raise, and stop starting work."""
+        """Keep a decoder's or worker's error for the trial to raise, and stop starting work."""
         with self.lock:
             self.error = self.error or error
             self.stop.set()
             self.settled.notify_all()
 
     def shutdown(self) -> None:
-        """Stop every thread (a sentinel each), let every started request complete, close the feeds."""
+        """Stop every thread (a sentinel each; a worker ends after the request it runs), close the feeds."""
         self.stop.set()
-        for jobs in [self.decode_jobs] * len(self.decoders) + self.stage_jobs:
-            jobs.put(None)
-        for thread in self.decoders + self.dispatchers:
+        for _ in self.decoders:
+            self.decode_jobs.put(None)
+        for jobs, requests in zip(self.stage_jobs, self.requests, strict=True):
+            for _ in requests:
+                jobs.put(None)
+        for thread in self.decoders + self.workers:
             if thread.ident is not None:
                 thread.join()
-        for infer_queue in self.queues:
-            infer_queue.wait_all()
         for feed in self.feeds:
             feed.close()
 
 
 def _detection_count(runners: Sequence[StageRunner], stage: int) -> DetectionCount | None:
-    """What the stage after `stage` counts in `stage`'s outputs, checked here rather than in a callback (a guard for a
+    """What the stage after `stage` counts in `stage`'s outputs, checked here rather than in a worker (a guard for a
     chain run alone: ov_tuner.workloads.pipeline.job checks it on the models read, before anything is measured)."""
     following = runners[stage + 1].stage if stage + 1 < len(runners) else None
     if following is not None and following.per_detection is not None:
