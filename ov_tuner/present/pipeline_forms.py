@@ -227,6 +227,7 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
         "cameras_interval": _cameras_interval(answer),
         "fps_held": answer.rounds[0].fps_at_headline if answer.rounds else None,
         "fps_held_interval": _held_interval(answer),
+        "frames_held": _frames_held(answer),
         "split": _split(answer.split), "ran": [_ran(r) for r in answer.ran],
         "gains": [_gain(g) for g in answer.gains],
         "rounds": [_round(r) for r in answer.rounds],
@@ -246,6 +247,12 @@ def _cameras_interval(answer: PipelineAnswer) -> list[float] | None:
     walk stopped at its ceiling (no upper end)."""
     found = answer.rounds[0].walked if answer.from_rounds and answer.rounds else None
     return None if found is None or found.at_ceiling else [found.low, found.high]
+
+
+def _frames_held(answer: PipelineAnswer) -> dict[str, float] | None:
+    """The frames a second the answer held in all over its rounds, with its interval (null with fewer than two)."""
+    found = answer.rounds[0].frames_held if answer.from_rounds and answer.rounds else None
+    return None if found is None else {"value": found[0], "low": found[1], "high": found[2]}
 
 
 def _held_interval(answer: PipelineAnswer) -> list[float] | None:
