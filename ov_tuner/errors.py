@@ -42,6 +42,7 @@ class Input(Enum):
     PRECISION_HINT = "inference precision hints"  # an LLM's INFERENCE_PRECISION_HINT values searched
     WEIGHTS = "weights"  # an LLM folder's weight compressions searched
     DQ_GROUP_SIZE = "dynamic quantization group sizes"  # an LLM's DYNAMIC_QUANTIZATION_GROUP_SIZE values searched
+    SHARED_PREFIX = "shared prefix"  # the tokens an LLM load's generated prompts begin with alike
 
     def __str__(self) -> str:
         return f"\ue000{self.name}\ue001"

@@ -18,6 +18,7 @@ from factories import ov_tuner, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
+from ov_tuner.errors import BadInputError
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival
 from ov_tuner.search.boundary import REPEATS, boundary, next_load
@@ -27,7 +28,7 @@ from ov_tuner.workloads.llm.gguf import write_llama_gguf
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.process import _ended as ended
 from ov_tuner.workloads.llm.process import trial_in_process
-from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, read_prompts
+from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
@@ -125,7 +126,7 @@ def test_no_two_requests_of_a_trial_share_a_prompt_unless_asked() -> None:
     assert all(np.array_equal(p[:8], shared[0][:8]) for p in shared)
 
     lines = [p for p in read_prompts_text("a", "b")]
-    again = [r.prompt for _, r in zip(range(6), file_requests(lines, lambda t: np.array([ord(t)]), vocabulary, 0),
+    again = [r.prompt for _, r in zip(range(6), file_requests(lines, lambda line: np.array([ord(line.prompt)]), vocabulary, 0),
                                       strict=False)]
     assert len({p.tobytes() for p in again}) == 6  # the second time through, each starts with a token of its own
     assert np.array_equal(again[2][1:], again[0]) and np.array_equal(again[4][1:], again[0])
@@ -324,9 +325,9 @@ def test_a_kv_precision_the_device_refuses_is_one_line_before_anything_runs(tiny
     assert not (tmp_path / "r.db").exists()
 
 
-def test_weights_are_compressed_for_a_folder_only(tiny_gguf: Path, tmp_path: Path) -> None:
-    code, _, err = _cli("llm", str(tiny_gguf), "--weights", "int4", "--out", str(tmp_path / "r.db"))
-    assert code == 2 and err.count("\n") == 1 and "a GGUF's weights are its own" in err
+def test_weights_the_device_cannot_be_given_are_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
+    code, _, err = _cli("llm", str(tiny_gguf), "--weights", "int3", "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "--weights int3: give default, int8 or int4" in err
 
 
 def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: Path, tmp_path: Path,
@@ -508,6 +509,63 @@ def test_a_prompts_file_gives_the_trials_their_prompts_and_output_lengths(tiny_g
     assert trial.ok and trial.ttft_ms.size >= 4
     # every request asked for 3 or 4 tokens, and the file's lines come round again, each time with a token of its own
     assert 3 * trial.ttft_ms.size <= trial.output_tokens <= 4 * trial.ttft_ms.size
+
+
+def test_chat_messages_go_through_the_models_chat_template(tiny_gguf: Path, tmp_path: Path) -> None:
+    prompts = tmp_path / "chat.jsonl"
+    chats = [[{"role": "system", "content": "be brief"}, {"role": "user", "content": f"hello number {i}"}]
+             for i in range(3)]
+    prompts.write_text("".join(json.dumps({"messages": chat, "output_tokens": 4}) + "\n" for chat in chats))
+    load = LlmLoad(users=2, seconds=0.4, lead_in_s=0.1, prompts_file=str(prompts))
+    model = read_llm(tiny_gguf)
+    trial = trial_in_process(model, "CPU", SCHEDULER_DEFAULT, load)
+    assert trial.ok and trial.output_tokens == 4 * trial.ttft_ms.size
+    # the prompt is the template's text: each message's role and content, then the assistant's turn opened
+    import openvino_genai
+
+    from ov_tuner.workloads.llm.ir import served_model
+
+    tokenizer = openvino_genai.Tokenizer(served_model(model).path)
+    line = read_prompts(prompts)[0]
+    said = tokenizer.decode(line_encoder(tokenizer)(line).tolist())
+    assert said == "system: be brief\nuser: hello number 0\nassistant: "
+    per_request = trial.prompt_tokens / trial.ttft_ms.size
+    assert per_request >= len(tokenizer.encode(said, add_special_tokens=False).input_ids.data[0])
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+      "output_tokens": 4}, "the last of \"messages\" is the user's"),
+    ({"messages": [{"role": "robot", "content": "hi"}], "output_tokens": 4}, "a role among system, user, assistant"),
+    ({"messages": "hi", "output_tokens": 4}, "each of \"messages\" is"),
+])
+def test_a_chat_line_without_a_users_last_message_names_the_line(line: dict, said: str, tmp_path: Path) -> None:
+    prompts = tmp_path / "chat.jsonl"
+    prompts.write_text(json.dumps({"prompt": "fine", "output_tokens": 4}) + "\n" + json.dumps(line) + "\n")
+    with pytest.raises(BadInputError, match="line 2") as raised:
+        read_prompts(prompts)
+    assert said in raised.value.message
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--prompt-tokens", "2000", "--output-tokens", "64"], "need 2064 positions; "),
+    (["--prompt-tokens", "16-32", "--shared-prefix", "16"], "--shared-prefix 16 is as long as the shortest prompt"),
+])
+def test_a_load_the_model_cannot_take_is_one_line_before_anything_runs(tiny_gguf: Path, tmp_path: Path,
+                                                                       flags: list[str], said: str) -> None:
+    code, _, err = _cli("llm", str(tiny_gguf), *flags, "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and said in err, err
+    assert "2048" in err or "prefix" in err  # the tiny model's context length, read from its file
+    assert not (tmp_path / "r.db").exists()
+
+
+def test_a_prompts_line_past_the_context_is_one_line_naming_it(tiny_gguf: Path, tmp_path: Path) -> None:
+    prompts = tmp_path / "long.jsonl"
+    prompts.write_text(json.dumps({"prompt": "hello", "output_tokens": 8}) + "\n" +
+                       json.dumps({"prompt": "ab " * 1500, "output_tokens": 64}) + "\n")
+    code, _, err = _cli("llm", str(tiny_gguf), "--prompts", str(prompts), "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "line 2 needs" in err and "holds 2048" in err, err
+    assert not (tmp_path / "r.db").exists()
 
 
 def test_a_v9_llm_file_is_read_with_its_outputs_and_no_logits_cosine(llm_db: Path, tmp_path: Path) -> None:

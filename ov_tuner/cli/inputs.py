@@ -26,6 +26,7 @@ FLAGS: dict[Input, str] = {
     Input.PRECISION_HINT: "--precision-hint",
     Input.WEIGHTS: "--weights",
     Input.DQ_GROUP_SIZE: "--dq-group-size",
+    Input.SHARED_PREFIX: "--shared-prefix",
 }
 
 

@@ -44,6 +44,11 @@ def _byte_alphabet() -> list[str]:
     return [chr(c) for c in stand_ins]
 
 
+# A plain chat template (ChatML's layout in this vocabulary's letters), so a chat's prompt can be made of messages.
+CHAT_TEMPLATE = ("{% for message in messages %}{{ message['role'] + ': ' + message['content'] + '\n' }}{% endfor %}"
+                 "{% if add_generation_prompt %}{{ 'assistant: ' }}{% endif %}")
+
+
 def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0,
                      matrix_type: type = np.float16) -> Path:
     """Write the model to `path`; `matrix_type` np.float32 writes the F32 matrices GenAI refuses (for its test)."""
@@ -71,6 +76,7 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
     writer.add_token_types([NORMAL] * (len(tokens) - 2) + [CONTROL, CONTROL])
     writer.add_bos_token_id(len(tokens) - 2)
     writer.add_eos_token_id(len(tokens) - 1)
+    writer.add_chat_template(CHAT_TEMPLATE)
 
     def tensor(name: str, rows: int, columns: int | None = None) -> None:
         dims = (rows,) if columns is None else (rows, columns)

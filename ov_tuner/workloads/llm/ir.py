@@ -5,6 +5,7 @@ file's sha256) and never beside the user's file."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from ov_tuner.errors import OutputError
@@ -35,6 +36,15 @@ def model_ir(model: LlmModel) -> Path:
         raise OutputError(f"cannot keep the IR of {model.path} under {folder.parent} ({e.strerror}); "
                           "set OV_TUNER_CACHE to a folder you can write") from e
     return folder / MODEL_IR
+
+
+def served_model(model: LlmModel) -> LlmModel:
+    """The model as trials load it: a GenAI folder as given; a GGUF as the folder GenAI converts it to (in ov-tuner's
+    cache), which a pipeline loads in about half the time it takes to read the GGUF again (2.5 s against 4.1-4.8 s
+    for SmolLM2-135M on 2 cores), the same IR either way."""
+    if model.format is not LlmFormat.GGUF:
+        return model
+    return replace(model, path=str(model_ir(model).parent), format=LlmFormat.FOLDER)
 
 
 def _convert(gguf: Path) -> None:

@@ -38,15 +38,15 @@ from ov_tuner.workloads.llm.answer import (
     searched_figures,
     walk_windows,
 )
+from ov_tuner.workloads.llm.fits import check_load_fits
 from ov_tuner.workloads.llm.harness import harness_trial
+from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
 from ov_tuner.workloads.llm.process import outputs_in_process, trial_in_process
-from ov_tuner.workloads.llm.prompts import read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import (
     SCHEDULER_DEFAULT,
     LlmBudget,
-    LlmFormat,
     LlmJob,
     LlmLoad,
     LlmModel,
@@ -94,14 +94,14 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     model = read_llm(spec.model)
     Runtime().resolve_devices((spec.device,))
     check_plugin_values(spec.device, spec.space)
-    if spec.load.prompts_file:
-        read_prompts(Path(spec.load.prompts_file))
-    _check_weights(model, spec.space)
+    _check_weights(spec.space)
+    served = served_model(model)
+    check_load_fits(model, Path(served.path), spec.load)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
     with LlmStore(spec.out) as store:
         store.claim(environment(ModelSource(Path(model.path), model.sha256)))
         store.claim_llm(job)
-        workload = LlmWorkload(spec, job, store, _weights(model, spec.space, making), seen)
+        workload = LlmWorkload(spec, job, store, _weights(served, spec.space, making), seen)
         drive(workload, stop)
         return workload.answer()
 
@@ -216,21 +216,19 @@ class LlmWorkload:
                                     tuple(self.store.llm_harness())))
 
 
-def _check_weights(model: LlmModel, space: LlmSpace) -> None:
-    """The weights asked for are ones ov-tuner makes, of a model it can make them of, with NNCF installed."""
+def _check_weights(space: LlmSpace) -> None:
+    """The weights asked for are ones ov-tuner makes, with NNCF installed."""
     asked = [w for w in space.weights if w is not None]
     unknown = [w for w in asked if w not in WEIGHTS]
     if unknown:
         raise BadInputError(f"{Input.WEIGHTS} {unknown[0]}: give default, int8 or int4")
-    if asked and model.format is LlmFormat.GGUF:
-        raise BadInputError(f"{Input.WEIGHTS} {asked[0]}: a GGUF's weights are its own (llama.cpp's llama-quantize "
-                            "makes Q8_0 or Q4_K files): give a GenAI folder, or leave the weights as given")
     if asked:
         require_nncf()
 
 
 def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) -> dict[str | None, LlmModel]:
-    """The model each weights value runs: as given, or its folder compressed (made now where the cache lacks it)."""
+    """The model each weights value runs: `model` (a folder: a GGUF's is the one GenAI converts it to), or that
+    folder compressed (made now where the cache lacks it)."""
     folders: dict[str | None, LlmModel] = {None: model}
     for weights in (w for w in space.weights if w is not None):
         if not llm_weights_folder(model.sha256, weights).is_dir():

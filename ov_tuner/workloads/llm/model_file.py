@@ -107,7 +107,8 @@ def _gguf(path: Path) -> LlmModel:
     embedding = next(t for t in reader.tensors if t.name == "token_embd.weight")
     return LlmModel(path=str(path.resolve()), format=LlmFormat.GGUF, sha256=files_sha256(path, [path]),
                     architecture=architecture, layers=int(str(field(f"{architecture}.block_count"))),
-                    width=int(str(field(f"{architecture}.embedding_length"))), vocab=int(embedding.shape[-1]))
+                    width=int(str(field(f"{architecture}.embedding_length"))), vocab=int(embedding.shape[-1]),
+                    context=int(str(field(f"{architecture}.context_length") or 0)))
 
 
 def _folder(path: Path) -> LlmModel:
@@ -128,7 +129,7 @@ def _folder(path: Path) -> LlmModel:
     return LlmModel(path=str(path.resolve()), format=LlmFormat.FOLDER, sha256=files_sha256(path, parts),
                     architecture=str(config.get("model_type", "unknown")),
                     layers=int(config.get("num_hidden_layers", 0)), width=int(config.get("hidden_size", 0)),
-                    vocab=int(config.get("vocab_size", 0)))
+                    vocab=int(config.get("vocab_size", 0)), context=int(config.get("max_position_embeddings", 0)))
 
 
 def _config(path: Path) -> dict:

@@ -1,5 +1,7 @@
 """The requests of an LLM load: a prompt (as token ids) and the output length asked of it, from the user's prompts
-file or generated from the model's vocabulary.
+file or generated from the model's vocabulary. A prompts file's line is a prompt's text, sent as it is (as a server's
+completions endpoint does), or chat messages, which the model's chat template makes the prompt of (as a server's chat
+endpoint does).
 
 Why token ids: a generated prompt has exactly the length asked, and no two prompts share a token sequence unless the
 load asks for a shared prefix, so a prefix cache cannot answer one request from another. A prompts file's line used
@@ -12,21 +14,33 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ov_tuner.errors import BadInputError
 
-# A tokenizer as the requests need it: text to token ids.
-Encode = Callable[[str], np.ndarray]
+ROLES = ("system", "user", "assistant")
+EXAMPLE = ('{"prompt": "...", "output_tokens": 128} or {"messages": [{"role": "user", "content": "..."}], '
+           '"output_tokens": 128}')
 
 
 @dataclass(frozen=True)
 class PromptLine:
-    """One line of a prompts file: the text and the output tokens asked of it."""
+    """One line of a prompts file: the prompt's text, or the chat (role, content) the chat template makes it of; and
+    the output tokens asked of it."""
 
-    prompt: str
     output_tokens: int
+    prompt: str = ""
+    messages: tuple[tuple[str, str], ...] = ()
+
+    def chat(self) -> list[dict[str, str]]:
+        """The messages as GenAI's apply_chat_template takes them."""
+        return [{"role": role, "content": content} for role, content in self.messages]
+
+
+# A tokenizer as the requests need it: a line to its prompt's token ids.
+Encode = Callable[[PromptLine], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -36,32 +50,61 @@ class LlmRequest:
 
 
 def read_prompts(path: Path) -> list[PromptLine]:
-    """A JSONL prompts file: one object a line with "prompt" (text) and "output_tokens" (a whole number above 0).
-    A bad line is one error that names it."""
+    """A JSONL prompts file: one object a line with "prompt" (text) or "messages" (chat messages, each a role and
+    its content, the last the user's) and "output_tokens" (a whole number above 0). A bad line is one error that
+    names it."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise BadInputError(f"cannot read prompts file {path}: {e}; give a UTF-8 JSONL file") from e
     found = [_line(path, number, text) for number, text in enumerate(lines, 1) if text.strip()]
     if not found:
-        raise BadInputError(f"prompts file {path} holds no prompt; write one JSON object a line, "
-                            '{"prompt": "...", "output_tokens": 128}')
+        raise BadInputError(f"prompts file {path} holds no prompt; write one JSON object a line, {EXAMPLE}")
     return found
 
 
 def _line(path: Path, number: int, text: str) -> PromptLine:
-    example = '{"prompt": "...", "output_tokens": 128}'
     try:
         data = json.loads(text)
     except ValueError as e:
-        raise BadInputError(f"{path} line {number} is not JSON ({e.args[0]}); each line is {example}") from e
-    if not isinstance(data, dict) or not isinstance(data.get("prompt"), str) or not data["prompt"]:
-        raise BadInputError(f'{path} line {number} has no "prompt" text; each line is {example}')
+        raise BadInputError(f"{path} line {number} is not JSON ({e.args[0]}); each line is {EXAMPLE}") from e
+    if not isinstance(data, dict):
+        raise BadInputError(f"{path} line {number} is not a JSON object; each line is {EXAMPLE}")
     tokens = data.get("output_tokens")
     if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1:
         raise BadInputError(f'{path} line {number} has "output_tokens" {tokens!r}, not a whole number above 0; each '
-                            f"line is {example}")
-    return PromptLine(data["prompt"], tokens)
+                            f"line is {EXAMPLE}")
+    if "messages" in data:
+        return PromptLine(tokens, messages=_messages(path, number, data["messages"]))
+    if not isinstance(data.get("prompt"), str) or not data["prompt"]:
+        raise BadInputError(f'{path} line {number} has no "prompt" text nor "messages"; each line is {EXAMPLE}')
+    return PromptLine(tokens, prompt=data["prompt"])
+
+
+def _messages(path: Path, number: int, messages: object) -> tuple[tuple[str, str], ...]:
+    """A line's chat: a list of {"role", "content"}, roles among ROLES, the last the user's."""
+    found = []
+    for message in messages if isinstance(messages, list) else [None]:
+        role = message.get("role") if isinstance(message, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if role not in ROLES or not isinstance(content, str) or not content:
+            raise BadInputError(f'{path} line {number}: each of "messages" is {{"role": "user", "content": "..."}} '
+                                f"with a role among {', '.join(ROLES)} and some content")
+        found.append((role, content))
+    if not found or found[-1][0] != "user":
+        raise BadInputError(f'{path} line {number}: the last of "messages" is the user\'s, the one the model answers')
+    return tuple(found)
+
+
+def line_encoder(tokenizer: Any) -> Encode:
+    """`tokenizer` (GenAI's) as the requests use it: a chat through the model's chat template with the assistant's
+    turn opened, a prompt's text as it is; the special tokens are the template's own, none added."""
+
+    def encode(line: PromptLine) -> np.ndarray:
+        text = tokenizer.apply_chat_template(line.chat(), add_generation_prompt=True) if line.messages else line.prompt
+        return np.asarray(tokenizer.encode(text, add_special_tokens=False).input_ids.data).reshape(-1)
+
+    return encode
 
 
 def generated_requests(vocabulary: np.ndarray, prompt_tokens: tuple[int, int], output_tokens: tuple[int, int],
@@ -79,7 +122,7 @@ def generated_requests(vocabulary: np.ndarray, prompt_tokens: tuple[int, int], o
 def file_requests(lines: list[PromptLine], encode: Encode, vocabulary: np.ndarray, seed: int) -> Iterator[LlmRequest]:
     """The file's lines in turn, endlessly; from the second time through, each starts with a token drawn anew, so
     that no prefix cache answers it from its first time."""
-    encoded = [(encode(line.prompt).astype(np.int64), line.output_tokens) for line in lines]
+    encoded = [(encode(line).astype(np.int64), line.output_tokens) for line in lines]
     rng = np.random.default_rng(seed)
     for turn in range(1 << 62):
         for prompt, output in encoded:

@@ -36,6 +36,7 @@ class LlmModel:
     layers: int
     width: int
     vocab: int
+    context: int = 0  # the most positions (prompt and output) it was trained for; 0: not said
 
     @classmethod
     def from_stored(cls, data: dict[str, Any]) -> LlmModel:

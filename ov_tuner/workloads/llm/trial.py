@@ -25,7 +25,7 @@ import numpy as np
 from ov_tuner.devices.native import ov_error_text
 from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
 from ov_tuner.workloads.llm.logits import first_step_cosines
-from ov_tuner.workloads.llm.prompts import LlmRequest, file_requests, generated_requests, read_prompts
+from ov_tuner.workloads.llm.prompts import LlmRequest, file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
     AGREEMENT_TOKENS,
@@ -146,11 +146,7 @@ def requests_for(pipe: object, model: LlmModel, load: LlmLoad) -> Iterator[LlmRe
     vocabulary = np.array([i for i in range(model.vocab or len(tokenizer.get_vocab())) if i not in special])
     if load.prompts_file is None:
         return generated_requests(vocabulary, load.prompt_tokens, load.output_tokens, load.shared_prefix, load.seed)
-
-    def encode(text: str) -> np.ndarray:
-        return np.asarray(tokenizer.encode(text, add_special_tokens=False).input_ids.data).reshape(-1)
-
-    return file_requests(read_prompts(Path(load.prompts_file)), encode, vocabulary, load.seed)
+    return file_requests(read_prompts(Path(load.prompts_file)), line_encoder(tokenizer), vocabulary, load.seed)
 
 
 def _generation(request: LlmRequest) -> object:

@@ -1,7 +1,8 @@
 """An LLM folder with its weights compressed (NNCF's compress_weights, int8 or int4), made once and kept in
 ov-tuner's cache beside the converted IRs, as the INT8 IRs of vision models are: a rerun, a resumed run and the
-deploy form all find the same folder. A GGUF's weights are its own (llama.cpp quantizes them), so only a GenAI
-folder is compressed."""
+deploy form all find the same folder. A GGUF is compressed in the folder GenAI converts it to: NNCF compresses the
+matrices the GGUF kept in floating point or 8 bits (SmolLM2's Q4_1 file: its Q8_0 token embedding, shared with the
+output layer), and leaves the 4-bit ones as they are."""
 
 from __future__ import annotations
 
