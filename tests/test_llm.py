@@ -202,7 +202,9 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert {o.setting for o in outputs} >= {SCHEDULER_DEFAULT} and len(outputs) >= 2
     assert all(len(o.first_step_cosines) == 16 and 0.99 < min(o.first_step_cosines) <= max(o.first_step_cosines)
                < 1 + 1e-6 for o in outputs)
-    assert "logits choosing the first token: cosine 0." in out
+    # and the share of f32's own continuation whose next tokens each setting chose alike, fed that continuation
+    assert all(len(o.next_token_shares) == 16 and all(0 <= s <= 1 for s in o.next_token_shares) for o in outputs)
+    assert "logits choosing the first token: cosine 0." in out and "of next tokens chosen as f32" in out
     assert not (tiny_gguf.parent / "openvino_model.xml").exists()
 
     code, again, _ = _cli(*args)  # the same command again: nothing of the search is measured twice
@@ -248,11 +250,14 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
 
 
 def _kv_bytes_for_one_request(model: Path, setting: LlmSetting, prompt: str) -> int:
-    """What ov-tuner's own pipeline at `setting` allocates for the form's one request: the form ran that setting
-    where the two agree (the KV cache's size changes with its precision)."""
+    """What ov-tuner's own pipeline at `setting` allocates for the form's one request, made a prompt by the model's
+    chat template as the form makes it: the form ran that setting where the two agree (the KV cache's size changes
+    with its precision)."""
     import openvino_genai
 
     pipe, _ = open_pipeline(str(model), setting, "CPU")
+    tokenizer = pipe.get_tokenizer()  # type: ignore[attr-defined]
+    prompt = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True)
     config = openvino_genai.GenerationConfig(max_new_tokens=8)  # the longest output the job measured, as the form
     pipe.generate([prompt], [config])  # type: ignore[attr-defined]
     return int(pipe.get_metrics().kv_cache_size_in_bytes)  # type: ignore[attr-defined]
@@ -317,6 +322,26 @@ def test_a_setting_that_says_too_little_alike_is_held_back_with_the_way_to_let_i
     assert advice is not None and advice.group(1) == "0.49"
     let_in = llm_answer(_stored(trials, outputs), min_agreement=float(advice.group(1)))  # the value the words give
     assert let_in.answer is not None and let_in.answer.setting == fast and not let_in.held_back
+
+
+def test_rounding_alone_never_holds_a_setting_back_and_a_precision_is_judged_on_next_tokens() -> None:
+    chunked, u8 = LlmSetting(max_num_batched_tokens=4096), LlmSetting(kv_cache_precision="u8")
+    trials = [_trial(s, r, f) for r in (None, 0, 1, 2) for s, f in ((chunked, 2000), (u8, 1500),
+                                                                     (SCHEDULER_DEFAULT, 1000), (PIPELINE_DEFAULT, 990))]
+    said, parted = ((1, 2, 3, 4),) * 4, ((1, 2, 0, 0),) * 4  # greedy texts parting half way
+    outputs = (LlmOutputs(SCHEDULER_DEFAULT, said, next_token_shares=(1.0,) * 4),
+               LlmOutputs(chunked, parted, next_token_shares=(1.0,) * 4),
+               LlmOutputs(u8, parted, next_token_shares=(1.0, 1.0, 0.75, 1.0)),
+               LlmOutputs(PIPELINE_DEFAULT, parted))
+    answer = llm_answer(_stored(trials, outputs))
+    # a scheduler setting (prompts chunked otherwise) is never held back for rounding, nor is GenAI's own default
+    assert answer.answer is not None and answer.answer.setting == chunked and not answer.held_back
+    assert answer.agreements[chunked] == 0.5 and chunked not in answer.judged and PIPELINE_DEFAULT not in answer.judged
+    # the u8 KV cache is judged on next tokens along the most exact continuation (93.75%), not its greedy text (50%)
+    assert answer.judged[u8] == pytest.approx(0.9375)
+    assert "where only rounding parts them" in dict(answer_lines(answer))["outputs"]
+    strict = llm_answer(_stored(trials, outputs), min_agreement=0.95)
+    assert [f.setting for f in strict.held_back] == [u8]
 
 
 def test_a_kv_precision_the_device_refuses_is_one_line_before_anything_runs(tiny_gguf: Path, tmp_path: Path) -> None:

@@ -196,7 +196,9 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "searched": [_figures(f) for f in answer.searched],
         "failed": [{"setting": _setting(s), "error": e} for s, e in answer.failed],
         "pareto": [_setting(f.setting) for f in answer.pareto],
-        "agreements": [{"setting": _setting(s), "agreement": share, "first_step_cosine": answer.cosines.get(s)}
+        "agreements": [{"setting": _setting(s), "agreement": share, "next_tokens": answer.next_tokens.get(s),
+                        "first_step_cosine": answer.cosines.get(s), "judged": answer.judged.get(s),
+                        "reply": answer.replies.get(s, ("", ""))[1] or None}
                        for s, share in answer.agreements.items()],
         "walks": [{"setting": _setting(w.setting), "unit": "users" if job.load.closed else "requests/s",
                    "served": w.served, "low": w.found.low, "high": w.found.high, "confidence": CONFIDENCE,
@@ -211,7 +213,7 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
     }
     held = None if not answer.held_back else {
         "min_agreement": answer.min_agreement,
-        "settings": [{**_figures(f), "agreement": answer.agreements[f.setting]} for f in answer.held_back]}
+        "settings": [{**_figures(f), "agreement": answer.judged[f.setting]} for f in answer.held_back]}
     return envelope(AnswerKind.LLM, body, answer.box, None, held, dict(answer_lines(answer)))
 
 

@@ -48,7 +48,7 @@ def searched_table(answer: LlmAnswer) -> Table:
     rows = [[setting_text(f.setting), f"{f.tokens_per_s:.0f}", f"{f.requests_per_s:.1f}",
              *(f"{ms:.1f}" for ms in f.latencies.ttft_ms), *(f"{ms:.2f}" for ms in f.latencies.tpot_ms),
              f"{f.kv_cache_bytes / 2**20:.1f}", words.agreement_text(answer.agreements.get(f.setting)),
-             words.cosine_cell(answer.cosines.get(f.setting)),
+             words.agreement_text(answer.next_tokens.get(f.setting)), words.cosine_cell(answer.cosines.get(f.setting)),
              words.budget_cell(f.meets), words.marks_text(f.setting == chosen, f.setting in front, f.setting in held)]
             for f in sorted(answer.searched, key=lambda f: -f.tokens_per_s)]
-    return table(words.SEARCHED_HEADER, rows, words.SEARCHED_CAPTION, numeric=words.SEARCHED_HEADER[1:12])
+    return table(words.SEARCHED_HEADER, rows, words.SEARCHED_CAPTION, numeric=words.SEARCHED_HEADER[1:13])

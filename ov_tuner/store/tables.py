@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 
 
 class FileKind(str, Enum):
@@ -73,6 +73,10 @@ UPGRADES = {
     12: ("ALTER TABLE capacities ADD COLUMN harness_fps REAL",  # v13: the open loop's own ceiling
          "ALTER TABLE capacities ADD COLUMN harness_reached INTEGER"),
     13: ("ALTER TABLE llm_trials ADD COLUMN harness INTEGER NOT NULL DEFAULT 0",),  # v14: the LLM harness's own trials
+    14: tuple(  # v15: an LLM setting's next tokens along the most exact continuation, and its reply to one prompt
+        f"ALTER TABLE llm_outputs ADD COLUMN {column}"
+        for column in ("next_token_shares TEXT NOT NULL DEFAULT '[]'", "asked TEXT NOT NULL DEFAULT ''",
+                       "reply TEXT NOT NULL DEFAULT ''")),
 }
 
 
@@ -176,7 +180,8 @@ CREATE TABLE IF NOT EXISTS llm_trials (
 );
 CREATE TABLE IF NOT EXISTS llm_outputs (
     id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
-    first_step_cosines TEXT NOT NULL DEFAULT '[]'
+    first_step_cosines TEXT NOT NULL DEFAULT '[]', next_token_shares TEXT NOT NULL DEFAULT '[]',
+    asked TEXT NOT NULL DEFAULT '', reply TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,

@@ -3,7 +3,10 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
+import json
+
 from ov_tuner.present.words.numbers import edge_text, gain
+from ov_tuner.workloads.llm.agreement import changes_precision
 from ov_tuner.workloads.llm.answer import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
@@ -17,6 +20,8 @@ from ov_tuner.workloads.llm.schema import (
     LlmTrial,
 )
 
+# The most characters of the prompt a reply line quotes.
+ASKED_CHARS = 80
 BASELINE_NAMES = {SCHEDULER_DEFAULT: "GenAI's scheduler default", PIPELINE_DEFAULT: "LLMPipeline's default"}
 
 
@@ -110,6 +115,9 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}"))
     lines.append(("why", _why(answer)))
     lines.append(("outputs", _outputs(answer, found.setting)))
+    reply = reply_text(answer, found.setting)
+    if reply is not None:
+        lines.append(("reply", reply))
     if answer.held_back:
         lines.append(("held back", _held(answer)))
     if answer.walks:
@@ -128,12 +136,34 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
 
 
 def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
-    """'said as GenAI's default does: 100.0% of greedy tokens alike on 16 prompts'."""
-    share = answer.agreements.get(setting)
+    """'99.2% of next tokens chosen as f32 chooses them along its own continuation (GenAI's default: 98.8%) ...;
+    greedy text 87.5% alike with GenAI's default's ...; the logits choosing the first token: cosine ...'."""
+    share, next_tokens = answer.agreements.get(setting), answer.next_tokens.get(setting)
     if share is None:
         return "not compared with GenAI's default (its outputs were not read)"
-    return (f"{share:.1%} of greedy tokens said as GenAI's default says them, on {AGREEMENT_PROMPTS} "
-            f"prompts x {AGREEMENT_TOKENS} tokens (up to the first that differs); {cosine_text(answer, setting)}")
+    parts = []
+    if next_tokens is not None:
+        default = answer.next_tokens.get(SCHEDULER_DEFAULT)
+        beside = "" if default is None or setting == SCHEDULER_DEFAULT else f"; GenAI's default: {default:.1%}"
+        parts.append(f"{next_tokens:.1%} of next tokens chosen as f32 inference chooses them along its own greedy "
+                     f"continuation ({AGREEMENT_PROMPTS} prompts x {AGREEMENT_TOKENS} tokens{beside})")
+    rounding = "" if changes_precision(setting) else ", where only rounding parts them: no precision changed"
+    parts.append(f"greedy text {share:.1%} alike with GenAI's default's, up to the first token that differs"
+                 f"{rounding}")
+    return "; ".join([*parts, cosine_text(answer, setting)])
+
+
+def reply_text(answer: LlmAnswer, setting: LlmSetting) -> str | None:
+    """'to "What is the capital of France?": "The capital of France is Paris." (GenAI's default: "...")', the
+    answer of `setting` to a prompts file's first line, beside GenAI default's where it differs; None unread."""
+    if setting not in answer.replies:
+        return None
+    asked, reply = answer.replies[setting]
+    asked = asked if len(asked) <= ASKED_CHARS else asked[:ASKED_CHARS - 3] + "..."
+    default = answer.replies.get(SCHEDULER_DEFAULT)
+    beside = ("" if setting == SCHEDULER_DEFAULT or default is None else
+              f" (GenAI's default: {json.dumps(default[1], ensure_ascii=False)})")
+    return f"to {json.dumps(asked, ensure_ascii=False)}: {json.dumps(reply, ensure_ascii=False)}{beside}"
 
 
 def cosine_text(answer: LlmAnswer, setting: LlmSetting) -> str:
@@ -147,9 +177,9 @@ def cosine_text(answer: LlmAnswer, setting: LlmSetting) -> str:
 
 def _held(answer: LlmAnswer) -> str:
     """What the agreement limit kept out, and how to let it in."""
-    held = [f"{setting_text(f.setting)} ({f.tokens_per_s:.0f} tokens/s, {answer.agreements[f.setting]:.1%} alike)"
+    held = [f"{setting_text(f.setting)} ({f.tokens_per_s:.0f} tokens/s, {answer.judged[f.setting]:.1%} alike)"
             for f in answer.held_back]
-    lowest = min(answer.agreements[f.setting] for f in answer.held_back)
+    lowest = min(answer.judged[f.setting] for f in answer.held_back)
     return (f"{'; '.join(held)}: under the {answer.min_agreement:.0%} agreement limit; `ov-tuner llm ... "
             f"--min-agreement {max(lowest - 0.005, 0):.2f}` lets {'it' if len(held) == 1 else 'them'} in")
 

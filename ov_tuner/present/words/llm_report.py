@@ -29,7 +29,8 @@ USERS_SECTION = "Users served within the budget"
 SEARCHED_SECTION = "Every setting searched"
 SEARCHED_CAPTION = "as the search measured each (its own trials); the answer's figures above are over the rounds"
 SEARCHED_HEADER = ("setting", "tokens/s", "requests/s", *(f"TTFT p{p:g} (ms)" for p in PERCENTILES),
-                   *(f"TPOT p{p:g} (ms)" for p in PERCENTILES), "KV cache (MiB)", "agreement", "logits cosine",
+                   *(f"TPOT p{p:g} (ms)" for p in PERCENTILES), "KV cache (MiB)", "greedy text alike",
+                   "next tokens alike", "logits cosine",
                    "budget", "marks")
 
 

@@ -24,7 +24,7 @@ from ov_tuner.schema import Box, Environment
 from ov_tuner.search.boundary import Boundary, BoundaryDifference, Window, boundary, difference
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import pass_adjusted_means
-from ov_tuner.workloads.llm.agreement import agreements, lowest_cosines
+from ov_tuner.workloads.llm.agreement import agreements, judged_agreements, lowest_cosines, next_token_agreements
 from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
@@ -128,8 +128,11 @@ class LlmAnswer:
     trials: tuple[LlmTrial, ...]  # every one stored, in order
     walks: tuple[Walk, ...]  # the answer's first, then the others'
     walk_gains: tuple[WalkGain, ...]  # the answer's walk against each baseline's
-    agreements: dict[LlmSetting, float]  # agreement with GenAI's default (ov_tuner.workloads.llm.agreement)
+    agreements: dict[LlmSetting, float]  # greedy text alike with GenAI's default's (ov_tuner.workloads.llm.agreement)
+    next_tokens: dict[LlmSetting, float]  # next tokens alike along the most exact setting's continuation
+    judged: dict[LlmSetting, float]  # what the agreement limit judges, for the settings changing a precision
     cosines: dict[LlmSetting, float]  # the first token's logits against the most exact setting's, worst prompt
+    replies: dict[LlmSetting, tuple[str, str]]  # a prompts file's first line, and each setting's answer to it
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
     rule: Rule
@@ -185,7 +188,7 @@ def contenders_of(searched: Sequence[SettingFigures], most: int, held: Collectio
 
 
 def held_back(agreed: dict[LlmSetting, float], limit: float) -> set[LlmSetting]:
-    """The settings whose agreement with GenAI's default is below `limit`."""
+    """The settings whose agreement (ov_tuner.workloads.llm.agreement.judged_agreements) is below `limit`."""
     return {s for s, share in agreed.items() if share < limit}
 
 
@@ -199,8 +202,8 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     limit where None) never leads."""
     job, trials = stored.job, stored.trials
     limit = job.min_agreement if min_agreement is None else min_agreement
-    agreed = agreements(stored.outputs)
-    held = held_back(agreed, limit)
+    judged = judged_agreements(stored.outputs)
+    held = held_back(judged, limit)
     searched = searched_figures(trials, job.budget)
     contenders = list(dict.fromkeys(t.setting for t in trials if t.round is not None))
     table = round_table(trials, contenders)
@@ -237,7 +240,9 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
                      walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer, closed),
-                     agreements=agreed, cosines=lowest_cosines(stored.outputs),
+                     agreements=agreements(stored.outputs), next_tokens=next_token_agreements(stored.outputs),
+                     judged=judged, cosines=lowest_cosines(stored.outputs),
+                     replies={o.setting: (o.asked, o.reply) for o in stored.outputs if o.reply},
                      min_agreement=limit, held_back=kept_back, rule=rule,
                      harness=LlmHarness(stored.harness[-1], job.budget) if stored.harness else None)
 

@@ -26,7 +26,7 @@ from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.search.boundary import next_load
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps, drive
-from ov_tuner.workloads.llm.agreement import agreements
+from ov_tuner.workloads.llm.agreement import judged_agreements
 from ov_tuner.workloads.llm.answer import (
     BASELINES,
     LlmAnswer,
@@ -141,7 +141,7 @@ class LlmWorkload:
         if self.spec.rounds < 2:
             return nullcontext(None)
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
-        held = held_back(agreements(self.store.llm_outputs()), self.job.min_agreement)
+        held = held_back(judged_agreements(self.store.llm_outputs()), self.job.min_agreement)
         contenders = contenders_of(searched, self.spec.contenders, held)
         met = {f.setting for f in searched if f.meets}
 

@@ -1,19 +1,25 @@
-"""The logits that choose a request's first output token, at a setting and at the most exact one, compared as a
-cosine: what a setting changes in the model's numbers before any token differs.
+"""What a setting changes in the model's numbers, against the most exact setting, told without a greedy cascade: per
+held-apart prompt, the cosine of the logits that choose its first output token, and the share of the most exact
+setting's own greedy continuation whose every next token the setting chooses alike when fed that same continuation.
+
+Why along the most exact continuation: a greedy text parts for good at its first near-tie, and every token after it
+follows another text, so counting tokens alike up to the first difference measures how soon a near-tie comes, which
+rounding alone (a prompt chunked otherwise) brings as surely as a precision does. Fed the same tokens, each step
+asks the setting the same question, and a difference at one step changes none after it.
 
 Why the model IR and not GenAI's pipeline: the pipeline hands out tokens and their log-probabilities, never the
 logits. The IR is compiled with the setting's plugin properties (and runs the setting's weights); where the setting
 leaves the KV cache precision to GenAI, it is the inference precision, as GenAI's pipeline makes it. Why the prompt
-less its last token first, then the last token alone: a prompt run whole attends to its keys and values as computed,
-so a KV cache precision would change nothing; run so, the logits come from the cache at the setting's precision, as
-every generated token's do. The most exact setting is f32 inference with an f32 KV cache and the weights as given.
-Why a cosine per prompt is kept and not the logits: a vocabulary of 150,000 on 16 prompts is 10 MB a setting.
+less its last token first, then one token at a time: a prompt run whole attends to its keys and values as computed,
+so a KV cache precision would change nothing; run so, every logit comes from the cache at the setting's precision,
+as a generated token's does. The most exact setting is f32 inference with an f32 KV cache and the weights as given.
+Why figures per prompt are kept and not the logits: a vocabulary of 150,000 on 16 prompts is 10 MB a step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,13 +29,32 @@ from ov_tuner.workloads.llm.schema import LlmModel, LlmSetting
 EXACT: dict[str, str | int] = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32"}
 
 
-def first_step_cosines(reference: LlmModel, model: LlmModel, device: str, setting: LlmSetting,
-                       prompts: Sequence[np.ndarray]) -> tuple[float, ...]:
-    """Per prompt, the cosine between the first output token's logits at `setting` (on `model`, its weights) and at
-    the most exact setting (on `reference`, the weights as given). RuntimeError where the device refuses either."""
-    exact = _first_logits(model_ir(reference), device, EXACT, prompts)
-    ours = _first_logits(model_ir(model), device, _as_genai_runs(device, setting), prompts)
-    return tuple(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))) for a, b in zip(ours, exact, strict=True))
+@dataclass(frozen=True)
+class LogitChecks:
+    """Per prompt: the first token's logits' cosine with the most exact setting's, and the share of next tokens
+    chosen alike along the most exact setting's continuation."""
+
+    first_step_cosines: tuple[float, ...]
+    next_token_shares: tuple[float, ...]
+
+
+def logit_checks(reference: LlmModel, model: LlmModel, device: str, setting: LlmSetting,
+                 prompts: Sequence[np.ndarray], steps: int) -> LogitChecks:
+    """`setting` (on `model`, its weights) against the most exact setting (on `reference`, the weights as given), on
+    each prompt over `steps` tokens of the most exact setting's greedy continuation. RuntimeError where the device
+    refuses either."""
+    import openvino as ov
+
+    core = ov.Core()
+    exact = core.compile_model(model_ir(reference), device, EXACT).create_infer_request()
+    ours = core.compile_model(model_ir(model), device, _as_genai_runs(device, setting)).create_infer_request()
+    cosines, shares = [], []
+    for prompt in prompts:
+        continuation, first_exact = _greedy(exact, prompt, steps)
+        chosen, first_ours = _fed(ours, prompt, continuation)
+        cosines.append(float(first_ours @ first_exact / (np.linalg.norm(first_ours) * np.linalg.norm(first_exact))))
+        shares.append(float(np.mean(chosen == continuation)))
+    return LogitChecks(tuple(cosines), tuple(shares))
 
 
 def _as_genai_runs(device: str, setting: LlmSetting) -> dict[str, str | int]:
@@ -44,18 +69,36 @@ def _as_genai_runs(device: str, setting: LlmSetting) -> dict[str, str | int]:
     return properties
 
 
-def _first_logits(ir: Path, device: str, properties: dict[str, str | int],
-                  prompts: Sequence[np.ndarray]) -> list[np.ndarray]:
-    import openvino as ov
+def _greedy(request: object, prompt: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """The request's own greedy continuation of `prompt`, `steps` tokens, and the logits that chose its first."""
+    logits = _prefill(request, prompt)
+    first = logits
+    tokens = []
+    for position in range(prompt.size, prompt.size + steps):
+        tokens.append(int(np.argmax(logits)))
+        if len(tokens) < steps:
+            logits = _step(request, np.array(tokens[-1:]), position)
+    return np.array(tokens), first
 
-    request = ov.Core().compile_model(ir, device, properties).create_infer_request()
-    found = []
-    for prompt in prompts:
-        request.reset_state()
-        if prompt.size > 1:
-            _step(request, prompt[:-1], 0)
-        found.append(_step(request, prompt[-1:], prompt.size - 1).astype(np.float64))
-    return found
+
+def _fed(request: object, prompt: np.ndarray, continuation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The token the request chooses at each step of `continuation`, fed it token by token, and the logits that
+    chose the first."""
+    logits = _prefill(request, prompt)
+    first = logits
+    chosen = [int(np.argmax(logits))]
+    for offset, token in enumerate(continuation[:-1]):
+        logits = _step(request, np.array([token]), prompt.size + offset)
+        chosen.append(int(np.argmax(logits)))
+    return np.array(chosen), first
+
+
+def _prefill(request: object, prompt: np.ndarray) -> np.ndarray:
+    """The prompt less its last token, then its last token alone, on a fresh state: the first output's logits."""
+    request.reset_state()  # type: ignore[attr-defined]
+    if prompt.size > 1:
+        _step(request, prompt[:-1], 0)
+    return _step(request, prompt[-1:], prompt.size - 1).astype(np.float64)
 
 
 def _step(request: object, tokens: np.ndarray, start: int) -> np.ndarray:
@@ -67,4 +110,4 @@ def _step(request: object, tokens: np.ndarray, start: int) -> np.ndarray:
              "beam_idx": np.zeros(1, dtype=np.int32)}
     names = {name for port in request.model_inputs for name in port.names}  # type: ignore[attr-defined]
     request.infer({name: value for name, value in feeds.items() if name in names})  # type: ignore[attr-defined]
-    return np.array(request.get_tensor("logits").data[0, -1])  # type: ignore[attr-defined]
+    return np.array(request.get_tensor("logits").data[0, -1], dtype=np.float64)  # type: ignore[attr-defined]

@@ -67,13 +67,15 @@ class LlmRecords(Connection):
     def add_llm_outputs(self, outputs: LlmOutputs) -> None:
         with self._writing():
             self._db.execute("INSERT OR REPLACE INTO llm_outputs (setting, tokens, error, first_step_cosines, "
-                             "created_at) VALUES (?,?,?,?,?)",
+                             "next_token_shares, asked, reply, created_at) VALUES (?,?,?,?,?,?,?,?)",
                              (json.dumps(asdict(outputs.setting)), json.dumps(outputs.tokens), outputs.error,
-                              json.dumps(outputs.first_step_cosines), now()))
+                              json.dumps(outputs.first_step_cosines), json.dumps(outputs.next_token_shares),
+                              outputs.asked, outputs.reply, now()))
 
     def llm_outputs(self) -> list[LlmOutputs]:
         return [LlmOutputs(LlmSetting(**json.loads(r["setting"])), tuple(tuple(s) for s in json.loads(r["tokens"])),
-                           r["error"], tuple(json.loads(r["first_step_cosines"])))
+                           r["error"], tuple(json.loads(r["first_step_cosines"])),
+                           tuple(json.loads(r["next_token_shares"])), r["asked"], r["reply"])
                 for r in self._db.execute("SELECT * FROM llm_outputs ORDER BY id")]
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
 from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
-from ov_tuner.workloads.llm.logits import first_step_cosines
+from ov_tuner.workloads.llm.logits import LogitChecks, logit_checks
 from ov_tuner.workloads.llm.prompts import LlmRequest, file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
@@ -114,9 +114,10 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) 
 def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                    reference: LlmModel) -> LlmOutputs:
     """What the model says at `setting` on AGREEMENT_PROMPTS held-apart requests (drawn with another seed than the
-    trials'), greedy, AGREEMENT_TOKENS tokens each: compared with GenAI's default's to tell what a setting changes.
-    With them, the cosine of the logits that choose each first token against the most exact setting's on
-    `reference` (the weights as given), none where the model IR does not compile at f32 or at the setting."""
+    trials'; a prompts file's first lines, as written), greedy, AGREEMENT_TOKENS tokens each: compared with GenAI's
+    default's to tell what a setting changes. With them, against the most exact setting on `reference` (the weights
+    as given), the logits' checks (ov_tuner.workloads.llm.logits), none where the model IR does not compile at f32 or
+    at the setting; and with a prompts file, the reply to its first line, up to the end of the answer."""
     import openvino as ov
     import openvino_genai
 
@@ -131,11 +132,25 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
     except RuntimeError as e:
         return LlmOutputs(setting, error=ov_error_text(e))
     said = tuple(tuple(int(t) for t in r.m_generation_ids[0]) for r in results)
+    asked, reply = _reply(pipe.get_tokenizer(), load, said[0])  # type: ignore[attr-defined]
     del pipe
-    cosines: tuple[float, ...] = ()
+    checks = LogitChecks((), ())
     with contextlib.suppress(RuntimeError):
-        cosines = first_step_cosines(reference, model, device, setting, prompts)
-    return LlmOutputs(setting, said, first_step_cosines=cosines)
+        checks = logit_checks(reference, model, device, setting, prompts, AGREEMENT_TOKENS)
+    return LlmOutputs(setting, said, first_step_cosines=checks.first_step_cosines,
+                      next_token_shares=checks.next_token_shares, asked=asked, reply=reply)
+
+
+def _reply(tokenizer: object, load: LlmLoad, said: tuple[int, ...]) -> tuple[str, str]:
+    """The prompts file's first line as its user wrote it (its last message, or its text) and the answer to it, up
+    to the end of the answer: none for generated prompts, which are no one's words."""
+    if load.prompts_file is None:
+        return "", ""
+    line = read_prompts(Path(load.prompts_file))[0]
+    end = tokenizer.get_eos_token_id()  # type: ignore[attr-defined]
+    answered = list(said[:said.index(end)] if end in said else said)
+    return (line.messages[-1][1] if line.messages else line.prompt,
+            str(tokenizer.decode(answered, skip_special_tokens=True)).strip())  # type: ignore[attr-defined]
 
 
 def requests_for(pipe: object, model: LlmModel, load: LlmLoad) -> Iterator[LlmRequest]:
