@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +26,9 @@ from ov_tuner.search.boundary import REPEATS, boundary, next_load
 from ov_tuner.workloads.llm.agreement import agreement
 from ov_tuner.workloads.llm.answer import BASELINES, Rule, llm_answer, walk_windows
 from ov_tuner.workloads.llm.gguf import write_llama_gguf
+from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.process import _ended as ended
-from ov_tuner.workloads.llm.process import trial_in_process
+from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended, trial_in_process
 from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import (
@@ -126,8 +127,8 @@ def test_no_two_requests_of_a_trial_share_a_prompt_unless_asked() -> None:
     assert all(np.array_equal(p[:8], shared[0][:8]) for p in shared)
 
     lines = [p for p in read_prompts_text("a", "b")]
-    again = [r.prompt for _, r in zip(range(6), file_requests(lines, lambda line: np.array([ord(line.prompt)]), vocabulary, 0),
-                                      strict=False)]
+    requests = file_requests(lines, lambda line: np.array([ord(line.prompt)]), vocabulary, 0)
+    again = [r.prompt for _, r in zip(range(6), requests, strict=False)]
     assert len({p.tobytes() for p in again}) == 6  # the second time through, each starts with a token of its own
     assert np.array_equal(again[2][1:], again[0]) and np.array_equal(again[4][1:], again[0])
 
@@ -326,8 +327,8 @@ def test_a_setting_that_says_too_little_alike_is_held_back_with_the_way_to_let_i
 
 def test_rounding_alone_never_holds_a_setting_back_and_a_precision_is_judged_on_next_tokens() -> None:
     chunked, u8 = LlmSetting(max_num_batched_tokens=4096), LlmSetting(kv_cache_precision="u8")
-    trials = [_trial(s, r, f) for r in (None, 0, 1, 2) for s, f in ((chunked, 2000), (u8, 1500),
-                                                                     (SCHEDULER_DEFAULT, 1000), (PIPELINE_DEFAULT, 990))]
+    figures = ((chunked, 2000), (u8, 1500), (SCHEDULER_DEFAULT, 1000), (PIPELINE_DEFAULT, 990))
+    trials = [_trial(s, r, f) for r in (None, 0, 1, 2) for s, f in figures]
     said, parted = ((1, 2, 3, 4),) * 4, ((1, 2, 0, 0),) * 4  # greedy texts parting half way
     outputs = (LlmOutputs(SCHEDULER_DEFAULT, said, next_token_shares=(1.0,) * 4),
                LlmOutputs(chunked, parted, next_token_shares=(1.0,) * 4),
@@ -623,3 +624,54 @@ def test_a_harness_that_takes_most_of_the_budget_alone_says_it_may_have_set_the_
     said = dict(answer_lines(answer))["harness"]
     assert said.startswith("limited by ov-tuner's load harness") is limited
     assert f"TPOT p90 {tpot_ms:.3g} ms ({tpot_ms / 25:.0%} of the budget)" in said
+
+
+def test_instances_split_the_cores_into_runs_of_neighbours() -> None:
+    assert core_shares([0, 1, 2, 3, 4], 2) == [[0, 1, 2], [3, 4]]
+    assert core_shares([4, 5], 2) == [[4], [5]]
+    assert core_shares(list(range(16)), 4) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
+
+
+def test_two_instances_each_pinned_to_its_core_serve_the_users_together(tiny_gguf: Path) -> None:
+    import os
+
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.fail("two instances need two cores; this host lends the tests one")
+    model, load = read_llm(tiny_gguf), LlmLoad(users=4, seconds=0.4, lead_in_s=0.1, prompt_tokens=(8, 8),
+                                               output_tokens=(4, 4))
+    # an instance's process pins itself before OpenVINO loads, then waits until every instance may begin
+    with tempfile.TemporaryDirectory() as folder:
+        child = subprocess.Popen(child_command(Path(folder) / "r.json"), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+        assert child.stdin is not None and child.stdout is not None
+        share = core_shares(cpus, 2)[1]
+        child.stdin.write(asked_json("trial", model, "CPU", LlmSetting(threads=len(share)), load, cpus=share) + "\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == READY
+        allowed = Path(f"/proc/{child.pid}/status").read_text()
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        child.communicate()
+        assert child.returncode == 0 and (Path(folder) / "r.json").is_file()
+    assert re.search(r"Cpus_allowed_list:\s*(\S+)", allowed).group(1) == (  # type: ignore[union-attr]
+        str(share[0]) if len(share) == 1 else f"{share[0]}-{share[-1]}")
+
+    both = trial_in_process(model, "CPU", LlmSetting(instances=2), load)
+    assert both.ok and both.setting.instances == 2
+    # every request of both instances is counted, each of 4 tokens; the KV caches are both instances'
+    assert both.output_tokens == 4 * both.ttft_ms.size and both.ttft_ms.size >= 4
+    one = trial_in_process(model, "CPU", LlmSetting(), load)
+    assert both.kv_cache_bytes >= 2 * min(one.kv_cache_bytes, both.kv_cache_bytes // 2)
+
+
+def test_more_instances_than_cores_or_with_a_rate_is_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    code, _, err = _cli("llm", str(tiny_gguf), "--instances", f"1,{cores + 1}", "--users", str(cores + 1),
+                        "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and f"--instances {cores + 1}: each instance is pinned" in err
+    code, _, err = _cli("llm", str(tiny_gguf), "--instances", "2", "--rate", "4", "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "--instances 2 serves users" in err
+    assert not (tmp_path / "r.db").exists()

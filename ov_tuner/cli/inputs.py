@@ -27,6 +27,7 @@ FLAGS: dict[Input, str] = {
     Input.WEIGHTS: "--weights",
     Input.DQ_GROUP_SIZE: "--dq-group-size",
     Input.SHARED_PREFIX: "--shared-prefix",
+    Input.INSTANCES: "--instances",
 }
 
 

@@ -72,6 +72,9 @@ def llm(
     = "default",
     cache_gb: Annotated[str, typer.Option(help="SchedulerConfig.cache_size values searched: a KV cache of N GB made "
                                           "at once (default: grown as needed).")] = "default",
+    instances: Annotated[str, typer.Option(help="Instances of the model searched: N pipelines, each in a process of "
+                                           "its own pinned to its share of the cores, the users spread over them "
+                                           "(with --users).")] = "1",
     rounds: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
                                         "at most (0: none; an interval needs 2 or more).")] = 4,
     most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
@@ -110,7 +113,8 @@ def llm(
                      split_fuse=_switches(split_fuse, "--split-fuse"),
                      prefix_caching=_switches(prefix_caching, "--prefix-caching"),
                      dq_group_sizes=_values(dq_group_size, "--dq-group-size", _whole),
-                     cache_gbs=_values(cache_gb, "--cache-gb", _count))
+                     cache_gbs=_values(cache_gb, "--cache-gb", _count),
+                     instances=tuple(v for v in _values(instances, "--instances", _count) if v is not None) or (1,))
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
                    most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,

@@ -51,6 +51,8 @@ def setting_text(setting: LlmSetting) -> str:
         parts.append(f"dynamic quantization group {setting.dq_group_size}")
     if setting.cache_gb:
         parts.append(f"KV cache of {setting.cache_gb} GB made at once")
+    if setting.instances > 1:
+        parts.append(f"{setting.instances} instances, each pinned to its share of the cores")
     return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
 
 

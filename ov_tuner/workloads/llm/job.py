@@ -11,6 +11,7 @@ with it, so no trial is helped by another's.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -95,6 +96,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     Runtime().resolve_devices((spec.device,))
     check_plugin_values(spec.device, spec.space)
     _check_weights(spec.space)
+    _check_instances(spec.space, spec.load)
     served = served_model(model)
     check_load_fits(model, Path(served.path), spec.load)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
@@ -224,6 +226,21 @@ def _check_weights(space: LlmSpace) -> None:
         raise BadInputError(f"{Input.WEIGHTS} {unknown[0]}: give default, int8 or int4")
     if asked:
         require_nncf()
+
+
+def _check_instances(space: LlmSpace, load: LlmLoad) -> None:
+    """Several instances serve users (a closed loop, where spreading users is what a least-loaded dispatcher does),
+    at least one user and one core each."""
+    most = max(space.instances)
+    if most > 1 and not load.closed:
+        raise BadInputError(f"{Input.INSTANCES} {most} serves users: give --users N, not a rate")
+    cores = len(os.sched_getaffinity(0))
+    if most > cores:
+        raise BadInputError(f"{Input.INSTANCES} {most}: each instance is pinned to cores of its own and this process "
+                            f"may use {cores}; give at most {cores}")
+    if most > load.users and load.closed:
+        raise BadInputError(f"{Input.INSTANCES} {most}: each instance serves users of its own; give at least "
+                            f"{most} users")
 
 
 def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) -> dict[str | None, LlmModel]:

@@ -10,6 +10,7 @@ the first stops the run after the trial under way, the second ends the child wit
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -29,7 +30,12 @@ SAID_CHARS = 160
 
 
 def trial_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
-    """Run the trial in a child process; one that ends without its trial is a failed trial saying how it ended."""
+    """Run the trial in a child process (several instances: in one each, ov_tuner.workloads.llm.instances); one that
+    ends without its trial is a failed trial saying how it ended."""
+    if setting.instances > 1:
+        from ov_tuner.workloads.llm.instances import instances_trial
+
+        return instances_trial(model, device, setting, load)
     found, ended = _in_process(TRIAL, model, device, setting, load)
     return LlmTrial(setting, error=ended) if found is None else trial_of(found)
 
@@ -49,18 +55,28 @@ def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: 
 def _in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                 reference: LlmModel | None = None) -> tuple[dict[str, Any] | None, str]:
     """The task's result from a child, or None and how the child ended."""
-    asked = {"task": task, "model": asdict(model), "device": device, "setting": asdict(setting), "load": asdict(load),
-             "reference": asdict(reference or model)}
     with tempfile.TemporaryDirectory(prefix="ov-tuner-llm-") as folder:
         result = Path(folder) / "result.json"
-        done = subprocess.run([sys.executable, "-m", "ov_tuner.workloads.llm.process", str(result)],
-                              input=json.dumps(asked), capture_output=True, text=True, check=False)
+        done = subprocess.run(child_command(result), input=asked_json(task, model, device, setting, load, reference),
+                              capture_output=True, text=True, check=False)
         if done.returncode == 0 and result.is_file():
             return json.loads(result.read_text()), ""
-    return None, _ended(done)
+    return None, ended(done)
 
 
-def _ended(done: subprocess.CompletedProcess[str]) -> str:
+def asked_json(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
+               reference: LlmModel | None = None, cpus: list[int] | None = None) -> str:
+    """What a child is asked, as the one line of JSON it reads first; `cpus`: the cores it pins itself to and waits,
+    once its first request is done, for a line saying the load may begin."""
+    return json.dumps({"task": task, "model": asdict(model), "device": device, "setting": asdict(setting),
+                       "load": asdict(load), "reference": asdict(reference or model), "cpus": cpus})
+
+
+def child_command(result: Path) -> list[str]:
+    return [sys.executable, "-m", "ov_tuner.workloads.llm.process", str(result)]
+
+
+def ended(done: subprocess.CompletedProcess[str]) -> str:
     """'the trial's process ended (SIGABRT: free(): corrupted unsorted chunks)', its last line cut to SAID_CHARS."""
     code = done.returncode
     how = signal.Signals(-code).name if code < 0 else f"exit status {code}"
@@ -81,16 +97,27 @@ def trial_of(data: dict[str, Any]) -> LlmTrial:
                        **{name: np.array(data[name], dtype=float) for name in _ARRAYS}})
 
 
+# The line an instance's child prints once its first request is done; it then waits for a line on its input.
+READY = "ov-tuner: ready"
+
+
+def _ready() -> None:
+    print(READY, flush=True)
+    sys.stdin.readline()
+
+
 def _child(result: Path) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    asked = json.loads(sys.stdin.readline())
+    if asked.get("cpus"):
+        os.sched_setaffinity(0, asked["cpus"])  # before OpenVINO is loaded and reads the cores it may use
     from ov_tuner.workloads.llm.trial import greedy_outputs, run_trial
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    asked = json.loads(sys.stdin.read())
     model, setting = LlmModel.from_stored(asked["model"]), LlmSetting(**asked["setting"])
     load = LlmLoad.from_stored(asked["load"])
     found: LlmTrial | LlmOutputs
     if asked["task"] == TRIAL:
-        found = run_trial(model, asked["device"], setting, load)
+        found = run_trial(model, asked["device"], setting, load, _ready if asked.get("cpus") else lambda: None)
     else:
         found = greedy_outputs(model, asked["device"], setting, load, LlmModel.from_stored(asked["reference"]))
     result.write_text(json.dumps(trial_json(found) if isinstance(found, LlmTrial) else asdict(found)))

@@ -93,6 +93,7 @@ class LlmSetting:
     weights: str | None = None  # a GenAI folder's weights compressed by NNCF: int8 or int4 (None: as given)
     dq_group_size: int | None = None  # DYNAMIC_QUANTIZATION_GROUP_SIZE (0: off)
     cache_gb: int | None = None  # SchedulerConfig.cache_size: a KV cache of this many GB made at once (None: grown)
+    instances: int = 1  # pipelines, each in a process of its own pinned to its share of the cores (threads: the share)
 
     def properties(self) -> dict[str, str | int]:
         """The plugin properties this setting gives the pipeline (the unset ones are left to the plugin)."""
@@ -147,6 +148,7 @@ class LlmSpace:
     prefix_caching: tuple[bool, ...] = (False,)
     dq_group_sizes: tuple[int | None, ...] = (None,)
     cache_gbs: tuple[int | None, ...] = (None,)
+    instances: tuple[int, ...] = (1,)
 
     def settings(self) -> list[LlmSetting]:
         """Every combination, the weights varying slowest (a compressed folder's settings side by side)."""
@@ -154,7 +156,8 @@ class LlmSpace:
             "weights": self.weights, "max_num_batched_tokens": self.batched_tokens, "max_num_seqs": self.max_seqs,
             "dynamic_split_fuse": self.split_fuse, "enable_prefix_caching": self.prefix_caching,
             "kv_cache_precision": self.kv_cache_precisions, "inference_precision": self.inference_precisions,
-            "threads": self.threads, "dq_group_size": self.dq_group_sizes, "cache_gb": self.cache_gbs}
+            "threads": self.threads, "dq_group_size": self.dq_group_sizes, "cache_gb": self.cache_gbs,
+            "instances": self.instances}
         return [LlmSetting(**dict(zip(axes, values, strict=True))) for values in itertools.product(*axes.values())]
 
 

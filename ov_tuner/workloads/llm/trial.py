@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -90,14 +90,17 @@ class _Tally:
     window_requests: int = 0  # ended while the window was open
 
 
-def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
+def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
+              ready: Callable[[], None] = lambda: None) -> LlmTrial:
     """`setting` under `load`: a fresh pipeline, its first request alone, the lead-in, the counted window. A setting
     the device refuses is a trial with its error. Run it in a process of its own (ov_tuner.workloads.llm.process): a
-    setting can end the process (GenAI 2026.4.1's u4 KV cache did), which no trial can catch."""
+    setting can end the process (GenAI 2026.4.1's u4 KV cache did), which no trial can catch. `ready` is called once
+    the first request is done and returns when the load may begin (several instances begin theirs together)."""
     try:
         pipe, load_s = open_pipeline(model.path, setting, device)
         requests = requests_for(pipe, model, load)
         first_ms = _first_request(pipe, next(requests))
+        ready()
         _reset_peak_memory()
         tally, usage = _drive(pipe, load, requests)
     except RuntimeError as e:
