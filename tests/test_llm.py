@@ -675,3 +675,28 @@ def test_more_instances_than_cores_or_with_a_rate_is_one_line(tiny_gguf: Path, t
     code, _, err = _cli("llm", str(tiny_gguf), "--instances", "2", "--rate", "4", "--out", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1 and "--instances 2 serves users" in err
     assert not (tmp_path / "r.db").exists()
+
+
+def test_the_python_form_of_instances_serves_each_request_on_a_pinned_instance(tiny_gguf: Path,
+                                                                                tmp_path: Path) -> None:
+    import os
+
+    from ov_tuner.present.llm_forms import llm_python
+
+    two = LlmSetting(instances=2)
+    job = dataclasses.replace(JOB, model=read_llm(tiny_gguf), load=LlmLoad(output_tokens=(4, 4)))
+    trials = [_trial(s, r, f + (r or 0)) for r in (None, 0, 1, 2)
+              for s, f in ((two, 2000), (SCHEDULER_DEFAULT, 1000), (PIPELINE_DEFAULT, 990))]
+    answer = llm_answer(StoredLlm("r.db", None, job, tuple(trials), ()))
+    assert answer.answer is not None and answer.answer.setting == two
+    form = tmp_path / "serve.py"
+    form.write_text(llm_python(answer))
+    ran = subprocess.run([sys.executable, str(form), "hello", "there", "again"], capture_output=True, text=True,
+                         timeout=300, check=True)
+    served = [json.loads(line) for line in ran.stdout.splitlines() if line.startswith("{")]
+    assert sorted(s["request"] for s in served) == [0, 1, 2] and all(isinstance(s["text"], str) for s in served)
+    cores = sorted(os.sched_getaffinity(0))
+    used = {tuple(s["cores"]) for s in served}
+    # each instance pinned to its own run of cores, its threads that many; with 2 cores or more, both served
+    assert all(s["properties"]["INFERENCE_NUM_THREADS"] == len(s["cores"]) for s in served)
+    assert len(used) == min(2, len(cores)) and sorted(c for run in used for c in run) == cores

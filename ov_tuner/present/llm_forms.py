@@ -65,6 +65,93 @@ print(json.dumps({{"text": text, "scheduler": held, "properties": properties,
 '''
 
 
+_INSTANCES_SCRIPT = '''"""ov-tuner's LLM answer: {what}.
+Serves MODEL as {instances} instances of OpenVINO GenAI's continuous batching at the setting that ran, each in a
+process of its own pinned to a run of neighbouring cores of this process's (INFERENCE_NUM_THREADS its share), behind
+a dispatcher that sends each request to the instance with the fewest in flight. Each instance takes the requests
+waiting for it as one batch. A request is made a prompt by the model's chat template where it has one and ends at the
+end of its answer (or at MAX_NEW_TOKENS). Prints one JSON line a request: its reply, the instance's cores, and the
+scheduler's fields and properties that instance holds."""
+import json
+import multiprocessing
+import os
+import sys
+from multiprocessing.connection import wait
+
+import openvino_genai
+
+MODEL = {model!r}
+DEVICE = {device!r}
+MAX_NEW_TOKENS = {max_new_tokens}
+INSTANCES = {instances}
+PROPERTIES = {properties!r}
+
+
+def scheduler():
+    config = openvino_genai.SchedulerConfig()
+    config.max_num_batched_tokens = {batched_tokens}
+    config.max_num_seqs = {max_num_seqs}
+    config.dynamic_split_fuse = {dynamic_split_fuse}
+    config.enable_prefix_caching = {enable_prefix_caching}
+    config.cache_size = {cache_size}  # GB made at once; 0 grows the KV cache as needed
+    return config
+
+
+def instance(cores, link):
+    os.sched_setaffinity(0, cores)  # before the pipeline loads OpenVINO's CPU plugin, which reads the cores it may use
+    properties = {{**PROPERTIES, "INFERENCE_NUM_THREADS": len(cores)}}
+    held = scheduler()
+    pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, held, DEVICE, properties, {{}})
+    tokenizer = pipe.get_tokenizer()
+    config = openvino_genai.GenerationConfig(max_new_tokens=MAX_NEW_TOKENS)
+    fields = {{name: getattr(held, name) for name in ("max_num_batched_tokens", "max_num_seqs", "dynamic_split_fuse",
+                                                    "enable_prefix_caching", "cache_size")}}
+    while True:
+        batch = [link.recv()]
+        while link.poll():
+            batch.append(link.recv())
+        if any(number is None for number, _ in batch):
+            return
+        prompts = [tokenizer.apply_chat_template([{{"role": "user", "content": text}}], add_generation_prompt=True)
+                   if tokenizer.chat_template else text for _, text in batch]
+        for (number, _), result in zip(batch, pipe.generate(prompts, [config] * len(prompts))):
+            link.send((number, {{"text": result.m_generation_ids[0], "cores": cores, "scheduler": fields,
+                                "properties": properties}}))
+
+
+def main(requests):
+    cores = sorted(os.sched_getaffinity(0))
+    count = min(INSTANCES, len(cores))
+    size, extra = divmod(len(cores), count)
+    starts = [i * size + min(i, extra) for i in range(count + 1)]
+    links, workers = [], []
+    for i in range(count):
+        ours, theirs = multiprocessing.Pipe()
+        worker = multiprocessing.get_context("spawn").Process(target=instance,
+                                                              args=(cores[starts[i]:starts[i + 1]], theirs))
+        worker.start()
+        links.append(ours)
+        workers.append(worker)
+    in_flight = [0] * count
+    for number, text in enumerate(requests):
+        least = in_flight.index(min(in_flight))
+        links[least].send((number, text))
+        in_flight[least] += 1
+    while sum(in_flight):
+        for link in wait(links):
+            number, said = link.recv()
+            in_flight[links.index(link)] -= 1
+            print(json.dumps({{"request": number, **said}}), flush=True)
+    for link, worker in zip(links, workers):
+        link.send((None, None))
+        worker.join()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["Hello"])
+'''
+
+
 def model_path(answer: LlmAnswer) -> str:
     """The model the answer ran: the user's, or its folder with the weights ov-tuner compressed (in its cache)."""
     assert answer.answer is not None, "an LLM answer with no setting has no form"
@@ -76,8 +163,8 @@ def llm_python(answer: LlmAnswer) -> str:
     """The script that serves the model at the answer's setting."""
     assert answer.answer is not None, "an LLM answer with no setting has no form"
     setting, job = answer.answer.setting, answer.job
-    return _SCRIPT.format(
-        what=setting_text(setting), model=model_path(answer), device=job.device,
+    return (_SCRIPT if setting.instances == 1 else _INSTANCES_SCRIPT).format(
+        what=setting_text(setting), model=model_path(answer), device=job.device, instances=setting.instances,
         max_new_tokens=job.load.output_tokens[1],
         batched_tokens=setting.max_num_batched_tokens or _UNLIMITED, max_num_seqs=setting.max_num_seqs,
         dynamic_split_fuse=setting.dynamic_split_fuse, enable_prefix_caching=setting.enable_prefix_caching,
