@@ -26,7 +26,7 @@ from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
-from ov_tuner.present.llm_forms import OVMS_GRAPH, llm_answer_json, llm_ovms, llm_python
+from ov_tuner.present.llm_forms import OVMS_GRAPH, llm_answer_json, llm_kubernetes, llm_ovms, llm_python
 from ov_tuner.present.pipeline_forms import pipeline_answer_json, pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.present.servers import (
     OVMS_CONFIG,
@@ -160,8 +160,9 @@ def _dlstreamer(answer: Answer, where: Where) -> Form:
 
 
 def _box(answer: LlmAnswer, where: Where) -> Form:
-    """An LLM's container resources: the box its answer was measured in (GenAI runs in the serving process)."""
-    return Form(kubernetes_resources(answer.box))
+    """An LLM's container resources: the box its answer was measured in (GenAI runs in the serving process), a
+    replica's share where it ran as several instances."""
+    return Form(llm_kubernetes(answer))
 
 
 def _kubernetes(answer: Answer, where: Where) -> Form:

@@ -15,12 +15,14 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from ov_tuner.present.box_forms import kubernetes_resources
 from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
 from ov_tuner.present.words.llm import answer_lines, setting_text
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.search.boundary import CONFIDENCE
 from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
+from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSetting
 
 # SchedulerConfig's max_num_batched_tokens for no limit (size_t's largest): as the script writes it, and its value (a
@@ -228,29 +230,74 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
     setting, name = figures.setting, _served_name(job.model)
     folder = f"{OVMS_MODELS}/{name}"
     # OVMS takes a GGUF file as models_path (parseModelsPath in its src/llm/servable_initializer.cpp) and GenAI reads
-    # it as the trials did, so no export; a GenAI folder's files go beside the graph, as OVMS's export script lays it.
-    if job.model.format is LlmFormat.GGUF:
+    # it as the trials did, so no export; a GenAI folder's files go beside the graph, as OVMS's export script lays it,
+    # as do those of a GGUF's folder with its weights compressed by ov-tuner.
+    if job.model.format is LlmFormat.GGUF and setting.weights is None:
         models_path = f"{folder}/{name}.gguf"
         copy = f"cp {shlex.quote(model_path(answer))} {models_path}"
     else:
         models_path = folder
         copy = f"cp -r {shlex.quote(model_path(answer).rstrip('/') + '/.')} {folder}/"
-    cache_size = setting.cache_gb or max(1, math.ceil(figures.kv_cache_bytes / _GB))
+    cache_size = setting.cache_gb or max(1, math.ceil(figures.kv_cache_bytes / _GB / setting.instances))
+    shares = instance_cores(answer)
+    properties = setting.properties()
+    if setting.instances > 1:
+        # Outside a container OVMS sets no CPU property of its own (applyDefaultCpuProperties in its src/ov_utils.cpp
+        # acts only in one): each server is told its share and pinned to it.
+        properties.update({"INFERENCE_NUM_THREADS": min(len(share) for share in shares), "ENABLE_CPU_PINNING": "true"})
     # plugin_config's values as strings, which every plugin property parses (a JSON integer reaches it as an int64).
     options = {"models_path": f'"{models_path}"', "device": f'"{job.device}"',
                "max_num_batched_tokens": setting.max_num_batched_tokens or _UNLIMITED_VALUE,
                "max_num_seqs": setting.max_num_seqs, "dynamic_split_fuse": _bool(setting.dynamic_split_fuse),
                "enable_prefix_caching": _bool(setting.enable_prefix_caching), "cache_size": cache_size,
-               "plugin_config": f"'{json.dumps({k: str(v) for k, v in setting.properties().items()})}'"}
+               "plugin_config": f"'{json.dumps({k: str(v) for k, v in properties.items()})}'"}
     cache_why = ("the KV cache the answer ran with" if setting.cache_gb else
                  f"the KV cache the trials grew to ({figures.kv_cache_bytes / 2**20:.1f} MiB), rounded up, at least 1")
     graph = _GRAPH.format(what=setting_text(setting), cache_size=cache_size, cache_why=cache_why,
                           name=name, options=",\n      ".join(f"{k}: {v}" for k, v in options.items()))
     # A graph is listed as a model whose base_path holds graph.pbtxt, as OVMS's export script now lists it.
     config = json.dumps({"model_config_list": [{"config": {"name": name, "base_path": folder}}]})
-    return graph, (f"mkdir -p {folder} && {copy} && cp {shlex.quote(graph_file)} {folder}/{OVMS_GRAPH}",
-                   f"printf '%s\\n' {shlex.quote(config)} > {OVMS_CONFIG}",
-                   f"ovms --config_path {OVMS_CONFIG} --port 9000 --rest_port 8000")
+    steps = (f"mkdir -p {folder} && {copy} && cp {shlex.quote(graph_file)} {folder}/{OVMS_GRAPH}",
+             f"printf '%s\\n' {shlex.quote(config)} > {OVMS_CONFIG}")
+    if setting.instances == 1:
+        return graph, (*steps, f"ovms --config_path {OVMS_CONFIG} --port 9000 --rest_port 8000")
+    # One server a share of the cores, as OVMS's own scaling demo runs one a NUMA node (its
+    # demos/continuous_batching/scaling/README.md), behind a balancer sending each request to the least busy.
+    servers = [f"taskset -c {_cpu_list(share)} ovms --config_path {OVMS_CONFIG} --port {9000 + i} "
+               f"--rest_port {8000 + i} &" for i, share in enumerate(shares)]
+    upstream = " ".join(f"server 127.0.0.1:{8000 + i};" for i in range(len(shares)))
+    nginx = (f"events {{}} http {{ upstream llm {{ least_conn; {upstream} }} "
+             "server { listen 8080; location / { proxy_pass http://llm; } } }")
+    balancer = f"printf '%s\\n' {shlex.quote(nginx)} > nginx.conf && nginx -c \"$PWD/nginx.conf\""
+    return graph, (*steps, *servers, balancer)
+
+
+def instance_cores(answer: LlmAnswer) -> list[list[int]]:
+    """The cores each instance of the answer ran on: its box's cpuset in runs of neighbours (the first core a run,
+    where the box was not recorded)."""
+    assert answer.answer is not None, "an LLM answer with no setting has no form"
+    count = answer.answer.setting.instances
+    cpus = sorted(answer.box.cpuset) if answer.box is not None else list(range(count))
+    return core_shares(cpus, count)
+
+
+def _cpu_list(cpus: list[int]) -> str:
+    """taskset's list: '0-3', or '5'."""
+    return str(cpus[0]) if len(cpus) == 1 else f"{cpus[0]}-{cpus[-1]}"
+
+
+def llm_kubernetes(answer: LlmAnswer) -> str:
+    """The container resources the answer was measured in; for several instances, that many replicas each with its
+    share, whole CPUs request and limit alike (the Guaranteed class: the static CPU manager pins them)."""
+    assert answer.answer is not None, "an LLM answer with no setting has no form"
+    count = answer.answer.setting.instances
+    if count == 1:
+        return kubernetes_resources(answer.box)
+    share = min(len(s) for s in instance_cores(answer))
+    return (f"# {count} replicas of one server (OVMS or the Python form), each with {share} CPUs of its own, behind a "
+            "Service that spreads requests over them;\n# whole CPUs, request equal to limit, so the kubelet's static "
+            f"CPU manager pins each to its own cores as ov-tuner did\nreplicas: {count}\nresources:\n  requests:\n"
+            f"    cpu: \"{share}\"\n  limits:\n    cpu: \"{share}\"")
 
 
 def _served_name(model: LlmModel) -> str:

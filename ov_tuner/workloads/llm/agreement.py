@@ -54,9 +54,14 @@ def lowest_cosines(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, float]:
 PRECISION_FIELDS = ("kv_cache_precision", "inference_precision", "weights", "dq_group_size")
 
 
+def precision_of(setting: LlmSetting) -> tuple[object, ...]:
+    """What `setting` computes in: settings alike in it differ only in how the work is scheduled, so in rounding."""
+    return tuple(getattr(setting, name) for name in PRECISION_FIELDS)
+
+
 def changes_precision(setting: LlmSetting) -> bool:
     """Whether `setting` computes in another precision than GenAI's default (not only schedules otherwise)."""
-    return any(getattr(setting, name) != getattr(SCHEDULER_DEFAULT, name) for name in PRECISION_FIELDS)
+    return precision_of(setting) != precision_of(SCHEDULER_DEFAULT)
 
 
 def next_token_agreements(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, float]:

@@ -2,7 +2,8 @@
 the demo's LLM and the tests'. Its tokenizer is a byte-level BPE (GPT-2's byte alphabet and a few merges) stored in
 the file's metadata, as llama.cpp writes one.
 
-Weight matrices are F16 (GenAI's GGUF reader refuses F32 matrices); norm vectors stay F32, as llama.cpp's do.
+Weight matrices are F16 (GenAI's GGUF reader refuses F32 matrices), or quantized as llama.cpp's Q4_1 files are
+(Q4_1 matrices, a Q8_0 token embedding); norm vectors stay F32, as llama.cpp's do.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-# GGUF's file type for "mostly F16" (llama.cpp's LLAMA_FTYPE_MOSTLY_F16), which GenAI reads as an FP16 model.
-MOSTLY_F16 = 1
+# GGUF's file types for "mostly F16" and "mostly Q4_1" (llama.cpp's LLAMA_FTYPE_MOSTLY_F16 and _Q4_1).
+MOSTLY_F16, MOSTLY_Q4_1 = 1, 3
 # Token types: normal, and control (special) tokens.
 NORMAL, CONTROL = 1, 3
 
@@ -29,6 +30,13 @@ class LlamaShape:
     feed_forward: int = 512
     merges: int = 144
     context: int = 2048
+    vocab: int = 0  # tokens in all, the merges' padded with unused ones (0: the merges' alone)
+    tied: bool = False  # the output layer is the token embedding, as in SmolLM2 (no output.weight)
+
+
+# SmolLM2-135M's shape, as its GGUF says (30 layers, width 576, 9 heads, 3 key/value heads, 49,152 tokens, tied).
+SMOLLM2_SHAPE = LlamaShape(layers=30, width=576, heads=9, kv_heads=3, feed_forward=1536, vocab=49152, context=8192,
+                           tied=True)
 
 
 def _byte_alphabet() -> list[str]:
@@ -50,14 +58,18 @@ CHAT_TEMPLATE = ("{% for message in messages %}{{ message['role'] + ': ' + messa
 
 
 def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0,
-                     matrix_type: type = np.float16) -> Path:
-    """Write the model to `path`; `matrix_type` np.float32 writes the F32 matrices GenAI refuses (for its test)."""
+                     matrix_type: type = np.float16, quantized: bool = False) -> Path:
+    """Write the model to `path`; `matrix_type` np.float32 writes the F32 matrices GenAI refuses (for its test);
+    `quantized` writes them as a Q4_1 file does."""
     import gguf
+    from gguf.quants import quantize
 
     rng = np.random.default_rng(seed)
     letters = "etaoinshrdlucmfw"
     pairs = [(a, b) for a in letters for b in letters][:shape.merges]
-    tokens = [*_byte_alphabet(), *(a + b for a, b in pairs), "<s>", "</s>"]
+    merged = [*_byte_alphabet(), *(a + b for a, b in pairs)]
+    unused = [f"<unused{i}>" for i in range(max(shape.vocab - len(merged) - 2, 0))]
+    tokens = [*merged, *unused, "<s>", "</s>"]
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_context_length(shape.context)
     writer.add_embedding_length(shape.width)
@@ -68,7 +80,7 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
     writer.add_rope_dimension_count(shape.width // shape.heads)
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_rope_freq_base(10000.0)
-    writer.add_file_type(MOSTLY_F16)
+    writer.add_file_type(MOSTLY_Q4_1 if quantized else MOSTLY_F16)
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("llama-bpe")
     writer.add_token_list(tokens)
@@ -80,8 +92,12 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
 
     def tensor(name: str, rows: int, columns: int | None = None) -> None:
         dims = (rows,) if columns is None else (rows, columns)
-        kind = np.float32 if columns is None else matrix_type
-        writer.add_tensor(name, (rng.standard_normal(dims) * 0.02).astype(kind))
+        values = rng.standard_normal(dims, dtype=np.float32) * 0.02
+        if columns is None or not quantized:
+            writer.add_tensor(name, values.astype(np.float32 if columns is None else matrix_type))
+            return
+        kind = gguf.GGMLQuantizationType.Q8_0 if name == "token_embd.weight" else gguf.GGMLQuantizationType.Q4_1
+        writer.add_tensor(name, quantize(values, kind), raw_dtype=kind)
 
     head = shape.width // shape.heads
     tensor("token_embd.weight", len(tokens), shape.width)
@@ -96,7 +112,8 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
         tensor(f"blk.{i}.ffn_up.weight", shape.feed_forward, shape.width)
         tensor(f"blk.{i}.ffn_down.weight", shape.width, shape.feed_forward)
     tensor("output_norm.weight", shape.width)
-    tensor("output.weight", len(tokens), shape.width)
+    if not shape.tied:
+        tensor("output.weight", len(tokens), shape.width)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

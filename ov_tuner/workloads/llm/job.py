@@ -27,7 +27,7 @@ from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.search.boundary import next_load
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps, drive
-from ov_tuner.workloads.llm.agreement import judged_agreements
+from ov_tuner.workloads.llm.agreement import judged_agreements, precision_of
 from ov_tuner.workloads.llm.answer import (
     BASELINES,
     LlmAnswer,
@@ -51,6 +51,7 @@ from ov_tuner.workloads.llm.schema import (
     LlmJob,
     LlmLoad,
     LlmModel,
+    LlmOutputs,
     LlmSetting,
     LlmSpace,
     LlmTrial,
@@ -132,10 +133,22 @@ class LlmWorkload:
         read = {o.setting for o in self.store.llm_outputs()}
         for setting in dict.fromkeys([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)]):
             if setting not in read:
-                outputs = outputs_in_process(self.folders[setting.weights], self.spec.device, setting,
-                                             self.spec.load, self.folders[None])
+                outputs = self._outputs(setting)
                 self.store.add_llm_outputs(outputs)
                 yield outputs
+
+    def _outputs(self, setting: LlmSetting) -> LlmOutputs:
+        """What the model says at `setting`; the logits' checks read once for each precision (settings alike in it
+        differ in rounding alone), shared by the settings that compute in it."""
+        alike = next((o for o in self.store.llm_outputs()
+                      if o.next_token_shares and precision_of(o.setting) == precision_of(setting)), None)
+        spec = self.spec
+        outputs = outputs_in_process(self.folders[setting.weights], spec.device, setting, spec.load,
+                                     None if alike else self.folders[None])
+        if alike is None:
+            return outputs
+        return replace(outputs, first_step_cosines=alike.first_step_cosines,
+                       next_token_shares=alike.next_token_shares)
 
     def rounds(self) -> AbstractContextManager[Rounds | None]:
         """The contenders (the search's fastest within the budget that say enough alike, and the baselines) side by

@@ -24,7 +24,7 @@ import numpy as np
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
 
 _ARRAYS = ("ttft_ms", "tpot_ms")
-TRIAL, OUTPUTS = "trial", "outputs"
+TRIAL, OUTPUTS, TEXT = "trial", "outputs", "text"
 # The most characters of a dead child's last line kept in the failed trial's reason.
 SAID_CHARS = 160
 
@@ -41,10 +41,11 @@ def trial_in_process(model: LlmModel, device: str, setting: LlmSetting, load: Ll
 
 
 def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
-                       reference: LlmModel) -> LlmOutputs:
+                       reference: LlmModel | None) -> LlmOutputs:
     """What the model says at `setting` on the held-apart prompts (ov_tuner.workloads.llm.trial.greedy_outputs,
-    `reference` the model with its weights as given), in a child."""
-    found, ended = _in_process(OUTPUTS, model, device, setting, load, reference)
+    `reference` the model with its weights as given; None: the text alone, without the logits' checks), in a
+    child."""
+    found, ended = _in_process(OUTPUTS if reference is not None else TEXT, model, device, setting, load, reference)
     if found is None:
         return LlmOutputs(setting, error=ended)
     return LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"],
@@ -119,7 +120,8 @@ def _child(result: Path) -> None:
     if asked["task"] == TRIAL:
         found = run_trial(model, asked["device"], setting, load, _ready if asked.get("cpus") else lambda: None)
     else:
-        found = greedy_outputs(model, asked["device"], setting, load, LlmModel.from_stored(asked["reference"]))
+        checked = LlmModel.from_stored(asked["reference"]) if asked["task"] == OUTPUTS else None
+        found = greedy_outputs(model, asked["device"], setting, load, checked)
     result.write_text(json.dumps(trial_json(found) if isinstance(found, LlmTrial) else asdict(found)))
 
 

@@ -177,10 +177,11 @@ AGREEMENT_TOKENS = 32
 @dataclass(frozen=True)
 class LlmOutputs:
     """What the model said at a setting on the held-apart prompts (greedy token ids, one sequence a prompt), or why
-    it could not; per prompt, against the most exact setting (ov_tuner.workloads.llm.logits; empty where the model
-    IR did not compile at f32 or at the setting): the cosine of the logits that chose its first token, and the share
-    of the most exact setting's own continuation whose every next token this setting chose alike; and, where the
-    prompts are a file's, its reply to the first (`asked`: that prompt's last message or text), as a user reads it."""
+    it could not; per prompt, against the most exact setting (ov_tuner.workloads.llm.logits, read once for each
+    precision; empty where the model IR did not compile at f32 or at the setting): the cosine of the logits that chose
+    its first token, and the share of the most exact setting's own continuation whose every next token this setting
+    chose alike; and, where the prompts are a file's, its reply to the first (`asked`: that prompt's last message or
+    text), as a user reads it."""
 
     setting: LlmSetting
     tokens: tuple[tuple[int, ...], ...] = ()

@@ -115,12 +115,13 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
 
 
 def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
-                   reference: LlmModel) -> LlmOutputs:
+                   reference: LlmModel | None) -> LlmOutputs:
     """What the model says at `setting` on AGREEMENT_PROMPTS held-apart requests (drawn with another seed than the
     trials'; a prompts file's first lines, as written), greedy, AGREEMENT_TOKENS tokens each: compared with GenAI's
     default's to tell what a setting changes. With them, against the most exact setting on `reference` (the weights
     as given), the logits' checks (ov_tuner.workloads.llm.logits), none where the model IR does not compile at f32 or
-    at the setting; and with a prompts file, the reply to its first line, up to the end of the answer."""
+    at the setting, or where `reference` is None; and with a prompts file, the reply to its first line, up to the end
+    of the answer."""
     import openvino as ov
     import openvino_genai
 
@@ -139,7 +140,8 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
     del pipe
     checks = LogitChecks((), ())
     with contextlib.suppress(RuntimeError):
-        checks = logit_checks(reference, model, device, setting, prompts, AGREEMENT_TOKENS)
+        if reference is not None:
+            checks = logit_checks(reference, model, device, setting, prompts, AGREEMENT_TOKENS)
     return LlmOutputs(setting, said, first_step_cosines=checks.first_step_cosines,
                       next_token_shares=checks.next_token_shares, asked=asked, reply=reply)
 
