@@ -700,3 +700,19 @@ def test_the_python_form_of_instances_serves_each_request_on_a_pinned_instance(t
     # each instance pinned to its own run of cores, its threads that many; with 2 cores or more, both served
     assert all(s["properties"]["INFERENCE_NUM_THREADS"] == len(s["cores"]) for s in served)
     assert len(used) == min(2, len(cores)) and sorted(c for run in used for c in run) == cores
+
+
+def test_a_quantized_gguf_is_written_as_llama_cpps_q4_1_files_are_and_genai_serves_it(tmp_path: Path) -> None:
+    import gguf
+
+    from ov_tuner.workloads.llm.gguf import LlamaShape
+
+    path = write_llama_gguf(tmp_path / "q.gguf", LlamaShape(vocab=600, tied=True), quantized=True)
+    kinds = {t.name: t.tensor_type.name for t in gguf.GGUFReader(path).tensors}
+    assert kinds["token_embd.weight"] == "Q8_0" and kinds["blk.0.ffn_up.weight"] == "Q4_1"
+    assert "output.weight" not in kinds  # tied to the token embedding, as SmolLM2's is
+    model = read_llm(path)
+    assert model.vocab == 600
+    trial = trial_in_process(model, "CPU", SCHEDULER_DEFAULT, LlmLoad(users=2, seconds=0.3, lead_in_s=0.1,
+                                                                      prompt_tokens=(8, 8), output_tokens=(4, 4)))
+    assert trial.ok and trial.output_tokens == 4 * trial.ttft_ms.size

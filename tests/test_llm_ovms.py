@@ -130,3 +130,26 @@ def test_the_parse_catches_an_option_ovms_does_not_declare(answer: LlmAnswer) ->
                   graph.replace("cache_size: ", "cache_eviction_config: ")):
         with pytest.raises(text_format.ParseError):
             node_options(wrong)
+
+
+def test_instances_are_servers_pinned_to_their_own_cores_behind_a_least_connections_balancer(
+        answer: LlmAnswer, tmp_path: Path) -> None:
+    assert answer.answer is not None and answer.box is not None
+    two = dataclasses.replace(answer.answer, setting=LlmSetting(instances=2))
+    box = dataclasses.replace(answer.box, cpuset=(0, 1, 2, 3))
+    graph, steps = llm_ovms(dataclasses.replace(answer, answer=two, environment=dataclasses.replace(
+        answer.environment, box=box)), "graph.pbtxt")
+    # each server told its share of the threads and pinned (OVMS sets neither outside a container)
+    assert json.loads(node_options(graph).plugin_config) == {"INFERENCE_NUM_THREADS": "2",
+                                                              "ENABLE_CPU_PINNING": "true"}
+    assert steps[2:4] == ("taskset -c 0-1 ovms --config_path config.json --port 9000 --rest_port 8000 &",
+                          "taskset -c 2-3 ovms --config_path config.json --port 9001 --rest_port 8001 &")
+    subprocess.run(["sh", "-ec", steps[4].split(" && nginx")[0]], cwd=tmp_path, check=True)
+    assert "least_conn; server 127.0.0.1:8000; server 127.0.0.1:8001;" in (tmp_path / "nginx.conf").read_text()
+
+
+def test_a_ggufs_compressed_weights_are_served_as_their_folder(answer: LlmAnswer) -> None:
+    assert answer.answer is not None
+    int4 = dataclasses.replace(answer.answer, setting=LlmSetting(weights="int4"))
+    graph, steps = llm_ovms(dataclasses.replace(answer, answer=int4), "graph.pbtxt")
+    assert node_options(graph).models_path == "/models/tiny" and steps[0].startswith("mkdir -p /models/tiny && cp -r ")

@@ -149,9 +149,10 @@ def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
         beside = "" if default is None or setting == SCHEDULER_DEFAULT else f"; GenAI's default: {default:.1%}"
         parts.append(f"{next_tokens:.1%} of next tokens chosen as f32 inference chooses them along its own greedy "
                      f"continuation ({AGREEMENT_PROMPTS} prompts x {AGREEMENT_TOKENS} tokens{beside})")
-    rounding = "" if changes_precision(setting) else ", where only rounding parts them: no precision changed"
-    parts.append(f"greedy text {share:.1%} alike with GenAI's default's, up to the first token that differs"
-                 f"{rounding}")
+    if setting != SCHEDULER_DEFAULT:
+        rounding = "" if changes_precision(setting) else ", where only rounding parts them: no precision changed"
+        parts.append(f"greedy text {share:.1%} alike with GenAI's default's, up to the first token that differs"
+                     f"{rounding}")
     return "; ".join([*parts, cosine_text(answer, setting)])
 
 

@@ -67,7 +67,7 @@ class LlmSpec:
     the rounds (passes at most; 0: none), how many of the search's best go to them besides the baselines, and whether
     to walk to the most load (users, or requests a second) the answer and the baselines serve within the budget (with
     a budget), up to `most_users` users, or `most_rate` requests a second (None: MOST_RATE_FACTOR times the rate
-    given)."""
+    given); `also_walk`: settings walked beside those (a table of what each serves)."""
 
     model: Path
     out: Path
@@ -81,6 +81,7 @@ class LlmSpec:
     most_users: int = MOST_USERS
     most_rate: float | None = None  # None: MOST_RATE_FACTOR times the rate given
     min_agreement: float = 0.9
+    also_walk: tuple[LlmSetting, ...] = ()
 
 
 # Told of each trial as it is stored.
@@ -169,9 +170,10 @@ class LlmWorkload:
                                   round_table(self.store.llm_trials(), contenders)))
 
     def walks(self) -> Steps:
-        """The walks to the most load (users, or requests a second) the answer, the fastest and each baseline serve
-        within the budget (with a budget, where asked for), alternately: one trial of each in turn while its walk goes
-        on, so the host's drift meets each alike; a resumed run goes on from the loads stored."""
+        """The walks to the most load (users, or requests a second) the answer, the fastest, each baseline (and the
+        settings the spec also walks) serve within the budget (with a budget, where asked for), alternately: one
+        trial of each in turn while its walk goes on, so the host's drift meets each alike; a resumed run goes on
+        from the loads stored."""
         answer = self.answer()
         if not (self.spec.walk and self.spec.budget.bounded and answer.answer is not None):
             return
@@ -179,7 +181,7 @@ class LlmWorkload:
         most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
         rule = walk_rule(start, most, closed)
         walking = list(dict.fromkeys([answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []),
-                                      *BASELINES]))
+                                      *BASELINES, *self.spec.also_walk]))
         while walking:
             for setting in list(walking):
                 at = next_load(walk_windows(self.store.llm_trials(), setting, self.spec.load, self.spec.budget), rule)
