@@ -673,7 +673,7 @@ def test_more_instances_than_cores_or_with_a_rate_is_one_line(tiny_gguf: Path, t
                         "--out", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1 and f"--instances {cores + 1}: each instance is pinned" in err
     code, _, err = _cli("llm", str(tiny_gguf), "--instances", "2", "--rate", "4", "--out", str(tmp_path / "r.db"))
-    assert code == 2 and err.count("\n") == 1 and "--instances 2 serves users" in err
+    assert code == 2 and err.count("\n") == 1 and "--instances 2 serves users: give a number of users" in err
     assert not (tmp_path / "r.db").exists()
 
 

@@ -12,6 +12,7 @@ import json
 import math
 import re
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ from ov_tuner.present.words.llm import answer_lines, setting_text
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.search.boundary import CONFIDENCE
 from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
-from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSetting
 
 # SchedulerConfig's max_num_batched_tokens for no limit (size_t's largest): as the script writes it, and its value (a
@@ -37,6 +37,7 @@ server serves it: through the model's chat template where it has one, ending at 
 MAX_NEW_TOKENS, the longest output the load was measured with). Add requests as they come (pipe.add_request, then
 pipe.step until done), or pass a batch to generate."""
 import json
+from collections.abc import Sequence
 import sys
 
 import openvino_genai
@@ -75,6 +76,7 @@ waiting for it as one batch. A request is made a prompt by the model's chat temp
 end of its answer (or at MAX_NEW_TOKENS). Prints one JSON line a request: its reply, the instance's cores, and the
 scheduler's fields and properties that instance holds."""
 import json
+from collections.abc import Sequence
 import multiprocessing
 import os
 import sys
@@ -239,7 +241,7 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
         models_path = folder
         copy = f"cp -r {shlex.quote(model_path(answer).rstrip('/') + '/.')} {folder}/"
     cache_size = setting.cache_gb or max(1, math.ceil(figures.kv_cache_bytes / _GB / setting.instances))
-    shares = instance_cores(answer)
+    shares = answer.instance_cores
     properties = setting.properties()
     if setting.instances > 1:
         # Outside a container OVMS sets no CPU property of its own (applyDefaultCpuProperties in its src/ov_utils.cpp
@@ -272,16 +274,7 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
     return graph, (*steps, *servers, balancer)
 
 
-def instance_cores(answer: LlmAnswer) -> list[list[int]]:
-    """The cores each instance of the answer ran on: its box's cpuset in runs of neighbours (the first core a run,
-    where the box was not recorded)."""
-    assert answer.answer is not None, "an LLM answer with no setting has no form"
-    count = answer.answer.setting.instances
-    cpus = sorted(answer.box.cpuset) if answer.box is not None else list(range(count))
-    return core_shares(cpus, count)
-
-
-def _cpu_list(cpus: list[int]) -> str:
+def _cpu_list(cpus: Sequence[int]) -> str:
     """taskset's list: '0-3', or '5'."""
     return str(cpus[0]) if len(cpus) == 1 else f"{cpus[0]}-{cpus[-1]}"
 
@@ -293,7 +286,7 @@ def llm_kubernetes(answer: LlmAnswer) -> str:
     count = answer.answer.setting.instances
     if count == 1:
         return kubernetes_resources(answer.box)
-    share = min(len(s) for s in instance_cores(answer))
+    share = min(len(s) for s in answer.instance_cores)
     return (f"# {count} replicas of one server (OVMS or the Python form), each with {share} CPUs of its own, behind a "
             "Service that spreads requests over them;\n# whole CPUs, request equal to limit, so the kubelet's static "
             f"CPU manager pins each to its own cores as ov-tuner did\nreplicas: {count}\nresources:\n  requests:\n"

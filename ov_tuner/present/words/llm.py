@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from ov_tuner.present.words.numbers import edge_text, gain
-from ov_tuner.workloads.llm.agreement import changes_precision
 from ov_tuner.workloads.llm.answer import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
@@ -150,7 +149,7 @@ def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
         parts.append(f"{next_tokens:.1%} of next tokens chosen as f32 inference chooses them along its own greedy "
                      f"continuation ({AGREEMENT_PROMPTS} prompts x {AGREEMENT_TOKENS} tokens{beside})")
     if setting != SCHEDULER_DEFAULT:
-        rounding = "" if changes_precision(setting) else ", where only rounding parts them: no precision changed"
+        rounding = "" if setting in answer.judged else ", where only rounding parts them: no precision changed"
         parts.append(f"greedy text {share:.1%} alike with GenAI's default's, up to the first token that differs"
                      f"{rounding}")
     return "; ".join([*parts, cosine_text(answer, setting)])

@@ -25,6 +25,7 @@ from ov_tuner.search.boundary import Boundary, BoundaryDifference, Window, bound
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import pass_adjusted_means
 from ov_tuner.workloads.llm.agreement import agreements, judged_agreements, lowest_cosines, next_token_agreements
+from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
@@ -137,6 +138,7 @@ class LlmAnswer:
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
     rule: Rule
     harness: LlmHarness | None = None  # the load harness alone at the load the answer serves (its walks done)
+    instance_cores: tuple[tuple[int, ...], ...] = ()  # the cores each of the answer's instances ran on
 
     @property
     def box(self) -> Box | None:
@@ -244,7 +246,19 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      judged=judged, cosines=lowest_cosines(stored.outputs),
                      replies={o.setting: (o.asked, o.reply) for o in stored.outputs if o.reply},
                      min_agreement=limit, held_back=kept_back, rule=rule,
-                     harness=LlmHarness(stored.harness[-1], job.budget) if stored.harness else None)
+                     harness=LlmHarness(stored.harness[-1], job.budget) if stored.harness else None,
+                     instance_cores=_instance_cores(stored.environment, answer))
+
+
+def _instance_cores(environment: Environment | None, answer: SettingFigures | None) -> tuple[tuple[int, ...], ...]:
+    """The cores each instance of the answer ran on: the cpuset it was measured in, in runs of neighbours (the first
+    cores, one a run, where it was not recorded)."""
+    if answer is None:
+        return ()
+    count = answer.setting.instances
+    cpus = sorted(environment.box.cpuset) if environment is not None and environment.box is not None else \
+        list(range(count))
+    return tuple(tuple(share) for share in core_shares(cpus, count))
 
 
 def _simpler(setting: LlmSetting) -> int:

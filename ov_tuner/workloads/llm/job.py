@@ -248,7 +248,7 @@ def _check_instances(space: LlmSpace, load: LlmLoad) -> None:
     at least one user and one core each."""
     most = max(space.instances)
     if most > 1 and not load.closed:
-        raise BadInputError(f"{Input.INSTANCES} {most} serves users: give --users N, not a rate")
+        raise BadInputError(f"{Input.INSTANCES} {most} serves users: give a number of users, not a rate")
     cores = len(os.sched_getaffinity(0))
     if most > cores:
         raise BadInputError(f"{Input.INSTANCES} {most}: each instance is pinned to cores of its own and this process "

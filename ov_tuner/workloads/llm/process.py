@@ -49,8 +49,8 @@ def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: 
     if found is None:
         return LlmOutputs(setting, error=ended)
     return LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"],
-                      tuple(found["first_step_cosines"]), tuple(found["next_token_shares"]), found["asked"],
-                      found["reply"])
+                      first_step_cosines=tuple(found["first_step_cosines"]),
+                      next_token_shares=tuple(found["next_token_shares"]), asked=found["asked"], reply=found["reply"])
 
 
 def _in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,

@@ -74,8 +74,9 @@ class LlmRecords(Connection):
 
     def llm_outputs(self) -> list[LlmOutputs]:
         return [LlmOutputs(LlmSetting(**json.loads(r["setting"])), tuple(tuple(s) for s in json.loads(r["tokens"])),
-                           r["error"], tuple(json.loads(r["first_step_cosines"])),
-                           tuple(json.loads(r["next_token_shares"])), r["asked"], r["reply"])
+                           r["error"], first_step_cosines=tuple(json.loads(r["first_step_cosines"])),
+                           next_token_shares=tuple(json.loads(r["next_token_shares"])), asked=r["asked"],
+                           reply=r["reply"])
                 for r in self._db.execute("SELECT * FROM llm_outputs ORDER BY id")]
 
 
