@@ -3,7 +3,8 @@ and int4 (in the folder GenAI converts the GGUF to), each against GenAI's defaul
 demo's real prompts (scripts/demo_prompts.jsonl) and budget (p90 TTFT 1 s, TPOT 50 ms). Per setting: next tokens
 chosen alike along f32's own greedy continuation, greedy text alike with GenAI's default's, the lowest cosine of the
 first token's logits against f32, output tokens a second at 8 users (the search's trial), and the users served
-within the budget (the capacity walk, with its 95% interval). Run by hand (about 20 minutes on 2 cores), not in the
+within the budget (the capacity walk, with its 95% interval); weights NNCF cannot compress further (a quantized
+GGUF's) are said, not measured. Run by hand (about 20 minutes on 2 cores), not in the
 tests; it prints a Markdown table.
 
     .venv/bin/python scripts/llm_costs.py models/SmolLM2-135M-Instruct.Q4_1.gguf results/llm_costs.db
@@ -14,20 +15,26 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ov_tuner.errors import BadInputError, worded
 from ov_tuner.present.words.llm import setting_text
+from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.job import LlmSpec, run_llm
+from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmBudget, LlmLoad, LlmSetting, LlmSpace, LlmTrial
+from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder
 
 ROWS = (SCHEDULER_DEFAULT, LlmSetting(kv_cache_precision="u8"), LlmSetting(kv_cache_precision="u4"),
         LlmSetting(weights="int8"), LlmSetting(weights="int4"))
 
 
 def main(model: Path, out: Path) -> None:
+    weights, refused = _compressible(model)
     load = LlmLoad(users=8, prompts_file="scripts/demo_prompts.jsonl", seconds=2.0, lead_in_s=0.5)
-    space = LlmSpace(batched_tokens=(256,), kv_cache_precisions=(None, "u8", "u4"), weights=(None, "int8", "int4"))
+    space = LlmSpace(batched_tokens=(256,), kv_cache_precisions=(None, "u8", "u4"), weights=(None, *weights))
+    rows = [r for r in ROWS if r.weights is None or r.weights in weights]
     # every row scored and walked alike: no round picks among them, no agreement limit holds one back
     spec = LlmSpec(model=model, out=out, load=load, budget=LlmBudget(ttft_ms=1000.0, tpot_ms=50.0), space=space,
-                   rounds=0, most_users=32, min_agreement=0.0, also_walk=ROWS)
+                   rounds=0, most_users=32, min_agreement=0.0, also_walk=tuple(rows))
 
     def seen(trial: LlmTrial) -> None:
         print(f"  {setting_text(trial.setting)}: {trial.error or f'{trial.tokens_per_s:.0f} tokens/s'}", flush=True)
@@ -40,15 +47,30 @@ def main(model: Path, out: Path) -> None:
           "the budget (95%) |")
     print("| --- | --- | --- | --- | --- | --- |")
     for row in ROWS:
-        if row in failed:
+        if row.weights in refused:
+            print(f"| {setting_text(row)} | not made: {refused[row.weights]} | | | | |")
+        elif row in failed:
             print(f"| {setting_text(row)} | failed: {failed[row]} | | | | |")
-            continue
-        figures, walk = searched.get(row), walks.get(row)
-        served = "-" if walk is None else f"{walk.served:.0f} ({walk.found.low:.0f}..{walk.found.high:.0f})"
-        print(f"| {setting_text(row)} | {_share(answer.next_tokens.get(row))} | {_share(answer.agreements.get(row))} "
-              f"| {answer.cosines.get(row, float('nan')):.5f} | "
-              f"{'-' if figures is None else f'{figures.tokens_per_s:.0f}'} | {served} |")
+        else:
+            figures, walk = searched.get(row), walks.get(row)
+            served = "-" if walk is None else f"{walk.served:.0f} ({walk.found.low:.0f}..{walk.found.high:.0f})"
+            print(f"| {setting_text(row)} | {_share(answer.next_tokens.get(row))} | "
+                  f"{_share(answer.agreements.get(row))} | {answer.cosines.get(row, float('nan')):.5f} | "
+                  f"{'-' if figures is None else f'{figures.tokens_per_s:.0f}'} | {served} |")
     print(f"GenAI {answer.job.genai_version}; f32 inference and KV cache with the GGUF's weights as the most exact")
+
+
+def _compressible(model: Path) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The weights NNCF compresses in the model's folder, and why each other one is not made."""
+    served = served_model(read_llm(model))
+    made, refused = [], {}
+    for weights in WEIGHTS:
+        try:
+            compressed_folder(served, weights)
+            made.append(weights)
+        except BadInputError as e:
+            refused[weights] = worded(e.message, lambda given: given.value)
+    return tuple(made), refused
 
 
 def _share(value: float | None) -> str:

@@ -716,3 +716,32 @@ def test_a_quantized_gguf_is_written_as_llama_cpps_q4_1_files_are_and_genai_serv
     trial = trial_in_process(model, "CPU", SCHEDULER_DEFAULT, LlmLoad(users=2, seconds=0.3, lead_in_s=0.1,
                                                                       prompt_tokens=(8, 8), output_tokens=(4, 4)))
     assert trial.ok and trial.output_tokens == 4 * trial.ttft_ms.size
+
+
+def test_settings_asked_for_are_walked_beside_the_answer_and_a_failed_one_is_not(tiny_gguf: Path,
+                                                                                  tmp_path: Path) -> None:
+    from ov_tuner.workloads.llm.job import LlmSpec, run_llm
+    from ov_tuner.workloads.llm.schema import LlmSpace
+
+    chunked, refused = LlmSetting(max_num_batched_tokens=1024), LlmSetting(kv_cache_precision="f32")
+    spec = LlmSpec(model=tiny_gguf, out=tmp_path / "r.db",
+                   load=LlmLoad(users=2, seconds=0.3, lead_in_s=0.1, prompt_tokens=(8, 8), output_tokens=(4, 4)),
+                   budget=LlmBudget(ttft_ms=60000.0), rounds=0, most_users=4, also_walk=(chunked, refused),
+                   space=LlmSpace(batched_tokens=(256, 1024), kv_cache_precisions=(None, "f32")))
+    answer = run_llm(spec, lambda trial: None)
+    walked = {w.setting: w for w in answer.walks}
+    assert chunked in walked and walked[chunked].served == 4  # every load met a minute's budget, up to the most
+    # an f32 KV cache on a bf16 CPU is refused: nothing to walk (an f32 CPU runs it, and then it is walked)
+    assert (refused in walked) == (refused not in dict(answer.failed))
+
+
+def test_weights_nncf_leaves_as_they_were_are_one_line_before_anything_is_measured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ov_tuner.workloads.llm.gguf import LlamaShape
+
+    monkeypatch.setenv("OV_TUNER_CACHE", str(tmp_path / "cache"))
+    quantized = write_llama_gguf(tmp_path / "q.gguf", LlamaShape(vocab=600, tied=True), quantized=True)
+    code, _, err = _cli("llm", str(quantized), "--weights", "default,int4", "--out", str(tmp_path / "r.db"))
+    assert code == 2 and err.count("\n") == 1 and "--weights int4: NNCF finds no weight matrix to compress" in err
+    assert not (tmp_path / "r.db").exists()
+    assert not [p for p in (tmp_path / "cache" / "llm").iterdir() if "int4" in p.name]  # nothing kept

@@ -101,11 +101,12 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     _check_instances(spec.space, spec.load)
     served = served_model(model)
     check_load_fits(model, Path(served.path), spec.load)
+    folders = _weights(served, spec.space, making)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
     with LlmStore(spec.out) as store:
         store.claim(environment(ModelSource(Path(model.path), model.sha256)))
         store.claim_llm(job)
-        workload = LlmWorkload(spec, job, store, _weights(served, spec.space, making), seen)
+        workload = LlmWorkload(spec, job, store, folders, seen)
         drive(workload, stop)
         return workload.answer()
 
@@ -180,8 +181,9 @@ class LlmWorkload:
         closed, start = self.spec.load.closed, self.spec.load.amount
         most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
         rule = walk_rule(start, most, closed)
+        ran = {f.setting for f in answer.searched}  # a setting whose search trial failed is not walked
         walking = list(dict.fromkeys([answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []),
-                                      *BASELINES, *self.spec.also_walk]))
+                                      *BASELINES, *(s for s in self.spec.also_walk if s in ran)]))
         while walking:
             for setting in list(walking):
                 at = next_load(walk_windows(self.store.llm_trials(), setting, self.spec.load, self.spec.budget), rule)

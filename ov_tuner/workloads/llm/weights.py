@@ -1,8 +1,9 @@
 """An LLM folder with its weights compressed (NNCF's compress_weights, int8 or int4), made once and kept in
 ov-tuner's cache beside the converted IRs, as the INT8 IRs of vision models are: a rerun, a resumed run and the
-deploy form all find the same folder. A GGUF is compressed in the folder GenAI converts it to: NNCF compresses the
-matrices the GGUF kept in floating point or 8 bits (SmolLM2's Q4_1 file: its Q8_0 token embedding, shared with the
-output layer), and leaves the 4-bit ones as they are."""
+deploy form all find the same folder. A GGUF is compressed in the folder GenAI converts it to, where NNCF finds
+matrices in floating point (an F16 GGUF's); a quantized GGUF's are 4- and 8-bit already (SmolLM2's Q4_1 file, its
+token embedding Q8_0), and weights NNCF leaves as they were are refused in one line rather than measured as a
+setting of their own."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import openvino as ov
 
-from ov_tuner.errors import OutputError
+from ov_tuner.errors import BadInputError, Input, OutputError
 from ov_tuner.quantize.nncf_backend import compress_weights
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.workloads.llm.ir import MODEL_IR
@@ -36,11 +37,21 @@ def compressed_folder(model: LlmModel, weights: str) -> Path:
                 shutil.copy2(part, making / part.name)
         ir = ov.Core().read_model(source / MODEL_IR)
         ov.save_model(compress_weights(ir, weights, _group_size(model.width)), making / MODEL_IR)
+        if _weight_bytes(making) >= _weight_bytes(source):
+            shutil.rmtree(making)
+            raise BadInputError(f"{Input.WEIGHTS} {weights}: NNCF finds no weight matrix to compress in {source} "
+                                "(its matrices are stored in 8 bits or fewer already, as a quantized GGUF's are): "
+                                "leave the weights as given")
         making.rename(folder)
     except OSError as e:
         raise OutputError(f"cannot keep the {weights} weights of {source} under {folder.parent} ({e.strerror}); "
                           "set OV_TUNER_CACHE to a folder you can write") from e
     return folder
+
+
+def _weight_bytes(folder: Path) -> int:
+    """The bytes of the folder's model weights: compression that compressed something makes them fewer."""
+    return (folder / "openvino_model.bin").stat().st_size
 
 
 def _group_size(width: int) -> int:
