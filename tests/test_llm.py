@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from ov_tuner.cli import app
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.words.llm import answer_lines
-from ov_tuner.schema import Arrival
+from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.search.boundary import REPEATS, boundary, next_load
 from ov_tuner.workloads.llm.agreement import agreement
 from ov_tuner.workloads.llm.answer import BASELINES, Rule, llm_answer, walk_windows
@@ -628,6 +628,13 @@ def test_a_harness_that_takes_most_of_the_budget_alone_says_it_may_have_set_the_
 
 def test_instances_split_the_cores_into_runs_of_neighbours() -> None:
     assert core_shares([0, 1, 2, 3, 4], 2) == [[0, 1, 2], [3, 4]]
+    # the answer names the cores its instances ran on, from the cpuset it was measured in
+    box = Box(host_cpus=8, cpuset=(4, 5, 6, 7), quota_cpus=None, quota_source=None, memory_limit_bytes=None)
+    environment = Environment("2026.4.1", "0.1.0", "host", "cpu", 8, "3.11", "/m.gguf", "0" * 64, "m", box=box)
+    trials = [_trial(s, r, f + (r or 0)) for r in (None, 0, 1, 2)
+              for s, f in ((LlmSetting(instances=2), 2000), (SCHEDULER_DEFAULT, 1000), (PIPELINE_DEFAULT, 990))]
+    answer = llm_answer(StoredLlm("r.db", environment, JOB, tuple(trials), ()))
+    assert answer.instance_cores == ((4, 5), (6, 7))
     assert core_shares([4, 5], 2) == [[4], [5]]
     assert core_shares(list(range(16)), 4) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
 

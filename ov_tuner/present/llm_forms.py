@@ -37,7 +37,6 @@ server serves it: through the model's chat template where it has one, ending at 
 MAX_NEW_TOKENS, the longest output the load was measured with). Add requests as they come (pipe.add_request, then
 pipe.step until done), or pass a batch to generate."""
 import json
-from collections.abc import Sequence
 import sys
 
 import openvino_genai
@@ -47,11 +46,7 @@ DEVICE = {device!r}
 MAX_NEW_TOKENS = {max_new_tokens}
 
 scheduler = openvino_genai.SchedulerConfig()
-scheduler.max_num_batched_tokens = {batched_tokens}
-scheduler.max_num_seqs = {max_num_seqs}
-scheduler.dynamic_split_fuse = {dynamic_split_fuse}
-scheduler.enable_prefix_caching = {enable_prefix_caching}
-scheduler.cache_size = {cache_size}  # GB made at once; 0 grows the KV cache as needed
+{scheduler_fields}
 properties = {properties!r}
 
 pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, scheduler, DEVICE, properties, {{}})
@@ -93,11 +88,7 @@ PROPERTIES = {properties!r}
 
 def scheduler():
     config = openvino_genai.SchedulerConfig()
-    config.max_num_batched_tokens = {batched_tokens}
-    config.max_num_seqs = {max_num_seqs}
-    config.dynamic_split_fuse = {dynamic_split_fuse}
-    config.enable_prefix_caching = {enable_prefix_caching}
-    config.cache_size = {cache_size}  # GB made at once; 0 grows the KV cache as needed
+{config_fields}
     return config
 
 
@@ -169,10 +160,19 @@ def llm_python(answer: LlmAnswer) -> str:
     setting, job = answer.answer.setting, answer.job
     return (_SCRIPT if setting.instances == 1 else _INSTANCES_SCRIPT).format(
         what=setting_text(setting), model=model_path(answer), device=job.device, instances=setting.instances,
-        max_new_tokens=job.load.output_tokens[1],
-        batched_tokens=setting.max_num_batched_tokens or _UNLIMITED, max_num_seqs=setting.max_num_seqs,
-        dynamic_split_fuse=setting.dynamic_split_fuse, enable_prefix_caching=setting.enable_prefix_caching,
-        cache_size=setting.cache_gb or 0, properties=setting.properties())
+        max_new_tokens=job.load.output_tokens[1], properties=setting.properties(),
+        scheduler_fields=_scheduler_fields(setting, "scheduler", ""),
+        config_fields=_scheduler_fields(setting, "config", "    "))
+
+
+def _scheduler_fields(setting: LlmSetting, name: str, indent: str) -> str:
+    """The lines that set the SchedulerConfig `name` to the setting's fields."""
+    fields = {"max_num_batched_tokens": setting.max_num_batched_tokens or _UNLIMITED,
+              "max_num_seqs": setting.max_num_seqs, "dynamic_split_fuse": setting.dynamic_split_fuse,
+              "enable_prefix_caching": setting.enable_prefix_caching, "cache_size": setting.cache_gb or 0}
+    lines = [f"{indent}{name}.{field} = {value}" for field, value in fields.items()]
+    lines[-1] += "  # GB made at once; 0 grows the KV cache as needed"
+    return "\n".join(lines)
 
 
 # The file OVMS reads an LLM's graph from, in the folder config.json's base_path names (DEFAULT_GRAPH_FILENAME in its
