@@ -71,7 +71,6 @@ waiting for it as one batch. A request is made a prompt by the model's chat temp
 end of its answer (or at MAX_NEW_TOKENS). Prints one JSON line a request: its reply, the instance's cores, and the
 scheduler's fields and properties that instance holds."""
 import json
-from collections.abc import Sequence
 import multiprocessing
 import os
 import sys
