@@ -50,8 +50,8 @@ def logit_checks(reference: LlmModel, model: LlmModel, device: str, setting: Llm
     ours = core.compile_model(model_ir(model), device, _as_genai_runs(device, setting)).create_infer_request()
     cosines, shares = [], []
     for prompt in prompts:
-        continuation, first_exact = _greedy(exact, prompt, steps)
-        chosen, first_ours = _fed(ours, prompt, continuation)
+        continuation, first_exact = _continue(exact, prompt, steps)
+        chosen, first_ours = _continue(ours, prompt, steps, fed=continuation)
         cosines.append(float(first_ours @ first_exact / (np.linalg.norm(first_ours) * np.linalg.norm(first_exact))))
         shares.append(float(np.mean(chosen == continuation)))
     return LogitChecks(tuple(cosines), tuple(shares))
@@ -69,25 +69,15 @@ def _as_genai_runs(device: str, setting: LlmSetting) -> dict[str, str | int]:
     return properties
 
 
-def _greedy(request: object, prompt: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
-    """The request's own greedy continuation of `prompt`, `steps` tokens, and the logits that chose its first."""
-    logits = _prefill(request, prompt)
-    first = logits
-    tokens = []
-    for position in range(prompt.size, prompt.size + steps):
-        tokens.append(int(np.argmax(logits)))
-        if len(tokens) < steps:
-            logits = _step(request, np.array(tokens[-1:]), position)
-    return np.array(tokens), first
-
-
-def _fed(request: object, prompt: np.ndarray, continuation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The token the request chooses at each step of `continuation`, fed it token by token, and the logits that
-    chose the first."""
+def _continue(request: object, prompt: np.ndarray, steps: int,
+              fed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The token the request chooses at each of `steps` steps after `prompt`, and the logits that chose the first:
+    fed its own choice at each step (its greedy continuation), or `fed`'s token (another's continuation)."""
     logits = _prefill(request, prompt)
     first = logits
     chosen = [int(np.argmax(logits))]
-    for offset, token in enumerate(continuation[:-1]):
+    for offset in range(steps - 1):
+        token = chosen[-1] if fed is None else int(fed[offset])
         logits = _step(request, np.array([token]), prompt.size + offset)
         chosen.append(int(np.argmax(logits)))
     return np.array(chosen), first

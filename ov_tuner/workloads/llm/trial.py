@@ -139,8 +139,8 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
     asked, reply = _reply(pipe.get_tokenizer(), load, said[0])  # type: ignore[attr-defined]
     del pipe
     checks = LogitChecks((), ())
-    with contextlib.suppress(RuntimeError):
-        if reference is not None:
+    if reference is not None:
+        with contextlib.suppress(RuntimeError):
             checks = logit_checks(reference, model, device, setting, prompts, AGREEMENT_TOKENS)
     return LlmOutputs(setting, said, first_step_cosines=checks.first_step_cosines,
                       next_token_shares=checks.next_token_shares, asked=asked, reply=reply)
