@@ -28,6 +28,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "budget": {"max_latency_ms": rec.budget_ms, "percentile": rec.percentile},
         "rule": {"name": confirmed.rule.value if confirmed else "unconfirmed",
                  "decided_by": confirmed.decided_by.value if confirmed and confirmed.decided_by else None,
+                 "within_noise_of_fastest": len(confirmed.near) + 1 if confirmed else None,
                  "says": rule_text(rec)},
         "leader": _figures(confirmed.leader) if confirmed else None,
         "within_noise": [_standing(s) for s in (confirmed.near if confirmed else ())],
