@@ -19,6 +19,7 @@ from factories import ov_tuner, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
+from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
@@ -31,6 +32,7 @@ from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended, trial_in_process
 from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.llm.roofline import Bound, DecodeBound, decode_bound
 from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
@@ -43,6 +45,7 @@ from ov_tuner.workloads.llm.schema import (
     LlmOutputs,
     LlmSetting,
     LlmTrial,
+    Roofline,
     StoredLlm,
 )
 from ov_tuner.workloads.llm.trial import open_pipeline, run_trial
@@ -151,6 +154,10 @@ def test_a_trial_times_every_request_and_holds_the_output_length(tiny_gguf: Path
     assert trial.tpot_ms.size == trial.ttft_ms.size and (trial.tpot_ms > 0).all() and (trial.ttft_ms > 0).all()
     assert trial.first_request_ms > 0 and trial.kv_cache_bytes > 0 and trial.wall_s > 0
     assert 16 * trial.ttft_ms.size <= trial.prompt_tokens <= 24 * trial.ttft_ms.size
+    # what the window's steps read: each step holds one request at least, at most every user's, each 16 to 32 tokens
+    assert trial.window_steps > 0
+    assert 16 * trial.window_steps <= trial.window_context_tokens <= 3 * (24 + 8) * trial.window_steps
+    assert 0 < trial.window_prompt_tokens <= 24 * trial.window_steps
 
 
 def test_a_setting_the_device_refuses_is_a_failed_trial_with_its_reason(tiny_gguf: Path) -> None:
@@ -222,6 +229,12 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert payload["answer"]["meets_budget"] and payload["says"]["deploy"].startswith("CPU")
     assert set(payload["answer"]["ttft_ms"]) == {"p50", "p90", "p99"}
     assert payload["harness"]["load"] == 8 and payload["harness"]["ttft_share"] > 0
+    # the answer against this host's roofline: its steps read the served IR's weights, whole, each step
+    hardware = payload["hardware"]
+    with LlmStore(db, create=False) as store:
+        roofline = store.llm_roofline()
+    assert roofline is not None and hardware["weight_bytes"] == dict(roofline.weight_bytes)[None] > 0
+    assert hardware["bound"] in {b.value for b in Bound} and "each step reads " in payload["says"]["hardware"]
 
     form = tmp_path / "serve.py"
     code, _, _ = _cli("recommend", str(db), "--format", "python", "-o", str(form))
@@ -757,3 +770,52 @@ def test_weights_nncf_leaves_as_they_were_are_one_line_before_anything_is_measur
     assert code == 2 and err.count("\n") == 1 and "--weights int4: NNCF finds no weight matrix to compress" in err
     assert not (tmp_path / "r.db").exists()
     assert not [p for p in (tmp_path / "cache" / "llm").iterdir() if "int4" in p.name]  # nothing kept
+
+
+def test_a_steps_reads_and_tokens_are_judged_against_the_hosts_roofline() -> None:
+    model = LlmModel(path="m.gguf", format=LlmFormat.GGUF, sha256="0", architecture="llama", layers=2, width=256,
+                     vocab=1000, heads=4, kv_heads=2, feed_forward=512)
+    assert model.parameters == 2 * (2 * 256 * 256 + 2 * 256 * 128 + 3 * 256 * 512) + 1000 * 256
+    assert model.kv_bytes_per_token(1.0) == 2 * 2 * 2 * 64
+    trial = LlmTrial(SCHEDULER_DEFAULT, ttft_ms=np.array([1.0]), tpot_ms=np.array([1.0]), window_s=2.0,
+                     window_tokens=400, window_steps=100, window_prompt_tokens=600, window_context_tokens=50_000)
+    roofline = Roofline(memory_gbs=10.0, matmul_gflops=((None, "bf16", 100.0), ("f32", "f32", 50.0)),
+                        kv_precision="u8", weight_bytes=((None, 90_000_000),))
+    bound = decode_bound(model, SCHEDULER_DEFAULT, [trial, trial], roofline)
+    assert bound is not None and bound.steps_per_s == 50 and bound.kv_precision == "u8"
+    assert bound.kv_bytes_per_step == 500 * 512  # 500 tokens of context a step, 512 bytes each in u8
+    assert bound.memory_gbs == pytest.approx(50 * (90e6 + 500 * 512) / 1e9) and bound.memory_share < 0.5
+    # 500 tokens/s through the model (200 of them outputs), 2 FLOP a weight each, against the bf16 matmul's 100
+    assert bound.gflops == pytest.approx(2 * model.parameters * 500 / 1e9) and bound.matmul_precision == "bf16"
+    assert bound.bound is Bound.NEITHER
+    assert bound.ceiling_tokens_per_s == pytest.approx(200 / max(bound.memory_share, bound.compute_share))
+    # the same steps on a host with a fifth of the bandwidth: bound by memory; a setting asking for f32 inference is
+    # judged against the f32 matmul; u4 KV holds half a byte an element
+    slow = decode_bound(model, SCHEDULER_DEFAULT, [trial], dataclasses.replace(roofline, memory_gbs=2.0))
+    assert slow is not None and slow.bound is Bound.MEMORY
+    f32 = decode_bound(model, LlmSetting(inference_precision="f32", kv_cache_precision="u4"), [trial], roofline)
+    assert f32 is not None and f32.host_gflops == 50.0 and f32.kv_bytes_per_step == 500 * 256
+    # what was not measured gives no figure: no roofline, weights of no stored size, a file from before v16
+    assert decode_bound(model, SCHEDULER_DEFAULT, [trial], None) is None
+    assert decode_bound(model, LlmSetting(weights="int4"), [trial], roofline) is None
+    assert decode_bound(model, SCHEDULER_DEFAULT, [dataclasses.replace(trial, window_steps=0)], roofline) is None
+
+
+def test_a_share_shown_as_50_percent_is_judged_as_50_percent() -> None:
+    def at(gflops: float) -> Bound:
+        return DecodeBound(steps_per_s=1.0, weight_bytes=1, kv_bytes_per_step=0.0, kv_precision="u8", memory_gbs=1.0,
+                           host_memory_gbs=10.0, tokens_per_s=1.0, gflops=gflops, host_gflops=100.0,
+                           matmul_precision="bf16", output_tokens_per_s=1.0).bound
+
+    assert at(49.9) is Bound.COMPUTE  # '50%' in words: not 'bound by neither'
+    assert at(49.4) is Bound.NEITHER
+
+
+def test_the_host_roofline_is_measured_and_reads_back_what_ran() -> None:
+    import openvino as ov
+
+    assert memory_gbs(1) > 0
+    ran, gflops = matmul_gflops(ov.Core(), "CPU", "f32")
+    assert ran == "f32" and gflops > 0
+    default, _ = matmul_gflops(ov.Core(), "CPU", None)  # the host's own: bf16 where it has it, else f32
+    assert default in ("f32", "bf16")

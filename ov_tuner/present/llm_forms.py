@@ -336,6 +336,12 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "harness": None if (h := answer.harness) is None else {
             "load": h.trial.walked_at, "ok": h.trial.ok, "ttft_ms": h.ttft_ms, "tpot_ms": h.tpot_ms,
             "ttft_share": h.ttft_share, "tpot_share": h.tpot_share, "limited": h.limited},
+        "hardware": None if (b := answer.bound) is None else {
+            "steps_per_s": b.steps_per_s, "weight_bytes": b.weight_bytes, "kv_bytes_per_step": b.kv_bytes_per_step,
+            "kv_precision": b.kv_precision, "memory_gbs": b.memory_gbs, "host_memory_gbs": b.host_memory_gbs,
+            "memory_share": b.memory_share, "tokens_per_s": b.tokens_per_s, "gflops": b.gflops,
+            "host_gflops": b.host_gflops, "matmul_precision": b.matmul_precision, "compute_share": b.compute_share,
+            "bound": b.bound.value, "ceiling_output_tokens_per_s": b.ceiling_tokens_per_s},
     }
     held = None if not answer.held_back else {
         "min_agreement": answer.min_agreement,

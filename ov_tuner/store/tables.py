@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 
 class FileKind(str, Enum):
@@ -77,6 +77,9 @@ UPGRADES = {
         f"ALTER TABLE llm_outputs ADD COLUMN {column}"
         for column in ("next_token_shares TEXT NOT NULL DEFAULT '[]'", "asked TEXT NOT NULL DEFAULT ''",
                        "reply TEXT NOT NULL DEFAULT ''")),
+    15: tuple(  # v16: what an LLM trial's steps read (SCHEMA creates the host's roofline table)
+        f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+        for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
 }
 
 
@@ -176,8 +179,11 @@ CREATE TABLE IF NOT EXISTS llm_trials (
     wall_s REAL NOT NULL, kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL,
     peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL,
     window_s REAL NOT NULL DEFAULT 0, window_tokens INTEGER NOT NULL DEFAULT 0,
-    window_requests INTEGER NOT NULL DEFAULT 0, harness INTEGER NOT NULL DEFAULT 0
+    window_requests INTEGER NOT NULL DEFAULT 0, harness INTEGER NOT NULL DEFAULT 0,
+    window_steps INTEGER NOT NULL DEFAULT 0, window_prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    window_context_tokens INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS llm_roofline (id INTEGER PRIMARY KEY, figures TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_outputs (
     id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
     first_step_cosines TEXT NOT NULL DEFAULT '[]', next_token_shares TEXT NOT NULL DEFAULT '[]',

@@ -7,6 +7,7 @@ import json
 
 from ov_tuner.present.words.numbers import edge_text, gain
 from ov_tuner.workloads.llm.answer import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
+from ov_tuner.workloads.llm.roofline import Bound, DecodeBound
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
     AGREEMENT_TOKENS,
@@ -125,6 +126,8 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         lines.append(("users" if job.load.closed else "rate", _served(answer)))
     if answer.harness is not None:
         lines.append(("harness", harness_text(answer.harness, job.load.closed)))
+    if answer.bound is not None:
+        lines.append(("hardware", hardware_text(answer.bound)))
     lines.append(("memory", f"KV cache {found.kv_cache_bytes / 2**20:.1f} MiB allocated (at most "
                             f"{found.max_cache_usage:.0f}% of it in use), peak resident "
                             f"{found.peak_rss_bytes / 2**20:.0f} MiB; a fresh pipeline's first request "
@@ -202,6 +205,25 @@ def harness_text(h: LlmHarness, closed: bool) -> str:
     if h.limited:
         return f"limited by ov-tuner's load harness: {took}, so the model may serve more than the harness can offer"
     return f"{took}: the model on this device, not the harness, set the {'users' if closed else 'rate'} served"
+
+
+BOUND_WORDS = {
+    Bound.MEMORY: "bound by memory: a step waits on reading its weights and KV cache",
+    Bound.COMPUTE: "bound by compute: the tokens wait on the matmul",
+    Bound.NEITHER: "bound by neither: time goes to scheduling, small operations and threads waiting on each other",
+}
+
+
+def hardware_text(b: DecodeBound) -> str:
+    """'each step reads 92.5 MB of weights and 4.1 MB of KV cache (u8), 33 steps/s: 3.2 GB/s, 10% of the 33.1 GB/s
+    this host's cores copy at; 690 tokens/s through the model (prompts and outputs) need 186 GFLOP/s, 61% of the 305
+    GFLOP/s its bf16 matmul runs at; bound by compute...; at this load no setting passes about 380 output tokens/s'."""
+    return (f"each step reads {b.weight_bytes / 1e6:.1f} MB of weights and {b.kv_bytes_per_step / 1e6:.1f} MB of KV "
+            f"cache ({b.kv_precision}), {b.steps_per_s:.0f} steps/s: {b.memory_gbs:.1f} GB/s, {b.memory_share:.0%} "
+            f"of the {b.host_memory_gbs:.1f} GB/s this host's cores copy at; {b.tokens_per_s:.0f} tokens/s through "
+            f"the model (prompts and outputs) need {b.gflops:.0f} GFLOP/s, {b.compute_share:.0%} of the "
+            f"{b.host_gflops:.0f} GFLOP/s its {b.matmul_precision} matmul runs at; {BOUND_WORDS[b.bound]}; at this "
+            f"load no setting passes about {b.ceiling_tokens_per_s:.0f} output tokens/s")
 
 
 def load_amount(load: float, closed: bool) -> str:

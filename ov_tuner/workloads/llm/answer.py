@@ -26,6 +26,7 @@ from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import pass_adjusted_means
 from ov_tuner.workloads.llm.agreement import agreements, judged_agreements, lowest_cosines, next_token_agreements
 from ov_tuner.workloads.llm.instances import core_shares
+from ov_tuner.workloads.llm.roofline import DecodeBound, decode_bound
 from ov_tuner.workloads.llm.schema import (
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
@@ -139,6 +140,7 @@ class LlmAnswer:
     rule: Rule
     harness: LlmHarness | None = None  # the load harness alone at the load the answer serves (its walks done)
     instance_cores: tuple[tuple[int, ...], ...] = ()  # the cores each of the answer's instances ran on
+    bound: DecodeBound | None = None  # the answer's steps against the host's roofline (None: not measured)
 
     @property
     def box(self) -> Box | None:
@@ -247,7 +249,15 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      replies={o.setting: (o.asked, o.reply) for o in stored.outputs if o.reply},
                      min_agreement=limit, held_back=kept_back, rule=rule,
                      harness=LlmHarness(stored.harness[-1], job.budget) if stored.harness else None,
-                     instance_cores=_instance_cores(stored.environment, answer))
+                     instance_cores=_instance_cores(stored.environment, answer),
+                     bound=None if answer is None else decode_bound(
+                         job.model, answer.setting, pooled.get(answer.setting) or _searched(trials, answer.setting),
+                         stored.roofline))
+
+
+def _searched(trials: Sequence[LlmTrial], setting: LlmSetting) -> list[LlmTrial]:
+    """The search's trials of `setting` that ran."""
+    return [t for t in trials if t.searched and t.ok and t.setting == setting]
 
 
 def _instance_cores(environment: Environment | None, answer: SettingFigures | None) -> tuple[tuple[int, ...], ...]:

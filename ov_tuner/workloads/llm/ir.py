@@ -13,6 +13,7 @@ from ov_tuner.model.cache import cache_dir
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel
 
 MODEL_IR = "openvino_model.xml"
+MODEL_WEIGHTS = "openvino_model.bin"
 
 
 def model_ir(model: LlmModel) -> Path:

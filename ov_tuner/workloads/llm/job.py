@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource
+from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import BadInputError, Input, ModelError
 from ov_tuner.quantize.nncf_backend import require_nncf
@@ -55,10 +56,10 @@ from ov_tuner.workloads.llm.schema import (
     LlmSetting,
     LlmSpace,
     LlmTrial,
-    StoredLlm,
+    Roofline,
 )
 from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
-from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder
+from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder, model_weight_bytes
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,8 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     with LlmStore(spec.out) as store:
         store.claim(environment(ModelSource(Path(model.path), model.sha256)))
         store.claim_llm(job)
+        if store.llm_roofline() is None:
+            store.add_llm_roofline(_roofline(spec, folders))
         workload = LlmWorkload(spec, job, store, folders, seen)
         drive(workload, stop)
         return workload.answer()
@@ -230,9 +233,9 @@ class LlmWorkload:
 
     def answer(self) -> LlmAnswer:
         """The answer from everything stored."""
-        return llm_answer(StoredLlm(str(self.spec.out), self.store.environment(), self.job,
-                                    tuple(self.store.llm_trials()), tuple(self.store.llm_outputs()),
-                                    tuple(self.store.llm_harness())))
+        stored = self.store.stored_llm()
+        assert stored is not None  # the job was claimed before the workload began
+        return llm_answer(stored)
 
 
 def _check_weights(space: LlmSpace) -> None:
@@ -269,6 +272,18 @@ def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) ->
             making(weights)
         folders[weights] = replace(model, path=str(compressed_folder(model, weights)))
     return folders
+
+
+def _roofline(spec: LlmSpec, folders: dict[str | None, LlmModel]) -> Roofline:
+    """What bounds decode here: the host's memory bandwidth, its matmul in each inference precision searched, the
+    plugin's own KV cache precision, and the bytes of each weights value's model file."""
+    core = Runtime().core
+    try:
+        kv = core.get_property(spec.device, "KV_CACHE_PRECISION").get_type_name()
+    except RuntimeError:  # a plugin that does not say: GenAI's KV cache is then f16
+        kv = "f16"
+    matmul = tuple((asked, *matmul_gflops(core, spec.device, asked)) for asked in spec.space.inference_precisions)
+    return Roofline(memory_gbs(), matmul, kv, tuple((w, model_weight_bytes(Path(m.path))) for w, m in folders.items()))
 
 
 def _missed(budget: LlmBudget, searched: list[SettingFigures]) -> str:

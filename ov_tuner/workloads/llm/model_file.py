@@ -108,7 +108,10 @@ def _gguf(path: Path) -> LlmModel:
     return LlmModel(path=str(path.resolve()), format=LlmFormat.GGUF, sha256=files_sha256(path, [path]),
                     architecture=architecture, layers=int(str(field(f"{architecture}.block_count"))),
                     width=int(str(field(f"{architecture}.embedding_length"))), vocab=int(embedding.shape[-1]),
-                    context=int(str(field(f"{architecture}.context_length") or 0)))
+                    context=int(str(field(f"{architecture}.context_length") or 0)),
+                    heads=int(str(field(f"{architecture}.attention.head_count") or 0)),
+                    kv_heads=int(str(field(f"{architecture}.attention.head_count_kv") or 0)),
+                    feed_forward=int(str(field(f"{architecture}.feed_forward_length") or 0)))
 
 
 def _folder(path: Path) -> LlmModel:
@@ -129,7 +132,10 @@ def _folder(path: Path) -> LlmModel:
     return LlmModel(path=str(path.resolve()), format=LlmFormat.FOLDER, sha256=files_sha256(path, parts),
                     architecture=str(config.get("model_type", "unknown")),
                     layers=int(config.get("num_hidden_layers", 0)), width=int(config.get("hidden_size", 0)),
-                    vocab=int(config.get("vocab_size", 0)), context=int(config.get("max_position_embeddings", 0)))
+                    vocab=int(config.get("vocab_size", 0)), context=int(config.get("max_position_embeddings", 0)),
+                    heads=int(config.get("num_attention_heads", 0)),
+                    kv_heads=int(config.get("num_key_value_heads", config.get("num_attention_heads", 0))),
+                    feed_forward=int(config.get("intermediate_size", 0)))
 
 
 def _config(path: Path) -> dict:

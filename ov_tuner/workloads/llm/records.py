@@ -10,7 +10,16 @@ from typing import Any
 from ov_tuner.errors import IncompatibleResultsError, Input
 from ov_tuner.store.connection import Connection
 from ov_tuner.store.rows import array, blob, now
-from ov_tuner.workloads.llm.schema import LlmBudget, LlmJob, LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.schema import (
+    LlmBudget,
+    LlmJob,
+    LlmLoad,
+    LlmModel,
+    LlmOutputs,
+    LlmSetting,
+    LlmTrial,
+    Roofline,
+)
 
 
 class LlmRecords(Connection):
@@ -38,12 +47,13 @@ class LlmRecords(Connection):
             self._db.execute(
                 "INSERT INTO llm_trials (round, users, rate, setting, error, ttft_ms, tpot_ms, output_tokens, "
                 "prompt_tokens, wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, "
-                "window_s, window_tokens, window_requests, harness, created_at) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "window_s, window_tokens, window_requests, window_steps, window_prompt_tokens, window_context_tokens, "
+                "harness, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (trial.round, trial.users, trial.rate, json.dumps(asdict(trial.setting)), trial.error,
                  blob(trial.ttft_ms), blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s,
                  trial.kv_cache_bytes, trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms,
-                 trial.load_s, trial.window_s, trial.window_tokens, trial.window_requests, int(harness), now()))
+                 trial.load_s, trial.window_s, trial.window_tokens, trial.window_requests,
+                 trial.window_steps, trial.window_prompt_tokens, trial.window_context_tokens, int(harness), now()))
 
     def llm_trials(self) -> list[LlmTrial]:
         """The model's trials, in the order they ran."""
@@ -60,9 +70,20 @@ class LlmRecords(Connection):
                          prompt_tokens=r["prompt_tokens"], wall_s=r["wall_s"], kv_cache_bytes=r["kv_cache_bytes"],
                          max_cache_usage=r["max_cache_usage"], peak_rss_bytes=r["peak_rss_bytes"],
                          first_request_ms=r["first_request_ms"], load_s=r["load_s"], window_s=r["window_s"],
-                         window_tokens=r["window_tokens"], window_requests=r["window_requests"])
+                         window_tokens=r["window_tokens"], window_requests=r["window_requests"],
+                         window_steps=r["window_steps"], window_prompt_tokens=r["window_prompt_tokens"],
+                         window_context_tokens=r["window_context_tokens"])
                 for r in self._db.execute("SELECT * FROM llm_trials WHERE harness = ? ORDER BY id", (int(harness),))]
 
+    def add_llm_roofline(self, roofline: Roofline) -> None:
+        """Store what bounds decode on this host (once a job: a resumed run keeps the first)."""
+        with self._writing():
+            self._db.execute("INSERT INTO llm_roofline (figures, created_at) VALUES (?, ?)",
+                             (json.dumps(asdict(roofline)), now()))
+
+    def llm_roofline(self) -> Roofline | None:
+        row = self._db.execute("SELECT figures FROM llm_roofline ORDER BY id LIMIT 1").fetchone()
+        return None if row is None else Roofline.from_stored(json.loads(row[0]))
 
     def add_llm_outputs(self, outputs: LlmOutputs) -> None:
         with self._writing():

@@ -14,10 +14,15 @@ class LlmStore(ResultStore, LlmRecords):
     """A results file with an LLM's records: the LLM workload's own, kept out of ResultStore, which every workload
     shares."""
 
+    def stored_llm(self) -> StoredLlm | None:
+        """Everything the file holds of its LLM job, or None where it holds none."""
+        job = self.llm_job()
+        return None if job is None else StoredLlm(
+            str(self.path), self.environment(), job, trials=tuple(self.llm_trials()),
+            outputs=tuple(self.llm_outputs()), harness=tuple(self.llm_harness()), roofline=self.llm_roofline())
+
 
 def load_llm(path: Path) -> StoredLlm | None:
     """A results file's LLM records, or None where it holds none (a sweep's or a pipeline's file)."""
     with LlmStore(path, create=False) as store:
-        job, env = store.llm_job(), store.environment()
-        return None if job is None else StoredLlm(str(path), env, job, tuple(store.llm_trials()),
-                                                  tuple(store.llm_outputs()), tuple(store.llm_harness()))
+        return store.stored_llm()

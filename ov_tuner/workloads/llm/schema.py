@@ -37,6 +37,25 @@ class LlmModel:
     width: int
     vocab: int
     context: int = 0  # the most positions (prompt and output) it was trained for; 0: not said
+    heads: int = 0  # attention heads (query); 0: not said
+    kv_heads: int = 0  # key/value heads (fewer than heads: grouped-query attention); 0: not said
+    feed_forward: int = 0  # the feed-forward layers' inner width; 0: not said
+
+    @property
+    def parameters(self) -> int:
+        """The weights one token multiplies by (a llama's: attention, feed-forward and output layer; the token
+        embedding is looked up, not multiplied); 0 where the file does not say the shape."""
+        if not (self.heads and self.kv_heads and self.feed_forward):
+            return 0
+        head = self.width // self.heads
+        attention = 2 * self.width * self.heads * head + 2 * self.width * self.kv_heads * head
+        return self.layers * (attention + 3 * self.width * self.feed_forward) + self.vocab * self.width
+
+    def kv_bytes_per_token(self, element_bytes: float) -> float:
+        """The KV cache one token of context holds (keys and values of every layer), 0 where the shape is not said."""
+        if not (self.heads and self.kv_heads):
+            return 0.0
+        return 2 * self.layers * self.kv_heads * (self.width // self.heads) * element_bytes
 
     @classmethod
     def from_stored(cls, data: dict[str, Any]) -> LlmModel:
@@ -220,6 +239,9 @@ class LlmTrial:
     window_s: float = 0.0  # the counted window's length; 0 in a file written before v11, which had none
     window_tokens: int = 0  # output tokens every request produced while the window was open
     window_requests: int = 0  # requests that ended while the window was open
+    window_steps: int = 0  # the pipeline's steps while the window was open (0: measured before v16)
+    window_prompt_tokens: int = 0  # prompt tokens whose first token came while the window was open
+    window_context_tokens: int = 0  # over the window's steps, the tokens of context every request in flight held
 
     @property
     def ok(self) -> bool:
@@ -265,6 +287,25 @@ class StoredLlm:
     trials: tuple[LlmTrial, ...]
     outputs: tuple[LlmOutputs, ...]
     harness: tuple[LlmTrial, ...] = ()  # the load harness's own trials, with the model made trivial
+    roofline: Roofline | None = None  # the host's memory and matmul speeds and the weights' bytes (None: before v16)
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """What bounds decode on this host, measured once a job: the memory bandwidth (GB/s) its cores copy at; for each
+    inference precision the search asks for (None: the plugin's default), the one the plugin ran a large matmul in
+    and its GFLOP/s; the KV cache precision the plugin uses where none is asked for; and the bytes of each weights
+    value's model file (None: as given), which every decode step reads whole."""
+
+    memory_gbs: float
+    matmul_gflops: tuple[tuple[str | None, str, float], ...]
+    kv_precision: str
+    weight_bytes: tuple[tuple[str | None, int], ...]
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> Roofline:
+        return cls(data["memory_gbs"], tuple((a, r, g) for a, r, g in data["matmul_gflops"]), data["kv_precision"],
+                   tuple((w, b) for w, b in data["weight_bytes"]))
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,7 @@ class _Flight:
     arrived: float
     counted: bool
     user: int | None
+    prompt_tokens: int
     first: float = math.nan
     tokens: int = 0
 
@@ -88,6 +89,9 @@ class _Tally:
     last_end: float = 0.0
     window_tokens: int = 0  # every request's, produced while the window was open
     window_requests: int = 0  # ended while the window was open
+    window_steps: int = 0
+    window_prompt_tokens: int = 0  # prefilled: their request's first token came while the window was open
+    window_context_tokens: int = 0  # over the window's steps, the context of every request in flight
 
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
@@ -110,6 +114,8 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                     output_tokens=tally.output_tokens, prompt_tokens=tally.prompt_tokens,
                     wall_s=max(tally.last_end - tally.first_arrival, 0.0), window_s=load.seconds,
                     window_tokens=tally.window_tokens, window_requests=tally.window_requests,
+                    window_steps=tally.window_steps, window_prompt_tokens=tally.window_prompt_tokens,
+                    window_context_tokens=tally.window_context_tokens,
                     kv_cache_bytes=int(metrics.kv_cache_size_in_bytes), max_cache_usage=usage,
                     peak_rss_bytes=_peak_memory(), first_request_ms=first_ms, load_s=load_s)
 
@@ -206,7 +212,7 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
         for user, at in list(arrivals.due(now)):
             counted = window.holds(at)
             request = next(requests)
-            flights.append(_Flight(_add(pipe, number, request), at, counted, user))
+            flights.append(_Flight(_add(pipe, number, request), at, counted, user, request.prompt.size))
             number += 1
             pending_counted += counted
             if counted:
@@ -221,6 +227,9 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
         now = time.perf_counter()
         usage = max(usage, float(pipe.get_metrics().cache_usage))  # type: ignore[attr-defined]
         counting = window.holds(now)
+        if counting:  # what the step read: the weights once, and the context of every request in flight
+            tally.window_steps += 1
+            tally.window_context_tokens += sum(f.prompt_tokens + f.tokens for f in flights)
         for flight in list(flights):
             if flight.handle.can_read():  # type: ignore[attr-defined]
                 outputs = flight.handle.read()  # type: ignore[attr-defined]
@@ -229,6 +238,7 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
                 tally.window_tokens += tokens if counting else 0
                 if math.isnan(flight.first):
                     flight.first = now
+                    tally.window_prompt_tokens += flight.prompt_tokens if counting else 0
             if flight.handle.get_status() == finished:  # type: ignore[attr-defined]
                 flights.remove(flight)
                 arrivals.ended(flight.user, now)

@@ -15,7 +15,7 @@ import openvino as ov
 from ov_tuner.errors import BadInputError, Input, OutputError
 from ov_tuner.quantize.nncf_backend import compress_weights
 from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.workloads.llm.ir import MODEL_IR
+from ov_tuner.workloads.llm.ir import MODEL_IR, MODEL_WEIGHTS
 from ov_tuner.workloads.llm.schema import LlmModel
 
 WEIGHTS = ("int8", "int4")
@@ -33,11 +33,11 @@ def compressed_folder(model: LlmModel, weights: str) -> Path:
         shutil.rmtree(making, ignore_errors=True)
         making.mkdir(parents=True)
         for part in source.iterdir():
-            if part.is_file() and part.name not in (MODEL_IR, "openvino_model.bin"):
+            if part.is_file() and part.name not in (MODEL_IR, MODEL_WEIGHTS):
                 shutil.copy2(part, making / part.name)
         ir = ov.Core().read_model(source / MODEL_IR)
         ov.save_model(compress_weights(ir, weights, _group_size(model.width)), making / MODEL_IR)
-        if _weight_bytes(making) >= _weight_bytes(source):
+        if model_weight_bytes(making) >= model_weight_bytes(source):
             shutil.rmtree(making)
             raise BadInputError(f"{Input.WEIGHTS} {weights}: NNCF finds no weight matrix to compress in {source} "
                                 "(its matrices are stored in 8 bits or fewer already, as a quantized GGUF's are): "
@@ -49,9 +49,10 @@ def compressed_folder(model: LlmModel, weights: str) -> Path:
     return folder
 
 
-def _weight_bytes(folder: Path) -> int:
-    """The bytes of the folder's model weights: compression that compressed something makes them fewer."""
-    return (folder / "openvino_model.bin").stat().st_size
+def model_weight_bytes(path: Path) -> int:
+    """The bytes of a model's weights, its IR's in a folder (the file itself otherwise): compression that compressed
+    something makes them fewer, and a decode step reads them all."""
+    return (path / MODEL_WEIGHTS).stat().st_size if path.is_dir() else path.stat().st_size
 
 
 def _group_size(width: int) -> int:
