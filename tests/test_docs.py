@@ -42,3 +42,18 @@ def test_readme_commands_exist() -> None:
     for command in sorted(shown):
         result = CliRunner().invoke(app, [*command.split(), "--help"])
         assert result.exit_code == 0, f"ov-tuner {command}: {result.output}"
+
+
+def test_the_sweep_flags_table_gives_the_defaults_the_command_has() -> None:
+    """docs/usage.md's flag table says each flag's default as `sweep --help` does."""
+    import typer
+
+    sweep = typer.main.get_command(app).commands["sweep"]  # type: ignore[attr-defined]
+    options = {name: p for p in sweep.params for name in getattr(p, "opts", [])}
+    table = (ROOT / "docs" / "usage.md").read_text().split("| flag | meaning | default |")[1].split("\n\n")[0]
+    rows = re.findall(r"^\| `(--[a-z0-9-]+)` \| .* \| `([^`]+)` \|$", table, flags=re.MULTILINE)
+    compared = [(flag, said) for flag, said in rows if flag in options and options[flag].default is not None]
+    assert len(compared) >= 10
+    for flag, said in compared:
+        default = options[flag].default
+        assert said == str(getattr(default, "value", default)), f"usage.md gives {flag} default {said}"
