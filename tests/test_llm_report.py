@@ -67,6 +67,14 @@ def test_plot_writes_the_three_figures(llm_db: Path, tmp_path: Path) -> None:
         assert pixels.shape[0] > 300 and pixels.shape[1] > 500 and pixels[..., :3].std() > 0.05
 
 
+def test_export_of_an_llms_file_is_one_line_naming_what_gives_its_figures(llm_db: Path) -> None:
+    done = CliRunner().invoke(app, ["export", str(llm_db)])
+    assert done.exit_code != 0 and done.stdout == ""
+    assert done.stderr.strip() == (f"error: {llm_db} is an LLM's results file and export writes a sweep's points: "
+                                   f"`ov-tuner recommend {llm_db} --format json` gives its answer in figures, "
+                                   f"`ov-tuner show {llm_db}` every trial")
+
+
 def test_report_holds_the_answer_the_figures_and_every_setting_searched(llm_db: Path, answer: LlmAnswer,
                                                                          tmp_path: Path) -> None:
     said = _cli("report", str(llm_db), "-o", str(tmp_path))

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 
+# Every workload's results file: the commands that read any of them say so.
+ANY_RESULTS = "Results file written by `ov-tuner sweep`, `pipeline` or `llm`."
+
+
 class FigureFormat(str, Enum):
     PNG = "png"
     SVG = "svg"
@@ -37,7 +41,7 @@ class ExportFormat(str, Enum):
 
 @app.command()
 @one_line_errors
-def show(results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")]) -> None:
+def show(results: Annotated[Path, typer.Argument(help=ANY_RESULTS)]) -> None:
     """Print every stored point, the best configuration per device and precision, and diagnostics (a pipeline's
     file: its answer, where a frame's time goes, the rounds and every split tried)."""
     from ov_tuner.analyse.answer import answer_if_any
@@ -61,7 +65,7 @@ def show(results: Annotated[Path, typer.Argument(help="Results file written by `
 @app.command()
 @one_line_errors
 def plot(
-    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep` or `ov-tuner llm`.")],
+    results: Annotated[Path, typer.Argument(help=ANY_RESULTS)],
     out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
     paired_only: Annotated[bool, typer.Option(help="Precision figures: leave out the cells measured apart, in the "
                                               "search; keep those measured head to head.")] = False,
@@ -72,13 +76,17 @@ def plot(
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.analyse.figures import plot_data
     from ov_tuner.present.llm_figures import write_llm_figures
+    from ov_tuner.present.pipeline_figures import write_pipeline_figures
     from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
     from ov_tuner.store.results import load_results
 
     output_folder(out_dir, Given("-o"))
-    llm = llm_answer_of(results)
+    llm, pipeline = llm_answer_of(results), _pipeline_answer(results)
     if llm is not None:
         written = write_llm_figures(llm, out_dir, fmt.value).all()
+    elif pipeline is not None:
+        figures = write_pipeline_figures(pipeline, out_dir, fmt.value)
+        written = [figures.cameras, figures.stages]
     else:
         stored = load_results(results)
         written = write_figures(plot_data(stored, answer_if_any(stored)), out_dir, paired_only, fmt.value).all()
@@ -95,7 +103,7 @@ class Percentile(str, Enum):
 @app.command()
 @one_line_errors
 def recommend(
-    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    results: Annotated[Path, typer.Argument(help=ANY_RESULTS)],
     max_latency: Annotated[float | None, typer.Option(min=0.0, help="Latency budget per request, in ms.")] = None,
     percentile: Annotated[Percentile, typer.Option(help="Latency percentile the budget applies to.")]
     = Percentile.P90,
@@ -106,10 +114,10 @@ def recommend(
     as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
     fmt: Annotated[DeployFormat, typer.Option("--format", help="text: the answer and every form; or one form alone: "
                                               "python, benchmark_app, load_config (benchmark_app -load_config), "
-                                              "ovms (OpenVINO Model Server config.json), dlstreamer (a gst-launch-1.0 "
-                                              "line), kubernetes (the container's CPU request and limit the answer "
-                                              "was measured under), ray (an actor holding as many CPUs), json (the "
-                                              "whole answer in figures).")]
+                                              "ovms (OpenVINO Model Server's config.json; an LLM's: its "
+                                              "graph.pbtxt), dlstreamer (a gst-launch-1.0 line), kubernetes (the "
+                                              "container's CPU request and limit the answer was measured under), ray "
+                                              "(an actor holding as many CPUs), json (the whole answer in figures).")]
     = DeployFormat.TEXT,
     out_file: Annotated[Path | None, typer.Option("-o", "--out", help="With a --format other than text: write the "
                                                   "form to this file and print the steps that use it.")] = None,
@@ -239,11 +247,19 @@ def export(
     """Every point with its configuration, figures, how it ended and the environment, for pandas, a spreadsheet
     or another tool."""
     from ov_tuner.store.export import to_csv, to_json
-    from ov_tuner.store.results import load_results
+    from ov_tuner.store.results import ResultStore, load_results
+    from ov_tuner.store.tables import WHOSE
 
     if out_file is not None:
         output_file(out_file, Given("-o"), (results,))
     stored = load_results(results)
+    if not stored.points:
+        with ResultStore(results, create=False) as store:
+            kind = store.kind()
+        if kind is not None:
+            raise BadInputError(f"{results} is {WHOSE[kind]} results file and export writes a sweep's points: "
+                                f"`ov-tuner recommend {results} --format json` gives its answer in figures, "
+                                f"`ov-tuner show {results}` every trial")
     text = to_csv(stored, with_latencies) if fmt is ExportFormat.CSV else to_json(stored, with_latencies)
     if out_file is None:
         sys.stdout.write(text)

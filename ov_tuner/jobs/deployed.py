@@ -14,10 +14,9 @@ from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.errors import Given, Input, ResultsFileError
 from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.store.tables import FileKind
+from ov_tuner.store.tables import WHOSE
 
 FROM_FLAG = Given(Input.FROM)  # an input, not a flag: renamed once jobs/neighbour.py (it imports it) may change
-WHOSE = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's"}
 
 
 @dataclass(frozen=True)

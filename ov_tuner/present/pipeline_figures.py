@@ -3,11 +3,15 @@ imports matplotlib: commands import it only where they draw."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ov_tuner.present.heatmaps import DEFAULT_MARKER, DEPLOYED_COLOUR
+from ov_tuner.present.plots import save_figure
+from ov_tuner.present.sections.pipeline import PipelineFigures
 from ov_tuner.present.words.marks import ANSWER_SPLIT, DEFAULT_SPLIT, split_mark_text
 from ov_tuner.present.words.pipeline import ORIGIN_WORDS, probe_failed, split_text, tried_cameras_text
 from ov_tuner.workloads.pipeline.answer import PipelineAnswer
@@ -96,3 +100,9 @@ def stages_figure(answer: PipelineAnswer) -> Figure:
     ax.set_title(f"Where a frame's time goes at {answer.overloaded_at} cameras (bottleneck: {answer.bottleneck})",
                  wrap=True)
     return fig
+
+
+def write_pipeline_figures(answer: PipelineAnswer, out_dir: Path, fmt: str = "png") -> PipelineFigures:
+    """The pipeline's two figures as files of format `fmt` (png, svg, pdf) in `out_dir`: for `plot` and the report."""
+    return PipelineFigures(save_figure(cameras_figure(answer), out_dir, "pipeline_cameras", fmt),
+                           save_figure(stages_figure(answer), out_dir, "pipeline_stages", fmt))

@@ -14,9 +14,8 @@ from ov_tuner.errors import OvTunerError
 from ov_tuner.present.document import Section
 from ov_tuner.present.documents import comparison_document, pipeline_document, report_document
 from ov_tuner.present.pages import to_html, to_markdown
-from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
+from ov_tuner.present.pipeline_figures import write_pipeline_figures
 from ov_tuner.present.plots import comparison_figure, save_figure, write_figures
-from ov_tuner.present.sections.pipeline import PipelineFigures
 from ov_tuner.store.results import StoredResults
 from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
@@ -51,8 +50,7 @@ def build_comparison_report(comparison: Comparison, answers: list[Answer | None]
 def build_pipeline_report(answer: PipelineAnswer, out: Path) -> list[Path]:
     """Write report.html, report.md and the pipeline's two figures into `out`: the files written, the pages first."""
     out.mkdir(parents=True, exist_ok=True)
-    figures = PipelineFigures(save_figure(cameras_figure(answer), out, "pipeline_cameras"),
-                              save_figure(stages_figure(answer), out, "pipeline_stages"))
+    figures = write_pipeline_figures(answer, out)
     title = f"ov-tuner pipeline report: {' -> '.join(s.name for s in answer.pipeline.stages)}"
     files = write_pages(title, pipeline_document(answer, figures, deploy=True), out, [figures.cameras, figures.stages])
     return [files.html, files.markdown, *files.images]

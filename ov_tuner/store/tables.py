@@ -17,6 +17,10 @@ class FileKind(str, Enum):
     LLM = "llm"
 
 
+# Whose results file a kind is, as a one-line refusal names it ("is an LLM's results file").
+WHOSE = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's"}
+
+
 _POINT_COLUMNS = """
     id INTEGER PRIMARY KEY,
     device TEXT NOT NULL, precision TEXT NOT NULL, batch INTEGER NOT NULL, streams INTEGER NOT NULL,
