@@ -261,6 +261,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert code == 2 and "an LLM's answer comes as --format python, ovms, kubernetes or json" in err
     code, resources, _ = _cli("recommend", str(db), "--format", "kubernetes")
     assert code == 0 and "limits:" in resources and "cpu:" in resources
+    assert "--cpus" not in resources  # `llm` has no such flag: the form names the way it measures under a limit
 
 
 def _kv_bytes_for_one_request(model: Path, setting: LlmSetting, prompt: str) -> int:

@@ -20,7 +20,7 @@ from google.protobuf.message import Message
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.present.llm_forms import llm_ovms
+from ov_tuner.present.llm_forms import llm_kubernetes, llm_ovms
 from ov_tuner.workloads.llm.answer import LlmAnswer, llm_answer
 from ov_tuner.workloads.llm.results_file import load_llm
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmSetting
@@ -81,7 +81,8 @@ def test_the_graph_sets_what_ovms_declares_to_the_answers_setting_and_the_config
     assert (options.max_num_seqs, options.dynamic_split_fuse, options.enable_prefix_caching) == (
         setting["max_num_seqs"], setting["dynamic_split_fuse"], setting["enable_prefix_caching"])
     assert json.loads(options.plugin_config) == {k: str(v) for k, v in setting["properties"].items()}
-    assert options.device == said["device"] and options.cache_size == 1  # the tiny model's cache is a few MiB
+    # the KV cache grown as requests need it, as the trials ran it and as the Python form sets it
+    assert options.device == said["device"] and options.cache_size == (setting["cache_gb"] or 0)
     assert options.models_path == "/models/tiny/tiny.gguf"  # OVMS takes a GGUF as models_path
 
     lay_out, write_config, serve = shown.stdout.splitlines()[-3:]
@@ -102,7 +103,7 @@ def test_the_graph_sets_what_ovms_declares_to_the_answers_setting_and_the_config
 def test_every_setting_parses_as_ovms_reads_it_and_carries_the_setting(answer: LlmAnswer,
                                                                       setting: LlmSetting) -> None:
     """Unlimited batched tokens (size_t's largest, a uint64 OVMS takes), every plugin property as the JSON its
-    plugin_config parser reads, and a cache just over 1 GB rounded up to 2."""
+    plugin_config parser reads, and the KV cache as the trials ran it: grown as needed, or the size searched."""
     assert answer.answer is not None
     figures = dataclasses.replace(answer.answer, setting=setting, kv_cache_bytes=2**30 + 1)
     graph, _ = llm_ovms(dataclasses.replace(answer, answer=figures), "graph.pbtxt")
@@ -112,7 +113,8 @@ def test_every_setting_parses_as_ovms_reads_it_and_carries_the_setting(answer: L
         setting.max_num_seqs, setting.dynamic_split_fuse, setting.enable_prefix_caching)
     assert json.loads(options.plugin_config) == {k: str(v) for k, v in setting.properties().items()}
     assert json.loads(options.plugin_config)["KV_CACHE_PRECISION"] == setting.kv_cache_precision
-    assert options.cache_size == 2
+    assert options.cache_size == (setting.cache_gb or 0)
+    assert f"to {figures.kv_cache_bytes / 2**20:.1f} MiB at the load measured" in graph or setting.cache_gb
 
 
 def test_a_genai_folder_is_served_from_the_graphs_folder(answer: LlmAnswer) -> None:
@@ -152,3 +154,17 @@ def test_a_ggufs_compressed_weights_are_served_as_their_folder(answer: LlmAnswer
     int4 = dataclasses.replace(answer.answer, setting=LlmSetting(weights="int4"))
     graph, steps = llm_ovms(dataclasses.replace(answer, answer=int4), "graph.pbtxt")
     assert node_options(graph).models_path == "/models/tiny" and steps[0].startswith("mkdir -p /models/tiny && cp -r ")
+
+
+def test_the_kubernetes_form_of_instances_is_replicas_each_with_its_share(answer: LlmAnswer) -> None:
+    """Two instances of a core each: two replicas, each requesting and limited to one whole CPU; one instance: the
+    box's resources, with the way to measure under another limit that `llm` has (no --cpus)."""
+    import yaml
+
+    assert answer.answer is not None
+    two = dataclasses.replace(answer, answer=dataclasses.replace(answer.answer, setting=LlmSetting(instances=2)),
+                              instance_cores=((0,), (1,)))
+    form = llm_kubernetes(two)
+    assert yaml.safe_load(form) == {"replicas": 2, "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "1"}}}
+    assert "the Deployment's spec" in form
+    assert "--cpus" not in llm_kubernetes(answer) and "ov-tuner llm" in llm_kubernetes(answer)

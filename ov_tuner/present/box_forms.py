@@ -20,10 +20,15 @@ def _quantity(cpus: float) -> str:
     return str(int(cpus)) if cpus == int(cpus) else f"{round(cpus * 1000)}m"
 
 
-def kubernetes_resources(box: Box | None) -> str:
+# How to measure under the limit a user will set, for a model's sweep; an LLM's command has no --cpus.
+SWEEP_UNDER_LIMIT = "sweep with --cpus N for the limit you will set"
+LLM_UNDER_LIMIT = "run `ov-tuner llm` in a container with the limit you will set"
+
+
+def kubernetes_resources(box: Box | None, under_limit: str = SWEEP_UNDER_LIMIT) -> str:
     """The `resources:` of the container that runs the model: request and limit the CPUs the answer was measured
     on (equal, for the Guaranteed QoS class; whole CPUs also get exclusive cores under the static CPU manager),
-    and its memory limit where one bound the sweep."""
+    and its memory limit where one bound the sweep; `under_limit` says how to measure under another limit."""
     cpus = box_cpus(box)
     if cpus is None:
         return ("# the results file does not record the CPUs the answer was measured on (swept before ov-tuner read "
@@ -32,7 +37,7 @@ def kubernetes_resources(box: Box | None) -> str:
               else "")
     limit = f"    cpu: \"{_quantity(cpus)}\"\n"
     return (f"# measured in: {box_text(box)}\n"
-            "# a smaller CPU limit throttles these threads: sweep with --cpus N for the limit you will set\n"
+            f"# a smaller CPU limit throttles these threads: {under_limit}\n"
             f"resources:\n  requests:\n{limit}{memory}  limits:\n{limit}{memory}").rstrip("\n")
 
 

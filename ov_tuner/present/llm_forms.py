@@ -9,14 +9,13 @@ cannot run there: the graph's options are parsed against LLMCalculatorOptions as
 from __future__ import annotations
 
 import json
-import math
 import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ov_tuner.present.box_forms import kubernetes_resources
+from ov_tuner.present.box_forms import LLM_UNDER_LIMIT, kubernetes_resources
 from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
 from ov_tuner.present.words.llm import answer_lines, setting_text
@@ -177,14 +176,10 @@ def _scheduler_fields(setting: LlmSetting, name: str, indent: str) -> str:
 # The file OVMS reads an LLM's graph from, in the folder config.json's base_path names (DEFAULT_GRAPH_FILENAME in its
 # src/mediapipe_internal/mediapipegraphconfig.cpp).
 OVMS_GRAPH = "graph.pbtxt"
-# The bytes of one GB of cache_size: GenAI's cache orchestrator multiplies it by 1024**3.
-_GB = 2**30
-
 # The text-generation graph OVMS's export script writes (demos/common/export_models/export_model.py of
 # openvinotoolkit/model_server at 7e4df0c), its node_options the answer's.
 _GRAPH = '''# ov-tuner's LLM answer for OpenVINO Model Server: {what}.
-# cache_size {cache_size} (GB): {cache_why}. Fixed, it holds the load measured without preempting a request and stays
-# bounded under more; 0 grows it as needed.
+# cache_size {cache_size} (GB): {cache_why}.
 # On CPU in a container, OVMS sets ENABLE_CPU_PINNING and INFERENCE_NUM_THREADS where plugin_config does not.
 # Requests: POST http://HOST:8000/v3/chat/completions with "model": "{name}".
 # OVMS_GRAPH_QUEUE_MAX_SIZE: AUTO
@@ -239,7 +234,7 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
     else:
         models_path = folder
         copy = f"cp -r {shlex.quote(model_path(answer).rstrip('/') + '/.')} {folder}/"
-    cache_size = setting.cache_gb or max(1, math.ceil(figures.kv_cache_bytes / _GB / setting.instances))
+    cache_size = setting.cache_gb or 0  # what the trials ran, as the Python form sets it
     shares = answer.instance_cores
     properties = setting.properties()
     if setting.instances > 1:
@@ -252,8 +247,9 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
                "max_num_seqs": setting.max_num_seqs, "dynamic_split_fuse": _bool(setting.dynamic_split_fuse),
                "enable_prefix_caching": _bool(setting.enable_prefix_caching), "cache_size": cache_size,
                "plugin_config": f"'{json.dumps({k: str(v) for k, v in properties.items()})}'"}
-    cache_why = ("the KV cache the answer ran with" if setting.cache_gb else
-                 f"the KV cache the trials grew to ({figures.kv_cache_bytes / 2**20:.1f} MiB), rounded up, at least 1")
+    cache_why = ("the KV cache the answer ran with, made at once" if setting.cache_gb else
+                 f"grown as requests need it, as the trials ran (to {figures.kv_cache_bytes / 2**20:.1f} MiB at the "
+                 "load measured); a size in GB makes it at once and bounds it")
     graph = _GRAPH.format(what=setting_text(setting), cache_size=cache_size, cache_why=cache_why,
                           name=name, options=",\n      ".join(f"{k}: {v}" for k, v in options.items()))
     # A graph is listed as a model whose base_path holds graph.pbtxt, as OVMS's export script now lists it.
@@ -284,11 +280,12 @@ def llm_kubernetes(answer: LlmAnswer) -> str:
     assert answer.answer is not None, "an LLM answer with no setting has no form"
     count = answer.answer.setting.instances
     if count == 1:
-        return kubernetes_resources(answer.box)
+        return kubernetes_resources(answer.box, LLM_UNDER_LIMIT)
     share = min(len(s) for s in answer.instance_cores)
     return (f"# {count} replicas of one server (OVMS or the Python form), each with {share} CPUs of its own, behind a "
             "Service that spreads requests over them;\n# whole CPUs, request equal to limit, so the kubelet's static "
-            f"CPU manager pins each to its own cores as ov-tuner did\nreplicas: {count}\nresources:\n  requests:\n"
+            "CPU manager pins each to its own cores as ov-tuner did.\n# replicas: goes in the Deployment's spec, "
+            f"resources: in its server container's\nreplicas: {count}\nresources:\n  requests:\n"
             f"    cpu: \"{share}\"\n  limits:\n    cpu: \"{share}\"")
 
 
