@@ -115,6 +115,9 @@ def test_fps_noise_figures() -> None:
     half = 3.182 * np.std([98, 100, 102, 100], ddof=1) / 2  # t(0.975, 3 dof) * s / sqrt(4)
     assert (low, high) == pytest.approx((100 - half, 100 + half))
     assert Measurement(10, 10, 1.0, np.ones(10), windows[:1]).fps_ci95 is None
+    scattered = tuple(Window(f, 1.0, 10, 1.0) for f in (10.0, 400.0))  # t's interval reaches below no frames
+    low, high = Measurement(20, 20, 2.0, np.ones(20), scattered).fps_ci95  # type: ignore[misc]
+    assert low == 0.0 and high == pytest.approx(205 + 12.706 * np.std([10, 400], ddof=1) / np.sqrt(2), rel=1e-3)
 
 
 def test_latency_statistics() -> None:

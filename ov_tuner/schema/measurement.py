@@ -167,10 +167,11 @@ class Measurement:
     @property
     def fps_ci95(self) -> tuple[float, float] | None:
         """95% confidence interval of the mean counted window FPS (Student's t; windows treated as independent,
-        which consecutive windows only approximately are). None with fewer than 2 windows."""
+        which consecutive windows only approximately are), its low end held at 0 (a few scattered windows can put it
+        below, and no configuration runs fewer than no frames). None with fewer than 2 windows."""
         import numpy as np
         values = np.asarray([w.fps for w in self.counted_windows])
         if values.size < 2:
             return None
         half = t975(values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
-        return (float(values.mean() - half), float(values.mean() + half))
+        return (max(float(values.mean() - half), 0.0), float(values.mean() + half))

@@ -52,7 +52,7 @@ def points_table(results: StoredResults) -> Table:
         m, lat = p.measurement, p.measurement.latency
         ended = "unsettled" if m.ended is Ending.CAPPED else m.ended.value
         ended += f" ({m.disturbed_windows} disturbed)" if m.disturbed_windows else ""
-        rows.append([*head, f"{m.fps:.1f}", f"{m.fps_ci95[0]:.1f}-{m.fps_ci95[1]:.1f}" if m.fps_ci95 else "-", ended,
+        rows.append([*head, f"{m.fps:.1f}", f"{m.fps_ci95[0]:.1f}..{m.fps_ci95[1]:.1f}" if m.fps_ci95 else "-", ended,
                             f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
                             f"{m.fps_cv:.1%}" if m.fps_cv is not None else "-",
                             f"{m.cpu_ms_per_request:.2f}" if m.cpu_ms_per_request is not None else "-",
