@@ -112,6 +112,17 @@ def test_an_absent_device_is_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
     assert code == 2 and err.count("\n") == 1 and "NPU is not present" in err
 
 
+def test_an_out_no_results_file_can_be_is_one_line_and_never_the_prompts_given(tiny_gguf: Path,
+                                                                                 tmp_path: Path) -> None:
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"prompt": "hello there", "output_tokens": 4}) + "\n")
+    code, _, err = _cli("llm", str(tiny_gguf), "--out", str(tmp_path / "missing" / "r.db"))
+    assert code != 0 and err.count("\n") == 1 and "missing does not exist" in err
+    before = prompts.read_bytes()
+    code, _, err = _cli("llm", str(tiny_gguf), "--out", str(prompts), "--prompts", str(prompts))
+    assert code != 0 and err.count("\n") == 1 and prompts.read_bytes() == before
+
+
 def test_without_genai_the_command_says_how_to_add_it(tiny_gguf: Path, tmp_path: Path) -> None:
     script = ("import sys; sys.modules['openvino_genai'] = None\n"
               "from ov_tuner.cli import app; app()")
@@ -808,7 +819,7 @@ def test_a_share_shown_as_50_percent_is_judged_as_50_percent() -> None:
                            host_memory_gbs=10.0, tokens_per_s=1.0, gflops=gflops, host_gflops=100.0,
                            matmul_precision="bf16", output_tokens_per_s=1.0).bound
 
-    assert at(49.9) is Bound.COMPUTE  # '50%' in words: not 'bound by neither'
+    assert at(49.9) is Bound.COMPUTE  # '50%' in words: never 'neither ... bound'
     assert at(49.4) is Bound.NEITHER
 
 

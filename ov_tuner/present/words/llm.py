@@ -208,16 +208,17 @@ def harness_text(h: LlmHarness, closed: bool) -> str:
 
 
 BOUND_WORDS = {
-    Bound.MEMORY: "bound by memory: a step waits on reading its weights and KV cache",
-    Bound.COMPUTE: "bound by compute: the tokens wait on the matmul",
-    Bound.NEITHER: "bound by neither: time goes to scheduling, small operations and threads waiting on each other",
+    Bound.MEMORY: "bandwidth-bound: reading the weights and KV cache takes most of a step",
+    Bound.COMPUTE: "compute-bound: the tokens' multiplications take most of a step",
+    Bound.NEITHER: "neither bandwidth- nor compute-bound: time goes to scheduling, small operations and threads "
+                   "waiting on each other",
 }
 
 
 def hardware_text(b: DecodeBound) -> str:
     """'each step reads 92.5 MB of weights and 4.1 MB of KV cache (u8), 33 steps/s: 3.2 GB/s, 10% of the 33.1 GB/s
     this host's cores copy at; 690 tokens/s through the model (prompts and outputs) need 186 GFLOP/s, 61% of the 305
-    GFLOP/s its bf16 matmul runs at; bound by compute...; at this load no setting passes about 380 output tokens/s'."""
+    GFLOP/s its bf16 matmul runs at; compute-bound...; at this load no setting passes about 380 output tokens/s'."""
     return (f"each step reads {b.weight_bytes / 1e6:.1f} MB of weights and {b.kv_bytes_per_step / 1e6:.1f} MB of KV "
             f"cache ({b.kv_precision}), {b.steps_per_s:.0f} steps/s: {b.memory_gbs:.1f} GB/s, {b.memory_share:.0%} "
             f"of the {b.host_memory_gbs:.1f} GB/s this host's cores copy at; {b.tokens_per_s:.0f} tokens/s through "
@@ -259,6 +260,7 @@ def walk_text(walk: Walk, closed: bool) -> str:
 
 def _signed(value: float, closed: bool, unit: bool = True) -> str:
     """'+8 users', '-1.2 requests/s'; without the unit, '+8'."""
+    value += 0.0  # -0.0 reads as +0, as a bound of nought is
     number = f"{value:+g}" if closed else f"{value:+.3g}"
     return f"{number} {'users' if closed else 'requests/s'}" if unit else number
 

@@ -28,6 +28,7 @@ from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.search.boundary import next_load
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps, drive
+from ov_tuner.store.destinations import results_file
 from ov_tuner.workloads.llm.agreement import judged_agreements, precision_of
 from ov_tuner.workloads.llm.answer import (
     BASELINES,
@@ -94,6 +95,8 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     """Search, rounds, walks; the answer from everything stored. Raises one line where the model, the device, the
     prompts or the budget cannot be worked with: before anything is measured, or (a budget nothing meets) after the
     search, its trials kept."""
+    prompts = (Path(spec.load.prompts_file),) if spec.load.prompts_file else ()
+    results_file(spec.out, inputs=(spec.model, *prompts))  # before the model is read: seconds for a large one
     genai = genai_version()
     model = read_llm(spec.model)
     Runtime().resolve_devices((spec.device,))
