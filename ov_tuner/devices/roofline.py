@@ -17,8 +17,9 @@ import numpy as np
 import openvino as ov
 import openvino.opset13 as ops
 
-# Bytes each copying thread moves from and to: well past any core's share of a last-level cache.
-COPY_BYTES = 64 * 2**20
+# Bytes each copying thread moves from and to: past any core's share of a last-level cache, and, on 16 cores, half
+# a GiB of sources and as much of targets, which a container's memory limit allows.
+COPY_BYTES = 32 * 2**20
 COPY_REPEATS = 5
 # The matmul timed: tokens x width by width x width, the shape of a prefill chunk through a wide layer.
 MATMUL_TOKENS, MATMUL_WIDTH = 512, 2048

@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import openvino as ov
+
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
@@ -285,8 +287,18 @@ def _roofline(spec: LlmSpec, folders: dict[str | None, LlmModel]) -> Roofline:
         kv = core.get_property(spec.device, "KV_CACHE_PRECISION").get_type_name()
     except RuntimeError:  # a plugin that does not say: GenAI's KV cache is then f16
         kv = "f16"
-    matmul = tuple((asked, *matmul_gflops(core, spec.device, asked)) for asked in spec.space.inference_precisions)
+    matmul = tuple((asked, *timed) for asked in spec.space.inference_precisions
+                   if (timed := _matmul(core, spec.device, asked)) is not None)
     return Roofline(memory_gbs(), matmul, kv, tuple((w, model_weight_bytes(Path(m.path))) for w, m in folders.items()))
+
+
+def _matmul(core: ov.Core, device: str, precision: str | None) -> tuple[str, float] | None:
+    """The matmul's precision and GFLOP/s, None where the device cannot compile it so (the answer then gives no
+    compute bound for that precision: the trials say what the setting itself does)."""
+    try:
+        return matmul_gflops(core, device, precision)
+    except RuntimeError:
+        return None
 
 
 def _missed(budget: LlmBudget, searched: list[SettingFigures]) -> str:
