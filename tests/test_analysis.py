@@ -78,7 +78,7 @@ def test_diagnostics_name_each_problem_once_per_compiled_model() -> None:
 
 
 def test_unsettled_and_client_bound_points_are_flagged() -> None:
-    (unsettled,) = diagnostics([point(1, 1, 100, ended=Ending.CAPPED)])
+    (unsettled,) = diagnostics([point(1, 1, 100, ended=Ending.UNSETTLED)])
     assert isinstance(unsettled, DidNotSettle) and unsettled.windows == 3
     (busy,) = diagnostics([point(1, 1, 100, client_cpu_share=0.97)])
     assert isinstance(busy, ClientBound) and busy.share == pytest.approx(0.97)
@@ -88,11 +88,11 @@ def test_unsettled_and_client_bound_points_are_flagged() -> None:
 
 def test_how_measured_counts_why_measurements_ended_and_their_noise() -> None:
     points = [point(1, 1, 100), point(1, 2, 100, ended=Ending.OUTPACED), point(2, 2, 100, ended=Ending.OUTPACED),
-              point(2, 4, 100, ended=Ending.CAPPED, noisy=True), failed_point(4, 4)]
+              point(2, 4, 100, ended=Ending.UNSETTLED, noisy=True), failed_point(4, 4)]
     summary = how_measured(points)
     assert summary.points == 4
     assert {e: n for e, n in summary.endings.items() if n} == {Ending.SETTLED: 1, Ending.OUTPACED: 2,
-                                                               Ending.CAPPED: 1}
+                                                               Ending.UNSETTLED: 1}
     assert summary.max_cv == pytest.approx(0.3)  # the noisy point's windows: 0.7, 1.3 and 1 x its FPS
     assert how_measured([failed_point(1, 1)]).points == 0
 

@@ -145,7 +145,7 @@ def test_a_results_file_of_schema_v1_is_read_as_it_is_and_upgraded_when_written(
     assert out.read_bytes() == before
     assert len(points) == 16
     assert {(p.config.nireq, p.measurement.ended) for p in points if p.measurement} == {
-        (1, Ending.SETTLED), (2, Ending.CAPPED)}
+        (1, Ending.SETTLED), (2, Ending.UNSETTLED)}
     assert {p.compile.weights_precision for p in points if p.compile} == {"unknown"}
     with ResultStore(out):  # opened for writing: upgraded in place
         pass

@@ -28,7 +28,7 @@ class DiagnosticKind(str, Enum):
     STREAMS = "streams differ from request"
     IDLE_STREAMS = "fewer requests than streams"
     NOISY = "noisy point"
-    UNSTABLE = "did not settle"
+    UNSETTLED = "unsettled point"
     CLIENT_BOUND = "client-bound"
     FLAT_STEP = "requests not served in parallel"
     DISTURBED = "measured on a busy host"
@@ -93,7 +93,7 @@ class NoisyPoint(Diagnostic):
 class DidNotSettle(Diagnostic):
     windows: int
     seconds: float
-    kind: ClassVar[DiagnosticKind] = DiagnosticKind.UNSTABLE
+    kind: ClassVar[DiagnosticKind] = DiagnosticKind.UNSETTLED
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def _measurement_diagnostics(config: PointConfig, m: Measurement) -> list[Diagno
     found: list[Diagnostic] = []
     if m.fps_cv is not None and m.fps_cv > NOISY_FPS_CV:
         found.append(NoisyPoint(config, m.fps_cv))
-    if m.ended is Ending.CAPPED:
+    if m.ended is Ending.UNSETTLED:
         found.append(DidNotSettle(config, len(m.windows), m.wall_s))
     if m.client_cpu_share > CLIENT_BOUND_CPU_SHARE:
         found.append(ClientBound(config, m.client_cpu_share))

@@ -159,7 +159,7 @@ class _Loop:
         deadline = t0 + int((rule.fixed_s if rule.fixed_s is not None else rule.max_s) * 1e9)
         window_ns, window_start, window_first = int(rule.window_s * 1e9), t0, 0
         stability_driven = rule.fixed_s is None
-        ended = Ending.CAPPED if stability_driven else Ending.FIXED  # until a window says otherwise
+        ended = Ending.UNSETTLED if stability_driven else Ending.FIXED  # until a window says otherwise
         while True:
             idle = get_idle()  # blocks until a request is idle; start_next then takes that same request
             now = clock()
@@ -178,7 +178,7 @@ class _Loop:
                     window_start, window_first, window_host = now, len(self.latencies), now_host
                     if stability_driven:
                         decided = rule.ending(self.windows, (now - t0) / 1e9, self.verdict)
-                        if decided is not None and decided is not Ending.CAPPED:
+                        if decided is not None and decided is not Ending.UNSETTLED:
                             ended = decided
                             break
             if now >= deadline and started >= len(self.requests) and not self.lead_in:

@@ -99,7 +99,7 @@ class Ending(str, Enum):
     """Why a measurement ended."""
 
     SETTLED = "settled"  # the last windows agreed within the tolerance
-    CAPPED = "capped"  # the time cap came first: the point never settled
+    UNSETTLED = "unsettled"  # the time cap came first: the last windows never agreed ('capped' before v16)
     FIXED = "fixed"  # it ran for a fixed time, with no stability rule
     OUTPACED = "outpaced"  # smart search stopped it early: it could not beat the best point so far
     DECIDED = "decided"  # smart search had its answer: a contender, measured again in the confirmation round

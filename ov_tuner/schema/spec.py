@@ -44,7 +44,7 @@ class StopRule:
         decided = verdict(windows) if verdict is not None else None
         if decided is not None:
             return decided
-        return Ending.CAPPED if elapsed_s >= self.max_s else None
+        return Ending.UNSETTLED if elapsed_s >= self.max_s else None
 
 
 def _spread(values: list[float]) -> float:

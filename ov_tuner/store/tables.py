@@ -81,9 +81,10 @@ UPGRADES = {
         f"ALTER TABLE llm_outputs ADD COLUMN {column}"
         for column in ("next_token_shares TEXT NOT NULL DEFAULT '[]'", "asked TEXT NOT NULL DEFAULT ''",
                        "reply TEXT NOT NULL DEFAULT ''")),
-    15: tuple(  # v16: what an LLM trial's steps read (SCHEMA creates the host's roofline table)
-        f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
-        for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
+    15: (  # v16: what an LLM trial's steps read (SCHEMA creates the host's roofline table); one name for a point
+        *(f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"  # that never settled
+          for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
+        "UPDATE points SET ended = 'unsettled' WHERE ended = 'capped'"),
 }
 
 

@@ -12,7 +12,7 @@ from ov_tuner.present.document import Table, table
 from ov_tuner.present.words.answer import precision_cell, round_label
 from ov_tuner.present.words.findings import matched_label
 from ov_tuner.present.words.numbers import gain
-from ov_tuner.schema import Confirmation, Ending, Mode, PointResult
+from ov_tuner.schema import Confirmation, Mode, PointResult
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import StoredResults
 
@@ -50,7 +50,7 @@ def points_table(results: StoredResults) -> Table:
             rows.append(head + ["failed"] + [""] * 8)
             continue
         m, lat = p.measurement, p.measurement.latency
-        ended = "unsettled" if m.ended is Ending.CAPPED else m.ended.value
+        ended = m.ended.value
         ended += f" ({m.disturbed_windows} disturbed)" if m.disturbed_windows else ""
         rows.append([*head, f"{m.fps:.1f}", f"{m.fps_ci95[0]:.1f}..{m.fps_ci95[1]:.1f}" if m.fps_ci95 else "-", ended,
                             f"{lat.median:.3f}", f"{lat.p90:.3f}", f"{lat.p99:.3f}",
