@@ -32,8 +32,8 @@ from ov_tuner.present.pipeline_forms import (
     pipeline_python,
 )
 from ov_tuner.present.report import build_pipeline_report
-from ov_tuner.present.words.pipeline import pipeline_rows, tried_cameras_text
-from ov_tuner.schema import Box, CameraTarget
+from ov_tuner.present.words.pipeline import pipeline_rows, stage_text, tried_cameras_text
+from ov_tuner.schema import Box, CameraTarget, Precision
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.pipeline.answer import (
     CameraGain,
@@ -124,6 +124,10 @@ def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck
                               f"rounds (95%: {frames[1]:.0f}..{frames[2]:.0f})")
     assert rows["split"] == ("detect CPU bf16 1 stream x 2 requests, 1 thread | classify CPU bf16 1 stream x 2 "
                              "requests, 1 thread | decode 1 thread")
+    # an int8 stage is named int8, as a sweep names it, not by the u8 math it read back
+    int8 = dataclasses.replace(answer.pipeline.stages[1], precision=Precision.INT8)
+    assert stage_text(int8, StageSetting(1, 2, 1), ran(2, precision="u8")) == (
+        "classify CPU int8 1 stream x 2 requests, 1 thread")
     assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9) and 1.59x the frames a second held (95%: "
                                      "1.45..1.74x) over every model at its own solo answer, run together: 3.0 -> 5.0 "
                                      "cameras, 5 rounds")

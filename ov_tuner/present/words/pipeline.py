@@ -80,8 +80,9 @@ def serves_text(answer: PipelineAnswer) -> str:
 
 
 def stage_text(stage: PipelineStage, setting: StageSetting, ran: StageRan | None = None) -> str:
-    """'detect CPU bf16 1 stream x 2 requests, 1 thread', 'detect CPU: OpenVINO default (2 x 2, ran f32)'; without
-    `ran` (a split tried), what the split asks: 'detect 1 x 2, 1 thread', 'detect default'."""
+    """'detect CPU bf16 1 stream x 2 requests, 1 thread' (the precision by the name a sweep gives it: int8, not the
+    u8 math it runs), 'detect CPU: OpenVINO default (2 x 2, ran f32)'; without `ran` (a split tried), what the split
+    asks: 'detect 1 x 2, 1 thread', 'detect default'."""
     if ran is None:
         if setting.default:
             return f"{stage.name} default"
@@ -91,7 +92,8 @@ def stage_text(stage: PipelineStage, setting: StageSetting, ran: StageRan | None
         chose = cell_text(ran.streams, ran.nireq)
         return f"{stage.name} {stage.device}: OpenVINO default ({chose}, ran {ran.precision})"
     threads = f", {_count(setting.threads, 'thread')}" if setting.threads else ""
-    return (f"{stage.name} {stage.device} {ran.precision} {_count(ran.streams, 'stream')} x "
+    precision = stage.precision.value if stage.precision is not None else ran.precision
+    return (f"{stage.name} {stage.device} {precision} {_count(ran.streams, 'stream')} x "
             f"{_count(ran.nireq, 'request')}{threads}")
 
 
