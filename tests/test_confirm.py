@@ -251,10 +251,11 @@ def test_a_restricted_sweep_confirms_its_baselines_and_says_whichever_won(tiny_m
     rec = recommend(stored.points, confirmations=stored.confirmations)
     assert rec.confirmed and rec.answer is not None
     payload = json.loads(CliRunner().invoke(app, ["recommend", str(out), "--json"]).stdout)
-    if rec.answer.rule is Rule.BASELINE:  # the round saw a hint beat 1 x 1 beyond a rerun's noise: deploy it
-        assert rec.winner.config.mode in (Mode.THROUGHPUT, Mode.DEFAULT)
+    if rec.answer.rule is Rule.BASELINE:  # the round saw a baseline beat 1 x 1 beyond a rerun's noise: deploy it
+        # any of the three, LATENCY's one stream included (it beat 1 x 1 on CI's host once)
+        assert rec.winner.config.mode in (Mode.THROUGHPUT, Mode.LATENCY, Mode.DEFAULT)
         assert rec.answer.runner_up is not None and rec.answer.runner_up.figures.contender.config.explicit
-        assert payload["deploy"]["mode"] in ("throughput", "default") and payload["rule"]["name"] == "baseline"
+        assert payload["deploy"]["mode"] == rec.winner.config.mode.value and payload["rule"]["name"] == "baseline"
     else:  # 1 x 1 stays the answer only where no baseline beat it beyond noise
         over_hint = next(s.ratio for s in rec.answer.gains if s.figures.contender.config.mode is Mode.THROUGHPUT)
         assert rec.winner.config == PointConfig("CPU", Precision.FP32, 1, 1, 1) and over_hint.high >= 1
@@ -263,7 +264,8 @@ def test_a_restricted_sweep_confirms_its_baselines_and_says_whichever_won(tiny_m
     assert ("not the best:" in shown) == bool(inconsistencies(stored.points))
     assert payload["speed"]["confirmed"] is True
     assert payload["speed"]["fps"] > 0 and set(payload["speed"]["latency_ms"]) == {"median", "p90", "p99"}
-    assert payload["gains"][-1]["over"]["name"].startswith("LATENCY hint (")  # with its interval
+    if rec.winner.config.mode is not Mode.LATENCY:  # the gain over LATENCY's, with its interval
+        assert payload["gains"][-1]["over"]["name"].startswith("LATENCY hint (")
     assert all(g["fps_ratio"]["low"] <= g["fps_ratio"]["ratio"] for g in payload["gains"])
 
 

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
-from ov_tuner.errors import BadInputError
+from ov_tuner.errors import BadInputError, IncompatibleResultsError
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.search.boundary import REPEATS, boundary, next_load
@@ -831,3 +831,15 @@ def test_the_host_roofline_is_measured_and_reads_back_what_ran() -> None:
     assert ran == "f32" and gflops > 0
     default, _ = matmul_gflops(ov.Core(), "CPU", None)  # the host's own: bf16 where it has it, else f32
     assert default in ("f32", "bf16")
+
+
+def test_a_file_written_before_v16_resumes_its_job_and_refuses_another(tmp_path: Path) -> None:
+    model = LlmModel(path="m.gguf", format=LlmFormat.GGUF, sha256="0", architecture="llama", layers=2, width=256,
+                     vocab=1000, heads=4, kv_heads=2, feed_forward=512)
+    job = LlmJob(model, "CPU", LlmLoad(), LlmBudget(ttft_ms=500.0), "2026.4.1")
+    before = dataclasses.replace(job, model=dataclasses.replace(model, heads=0, kv_heads=0, feed_forward=0))
+    with LlmStore(tmp_path / "r.db") as store:
+        store.claim_llm(before)  # as v15 stored it: the model without its heads
+        store.claim_llm(job)  # the same job, read by this version: resumed
+        with pytest.raises(IncompatibleResultsError, match="another LLM job"):
+            store.claim_llm(dataclasses.replace(job, device="GPU"))

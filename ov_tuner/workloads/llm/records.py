@@ -4,7 +4,7 @@ of the search and of the rounds side by side, stored as soon as it ends."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from ov_tuner.errors import IncompatibleResultsError, Input
@@ -31,7 +31,7 @@ class LlmRecords(Connection):
         if stored is None:
             with self._writing():
                 self._db.execute("INSERT INTO llm (spec, created_at) VALUES (?, ?)", (json.dumps(asdict(job)), now()))
-        elif stored != job:
+        elif stored not in (job, _as_before_v16(job)):
             raise IncompatibleResultsError(
                 f"{self.path} holds the trials of another LLM job (its model, device, load, budget or GenAI version "
                 f"differ); tune into a new {Input.RESULTS} file")
@@ -99,6 +99,12 @@ class LlmRecords(Connection):
                            next_token_shares=tuple(json.loads(r["next_token_shares"])), asked=r["asked"],
                            reply=r["reply"])
                 for r in self._db.execute("SELECT * FROM llm_outputs ORDER BY id")]
+
+
+def _as_before_v16(job: LlmJob) -> LlmJob:
+    """`job` as a file written before v16 holds it: its model without the heads and feed-forward width (the same
+    job, resumed)."""
+    return replace(job, model=replace(job.model, heads=0, kv_heads=0, feed_forward=0))
 
 
 def _job(data: dict[str, Any]) -> LlmJob:
