@@ -75,6 +75,23 @@ def test_export_of_an_llms_file_is_one_line_naming_what_gives_its_figures(llm_db
                                    f"`ov-tuner show {llm_db}` every trial")
 
 
+def test_another_workloads_file_as_out_is_one_line_naming_whose_it_is(llm_db: Path, swept_db: Path, tiny_gguf: Path,
+                                                                       tiny_model: Path, tmp_path: Path) -> None:
+    """A sweep into an LLM's file, an LLM into a sweep's: each refused before anything is written, naming whose
+    file it is."""
+    llm_copy, sweep_copy = tmp_path / "llm.db", tmp_path / "sweep.db"
+    llm_copy.write_bytes(llm_db.read_bytes())
+    sweep_copy.write_bytes(swept_db.read_bytes())
+    done = CliRunner().invoke(app, ["sweep", str(tiny_model), "--out", str(llm_copy), "--streams", "1", "--nireq",
+                                    "1", "--time", "0.2", "--no-confirm", "--no-baselines"])
+    assert done.exit_code != 0 and done.stderr.strip() == (
+        f"error: {llm_copy} is an LLM's results file; tune into a new --out file")
+    done = CliRunner().invoke(app, ["llm", str(tiny_gguf), "--out", str(sweep_copy)])
+    assert done.exit_code != 0 and done.stderr.strip() == (
+        f"error: {sweep_copy} is a sweep's results file; tune into a new --out file")
+    assert llm_copy.read_bytes() == llm_db.read_bytes() and sweep_copy.read_bytes() == swept_db.read_bytes()
+
+
 def test_report_holds_the_answer_the_figures_and_every_setting_searched(llm_db: Path, answer: LlmAnswer,
                                                                          tmp_path: Path) -> None:
     said = _cli("report", str(llm_db), "-o", str(tmp_path))

@@ -36,7 +36,7 @@ from ov_tuner.schema import (
 )
 from ov_tuner.store.edge_records import MoreRecords
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
-from ov_tuner.store.tables import FileKind, quantization_fields
+from ov_tuner.store.tables import SWEEP, WHOSE, FileKind, quantization_fields
 
 
 class ResultStore(MoreRecords):
@@ -54,8 +54,15 @@ class ResultStore(MoreRecords):
         and the jobs that run its answer."""
         return next((k for k in FileKind if self._db.execute(f"SELECT 1 FROM {k.value} LIMIT 1").fetchone()), None)
 
-    def claim(self, env: Environment) -> None:
-        """Record `env`, or refuse when the file already holds results from a different one."""
+    def claim(self, env: Environment, kind: FileKind | None = None) -> None:
+        """Record `env`, or refuse when the file already holds results from a different one, or another workload's
+        (`kind`: the workload about to write, None for a model's sweep and the jobs that run its answer)."""
+        found: FileKind | str | None = self.kind()
+        if found is None and kind is not None and self._db.execute("SELECT 1 FROM points LIMIT 1").fetchone():
+            found = SWEEP
+        if found != kind and found is not None:
+            raise IncompatibleResultsError(f"{self.path} is {WHOSE[found]} results file; tune into a new "
+                                           f"{Input.RESULTS} file")
         stored = self.environment()
         if stored is None:
             with self._writing():

@@ -17,8 +17,10 @@ class FileKind(str, Enum):
     LLM = "llm"
 
 
+# A model's sweep's file, which has no kind of its own (its points are its job), as a refusal names it.
+SWEEP = "sweep"
 # Whose results file a kind is, as a one-line refusal names it ("is an LLM's results file").
-WHOSE = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's"}
+WHOSE: dict[FileKind | str, str] = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's", SWEEP: "a sweep's"}
 
 
 _POINT_COLUMNS = """

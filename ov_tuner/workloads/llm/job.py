@@ -31,6 +31,7 @@ from ov_tuner.search.boundary import next_load
 from ov_tuner.search.rounds import RoundLimits
 from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.store.destinations import results_file
+from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.llm.agreement import judged_agreements, precision_of
 from ov_tuner.workloads.llm.answer import (
     BASELINES,
@@ -110,7 +111,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     folders = _weights(served, spec.space, making)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
     with LlmStore(spec.out) as store:
-        store.claim(environment(ModelSource(Path(model.path), model.sha256)))
+        store.claim(environment(ModelSource(Path(model.path), model.sha256)), FileKind.LLM)
         store.claim_llm(job)
         if store.llm_roofline() is None:
             store.add_llm_roofline(_roofline(spec, folders))

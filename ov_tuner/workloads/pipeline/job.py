@@ -21,6 +21,7 @@ from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.schema import Precision
 from ov_tuner.search.workload import drive
 from ov_tuner.store.destinations import results_file
+from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
 from ov_tuner.workloads.pipeline.file import read_pipeline
 from ov_tuner.workloads.pipeline.frames import check_counted_output
@@ -58,7 +59,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
                  for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
     compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages])
     with PipelineStore(spec.out) as store:
-        store.claim(environment(open_model_source(Path(pipeline.stages[0].model))))
+        store.claim(environment(open_model_source(Path(pipeline.stages[0].model))), FileKind.PIPELINE)
         store.claim_pipeline(pipeline)
         workload = PipelineWorkload(spec, answers, compiler, store, on_trial=on_trial, on_solo=on_solo, stop=stop)
         try:
