@@ -180,7 +180,7 @@ def round_table(trials: Sequence[LlmTrial], contenders: Sequence[LlmSetting]) ->
 def searched_figures(trials: Sequence[LlmTrial], budget: LlmBudget) -> list[SettingFigures]:
     """Each setting's figures over its search trials, in the order first tried."""
     settings = list(dict.fromkeys(t.setting for t in trials if t.searched and t.ok))
-    return [figures_of(s, [t for t in trials if t.searched and t.ok and t.setting == s], budget) for s in settings]
+    return [figures_of(s, _searched(trials, s), budget) for s in settings]
 
 
 def contenders_of(searched: Sequence[SettingFigures], most: int, held: Collection[LlmSetting] = ()) -> list[LlmSetting]:

@@ -102,7 +102,8 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     results_file(spec.out, inputs=(spec.model, *prompts))  # before the model is read: seconds for a large one
     genai = genai_version()
     model = read_llm(spec.model)
-    Runtime().resolve_devices((spec.device,))
+    runtime = Runtime()
+    runtime.resolve_devices((spec.device,))
     check_plugin_values(spec.device, spec.space)
     _check_weights(spec.space)
     _check_instances(spec.space, spec.load)
@@ -114,7 +115,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
         store.claim(environment(ModelSource(Path(model.path), model.sha256)), FileKind.LLM)
         store.claim_llm(job)
         if store.llm_roofline() is None:
-            store.add_llm_roofline(_roofline(spec, folders))
+            store.add_llm_roofline(_roofline(runtime.core, spec, folders))
         workload = LlmWorkload(spec, job, store, folders, seen)
         drive(workload, stop)
         return workload.answer()
@@ -280,10 +281,9 @@ def _weights(model: LlmModel, space: LlmSpace, making: Callable[[str], None]) ->
     return folders
 
 
-def _roofline(spec: LlmSpec, folders: dict[str | None, LlmModel]) -> Roofline:
+def _roofline(core: ov.Core, spec: LlmSpec, folders: dict[str | None, LlmModel]) -> Roofline:
     """What bounds decode here: the host's memory bandwidth, its matmul in each inference precision searched, the
     plugin's own KV cache precision, and the bytes of each weights value's model file."""
-    core = Runtime().core
     try:
         kv = core.get_property(spec.device, "KV_CACHE_PRECISION").get_type_name()
     except RuntimeError:  # a plugin that does not say: GenAI's KV cache is then f16
