@@ -9,7 +9,7 @@ from enum import Enum
 import numpy as np
 
 from ov_tuner.schema import InputMode, Mode, PointConfig, PointResult, Precision
-from ov_tuner.search.confirm import twin_of
+from ov_tuner.schema.results import twin_of
 
 
 class Metric(str, Enum):

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ov_tuner.schema.box import Box
-from ov_tuner.schema.config import PointConfig
+from ov_tuner.schema.config import Mode, PointConfig, Precision
 from ov_tuner.schema.devices import CompileInfo
 from ov_tuner.schema.measurement import Measurement, Window
 
@@ -71,6 +71,18 @@ class PointResult:
         if self.config.explicit:
             properties.update({k: v for k, v in self.compile.read_back.items() if k in CHOSEN_THREADING})
         return dict(sorted(properties.items()))
+
+
+def twin_of(baseline: PointResult) -> PointConfig:
+    """A baseline's choice spelled out: the explicit configuration of the streams and requests it ran, at the
+    precision it ran ("OpenVINO default" names none: the one it read back). Where the search measured it, it is a
+    candidate in the round, so that the tie rule may deploy OpenVINO's own choice when nothing beats it."""
+    c = baseline.config
+    precision = c.precision
+    if c.mode is Mode.DEFAULT and baseline.compile is not None:
+        precision = next((p for p in Precision if p.hint == baseline.compile.inference_precision), Precision.FP32)
+    return PointConfig(device=c.device, precision=precision, batch=c.batch, streams=baseline.streams,
+                       nireq=baseline.nireq, mode=Mode.EXPLICIT, input_mode=c.input_mode, settings=c.settings)
 
 
 @dataclass(frozen=True)

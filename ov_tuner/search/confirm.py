@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ov_tuner.devices.decisions import auto_batched
-from ov_tuner.schema import Mode, PointConfig, PointResult, Precision
+from ov_tuner.schema import Mode, PointConfig, PointResult
+from ov_tuner.schema.results import twin_of
 from ov_tuner.search.policy import Cell, Evidence
 from ov_tuner.stats.evidence import Estimate, clearly_worse
 
@@ -80,18 +81,6 @@ def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> 
     chosen = list(dict.fromkeys(kept + spelled_out + [p.config for p in baselines]))
     references = [twin_of(p) for p in baselines if _may_set_more(p) and twin_of(p) not in chosen]
     return ConfirmPlan(chosen + references, frozenset(references))
-
-
-def twin_of(baseline: PointResult) -> PointConfig:
-    """A baseline's choice spelled out: the explicit configuration of the streams and requests it ran, at the
-    precision it ran ("OpenVINO default" names none: the one it read back). Where the search measured it, it is a
-    candidate in the round, so that the tie rule may deploy OpenVINO's own choice when nothing beats it."""
-    c = baseline.config
-    precision = c.precision
-    if c.mode is Mode.DEFAULT and baseline.compile is not None:
-        precision = next((p for p in Precision if p.hint == baseline.compile.inference_precision), Precision.FP32)
-    return PointConfig(device=c.device, precision=precision, batch=c.batch, streams=baseline.streams,
-                       nireq=baseline.nireq, mode=Mode.EXPLICIT, input_mode=c.input_mode, settings=c.settings)
 
 
 def _may_set_more(baseline: PointResult) -> bool:
