@@ -32,7 +32,7 @@ from ov_tuner.present.words.accuracy import speed_text
 from ov_tuner.present.words.numbers import cosine_text
 from ov_tuner.schema import Int8Options, Precision, SweepSpec
 from ov_tuner.store.results import StoredResults, load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 sys.path.insert(0, str(Path(__file__).parent))
 from photos import write_photos

@@ -19,14 +19,14 @@ from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.architectures import DEFAULT_ARCHITECTURE
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words.edge import latency_text, trial_line
 from ov_tuner.schema import CameraTarget, PointConfig, StopRule, SweepSpec
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.capacity.job import CapacitySpec, run_capacity
+from ov_tuner.workloads.sweep import run_sweep
 
 
 def closed_loop_fps(model: Path, config: PointConfig, seconds: float) -> float:

@@ -27,8 +27,8 @@ from ov_tuner.present.words.numbers import factor
 from ov_tuner.schema import CompileInfo, ConfirmRule, Mode, PointConfig, Precision, SweepSpec
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.sweep import run_sweep
-from ov_tuner.sweep.confirm import run_confirmation
+from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.confirm import run_confirmation
 
 HINTS = {"f32": Precision.FP32, "bf16": Precision.BF16, "f16": Precision.FP16}
 

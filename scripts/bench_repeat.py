@@ -31,7 +31,7 @@ from ov_tuner.present.words.numbers import gain_inline
 from ov_tuner.schema import PointConfig, SweepSpec
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 CONFIRM_SHARE_TARGET = 0.25
 

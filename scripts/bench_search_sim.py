@@ -1,7 +1,7 @@
 """The search policy against recorded landscapes: hit rate, points measured and time, new policy and old side by side.
 
 For every recorded grid and precision (the shared 16-core landscape and this project's own 2-core one, in
-tests/data), many simulated sweeps resample each point's recorded windows (ov_tuner.search.simulate) and
+tests/data), many simulated sweeps resample each point's recorded windows (ov_tuner.workloads.sweep.simulate) and
 drive a policy over them, as the sweep drives it over the runtime:
 - "smart": today's SmartSearch (anchors, interval decisions, confirmation round);
 - "before": the rules smart search had before (ported here for comparison only: requests doubled while each
@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.schema import ConfirmRule, Ending, StopRule, Window
-from ov_tuner.search.policy import Cell, Evidence, SearchPolicy, SmartSearch, Space
-from ov_tuner.search.simulate import COMPILE_S, Landscape, load_landscapes, simulate
 from ov_tuner.stats.evidence import Estimate
+from ov_tuner.workloads.sweep.policy import Cell, Evidence, SearchPolicy, SmartSearch, Space
+from ov_tuner.workloads.sweep.simulate import COMPILE_S, Landscape, load_landscapes, simulate
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 MIN_GAIN, FIRST_WINDOW_DOUBT = 0.03, 0.06  # the constants of the rules before

@@ -3,7 +3,7 @@
 Each grid is `ov-tuner sweep --search grid --time 2` (every streams x requests point, 2 s each, in
 0.4 s windows, with the LATENCY and THROUGHPUT hint baselines and no confirmation round), into a fresh
 results file; then every point's window FPS goes into one JSON file in the format of
-../shared/data/landscape-16core-mobilenet_v2.json, which ov_tuner.search.simulate.load_landscapes reads.
+../shared/data/landscape-16core-mobilenet_v2.json, which ov_tuner.workloads.sweep.simulate.load_landscapes reads.
 The baselines keep the streams and requests OpenVINO chose, so the THROUGHPUT hint anchors the simulated
 search as it does the real one.
 
@@ -25,7 +25,7 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import Precision, Search, StopRule, SweepSpec
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 
 def main() -> None:

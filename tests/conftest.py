@@ -13,7 +13,7 @@ import pytest
 from ov_tuner.model.architectures import DEFAULT_ARCHITECTURE
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.schema import Precision, StopRule, SweepSpec
-from ov_tuner.sweep import SweepSummary, run_sweep
+from ov_tuner.workloads.sweep import SweepSummary, run_sweep
 
 
 @pytest.fixture(scope="session", autouse=True)

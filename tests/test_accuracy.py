@@ -21,7 +21,7 @@ from ov_tuner.model.zoo import zoo_model
 from ov_tuner.present.words.accuracy import breach_reason
 from ov_tuner.schema import Precision
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 
 def test_figures_on_known_numbers() -> None:

@@ -1,4 +1,4 @@
-"""The one capacity walk (ov_tuner.search.boundary) on constructed windows: no single window sets the figure, repeats
+"""The one capacity walk (ov_tuner.engine.boundary) on constructed windows: no single window sets the figure, repeats
 go where the boundary is, an interval that straddles says so, and the same windows give the same answer."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ov_tuner.search.boundary import REPEATS, WalkRule, Window, boundary, difference, figure, next_load
+from ov_tuner.engine.boundary import REPEATS, WalkRule, Window, boundary, difference, figure, next_load
 
 USERS = WalkRule(start=16, most=256)
 

@@ -13,7 +13,7 @@ from factories import ov_tuner
 from ov_tuner.present.box_forms import kubernetes_resources
 from ov_tuner.schema import Box
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 
 def test_the_kubernetes_resources_hold_the_box_the_answer_was_measured_in() -> None:

@@ -19,9 +19,9 @@ from ov_tuner.devices.box import read_box
 from ov_tuner.devices.quota import PREFIX, QuotaUnavailable, cpu_quota
 from ov_tuner.present.words.box import box_text, cpu_list
 from ov_tuner.schema import Box, DeviceInfo, Mode, SweepSpec
-from ov_tuner.search.plan import THREADS, box_threads, fit_to_box, plan
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.plan import THREADS, box_threads, fit_to_box, plan
 
 CPU = DeviceInfo("CPU", "a CPU", (1, 4), 1, ("FP32",), "f32")
 GPU = DeviceInfo("GPU", "a GPU", (1, 2), 4, ("FP32", "FP16"), "f16")

@@ -20,6 +20,7 @@ from ov_tuner.cli import app
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.rounds import still_open
 from ov_tuner.present.words.findings import inconsistency_text
 from ov_tuner.schema import (
     CompileInfo,
@@ -32,12 +33,11 @@ from ov_tuner.schema import (
     Search,
     StopRule,
 )
-from ov_tuner.search.rounds import still_open
 from ov_tuner.stats.evidence import Estimate, clearly_worse
 from ov_tuner.stats.headtohead import RERUN_SD, HeadToHead, Ratio, round_fps
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.sweep import run_sweep
-from ov_tuner.sweep.confirm import Compile, run_confirmation
+from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.confirm import Compile, run_confirmation
 
 
 def compiler(model: Path) -> Compile:

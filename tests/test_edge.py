@@ -24,8 +24,9 @@ from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.boundary import REPEATS
+from ov_tuner.engine.cameras import DISTURBED_RETRIES, camera_boundary, capacity, next_cameras
 from ov_tuner.errors import ModelError
-from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
@@ -45,14 +46,13 @@ from ov_tuner.schema import (
     StopRule,
     Window,
 )
-from ov_tuner.search.boundary import REPEATS
-from ov_tuner.search.cameras import DISTURBED_RETRIES, camera_boundary, capacity, next_cameras
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.capacity.job import CapacitySpec, run_capacity
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad, LlmModel
 from ov_tuner.workloads.pipeline.results_file import PipelineStore
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, VideoSource
+from ov_tuner.workloads.sweep import run_sweep
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)
 

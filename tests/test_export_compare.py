@@ -15,7 +15,7 @@ from ov_tuner.analyse.compare import compare
 from ov_tuner.cli import app
 from ov_tuner.errors import BadInputError
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 runner = CliRunner()
 

@@ -25,7 +25,7 @@ from ov_tuner.devices.decisions import type_name
 from ov_tuner.fleet.cluster import RESOURCE, by_machine, targets
 from ov_tuner.fleet.local import QUICK_HEALTH, LocalCluster
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 GRID = ["--precision", "fp32", "--search", "grid", "--time", "0.3", "--no-baselines", "--no-confirm", "--no-accuracy"]
 HOST = socket.gethostname()

@@ -24,7 +24,7 @@ from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_image
 from ov_tuner.model.zoo import build_zoo_model, model_stats
 from ov_tuner.schema import Int8Options, Precision, Status
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 runner = CliRunner()
 

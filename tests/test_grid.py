@@ -8,8 +8,8 @@ from ov_tuner.cli.flags import int8_asked, parse_counts, parse_precisions, parse
 from ov_tuner.devices.decisions import auto_nireq, auto_streams
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import DeviceInfo, Mode, PointConfig, Precision, SweepSpec
-from ov_tuner.search.plan import plan
-from ov_tuner.search.policy import Cell
+from ov_tuner.workloads.sweep.plan import plan
+from ov_tuner.workloads.sweep.policy import Cell
 
 
 def device(name: str = "CPU", streams: tuple[int, int] | None = (1, 6), optimal: int | None = 1) -> DeviceInfo:

@@ -41,8 +41,8 @@ from ov_tuner.quantize.make import quantize_model
 from ov_tuner.schema import ConfirmRule, Int8Options, Precision
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.sweep import run_sweep
-from ov_tuner.sweep.notices import Quantizing
+from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.notices import Quantizing
 
 FEW = Int8Options(subset_size=8)
 

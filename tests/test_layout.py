@@ -23,7 +23,7 @@ PRESENT = PACKAGE / "present"
 # What opens a model: nothing in ov_tuner.present may import these.
 MODEL_OPENERS = ("openvino", "ov_tuner.devices.runtime")
 # What --help goes without: each takes a tenth of a second or more to import on a small host.
-HEAVY = ("openvino", "numpy", "ov_tuner.sweep.run", "nncf", "matplotlib")
+HEAVY = ("openvino", "numpy", "ov_tuner.workloads.sweep.run", "nncf", "matplotlib")
 
 
 def imported_modules(path: Path) -> list[str]:
@@ -153,8 +153,8 @@ def test_building_the_command_line_imports_nothing_heavy() -> None:
 
 def test_the_probe_sees_the_engine_imported() -> None:
     """The check above fails where the command line imports the sweep engine (which imports OpenVINO and numpy)."""
-    found = heavy_imports("import ov_tuner.sweep.run")
-    assert {"openvino", "numpy", "ov_tuner.sweep.run"} <= set(found)
+    found = heavy_imports("import ov_tuner.workloads.sweep.run")
+    assert {"openvino", "numpy", "ov_tuner.workloads.sweep.run"} <= set(found)
 
 
 def test_show_reads_the_results_file_alone(swept_db: Path) -> None:
@@ -182,7 +182,8 @@ def flags_raised(path: Path) -> list[str]:
 
 def test_no_message_raised_below_the_command_line_names_a_flag() -> None:
     below = [path for path in sorted(PACKAGE.rglob("*.py")) if path.relative_to(PACKAGE).parts[0] not in FLAG_FLOORS]
-    assert {PACKAGE / "devices/compiler.py", PACKAGE / "devices/runtime.py", PACKAGE / "jobs/irs.py"} <= set(below)
+    assert {PACKAGE / "devices/compiler.py", PACKAGE / "devices/runtime.py",
+            PACKAGE / "workloads/sweep/irs.py"} <= set(below)
     found = [f"{path.relative_to(PACKAGE)}:{hit}" for path in below for hit in flags_raised(path)]
     assert found == []
 

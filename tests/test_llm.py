@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
+from ov_tuner.engine.boundary import REPEATS, boundary, next_load
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
-from ov_tuner.search.boundary import REPEATS, boundary, next_load
 from ov_tuner.workloads.llm.agreement import agreement
 from ov_tuner.workloads.llm.answer import BASELINES, Rule, llm_answer, walk_windows
 from ov_tuner.workloads.llm.gguf import write_llama_gguf

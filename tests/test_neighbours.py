@@ -10,7 +10,7 @@ from factories import assert_one_line, ov_tuner
 
 from ov_tuner.analyse.neighbours import neighbours
 from ov_tuner.schema import NeighbourPhase
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 
 def test_each_copys_share_is_paired_by_round() -> None:

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from ov_tuner.engine.cameras import SEARCH_WALK
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.cameras import SEARCH_WALK
 from ov_tuner.workloads.pipeline.rate import MOST_RATE, RATE_PRECISION, held_rate, next_rate
 from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 from ov_tuner.workloads.pipeline.search import (

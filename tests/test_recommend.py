@@ -27,7 +27,7 @@ from ov_tuner.schema import (
     Quantization,
 )
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 POINTS = [
     make_point(1, 1, 270, latency_ms=3.6),

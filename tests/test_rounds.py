@@ -15,13 +15,13 @@ import pytest
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.rounds import RoundLimits, pass_order, run_rounds, still_open
 from ov_tuner.schema import CompileInfo, ConfirmRule, PointConfig, Precision
 from ov_tuner.schema.spec import FIRST_PASSES_SHARE, MIN_WINDOW_S
-from ov_tuner.search.rounds import RoundLimits, pass_order, run_rounds, still_open
 from ov_tuner.stats.headtohead import RERUN_SD, paired_ratio, round_fps
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.confirm import run_confirmation
+from ov_tuner.workloads.sweep.confirm import run_confirmation
 
 LEADER = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 101.0, 99.0]
 # Per contender, its figure in each pass: the leader; one clearly slower; one within 0.5% of the leader either way;

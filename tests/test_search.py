@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from ov_tuner.schema import Ending, StopRule, Window
-from ov_tuner.search.policy import Cell, Evidence, GridSearch, SmartSearch, Space
-from ov_tuner.search.simulate import Landscape, load_landscapes, simulate
 from ov_tuner.stats.evidence import Estimate, clearly_worse
+from ov_tuner.workloads.sweep.policy import Cell, Evidence, GridSearch, SmartSearch, Space
+from ov_tuner.workloads.sweep.simulate import Landscape, load_landscapes, simulate
 
 DATA = Path(__file__).parent / "data"
 # The THROUGHPUT hint's choice on the recorded 16-core host (../shared/FIELD_NOTES.md: 16 streams, 16 requests);

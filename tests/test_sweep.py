@@ -24,8 +24,8 @@ from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.schema import DeviceInfo, Ending, PointConfig, PointResult, Precision, Status
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.store.tables import SCHEMA_VERSION
-from ov_tuner.sweep import run_sweep
-from ov_tuner.sweep.notices import Notice, PrecisionMerged, PrecisionsChosen
+from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.notices import Notice, PrecisionMerged, PrecisionsChosen
 
 
 class Recorder:

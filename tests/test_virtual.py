@@ -15,7 +15,7 @@ from ov_tuner.cli import app
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import Mode, Search, StopRule
 from ov_tuner.store.results import load_results
-from ov_tuner.sweep import run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 VIRTUAL = ("AUTO:CPU", "MULTI:CPU", "HETERO:CPU", "BATCH:CPU(4)")
 

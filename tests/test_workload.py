@@ -1,4 +1,4 @@
-"""The one driver (ov_tuner.search.workload) on a constructed workload: the phases in order, the stop between
+"""The one driver (ov_tuner.engine.driver) on a constructed workload: the phases in order, the stop between
 steps, and every phase's cleanup run however it ends."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
+from ov_tuner.engine.driver import Rounds, Steps, drive
+from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.schema import CameraTarget, PointConfig, Precision
-from ov_tuner.search.rounds import RoundLimits
-from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.store.results import load_results
+from ov_tuner.workloads.capacity.job import CapacitySpec, run_capacity
 
 
 @dataclass

@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from ov_tuner.analyse.accuracy import Breach, accuracy_key
 from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import recommend
+from ov_tuner.engine.cameras import camera_boundary, next_cameras
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import HARNESS_LIMIT, Capacity, Confirmation, LoadTrial, PointConfig, PointResult, Precision
-from ov_tuner.search.cameras import camera_boundary, next_cameras
 
 
 @dataclass(frozen=True)
 class Served:
     """What one configuration serves against one camera target: `cameras` (the most found by the search, or the
-    count given) with its 95% interval `low`..`high` (ov_tuner.search.boundary; the count itself where it was given),
+    count given) with its 95% interval `low`..`high` (ov_tuner.engine.boundary; the count itself where it was given),
     the trial that shows it (the last that served at that count, else the last run) and whether the search had
     finished (a Ctrl-C can end it early: then `cameras` is a lower bound)."""
 

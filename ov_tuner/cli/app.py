@@ -21,7 +21,7 @@ from ov_tuner.cli.inputs import said
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.words.notices import notice_text, reading_text
-from ov_tuner.sweep.notices import Quantizing
+from ov_tuner.workloads.sweep.notices import Quantizing
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")

@@ -41,8 +41,8 @@ def coldstart(
 ) -> None:
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
     from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
-    from ov_tuner.jobs.configs import one_config
     from ov_tuner.present.documents import coldstart_section
+    from ov_tuner.workloads.sweep.configs import one_config
 
     config = one_config(one_device(read_devices(device), "coldstart"), one_precision(precision, "coldstart"), batch,
                         streams, 1)
@@ -68,9 +68,9 @@ def profile(
     plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
-    from ov_tuner.jobs.configs import one_config
     from ov_tuner.jobs.profile import run_profile
     from ov_tuner.present.documents import profile_section
+    from ov_tuner.workloads.sweep.configs import one_config
 
     config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
                         streams, nireq)

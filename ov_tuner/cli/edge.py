@@ -30,7 +30,7 @@ from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig,
 from ov_tuner.store.destinations import output_folder
 
 if TYPE_CHECKING:
-    from ov_tuner.jobs.deployed import Deployed
+    from ov_tuner.workloads.sweep.deployed import Deployed
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
                                                  "best configurations from there, int8 included (and store the runs "
@@ -68,10 +68,10 @@ def capacity(
     """Open-loop load from cameras: per configuration, the most cameras it serves within the latency budget (or
     how it serves --cameras), latency counted from each frame's arrival. Batch 1: each frame is one request."""
     from ov_tuner.analyse.capacity import latest_served
-    from ov_tuner.jobs.capacity import CapacitySpec, run_capacity
     from ov_tuner.present.documents import capacity_section
     from ov_tuner.present.words.edge import trial_line
     from ov_tuner.store.results import load_results
+    from ov_tuner.workloads.capacity.job import CapacitySpec, run_capacity
 
     configs, int8 = _configs(model=model, device=device, precision=precision, streams=streams, nireq=nireq,
                              from_results=from_results, top=top)
@@ -121,11 +121,11 @@ def soak(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ov_tuner.analyse.drift import soak_drift
-    from ov_tuner.jobs.configs import one_config
     from ov_tuner.jobs.soak import SoakSpec, run_soak
     from ov_tuner.present.documents import soak_section
     from ov_tuner.present.words.edge import soak_window_line
     from ov_tuner.store.results import load_results
+    from ov_tuner.workloads.sweep.configs import one_config
 
     int8: Quantization | None = None
     if from_results is not None:
@@ -177,7 +177,7 @@ def _configs(model: Path, device: list[str] | None, precision: str, streams: str
              from_results: Path | None, top: int) -> tuple[tuple[PointConfig, ...], Quantization | None]:
     """The configurations a capacity run takes, and the INT8 IR a results file recorded: every combination of the
     flags, or the best of a results file."""
-    from ov_tuner.jobs.configs import Asked, grid_configs
+    from ov_tuner.workloads.sweep.configs import Asked, grid_configs
 
     if from_results is not None:
         if streams is not None or nireq is not None:
@@ -203,7 +203,7 @@ def _deployed(command: str, model: Path, from_results: Path, device: list[str] |
               top: int = 1) -> Deployed:
     """What the --from file deploys, checked to be a sweep of `model` before anything runs or is written into it."""
     from ov_tuner.devices.modelfile import open_model_source
-    from ov_tuner.jobs.deployed import FROM_FLAG, deployed_from
+    from ov_tuner.workloads.sweep.deployed import FROM_FLAG, deployed_from
 
     _from_alone(command, device, precision)
     return deployed_from(from_results, open_model_source(model), FROM_FLAG, top)

@@ -47,7 +47,7 @@ from ov_tuner.schema import (
     Status,
     SweepSpec,
 )
-from ov_tuner.sweep.notices import Notice, Resuming
+from ov_tuner.workloads.sweep.notices import Notice, Resuming
 
 if TYPE_CHECKING:
     from rich.progress import Progress, ProgressColumn
@@ -173,7 +173,7 @@ def sweep(spec: SweepSpec) -> None:
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.present.documents import sweep_ending
     from ov_tuner.store.results import load_results
-    from ov_tuner.sweep import run_sweep  # the engine: OpenVINO and numpy, which --help goes without
+    from ov_tuner.workloads.sweep import run_sweep  # the engine: OpenVINO and numpy, which --help goes without
 
     out_path = spec.out
     columns = progress_columns()

@@ -16,7 +16,7 @@ import ray
 
 from ov_tuner.schema import Environment, PointConfig, PointResult
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.notices import Notice
+from ov_tuner.workloads.sweep.notices import Notice
 
 
 class Keeper:
@@ -64,7 +64,7 @@ class RemoteStore:
 
 
 class RemoteProgress:
-    """On the node, the sweep's progress (ov_tuner.sweep.progress.SweepProgress), told to the keeper without
+    """On the node, the sweep's progress (ov_tuner.workloads.sweep.progress.SweepProgress), told to the keeper without
     waiting: progress must never slow a measurement."""
 
     def __init__(self, keeper: ray.actor.ActorHandle) -> None:

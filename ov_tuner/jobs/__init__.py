@@ -1,2 +1,2 @@
-"""Jobs besides the sweep: capacity under camera load, soaks, cold starts, per-layer profiles. Each compiles, measures
-and stores what it measured as it goes."""
+"""Jobs on a sweep's answer that search nothing: soaks, cold starts, per-layer profiles. Each compiles, measures and
+stores what it measured as it goes."""

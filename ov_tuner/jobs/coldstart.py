@@ -20,11 +20,11 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import OvTunerError
-from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 # The steady median comes from this long a closed loop of one request, after this much warm-up.
 STEADY_S, STEADY_WARMUP_S = 0.5, 0.2

@@ -14,11 +14,11 @@ import openvino as ov
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
 def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path,

@@ -17,11 +17,11 @@ import numpy as np
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.schema import PointConfig, Quantization, SoakWindow, StopRule, Window
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 # Seconds of closed-loop warm-up after the first inference, not stored.
 WARMUP_S = 1.0
@@ -30,7 +30,7 @@ WARMUP_S = 1.0
 @dataclass(frozen=True)
 class SoakSpec:
     """One configuration for `seconds`, in windows of `window_s`; int8 runs the INT8 IR `int8` records (a sweep's),
-    else one made now (ov_tuner.jobs.irs)."""
+    else one made now (ov_tuner.workloads.sweep.irs)."""
 
     model: Path
     out: Path

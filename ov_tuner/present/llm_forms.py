@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ov_tuner.engine.boundary import CONFIDENCE
 from ov_tuner.present.box_forms import LLM_UNDER_LIMIT, kubernetes_resources
 from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
 from ov_tuner.present.words.llm import answer_lines, setting_text
 from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.search.boundary import CONFIDENCE
 from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSetting
 

@@ -62,7 +62,7 @@ MIN_WINDOW_S = 0.1
 class ConfirmRule:
     """How the confirmation round measures its contenders: first `rounds` passes (alternating direction) over
     all of them, each giving every contender one window of `window_s` seconds; then, pass after pass, only the
-    leader and the contenders it cannot yet tell apart (the sequential rule, ov_tuner.search.rounds), up to
+    leader and the contenders it cannot yet tell apart (the sequential rule, ov_tuner.engine.rounds), up to
     `max_rounds` in all (or `rounds`, where more) and while the whole round (compiles, warm-up, passes) costs at
     most `budget_share` of the sweep.
 

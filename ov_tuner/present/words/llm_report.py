@@ -3,8 +3,8 @@ alone, named as every figure names them), the sections and the searched settings
 
 from __future__ import annotations
 
+from ov_tuner.engine.boundary import Boundary
 from ov_tuner.present.words.llm import BASELINE_NAMES, budget_text, load_text, setting_text
-from ov_tuner.search.boundary import Boundary
 from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 

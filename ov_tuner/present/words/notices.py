@@ -9,8 +9,8 @@ from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.numbers import names
 from ov_tuner.present.words.quantization import quantization_lines
 from ov_tuner.schema import Merged, MergeReason
-from ov_tuner.sweep import SweepSummary
-from ov_tuner.sweep.notices import (
+from ov_tuner.workloads.sweep import SweepSummary
+from ov_tuner.workloads.sweep.notices import (
     CgroupsRemoved,
     ComparingOutputs,
     Confirming,

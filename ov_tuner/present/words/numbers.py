@@ -6,7 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # a type alone: the command line imports these words without numpy
-    from ov_tuner.search.boundary import Boundary
+    from ov_tuner.engine.boundary import Boundary
     from ov_tuner.stats.headtohead import Ratio
 
 

@@ -7,7 +7,7 @@ Ranking is the rounds engine's (pass-adjusted means of output tokens a second at
 only where its requests, pooled over its rounds, meet the budget at the budget's percentile. With a budget, the walks
 to the most load (users, or requests a second) each of the rounds' choice, the rounds' leader and GenAI's defaults
 serve within it, walked alternately, have the last word: one whose walk serves more than the rounds' choice's, the
-95% interval of the difference above 0 (ov_tuner.search.boundary), is the answer, since the load served within the
+95% interval of the difference above 0 (ov_tuner.engine.boundary), is the answer, since the load served within the
 budget is what the user asked.
 """
 
@@ -20,8 +20,8 @@ from enum import Enum
 
 import numpy as np
 
+from ov_tuner.engine.boundary import Boundary, BoundaryDifference, Window, boundary, difference
 from ov_tuner.schema import Box, Environment
-from ov_tuner.search.boundary import Boundary, BoundaryDifference, Window, boundary, difference
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import pass_adjusted_means
 from ov_tuner.workloads.llm.agreement import agreements, judged_agreements, lowest_cosines, next_token_agreements

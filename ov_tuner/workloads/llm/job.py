@@ -1,4 +1,4 @@
-"""The LLM workload, on the one driver (ov_tuner.search.workload): the search over scheduler and plugin settings
+"""The LLM workload, on the one driver (ov_tuner.engine.driver): the search over scheduler and plugin settings
 under the users' load, then rounds side by side of the fastest settings within the budget against GenAI left alone,
 then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.workloads.llm.users).
 Every trial is stored as it ends; a rerun of the same command resumes (the search skips what is stored, the rounds
@@ -24,12 +24,12 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.boundary import next_load
+from ov_tuner.engine.driver import Rounds, Steps, drive
+from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.errors import BadInputError, Input, ModelError
 from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.search.boundary import next_load
-from ov_tuner.search.rounds import RoundLimits
-from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.llm.agreement import judged_agreements, precision_of

@@ -1,5 +1,5 @@
 """The walk to the most load a setting serves within the latency budget: concurrent users (a closed loop, whole
-numbers) or requests a second (an open loop), on the one capacity walk (ov_tuner.search.boundary): from the load given,
+numbers) or requests a second (an open loop), on the one capacity walk (ov_tuner.engine.boundary): from the load given,
 doubling while loads meet the budget, bisecting to WALK_PRECISION, the two loads at the edge measured again until no
 single window sets the figure, halving where even the load given fails. The rounds' trials ran the load given, so
 they are the walk's windows there (ov_tuner.workloads.llm.answer.walk_windows): it starts above it.
@@ -7,7 +7,7 @@ they are the walk's windows there (ov_tuner.workloads.llm.answer.walk_windows): 
 
 from __future__ import annotations
 
-from ov_tuner.search.boundary import WalkRule
+from ov_tuner.engine.boundary import WalkRule
 
 # The most users a walk tries (a setting that meets the budget there is said to serve at least as many).
 MOST_USERS = 256

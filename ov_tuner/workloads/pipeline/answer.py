@@ -18,9 +18,9 @@ from functools import cached_property
 
 import numpy as np
 
+from ov_tuner.engine.boundary import Boundary, Window, boundary
+from ov_tuner.engine.cameras import SEARCH_WALK, capacity, next_cameras, served, windows
 from ov_tuner.schema import HARNESS_LIMIT, Box, CameraTarget
-from ov_tuner.search.boundary import Boundary, Window, boundary
-from ov_tuner.search.cameras import SEARCH_WALK, capacity, next_cameras, served, windows
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 from ov_tuner.workloads.pipeline.rate import round_held
@@ -88,7 +88,7 @@ class RoundCameras:
 
     @cached_property
     def walked(self) -> Boundary | None:
-        """What its rounds' camera windows say pooled, on the one capacity walk's rules (ov_tuner.search.boundary):
+        """What its rounds' camera windows say pooled, on the one capacity walk's rules (ov_tuner.engine.boundary):
         the most cameras they mostly served, with an interval that carries a rerun's spread. Why pooled: a round
         walks each count once, so the median of the rounds moved with single windows at the edge (the demo's default
         split read 5, 6 and 4 cameras in three runs, 6 outside the third's 3.6..5.4); pooled, no single window sets

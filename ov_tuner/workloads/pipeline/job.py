@@ -14,12 +14,9 @@ import openvino as ov
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import example_dims, model_files, open_model_source, shape_text
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.driver import drive
 from ov_tuner.errors import BadInputError
-from ov_tuner.jobs.configs import default_precision
-from ov_tuner.jobs.deployed import Deployed
-from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.schema import Precision
-from ov_tuner.search.workload import drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
@@ -28,6 +25,9 @@ from ov_tuner.workloads.pipeline.frames import check_counted_output
 from ov_tuner.workloads.pipeline.results_file import PipelineStore
 from ov_tuner.workloads.pipeline.schema import PipelineStage
 from ov_tuner.workloads.pipeline.workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen, Tuning
+from ov_tuner.workloads.sweep.configs import default_precision
+from ov_tuner.workloads.sweep.deployed import Deployed
+from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
 def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo: SoloSeen | None = None,

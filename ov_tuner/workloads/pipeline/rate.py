@@ -6,7 +6,7 @@ cameras then reads +0 or +1 with an interval of zero width, which says nothing. 
 count is a continuous figure, so two splits that serve the same cameras are told apart, or said to be equal with an
 interval that comes from measurement, not from rounding.
 
-How: the one capacity walk (ov_tuner.search.boundary), over frame rates at a fixed count. It stands on what the round's
+How: the one capacity walk (ov_tuner.engine.boundary), over frame rates at a fixed count. It stands on what the round's
 camera walk found, that `cameras` served at the target's rate; it steps past that rate by steps that double, the
 first the target's x (cameras + 1) / cameras (the same frames a second as the count that failed), up to MOST_RATE
 times the target's, then bisects until the highest rate that served and the lowest that failed lie within
@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ov_tuner.engine.boundary import Growth, WalkRule, figure
+from ov_tuner.engine.cameras import judged_at, next_at
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.boundary import Growth, WalkRule, figure
-from ov_tuner.search.cameras import judged_at, next_at
 from ov_tuner.workloads.pipeline.schema import PipelineTrial
 from ov_tuner.workloads.pipeline.search import next_in_round, round_capacity
 

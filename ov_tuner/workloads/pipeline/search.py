@@ -2,7 +2,7 @@
 so far and names the next, so a test drives it on made-up trials and a resumed search continues where it stopped.
 
 How it searches. First the starting points, each walked to the cameras it serves (the one capacity walk, each edge
-measured twice: ov_tuner.search.cameras.SEARCH_WALK):
+measured twice: ov_tuner.engine.cameras.SEARCH_WALK):
 every model at OpenVINO default, every model at its solo-tuned setting (both run together: the baselines), and the
 cores shared out in proportion to each stage's cost per frame. Then it climbs: every neighbour of the best split (one
 stage's threads, streams or requests per stream one step along, or the decoder's threads) is tried once at one camera
@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ov_tuner.devices.decisions import powers_of_two_up_to
+from ov_tuner.engine.boundary import Growth, WalkRule
+from ov_tuner.engine.cameras import MAX_CAMERAS, NEIGHBOUR_WALK, SEARCH_WALK, capacity, judged, next_cameras
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.boundary import Growth, WalkRule
-from ov_tuner.search.cameras import MAX_CAMERAS, NEIGHBOUR_WALK, SEARCH_WALK, capacity, judged, next_cameras
 from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, PipelineTrial, Split, StageRan, StageSetting
 
 # Requests in flight per stream a stage is tried with: one, or two (a stream starts its next inference while the

@@ -1,4 +1,4 @@
-"""The pipeline as a workload of the one driver (ov_tuner.search.workload): its search is each stage's solo setting
+"""The pipeline as a workload of the one driver (ov_tuner.engine.driver): its search is each stage's solo setting
 (its sweep's answer, or measured here alone) and then the split search of ov_tuner.workloads.pipeline.search; its
 rounds put the answer and both baselines side by side, each visit a walk to the cameras a split serves in that round
 and the frame rate it holds there. Every trial is stored as soon as it ends, and a rerun resumes from what is stored.
@@ -19,10 +19,10 @@ import numpy as np
 from ov_tuner.devices.box import read_box
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.native import PointFailure
+from ov_tuner.engine.driver import Rounds, Steps
+from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.schema import Arrival, DeviceInfo, LoadTrial, PointResult, Quantization
-from ov_tuner.search.rounds import RoundLimits
-from ov_tuner.search.workload import Rounds, Steps
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
 from ov_tuner.workloads.pipeline.harness import harness_ceiling

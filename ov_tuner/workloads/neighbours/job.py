@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ov_tuner.engine.driver import Rounds, Steps, drive
+from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.errors import OvTunerError
 from ov_tuner.schema import NeighbourPhase
-from ov_tuner.search.rounds import RoundLimits
-from ov_tuner.search.workload import Rounds, Steps, drive
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def run_neighbours(spec: NeighboursSpec) -> list[NeighbourPhase]:
 
 @dataclass
 class NeighboursWorkload:
-    """Neighbours on the one driver (ov_tuner.search.workload): no search and no walk, two contenders in rounds,
+    """Neighbours on the one driver (ov_tuner.engine.driver): no search and no walk, two contenders in rounds,
     one copy alone (position 0) and every copy together (1), visited in the rounds engine's alternating order for
     exactly `spec.rounds` passes; a visit's figure is the first copy's FPS, and every copy's is kept as a phase."""
 
@@ -61,7 +61,7 @@ class NeighboursWorkload:
     @contextmanager
     def rounds(self) -> Iterator[Rounds | None]:
         spec = self.spec
-        args = [sys.executable, "-m", "ov_tuner.jobs.neighbour", str(spec.model), str(spec.results),
+        args = [sys.executable, "-m", "ov_tuner.workloads.neighbours.neighbour", str(spec.model), str(spec.results),
                 str(spec.threads or 0)]
         copies = [subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True) for _ in range(spec.copies)]

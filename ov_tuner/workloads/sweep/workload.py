@@ -1,6 +1,6 @@
-"""The sweep as a workload of the one driver (ov_tuner.search.workload): its search is every space's baselines and
-what its policy proposes, point after point (ov_tuner.sweep.driver), then the outputs compared with FP32's where
-asked for; its rounds are the confirmation round (ov_tuner.sweep.confirm); it has no walk.
+"""The sweep as a workload of the one driver (ov_tuner.engine.driver): its search is every space's baselines and
+what its policy proposes, point after point (ov_tuner.workloads.sweep.search), then the outputs compared with FP32's
+where asked for; its rounds are the confirmation round (ov_tuner.workloads.sweep.confirm); it has no walk.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ov_tuner.devices.compiler import Compiler
-from ov_tuner.search.plan import PlannedSpace
-from ov_tuner.search.workload import Rounds, Steps
-from ov_tuner.sweep.confirm import sweep_confirmation
-from ov_tuner.sweep.driver import Driver
-from ov_tuner.sweep.outputs import compare_outputs
+from ov_tuner.engine.driver import Rounds, Steps
+from ov_tuner.workloads.sweep.confirm import sweep_confirmation
+from ov_tuner.workloads.sweep.outputs import compare_outputs
+from ov_tuner.workloads.sweep.plan import PlannedSpace
+from ov_tuner.workloads.sweep.search import Driver
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The sweep's driver: per space, the baselines, then what the search policy proposes, each point compiled, measured
 and stored before the next.
 
-The policy decides (ov_tuner.search); the driver only carries its proposals out against the runtime and remembers
+The policy decides (ov_tuner.engine); the driver only carries its proposals out against the runtime and remembers
 what failed: a precision whose first compile on a device fails is skipped there.
 """
 
@@ -16,6 +16,7 @@ import openvino as ov
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.devices.native import PointFailure, failure_text
+from ov_tuner.engine.driver import Steps
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.inputs import InputData
@@ -32,13 +33,12 @@ from ov_tuner.schema import (
     SweepSpec,
     Verdict,
 )
-from ov_tuner.search.plan import PlannedSpace
-from ov_tuner.search.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
-from ov_tuner.search.workload import Steps
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.compiled import CompiledCache
-from ov_tuner.sweep.notices import PrecisionMerged, PrecisionSkipped
-from ov_tuner.sweep.progress import SweepProgress
+from ov_tuner.workloads.sweep.compiled import CompiledCache
+from ov_tuner.workloads.sweep.notices import PrecisionMerged, PrecisionSkipped
+from ov_tuner.workloads.sweep.plan import PlannedSpace
+from ov_tuner.workloads.sweep.policy import Cell, Evidence, GridSearch, SearchPolicy, SmartSearch, Space
+from ov_tuner.workloads.sweep.progress import SweepProgress
 
 # The baselines of a real device's space; THROUGHPUT_UNBATCHED joins them where THROUGHPUT was auto-batched.
 HINT_MODES = (Mode.LATENCY, Mode.THROUGHPUT)

@@ -16,7 +16,8 @@ from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.store.tables import WHOSE
 
-FROM_FLAG = Given(Input.FROM)  # an input, not a flag: renamed once jobs/neighbour.py (it imports it) may change
+# An input, not a flag: renamed once workloads/neighbours/neighbour.py (it imports it) may change.
+FROM_FLAG = Given(Input.FROM)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from itertools import product
 
 from ov_tuner.devices.decisions import auto_nireq, auto_precisions, auto_streams, virtual_hints
 from ov_tuner.schema import DeviceInfo, InputMode, Mode, PointConfig, Precision, Settings, SweepSpec
-from ov_tuner.search.policy import Cell, Space
+from ov_tuner.workloads.sweep.policy import Cell, Space
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The search policy: which configuration to measure next, and when a point being measured has said enough.
 
 Pure: it never imports the runtime. The sweep drives a policy against OpenVINO; the simulator
-(ov_tuner.search.simulate) drives the very same policy against recorded landscapes, so what the
+(ov_tuner.workloads.sweep.simulate) drives the very same policy against recorded landscapes, so what the
 simulator proves is what the sweep does.
 
 One policy instance searches one space: a device, precision, batch and input mode, over streams x

@@ -15,11 +15,11 @@ from ov_tuner.measure.accuracy import Reference, reference, run_outputs
 from ov_tuner.model.inputs import InputData
 from ov_tuner.model.outputs import class_score_outputs
 from ov_tuner.schema import Accuracy, Mode, PointConfig, Precision
-from ov_tuner.search.plan import PlannedSpace
-from ov_tuner.search.policy import Cell
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.notices import ComparingOutputs, OutputsNotCompared
-from ov_tuner.sweep.progress import SweepProgress
+from ov_tuner.workloads.sweep.notices import ComparingOutputs, OutputsNotCompared
+from ov_tuner.workloads.sweep.plan import PlannedSpace
+from ov_tuner.workloads.sweep.policy import Cell
+from ov_tuner.workloads.sweep.progress import SweepProgress
 
 
 def compare_outputs(compiler: Compiler, store: ResultStore, progress: SweepProgress, data: InputData,

@@ -1,4 +1,4 @@
-"""The camera search: the most cameras a configuration serves, on the one capacity walk (ov_tuner.search.boundary):
+"""The camera search: the most cameras a configuration serves, on the one capacity walk (ov_tuner.engine.boundary):
 doubling, then bisection, then the two counts at the edge measured again until no single trial sets the figure.
 Pure: it reads trials and names the next camera count, so a test can drive it on made-up trials.
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from ov_tuner.engine.boundary import Boundary, Growth, WalkRule, Window, boundary, figure, next_load
 from ov_tuner.schema import CameraTarget, LoadTrial
-from ov_tuner.search.boundary import Boundary, Growth, WalkRule, Window, boundary, figure, next_load
 
 # No configuration is tried with more cameras than this: a model so light that it serves more is not what the
 # camera search is for.
@@ -63,7 +63,7 @@ def served(trials: Sequence[LoadTrial], target: CameraTarget) -> dict[int, bool]
 
 
 def camera_boundary(trials: Sequence[LoadTrial], target: CameraTarget) -> Boundary:
-    """The cameras served with their interval (ov_tuner.search.boundary)."""
+    """The cameras served with their interval (ov_tuner.engine.boundary)."""
     return boundary(windows(trials, target))
 
 

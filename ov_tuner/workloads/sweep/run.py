@@ -1,6 +1,6 @@
 """The sweep from a spec to a summary: check everything that can be checked before measuring (model, devices,
 shapes, output path), so bad input costs nothing; prepare the models; drive the sweep's workload on the one driver
-(ov_tuner.sweep.workload: search every space, then confirm the contenders); say what was done.
+(ov_tuner.workloads.sweep.workload: search every space, then confirm the contenders); say what was done.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource, model_files, open_model_source, set_layouts
 from ov_tuner.devices.quota import cpu_quota
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.driver import drive
 from ov_tuner.errors import QuantizationError
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
@@ -31,12 +32,9 @@ from ov_tuner.schema import (
     Precision,
     SweepSpec,
 )
-from ov_tuner.search.plan import THREADS, fit_to_box, plan
-from ov_tuner.search.workload import drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.driver import Driver
-from ov_tuner.sweep.notices import (
+from ov_tuner.workloads.sweep.notices import (
     CgroupsRemoved,
     HostBusy,
     InBox,
@@ -45,9 +43,11 @@ from ov_tuner.sweep.notices import (
     Quantized,
     Quantizing,
 )
-from ov_tuner.sweep.progress import Silent, SweepProgress
-from ov_tuner.sweep.summary import SweepSummary, summarise
-from ov_tuner.sweep.workload import SweepWorkload
+from ov_tuner.workloads.sweep.plan import THREADS, fit_to_box, plan
+from ov_tuner.workloads.sweep.progress import Silent, SweepProgress
+from ov_tuner.workloads.sweep.search import Driver
+from ov_tuner.workloads.sweep.summary import SweepSummary, summarise
+from ov_tuner.workloads.sweep.workload import SweepWorkload
 
 
 def run_sweep(

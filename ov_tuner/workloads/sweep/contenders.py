@@ -3,7 +3,7 @@
 Points measured minutes apart differ by the host's drift as much as by their configuration, so the
 search's best is only a candidate. The round measures the contenders interleaved, each compiled model
 kept alive, in passes that pair them and that stop for a contender once it is decided
-(ov_tuner.search.rounds); ov_tuner.stats.headtohead turns the passes into ratios with intervals.
+(ov_tuner.engine.rounds); ov_tuner.stats.headtohead turns the passes into ratios with intervals.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import Mode, PointConfig, PointResult
 from ov_tuner.schema.results import twin_of
-from ov_tuner.search.policy import Cell, Evidence
 from ov_tuner.stats.evidence import Estimate, clearly_worse
+from ov_tuner.workloads.sweep.policy import Cell, Evidence
 
 if TYPE_CHECKING:
-    from ov_tuner.search.plan import PlannedSpace
+    from ov_tuner.workloads.sweep.plan import PlannedSpace
 
 # Per device, precision and batch: the best point and at most this many in all that are not clearly
 # worse than it. The hint baselines and the best of every precision come on top.

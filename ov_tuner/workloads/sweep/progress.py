@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ov_tuner.schema import PointConfig, PointResult
-from ov_tuner.sweep.notices import Notice
+from ov_tuner.workloads.sweep.notices import Notice
 
 
 class SweepProgress(Protocol):

@@ -4,7 +4,7 @@ A landscape holds, for every cell of a space (and each hint baseline), the windo
 real host. A simulated measurement draws windows from a cell's recording, with replacement, until
 StopRule.ending ends the run, exactly as the engine asks it after every real window; so the policy's
 decisions meet the noise that host really had. The confirmation round runs through the sweep's own rounds engine
-(ov_tuner.search.rounds), each visit drawing a recorded window; the answer is the contender with the highest
+(ov_tuner.engine.rounds), each visit drawing a recorded window; the answer is the contender with the highest
 FPS over its passes. Draws are independent, so the simulated round sees no shared drift to pair away: its
 per-pass ratios are noisier than a real round's, and it takes more passes than a real one would.
 """
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ov_tuner.engine.rounds import RoundLimits, run_rounds
 from ov_tuner.schema import ConfirmRule, Ending, Mode, StopRule, Verdict, Window
-from ov_tuner.search.confirm import contenders
-from ov_tuner.search.policy import Cell, Evidence, SearchPolicy, Space
-from ov_tuner.search.rounds import RoundLimits, run_rounds
 from ov_tuner.stats.interval import pass_adjusted_means
+from ov_tuner.workloads.sweep.contenders import contenders
+from ov_tuner.workloads.sweep.policy import Cell, Evidence, SearchPolicy, Space
 
 # Simulated seconds a new compiled model costs before its first point: compile, first inference, warm-up.
 COMPILE_S = 0.3

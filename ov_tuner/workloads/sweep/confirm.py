@@ -1,8 +1,8 @@
 """The confirmation round: the contenders of one device compiled side by side and measured interleaved.
 
 Each contender keeps its compiled model and request queue alive for the whole round; the passes, their order
-and which contenders take them run in ov_tuner.search.rounds (this module measures a visit and stores its window
-as it completes). Which contenders: ov_tuner.search.confirm; how many passes, how long a window and the
+and which contenders take them run in ov_tuner.engine.rounds (this module measures a visit and stores its window
+as it completes). Which contenders: ov_tuner.workloads.sweep.contenders; how many passes, how long a window and the
 budget: ConfirmRule.
 """
 
@@ -17,17 +17,17 @@ import openvino as ov
 
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.native import PointFailure
+from ov_tuner.engine.driver import Rounds
+from ov_tuner.engine.rounds import RoundLimits, run_rounds
 from ov_tuner.errors import OvTunerError
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.model.inputs import InputData
 from ov_tuner.schema import CompileInfo, ConfirmRule, Contender, PointConfig, PointResult, RoundWindow
-from ov_tuner.search.confirm import plan_confirmation
-from ov_tuner.search.plan import PlannedSpace
-from ov_tuner.search.rounds import RoundLimits, run_rounds
-from ov_tuner.search.workload import Rounds
 from ov_tuner.store.results import ResultStore
-from ov_tuner.sweep.notices import Confirming
-from ov_tuner.sweep.progress import SweepProgress
+from ov_tuner.workloads.sweep.contenders import plan_confirmation
+from ov_tuner.workloads.sweep.notices import Confirming
+from ov_tuner.workloads.sweep.plan import PlannedSpace
+from ov_tuner.workloads.sweep.progress import SweepProgress
 
 # Every contender warms up at least this long before the first pass: a new set of requests can start slow (each
 # visit fills the requests again before its window, so a sweep's own warm-up is enough).

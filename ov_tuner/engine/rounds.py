@@ -1,9 +1,9 @@
 """Rounds: contenders measured side by side, pass after pass, each pass pairing them; and the sequential rule that
 decides after each pass which of them still take passes. Pure: the driver measures through a callback.
 
-The confirmation round (ov_tuner.sweep.confirm: one window's FPS per visit) and the pipeline's head-to-head rounds
-(the cameras a split serves in a round) both run here. A pass visits its contenders forward in even passes and
-backward in odd ones (A B C, then C B A), so that a drift of the host hits every contender alike.
+The confirmation round (ov_tuner.workloads.sweep.confirm: one window's FPS per visit) and the pipeline's
+head-to-head rounds (the cameras a split serves in a round) both run here. A pass visits its contenders forward in
+even passes and backward in odd ones (A B C, then C B A), so that a drift of the host hits every contender alike.
 
 The sequential rule: every contender takes the first `min_rounds` passes. After each later pass, the leader (the
 candidate with the highest pass-adjusted mean) goes on, and so does every other contender whose interval against

@@ -4,10 +4,10 @@ A workload says what one trial measures and owns its space, starting points, bas
 module owns the order of the phases and the stop: a workload hands out one trial per step (each stored by the
 workload as it ends), and the driver asks for the next only while no stop is asked for, so Ctrl-C ends every
 workload after the trial in progress, with what was measured kept. The rounds of every workload run on one function
-(ov_tuner.search.rounds.run_rounds), their intervals on one (ov_tuner.stats.interval.paired_interval).
+(ov_tuner.engine.rounds.run_rounds), their intervals on one (ov_tuner.stats.interval.paired_interval).
 
-Workloads: the sweep (ov_tuner.sweep.workload), capacity (ov_tuner.jobs.capacity), neighbours
-(ov_tuner.jobs.neighbours), the pipeline (ov_tuner.workloads.pipeline.workload) and the LLM
+Workloads: the sweep (ov_tuner.workloads.sweep.workload), capacity (ov_tuner.workloads.capacity.job), neighbours
+(ov_tuner.workloads.neighbours.job), the pipeline (ov_tuner.workloads.pipeline.workload) and the LLM
 (ov_tuner.workloads.llm.job).
 Pure: it never imports OpenVINO.
 """
@@ -23,7 +23,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ov_tuner.search.rounds import Measure, RoundLimits, run_rounds
+from ov_tuner.engine.rounds import Measure, RoundLimits, run_rounds
 
 # A phase of a workload: each step one trial done (and stored) or one record stored.
 Steps = Generator[object, None, None]

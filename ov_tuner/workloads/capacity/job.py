@@ -1,6 +1,6 @@
 """How many cameras a configuration serves: compile it, warm it up, and run open-loop trials (one camera count
-given, or the camera search of ov_tuner.search.cameras), each trial stored as soon as it ends; on the one driver
-(ov_tuner.search.workload), whose stop ends it after the trial in progress.
+given, or the camera search of ov_tuner.engine.cameras), each trial stored as soon as it ends; on the one driver
+(ov_tuner.engine.driver), whose stop ends it after the trial in progress.
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.cameras import capacity, next_cameras
+from ov_tuner.engine.driver import Rounds, Steps, drive
 from ov_tuner.errors import BadInputError, Input
-from ov_tuner.jobs.irs import Quantizing, job_compiler
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals, open_loop_ceiling, run_open_loop
 from ov_tuner.schema import Arrival, CameraTarget, Capacity, DeviceInfo, LoadTrial, PointConfig, Quantization
-from ov_tuner.search.cameras import capacity, next_cameras
-from ov_tuner.search.workload import Rounds, Steps, drive
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 # Seconds of closed-loop warm-up after the first inference, before the first trial.
 WARMUP_S = 0.5
@@ -36,7 +36,7 @@ class CapacitySpec:
     """Configurations (batch 1: each frame is one request) and the cameras' target; `cameras` given runs that many
     cameras once per configuration, None searches for the most each serves. `seconds` of arrivals are counted per
     trial, after `lead_in_s` seconds of the same load that are not. int8 runs the INT8 IR `int8` records (a sweep's,
-    from its results file), else one made now (ov_tuner.jobs.irs)."""
+    from its results file), else one made now (ov_tuner.workloads.sweep.irs)."""
 
     model: Path
     out: Path
@@ -79,7 +79,7 @@ def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
 
 @dataclass
 class CapacityWorkload:
-    """Capacity on the one driver (ov_tuner.search.workload): no search and no rounds (the configurations are
+    """Capacity on the one driver (ov_tuner.engine.driver): no search and no rounds (the configurations are
     given), a walk per configuration to the cameras it serves, or one trial at the cameras given."""
 
     spec: CapacitySpec
