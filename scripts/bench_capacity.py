@@ -25,7 +25,8 @@ from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words.edge import latency_text, trial_line
 from ov_tuner.schema import CameraTarget, PointConfig, StopRule, SweepSpec
 from ov_tuner.store.results import load_results
-from ov_tuner.workloads.capacity.job import CapacitySpec, run_capacity
+from ov_tuner.workloads.capacity.job import run_capacity
+from ov_tuner.workloads.capacity.workload import CapacitySpec
 from ov_tuner.workloads.sweep import run_sweep
 
 

@@ -47,7 +47,8 @@ from ov_tuner.schema import (
     Window,
 )
 from ov_tuner.store.results import load_results
-from ov_tuner.workloads.capacity.job import CapacitySpec, run_capacity
+from ov_tuner.workloads.capacity.job import run_capacity
+from ov_tuner.workloads.capacity.workload import CapacitySpec
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad, LlmModel
 from ov_tuner.workloads.pipeline.results_file import PipelineStore

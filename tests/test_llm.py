@@ -757,8 +757,9 @@ def test_a_quantized_gguf_is_written_as_llama_cpps_q4_1_files_are_and_genai_serv
 
 def test_settings_asked_for_are_walked_beside_the_answer_and_a_failed_one_is_not(tiny_gguf: Path,
                                                                                   tmp_path: Path) -> None:
-    from ov_tuner.workloads.llm.job import LlmSpec, run_llm
+    from ov_tuner.workloads.llm.job import run_llm
     from ov_tuner.workloads.llm.schema import LlmSpace
+    from ov_tuner.workloads.llm.workload import LlmSpec
 
     chunked, refused = LlmSetting(max_num_batched_tokens=1024), LlmSetting(kv_cache_precision="f32")
     spec = LlmSpec(model=tiny_gguf, out=tmp_path / "r.db",

@@ -71,7 +71,8 @@ def capacity(
     from ov_tuner.present.documents import capacity_section
     from ov_tuner.present.words.edge import trial_line
     from ov_tuner.store.results import load_results
-    from ov_tuner.workloads.capacity.job import CapacitySpec, run_capacity
+    from ov_tuner.workloads.capacity.job import run_capacity
+    from ov_tuner.workloads.capacity.workload import CapacitySpec
 
     configs, int8 = _configs(model=model, device=device, precision=precision, streams=streams, nireq=nireq,
                              from_results=from_results, top=top)

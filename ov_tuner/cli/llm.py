@@ -91,8 +91,9 @@ def llm(
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
     the TTFT and TPOT budget, against GenAI left alone (its scheduler default and LLMPipeline's), side by side."""
     from ov_tuner.present.words.llm import trial_line
-    from ov_tuner.workloads.llm.job import LlmSpec, run_llm
+    from ov_tuner.workloads.llm.job import run_llm
     from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmSpace, LlmTrial
+    from ov_tuner.workloads.llm.workload import LlmSpec
 
     if rounds == 1:
         raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")

@@ -29,7 +29,8 @@ def neighbours(
     from ov_tuner.analyse.neighbours import neighbours as neighbours_figures
     from ov_tuner.devices.modelfile import open_model_source
     from ov_tuner.present.documents import neighbours_section
-    from ov_tuner.workloads.neighbours.job import NeighboursSpec, run_neighbours
+    from ov_tuner.workloads.neighbours.job import run_neighbours
+    from ov_tuner.workloads.neighbours.workload import NeighboursSpec
     from ov_tuner.workloads.sweep.deployed import FROM_FLAG, deployed_from
 
     # a model that is not there, or results of another, is one line before any copy starts

@@ -1,21 +1,14 @@
-"""The LLM workload, on the one driver (ov_tuner.engine.driver): the search over scheduler and plugin settings
-under the users' load, then rounds side by side of the fastest settings within the budget against GenAI left alone,
-then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.workloads.llm.users).
-Every trial is stored as it ends; a rerun of the same command resumes (the search skips what is stored, the rounds
-and walks go on from what they stored); Ctrl-C stops after the trial under way.
-
-Every trial runs in a process of its own (ov_tuner.workloads.llm.process), builds a fresh pipeline and sends the same
-requests (drawn from the load's seed), so settings are compared on the same work; a pipeline's prefix cache dies
-with it, so no trial is helped by another's.
-"""
+"""The LLM job: check everything that can be checked before measuring (the output file, the model, the device, the
+plugin values, the weights and instances asked for, the load against the model's context), make the compressed
+weights asked for, measure the host's roofline once, then drive the LLM's workload (ov_tuner.workloads.llm.workload)
+on the one driver. A rerun of the same command resumes from what is stored."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import openvino as ov
@@ -24,73 +17,28 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.engine.boundary import next_load
-from ov_tuner.engine.driver import Rounds, Steps, drive
-from ov_tuner.engine.rounds import RoundLimits
-from ov_tuner.errors import BadInputError, Input, ModelError
+from ov_tuner.engine.driver import drive
+from ov_tuner.errors import BadInputError, Input
 from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
-from ov_tuner.workloads.llm.agreement import judged_agreements, precision_of
 from ov_tuner.workloads.llm.answer import (
-    BASELINES,
     LlmAnswer,
-    SettingFigures,
-    contenders_of,
-    held_back,
-    llm_answer,
-    round_table,
-    searched_figures,
-    walk_windows,
 )
 from ov_tuner.workloads.llm.fits import check_load_fits
-from ov_tuner.workloads.llm.harness import harness_trial
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
-from ov_tuner.workloads.llm.process import outputs_in_process, trial_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import (
-    SCHEDULER_DEFAULT,
-    LlmBudget,
     LlmJob,
     LlmLoad,
     LlmModel,
-    LlmOutputs,
-    LlmSetting,
     LlmSpace,
-    LlmTrial,
     Roofline,
 )
-from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
 from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder, model_weight_bytes
-
-
-@dataclass(frozen=True)
-class LlmSpec:
-    """An `ov-tuner llm` run: the model, where its trials go, the device, the load, the budget, what is searched,
-    the rounds (passes at most; 0: none), how many of the search's best go to them besides the baselines, and whether
-    to walk to the most load (users, or requests a second) the answer and the baselines serve within the budget (with
-    a budget), up to `most_users` users, or `most_rate` requests a second (None: MOST_RATE_FACTOR times the rate
-    given); `also_walk`: settings walked beside those (a table of what each serves)."""
-
-    model: Path
-    out: Path
-    device: str = "CPU"
-    load: LlmLoad = field(default_factory=LlmLoad)
-    budget: LlmBudget = field(default_factory=LlmBudget)
-    space: LlmSpace = field(default_factory=LlmSpace)
-    rounds: int = 4
-    contenders: int = 2
-    walk: bool = True
-    most_users: int = MOST_USERS
-    most_rate: float | None = None  # None: MOST_RATE_FACTOR times the rate given
-    min_agreement: float = 0.9
-    also_walk: tuple[LlmSetting, ...] = ()
-
-
-# Told of each trial as it is stored.
-Seen = Callable[[LlmTrial], None]
+from ov_tuner.workloads.llm.workload import LlmSpec, LlmWorkload, Seen
 
 
 def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
@@ -119,130 +67,6 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
         workload = LlmWorkload(spec, job, store, folders, seen)
         drive(workload, stop)
         return workload.answer()
-
-
-@dataclass
-class LlmWorkload:
-    """One LLM job while it runs: the model each weights value runs, where trials go, who is told of each."""
-
-    spec: LlmSpec
-    job: LlmJob
-    store: LlmStore
-    folders: dict[str | None, LlmModel]
-    seen: Seen
-
-    def search(self) -> Steps:
-        """The baselines, then every setting of the space, each once (a resumed run skips what is stored); then
-        what the model says at GenAI's default and at each setting that met the budget, on the held-apart prompts
-        (once each), for what a setting changes in it. A budget no setting met is one line, its trials kept."""
-        tried = {t.setting for t in self.store.llm_trials() if t.searched}
-        for setting in dict.fromkeys([*BASELINES, *self.spec.space.settings()]):
-            if setting not in tried:
-                yield self.measure(setting)
-        searched = searched_figures(self.store.llm_trials(), self.spec.budget)
-        if not any(f.meets for f in searched):
-            raise BadInputError(_missed(self.spec.budget, searched))
-        read = {o.setting for o in self.store.llm_outputs()}
-        for setting in dict.fromkeys([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)]):
-            if setting not in read:
-                outputs = self._outputs(setting)
-                self.store.add_llm_outputs(outputs)
-                yield outputs
-
-    def _outputs(self, setting: LlmSetting) -> LlmOutputs:
-        """What the model says at `setting`; the logits' checks read once for each precision (settings alike in it
-        differ in rounding alone), shared by the settings that compute in it."""
-        alike = next((o for o in self.store.llm_outputs()
-                      if o.next_token_shares and precision_of(o.setting) == precision_of(setting)), None)
-        spec = self.spec
-        outputs = outputs_in_process(self.folders[setting.weights], spec.device, setting, spec.load,
-                                     None if alike else self.folders[None])
-        if alike is None:
-            return outputs
-        return replace(outputs, first_step_cosines=alike.first_step_cosines,
-                       next_token_shares=alike.next_token_shares)
-
-    def rounds(self) -> AbstractContextManager[Rounds | None]:
-        """The contenders (the search's fastest within the budget that say enough alike, and the baselines) side by
-        side, going on from the passes stored; their figure is output tokens a second."""
-        if self.spec.rounds < 2:
-            return nullcontext(None)
-        searched = searched_figures(self.store.llm_trials(), self.spec.budget)
-        held = held_back(judged_agreements(self.store.llm_outputs()), self.job.min_agreement)
-        contenders = contenders_of(searched, self.spec.contenders, held)
-        met = {f.setting for f in searched if f.meets}
-
-        def visit(position: int, number: int) -> float | None:
-            trial = self.measure(contenders[position], number)
-            return trial.tokens_per_s if trial.ok else None
-
-        limits = RoundLimits(min(3, self.spec.rounds), self.spec.rounds)
-        return nullcontext(Rounds(visit, [s in met for s in contenders], limits,
-                                  round_table(self.store.llm_trials(), contenders)))
-
-    def walks(self) -> Steps:
-        """The walks to the most load (users, or requests a second) the answer, the fastest, each baseline (and the
-        settings the spec also walks) serve within the budget (with a budget, where asked for), alternately: one
-        trial of each in turn while its walk goes on, so the host's drift meets each alike; a resumed run goes on
-        from the loads stored."""
-        answer = self.answer()
-        if not (self.spec.walk and self.spec.budget.bounded and answer.answer is not None):
-            return
-        closed, start = self.spec.load.closed, self.spec.load.amount
-        most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
-        rule = walk_rule(start, most, closed)
-        ran = {f.setting for f in answer.searched}  # a setting whose search trial failed is not walked
-        walking = list(dict.fromkeys([answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []),
-                                      *BASELINES, *(s for s in self.spec.also_walk if s in ran)]))
-        while walking:
-            for setting in list(walking):
-                at = next_load(walk_windows(self.store.llm_trials(), setting, self.spec.load, self.spec.budget), rule)
-                if at is None:
-                    walking.remove(setting)
-                else:
-                    yield self.measure(setting, at=at)
-        yield from self._harness()
-
-    def _harness(self) -> Steps:
-        """Once the walks are done: the answer's setting at the load its walk served, with the model made trivial
-        (ov_tuner.workloads.llm.harness), so the answer can say whether ov-tuner's harness set the figure."""
-        answer = self.answer()
-        setting = None if answer.answer is None else answer.answer.setting
-        walk = next((w for w in answer.walks if w.setting == setting), None)
-        if self.store.llm_harness() or setting is None or walk is None or walk.served <= 0:
-            return
-        users, rate = self._walked(walk.served)
-        trial = replace(harness_trial(self.spec.device, setting, self._load_at(walk.served)), users=users, rate=rate)
-        self.store.add_llm_trial(trial, harness=True)
-        yield trial
-
-    def _walked(self, at: float) -> tuple[int | None, float | None]:
-        """How a trial at `at` is stored: as users (a closed loop) or as requests a second."""
-        return (int(at), None) if self.spec.load.closed else (None, at)
-
-    def _load_at(self, at: float) -> LlmLoad:
-        """The job's load at `at` users (a closed loop) or requests a second."""
-        closed = self.spec.load.closed
-        return replace(self.spec.load, users=int(at) if closed else 0, rate=self.spec.load.rate if closed else at)
-
-    def measure(self, setting: LlmSetting, number: int | None = None, at: float | None = None) -> LlmTrial:
-        """One trial at the job's load, or (a walk's) at `at` users or requests a second, stored as it ends."""
-        spec = self.spec
-        users, rate = (None, None) if at is None else self._walked(at)
-        load = spec.load if at is None else self._load_at(at)
-        trial = replace(trial_in_process(self.folders[setting.weights], spec.device, setting, load), round=number,
-                        users=users, rate=rate)
-        if setting == SCHEDULER_DEFAULT and trial.error and not self.store.llm_trials():
-            raise ModelError(f"{spec.device} cannot run {self.job.model.path} with GenAI: {trial.error}")
-        self.store.add_llm_trial(trial)
-        self.seen(trial)
-        return trial
-
-    def answer(self) -> LlmAnswer:
-        """The answer from everything stored."""
-        stored = self.store.stored_llm()
-        assert stored is not None  # the job was claimed before the workload began
-        return llm_answer(stored)
 
 
 def _check_weights(space: LlmSpace) -> None:
@@ -300,15 +124,3 @@ def _matmul(core: ov.Core, device: str, precision: str | None) -> tuple[str, flo
         return matmul_gflops(core, device, precision)
     except RuntimeError:
         return None
-
-
-def _missed(budget: LlmBudget, searched: list[SettingFigures]) -> str:
-    """No setting met the budget: the one line that says so, with the best seen."""
-    if not searched:
-        return "no setting ran: every trial failed (ov-tuner show lists why)"
-    best = min(searched, key=lambda f: f.at_budget[0])
-    percentile = f"p{budget.percentile:g}"
-    return (f"no setting met the budget ({percentile} TTFT {budget.ttft_ms or '-'} ms, TPOT {budget.tpot_ms or '-'} "
-            f"ms) under this load; the closest gave TTFT {best.at_budget[0]:.1f} ms and TPOT "
-            f"{best.at_budget[1]:.2f} ms at {percentile}: raise the budget or lower the load (fewer users or a lower "
-            "rate)")
