@@ -235,3 +235,16 @@ def test_a_stages_answer_of_another_model_is_refused_before_anything_is_measured
     done = ov_tuner("pipeline", str(folder / "other.toml"), "--out", str(db))
     assert_one_line(done, f"[[stage]] 1 answer {swept_db} was measured on another model", "det.xml")
     assert done.stdout == "" and not db.exists()
+
+
+def test_a_pipelines_file_is_not_compared_and_reported_alone(tuned: tuple[Path, subprocess.CompletedProcess[str]],
+                                                             swept_db: Path) -> None:
+    """compare sets sweeps' and LLMs' files side by side, not a pipeline's (it printed an empty table of sweep
+    points); report takes one pipeline's file at a time; either is one line."""
+    db, _ = tuned
+    assert_one_line(ov_tuner("compare", str(db), str(db)),
+                    f"{db} is a pipeline's results file, which compare does not set side by side (it compares a "
+                    f"sweep's or an LLM's files): `ov-tuner show {db}` gives every trial")
+    assert_one_line(ov_tuner("report", str(db), str(db)), f"{db} is a pipeline's results file, reported one at a time")
+    assert_one_line(ov_tuner("report", str(db), str(swept_db)), f"report reads files of one kind: {db} is a "
+                    f"pipeline's, {swept_db} (a sweep's) not")

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_on_ctrl_c
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Arrival
-
-if TYPE_CHECKING:
-    from ov_tuner.workloads.llm.answer import LlmAnswer
 
 # The users of a closed loop where neither --users nor --rate is given.
 DEFAULT_USERS = 8
@@ -90,6 +87,7 @@ def llm(
 ) -> None:
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
     the TTFT and TPOT budget, against GenAI left alone (its scheduler default and LLMPipeline's), side by side."""
+    from ov_tuner.present.documents import print_llm
     from ov_tuner.present.words.llm import trial_line
     from ov_tuner.workloads.llm.job import run_llm
     from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmSpace, LlmTrial
@@ -130,7 +128,7 @@ def llm(
 
     with stop_on_ctrl_c("trial") as stop:
         answer = run_llm(spec, seen, stop, making)
-    print_llm(answer, every_trial=False)
+    print_llm(out, answer, every_trial=False)
     if stop.is_set():
         out.print(f"stopped: every trial so far is in {out_path}; run the same command to go on")
         raise typer.Exit(EXIT_INTERRUPTED)
@@ -180,34 +178,3 @@ def _values(text: str, flag: str, parse: Callable[[str], Any], none_word: str = 
     if not found:
         raise BadInputError(f"{flag} is empty: give at least one value, or {none_word}")
     return tuple(dict.fromkeys(found))
-
-
-def llm_answer_of(results: Path) -> LlmAnswer | None:
-    """The answer of an LLM's results file (`ov-tuner llm`), or None for another's."""
-    from ov_tuner.workloads.llm.answer import llm_answer
-    from ov_tuner.workloads.llm.results_file import load_llm
-
-    stored = load_llm(results)
-    return None if stored is None else llm_answer(stored)
-
-
-def print_llm(answer: LlmAnswer, every_trial: bool) -> None:
-    """An LLM's answer as the terminal shows it; with `every_trial`, each stored trial first (show)."""
-    from ov_tuner.present.words.llm import answer_lines, trial_line
-
-    lines = [trial_line(t) for t in answer.trials] if every_trial else []
-    lines += [f"{label:<11} {text}" for label, text in answer_lines(answer)]
-    out.print("\n".join(lines), highlight=False, soft_wrap=True, markup=False)
-
-
-def compare_llm_files(results: list[Path], answers: list[LlmAnswer | None], models_differ: bool) -> None:
-    """`compare` on LLM results files: every one must be an LLM's (the CLI's compare calls this where any is)."""
-    from ov_tuner.present.words.llm_compare import comparison_lines
-    from ov_tuner.workloads.llm.compare import compare_llm
-
-    others = [str(r) for r, a in zip(results, answers, strict=True) if a is None]
-    if others:
-        raise BadInputError(f"compare: {', '.join(others)} holds no LLM's trials while the others do; compare files "
-                            "of one kind")
-    comparison = compare_llm([a for a in answers if a is not None], models_differ)
-    out.print("\n".join(comparison_lines(comparison)), highlight=False, soft_wrap=True, markup=False)

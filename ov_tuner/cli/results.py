@@ -1,4 +1,5 @@
-"""Commands over a results file: show, plot, recommend, report. They only read it."""
+"""Commands over a results file of any workload: show, plot, recommend, report, export, compare. They only read it,
+through the one registry of results files (ov_tuner.registry), and never ask what kind of file it is themselves."""
 
 from __future__ import annotations
 
@@ -11,17 +12,13 @@ import typer
 
 from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
-from ov_tuner.cli.llm import compare_llm_files, llm_answer_of, print_llm
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.deploy_format import DeployFormat
-from ov_tuner.present.terminal import print_sections
 from ov_tuner.store.destinations import output_file, output_folder
 
 if TYPE_CHECKING:
     from ov_tuner.analyse.answer import Answer
     from ov_tuner.present.deploy import Form
-    from ov_tuner.workloads.llm.answer import LlmAnswer
-    from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 
 # Every workload's results file: the commands that read any of them say so.
@@ -43,23 +40,11 @@ class ExportFormat(str, Enum):
 @one_line_errors
 def show(results: Annotated[Path, typer.Argument(help=ANY_RESULTS)]) -> None:
     """Print every stored point, the best configuration per device and precision, and diagnostics (a pipeline's
-    file: its answer, where a frame's time goes, the rounds and every split tried)."""
-    from ov_tuner.analyse.answer import answer_if_any
-    from ov_tuner.analyse.findings import findings_of
-    from ov_tuner.present.documents import print_pipeline, show_document
-    from ov_tuner.store.results import load_results
+    file: its answer, where a frame's time goes, the rounds and every split tried; an LLM's: every trial, then its
+    answer)."""
+    from ov_tuner.registry import registered
 
-    answer = _pipeline_answer(results)
-    if answer is not None:
-        print_pipeline(out, answer, full=True)
-        return
-    llm = llm_answer_of(results)
-    if llm is not None:
-        print_llm(llm, every_trial=True)
-        return
-    stored = load_results(results)
-    answer_record = answer_if_any(stored, read_inputs=False)  # show prints no deploy form: the model stays unread
-    print_sections(out, show_document(stored, answer_record, findings_of(stored), options.verbose))
+    registered(results).show(out, results, options.verbose)
 
 
 @app.command()
@@ -73,24 +58,10 @@ def plot(
 ) -> None:
     """Write heatmaps (streams x nireq) per device, precision and batch, and the comparison figures, each marking the
     configuration to deploy and OpenVINO default (an LLM's: its Pareto front, rounds and walk to the most users)."""
-    from ov_tuner.analyse.answer import answer_if_any
-    from ov_tuner.analyse.figures import plot_data
-    from ov_tuner.present.llm_figures import write_llm_figures
-    from ov_tuner.present.pipeline_figures import write_pipeline_figures
-    from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay it
-    from ov_tuner.store.results import load_results
+    from ov_tuner.registry import registered
 
     output_folder(out_dir, Given("-o"))
-    llm, pipeline = llm_answer_of(results), _pipeline_answer(results)
-    if llm is not None:
-        written = write_llm_figures(llm, out_dir, fmt.value).all()
-    elif pipeline is not None:
-        figures = write_pipeline_figures(pipeline, out_dir, fmt.value)
-        written = [figures.cameras, figures.stages]
-    else:
-        stored = load_results(results)
-        written = write_figures(plot_data(stored, answer_if_any(stored)), out_dir, paired_only, fmt.value).all()
-    for path in written:
+    for path in registered(results).figures(results, out_dir, fmt.value, paired_only):
         out.print(f"wrote {path}")
 
 
@@ -129,42 +100,36 @@ def recommend(
                                                           "none]")] = None,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
-    from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, AccuracyLimit
-    from ov_tuner.analyse.answer import Answer, answer_of
-    from ov_tuner.present.deploy import FORMS, Where, deploy_form, formats_for, kind_of
-    from ov_tuner.present.documents import recommend_document
-    from ov_tuner.present.envelope import AnswerKind
-    from ov_tuner.store.results import load_results
-    from ov_tuner.workloads.llm.answer import LlmAnswer
+    from ov_tuner.analyse.accuracy import AccuracyLimit
+    from ov_tuner.present.deploy import FORMS, Where, deploy_form, formats_for
+    from ov_tuner.registry import Asked, registered
+    from ov_tuner.store.tables import WHOSE
 
     fmt = DeployFormat.JSON if as_json else fmt
+    registration = registered(results)
+    kind = registration.answer_kind
     if out_file is not None and fmt is DeployFormat.TEXT:
-        raise BadInputError(f"-o writes one form: add --format {formats_for(AnswerKind.MODEL)} (the text answer goes "
-                            "to the terminal)")
+        raise BadInputError(f"-o writes one form: add --format {formats_for(kind)} (the text answer goes to the "
+                            "terminal)")
+    for wanted in (fmt, DeployFormat.LOAD_CONFIG if config_out is not None else DeployFormat.TEXT):
+        if wanted is not DeployFormat.TEXT and not FORMS[wanted].serves(kind):
+            asked = "--config-out" if wanted is not fmt else wanted.value
+            raise BadInputError(f"{WHOSE[registration.kind]} answer comes as --format {formats_for(kind)}, not "
+                                f"{asked}")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
             output_file(path, Given(flag), (results,))  # never over the results file read
-    answer: Answer | PipelineAnswer | LlmAnswer | None = _pipeline_answer(results) or llm_answer_of(results)
-    if answer is None:
-        chosen = parse_precision(precision) if precision else None
-        limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else DEFAULT_LIMIT
-        answer = answer_of(load_results(results), limit, max_latency, int(percentile.value), device and device.upper(),
-                           chosen)
-    kind = kind_of(answer)
-    if fmt is not DeployFormat.TEXT and not FORMS[fmt].serves(kind):
-        whose = {AnswerKind.PIPELINE: "a pipeline's", AnswerKind.LLM: "an LLM's"}.get(kind, "a single model's")
-        raise BadInputError(f"{whose} answer comes as --format {formats_for(kind)}, not {fmt.value}")
-    wrote = _load_config_out(answer, config_out) if isinstance(answer, Answer) else ()
+    limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
+    answer = registration.answer(results, Asked(max_latency, int(percentile.value), device,
+                                                parse_precision(precision) if precision else None, limit))
+    wrote = _load_config_out(answer, config_out)
     if fmt is DeployFormat.TEXT:
-        if isinstance(answer, LlmAnswer):
-            print_llm(answer, every_trial=False)
-            return
-        print_sections(out, recommend_document(answer), titles=False)
+        registration.words(out, answer)
         if wrote:
             out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
         return
     where = Where(str(out_file) if out_file is not None else None, str(config_out) if config_out is not None else None)
-    _print_form(deploy_form(fmt, answer, where), wrote, out_file)
+    _print_form(deploy_form(fmt, kind, answer, where), wrote, out_file)
 
 
 def _load_config_out(answer: Answer, config_out: Path | None) -> tuple[str, ...]:
@@ -204,33 +169,10 @@ def report(
     models_differ: Annotated[bool, typer.Option(help="With several files: allow files of different models.")] = False,
 ) -> None:
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
-    from ov_tuner.analyse.answer import answer_if_any
-    from ov_tuner.analyse.compare import compare as compare_files
-    from ov_tuner.analyse.figures import plot_data
-    from ov_tuner.analyse.findings import findings_of
-    from ov_tuner.present.llm_report import build_llm_report  # imports matplotlib, as the reports below do
-    from ov_tuner.present.report import (  # imports matplotlib
-        build_comparison_report,
-        build_pipeline_report,
-        build_report,
-    )
-    from ov_tuner.store.results import load_results
+    from ov_tuner.registry import registered_alike
 
     output_folder(out_dir, Given("-o"))
-    pipeline = _pipeline_answer(results[0]) if len(results) == 1 else None
-    if pipeline is not None:
-        written = build_pipeline_report(pipeline, out_dir)
-        out.print(f"wrote {written[0]} and {written[1]} ({len(written) - 2} figures)")
-        return
-    llm = llm_answer_of(results[0]) if len(results) == 1 else None
-    if llm is not None:
-        files = build_llm_report(llm, out_dir)
-        out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
-        return
-    loaded = [load_results(r) for r in results]
-    answers = [answer_if_any(r) for r in loaded]
-    files = (build_report(loaded[0], answers[0], findings_of(loaded[0]), plot_data(loaded[0], answers[0]), out_dir)
-             if len(loaded) == 1 else build_comparison_report(compare_files(loaded, models_differ), answers, out_dir))
+    files = registered_alike("report", results).report(results, out_dir, models_differ)
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
 
 
@@ -246,26 +188,22 @@ def export(
 ) -> None:
     """Every point with its configuration, figures, how it ended and the environment, for pandas, a spreadsheet
     or another tool."""
-    from ov_tuner.store.export import to_csv, to_json
-    from ov_tuner.store.results import ResultStore, load_results
+    from ov_tuner.registry import registered
     from ov_tuner.store.tables import WHOSE
 
     if out_file is not None:
         output_file(out_file, Given("-o"), (results,))
-    stored = load_results(results)
-    if not stored.points:
-        with ResultStore(results, create=False) as store:
-            kind = store.kind()
-        if kind is not None:
-            raise BadInputError(f"{results} is {WHOSE[kind]} results file and export writes a sweep's points: "
-                                f"`ov-tuner recommend {results} --format json` gives its answer in figures, "
-                                f"`ov-tuner show {results}` every trial")
-    text = to_csv(stored, with_latencies) if fmt is ExportFormat.CSV else to_json(stored, with_latencies)
+    registration = registered(results)
+    if registration.export is None:
+        raise BadInputError(f"{results} is {WHOSE[registration.kind]} results file and export writes a sweep's "
+                            f"points: `ov-tuner recommend {results} --format json` gives its answer in figures, "
+                            f"`ov-tuner show {results}` every trial")
+    text, points = registration.export(results, fmt is ExportFormat.JSON, with_latencies)
     if out_file is None:
         sys.stdout.write(text)
         return
     out_file.write_text(text)
-    out.print(f"wrote {out_file}: {len(stored.points)} points")
+    out.print(f"wrote {out_file}: {points} points")
 
 
 @app.command(name="compare")
@@ -278,33 +216,16 @@ def compare_command(
     fmt: Annotated[FigureFormat, typer.Option("--format", help="png, svg or pdf.")] = FigureFormat.PNG,
 ) -> None:
     """The same configurations in each file side by side: FPS and p90 ratios, each file's best, and whether it is
-    still the best in the others."""
-    from ov_tuner.analyse.answer import answer_if_any
-    from ov_tuner.analyse.compare import compare as compare_files
-    from ov_tuner.present.documents import comparison_document
-    from ov_tuner.store.results import load_results
+    still the best in the others (LLMs' files: each one's answer and users served)."""
+    from ov_tuner.registry import REGISTRY, registered_alike
+    from ov_tuner.store.tables import WHOSE
 
     if out_dir is not None:
         output_folder(out_dir, Given("-o"))
-    llms = [llm_answer_of(r) for r in results]
-    if any(llms):
-        compare_llm_files(results, llms, models_differ)
-        return
-    loaded = [load_results(r) for r in results]
-    comparison = compare_files(loaded, models_differ)
-    figure = None
-    if out_dir is not None and comparison.matched:
-        from ov_tuner.present.plots import comparison_figure, save_figure  # imports matplotlib
-
-        figure = save_figure(comparison_figure(comparison), out_dir, "compare", fmt.value)
-    print_sections(out, comparison_document(comparison, [answer_if_any(r) for r in loaded], figure))
-
-
-def _pipeline_answer(results: Path) -> PipelineAnswer | None:
-    """The answer of a pipeline's results file (`ov-tuner pipeline`), or None for a sweep's."""
-    from ov_tuner.workloads.pipeline.answer import pipeline_answer
-    from ov_tuner.workloads.pipeline.results_file import load_pipeline
-
-    stored = load_pipeline(results)
-    return pipeline_answer(stored) if stored is not None else None
-
+    registration = registered_alike("compare", results)
+    if registration.compare is None:
+        comparable = " or ".join(WHOSE[r.kind] for r in REGISTRY.values() if r.compare is not None)
+        raise BadInputError(f"{results[0]} is {WHOSE[registration.kind]} results file, which compare does not set "
+                            f"side by side (it compares {comparable} files): `ov-tuner show {results[0]}` gives "
+                            "every trial")
+    registration.compare(out, results, models_differ, out_dir, fmt.value)

@@ -208,21 +208,16 @@ FORMS: dict[DeployFormat, Builder] = {
 }
 
 
-def kind_of(answer: Answer | PipelineAnswer | LlmAnswer) -> AnswerKind:
-    return (AnswerKind.PIPELINE if isinstance(answer, PipelineAnswer) else
-            AnswerKind.LLM if isinstance(answer, LlmAnswer) else AnswerKind.MODEL)
-
-
 def formats_for(kind: AnswerKind) -> str:
     """The formats an answer of `kind` comes in, as a flag's choices are listed: 'python, ovms or json'."""
     served = [fmt.value for fmt, builder in FORMS.items() if builder.serves(kind)]
     return f"{', '.join(served[:-1])} or {served[-1]}"
 
 
-def deploy_form(fmt: DeployFormat, answer: Answer | PipelineAnswer | LlmAnswer, where: Where = Where()) -> Form:
-    """One form of `answer`, from the registry; a format its kind has none of is the caller's to refuse first
-    (FORMS[fmt].serves)."""
-    kind = kind_of(answer)
+def deploy_form(fmt: DeployFormat, kind: AnswerKind, answer: Answer | PipelineAnswer | LlmAnswer,
+                where: Where = Where()) -> Form:
+    """One form of `answer` (of `kind`, as its results file is registered), from the registry; a format its kind has
+    none of is the caller's to refuse first (FORMS[fmt].serves)."""
     build = FORMS[fmt].build(kind)
     assert build is not None, f"an answer of kind {kind.value} has no {fmt.value} form"
     return build(answer, where)

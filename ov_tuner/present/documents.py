@@ -49,10 +49,12 @@ from ov_tuner.present.words.answer import recommendation_text
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
 from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
+from ov_tuner.present.words.llm import answer_lines, trial_line
 from ov_tuner.present.words.neighbours import neighbours_lines
 from ov_tuner.present.words.notices import summary_lines
 from ov_tuner.schema import ColdStart, PointConfig, Profile
 from ov_tuner.store.results import StoredResults
+from ov_tuner.workloads.llm.answer import LlmAnswer
 from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 from ov_tuner.workloads.sweep import SweepSummary
 
@@ -248,3 +250,10 @@ def print_pipeline(console: Console, answer: PipelineAnswer, full: bool = False)
         print_sections(console, pipeline_document(answer))
     else:
         print_sections(console, [Section(PIPELINE_ANSWER, (pipeline_facts(answer),))], titles=False)
+
+
+def print_llm(console: Console, answer: LlmAnswer, every_trial: bool) -> None:
+    """An LLM's answer as the terminal shows it; with `every_trial`, each stored trial first (show)."""
+    lines = [trial_line(t) for t in answer.trials] if every_trial else []
+    lines += [f"{label:<11} {text}" for label, text in answer_lines(answer)]
+    console.print("\n".join(lines), highlight=False, soft_wrap=True, markup=False)

@@ -36,7 +36,7 @@ from ov_tuner.schema import (
 )
 from ov_tuner.store.edge_records import MoreRecords
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
-from ov_tuner.store.tables import SWEEP, WHOSE, FileKind, quantization_fields
+from ov_tuner.store.tables import WHOSE, FileKind, quantization_fields
 
 
 class ResultStore(MoreRecords):
@@ -50,17 +50,15 @@ class ResultStore(MoreRecords):
         return Environment.from_stored(json.loads(row[0])) if row else None
 
     def kind(self) -> FileKind | None:
-        """Whose file it is where a workload's job is stored in it (a pipeline's, an LLM's); None for a model's sweep
-        and the jobs that run its answer."""
+        """Whose file it is: the first kind whose job it holds (FileKind's order); None while it holds none (a new
+        file, or one the jobs that run a sweep's answer wrote into alone)."""
         return next((k for k in FileKind if self._db.execute(f"SELECT 1 FROM {k.value} LIMIT 1").fetchone()), None)
 
-    def claim(self, env: Environment, kind: FileKind | None = None) -> None:
+    def claim(self, env: Environment, kind: FileKind = FileKind.SWEEP) -> None:
         """Record `env`, or refuse when the file already holds results from a different one, or another workload's
-        (`kind`: the workload about to write, None for a model's sweep and the jobs that run its answer)."""
-        found: FileKind | str | None = self.kind()
-        if found is None and kind is not None and self._db.execute("SELECT 1 FROM points LIMIT 1").fetchone():
-            found = SWEEP
-        if found != kind and found is not None:
+        (`kind`: the workload about to write; a model's sweep and the jobs that run its answer write a sweep's)."""
+        found = self.kind()
+        if found not in (None, kind):
             raise IncompatibleResultsError(f"{self.path} is {WHOSE[found]} results file; tune into a new "
                                            f"{Input.RESULTS} file")
         stored = self.environment()

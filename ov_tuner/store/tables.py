@@ -10,17 +10,17 @@ SCHEMA_VERSION = 16
 
 
 class FileKind(str, Enum):
-    """Whose results file it is, where not a model's sweep's: each kind's value is the table (in SCHEMA) that holds its
-    job, one row per file."""
+    """Whose results file it is: each kind's value is the table (in SCHEMA) that holds its job, a row a file (a
+    pipeline's, an LLM's), or its points (a model's sweep's, whose points are its job; the jobs that run its answer
+    store beside them). Looked for in this order: a pipeline's or an LLM's file has no points of its own."""
 
     PIPELINE = "pipelines"
     LLM = "llm"
+    SWEEP = "points"
 
 
-# A model's sweep's file, which has no kind of its own (its points are its job), as a refusal names it.
-SWEEP = "sweep"
 # Whose results file a kind is, as a one-line refusal names it ("is an LLM's results file").
-WHOSE: dict[FileKind | str, str] = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's", SWEEP: "a sweep's"}
+WHOSE: dict[FileKind, str] = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's", FileKind.SWEEP: "a sweep's"}
 
 
 _POINT_COLUMNS = """

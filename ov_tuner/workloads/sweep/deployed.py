@@ -14,7 +14,7 @@ from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.errors import Given, Input, ResultsFileError
 from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.store.tables import WHOSE
+from ov_tuner.store.tables import WHOSE, FileKind
 
 # An input, not a flag: renamed once workloads/neighbours/neighbour.py (it imports it) may change.
 FROM_FLAG = Given(Input.FROM)
@@ -45,7 +45,7 @@ def deployed_from(results: Path, model: ModelSource, given: Given, top: int = 1)
     if not explicit_points(stored.points):
         with ResultStore(results, create=False) as store:
             kind = store.kind()
-        if kind is not None:
+        if kind not in (None, FileKind.SWEEP):
             raise ResultsFileError(f"{given} {results} is {WHOSE[kind]} results file; give a sweep's results file of "
                                    f"{model.path.name}")
         raise ResultsFileError(f"{given} {results} holds no measured sweep point; sweep {model.path.name} into "

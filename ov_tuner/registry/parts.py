@@ -1,0 +1,53 @@
+"""What a workload registers: the parts every command over a results file asks of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ov_tuner.present.envelope import AnswerKind
+from ov_tuner.store.tables import FileKind
+
+if TYPE_CHECKING:  # the command line imports this for every command: rich, the analysis and matplotlib wait
+    from rich.console import Console
+
+    from ov_tuner.analyse.accuracy import AccuracyLimit
+    from ov_tuner.present.report import ReportFiles
+    from ov_tuner.schema import Precision
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What `recommend`'s flags narrow an answer to: a latency budget at a percentile, one device, one precision, an
+    accuracy limit (None: the default). The sweep's answer reads them; the others are answered as they were tuned."""
+
+    max_latency: float | None = None
+    percentile: int = 90
+    device: str | None = None
+    precision: Precision | None = None
+    limit: AccuracyLimit | None = None
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One workload's results file, each part a function of the file (or of the answer read from it):
+
+    - `answer`: its answer record (what every output words), under what `recommend` asked;
+    - `show`: every stored trial and the answer, on a console; `words`: the answer alone, as `recommend` prints it;
+    - `report`: report.html, report.md and their figures written into a folder (several files: one page comparing
+      them, where the kind has one); `figures`: its figures written into a folder, in a format, the paths written;
+    - `compare`: several files side by side on a console (None: the kind has no comparison, said in one line);
+    - `export`: its points as CSV or JSON text (None: only figures, through `recommend --format json`).
+    Its forms are present/deploy.FORMS' field named as its `answer_kind`."""
+
+    kind: FileKind
+    answer_kind: AnswerKind
+    answer: Callable[[Path, Asked], Any]
+    show: Callable[[Console, Path, bool], None]
+    words: Callable[[Console, Any], None]
+    report: Callable[[Sequence[Path], Path, bool], ReportFiles]
+    figures: Callable[[Path, Path, str, bool], list[Path]]
+    compare: Callable[[Console, Sequence[Path], bool, Path | None, str], None] | None = None
+    export: Callable[[Path, bool, bool], tuple[str, int]] | None = None

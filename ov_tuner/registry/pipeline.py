@@ -1,0 +1,62 @@
+"""A pipeline's results file (`ov-tuner pipeline`): read with workloads/pipeline/results_file.load_pipeline, answered
+by workloads/pipeline/answer. It has no comparison and no points to export."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ov_tuner.errors import BadInputError, ResultsFileError
+from ov_tuner.present.envelope import AnswerKind
+from ov_tuner.registry.parts import Asked, Registration
+from ov_tuner.store.tables import FileKind
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ov_tuner.present.report import ReportFiles
+    from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+
+
+def _answer(results: Path, asked: Asked | None = None) -> PipelineAnswer:
+    from ov_tuner.workloads.pipeline.answer import pipeline_answer
+    from ov_tuner.workloads.pipeline.results_file import load_pipeline
+
+    stored = load_pipeline(results)
+    answer = None if stored is None else pipeline_answer(stored)
+    if answer is None:
+        raise ResultsFileError(f"{results} holds no pipeline trial yet: run `ov-tuner pipeline` into it first")
+    return answer
+
+
+def _show(console: Console, results: Path, verbose: bool) -> None:
+    from ov_tuner.present.documents import print_pipeline
+
+    print_pipeline(console, _answer(results), full=True)
+
+
+def _words(console: Console, answer: PipelineAnswer) -> None:
+    from ov_tuner.present.documents import recommend_document
+    from ov_tuner.present.terminal import print_sections
+
+    print_sections(console, recommend_document(answer), titles=False)
+
+
+def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> ReportFiles:
+    from ov_tuner.present.report import ReportFiles, build_pipeline_report  # imports matplotlib
+
+    if len(results) > 1:
+        raise BadInputError(f"{results[0]} is a pipeline's results file, reported one at a time: give one file")
+    written = build_pipeline_report(_answer(results[0]), out_dir)
+    return ReportFiles(written[0], written[1], written[2:])
+
+
+def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[Path]:
+    from ov_tuner.present.pipeline_figures import write_pipeline_figures  # imports matplotlib
+
+    figures = write_pipeline_figures(_answer(results), out_dir, fmt)
+    return [figures.cameras, figures.stages]
+
+
+PIPELINE = Registration(FileKind.PIPELINE, AnswerKind.PIPELINE, _answer, _show, _words, _report, _figures)
