@@ -63,4 +63,5 @@ def _compare(console: Console, results: Sequence[Path], models_differ: bool, out
     console.print("\n".join(comparison_lines(comparison)), highlight=False, soft_wrap=True, markup=False)
 
 
-LLM = Registration(FileKind.LLM, AnswerKind.LLM, _answer, _show, _words, _report, _figures, _compare)
+LLM = Registration(kind=FileKind.LLM, answer_kind=AnswerKind.LLM, answer=_answer, show=_show, words=_words,
+                   report=_report, figures=_figures, compare=_compare)

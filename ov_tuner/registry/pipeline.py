@@ -59,4 +59,5 @@ def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[
     return [figures.cameras, figures.stages]
 
 
-PIPELINE = Registration(FileKind.PIPELINE, AnswerKind.PIPELINE, _answer, _show, _words, _report, _figures)
+PIPELINE = Registration(kind=FileKind.PIPELINE, answer_kind=AnswerKind.PIPELINE, answer=_answer, show=_show,
+                        words=_words, report=_report, figures=_figures)

@@ -98,4 +98,5 @@ def _export(results: Path, as_json: bool, with_latencies: bool) -> tuple[str, in
     return (to_json if as_json else to_csv)(stored, with_latencies), len(stored.points)
 
 
-SWEEP = Registration(FileKind.SWEEP, AnswerKind.MODEL, _answer, _show, _words, _report, _figures, _compare, _export)
+SWEEP = Registration(kind=FileKind.SWEEP, answer_kind=AnswerKind.MODEL, answer=_answer, show=_show, words=_words,
+                     report=_report, figures=_figures, compare=_compare, export=_export)
