@@ -23,7 +23,7 @@ PRESENT = PACKAGE / "present"
 # What opens a model: nothing in ov_tuner.present may import these.
 MODEL_OPENERS = ("openvino", "ov_tuner.devices.runtime")
 # What --help goes without: each takes a tenth of a second or more to import on a small host.
-HEAVY = ("openvino", "numpy", "ov_tuner.workloads.sweep.run", "nncf", "matplotlib")
+HEAVY = ("openvino", "numpy", "ov_tuner.workloads.sweep.job", "nncf", "matplotlib")
 
 
 def imported_modules(path: Path) -> list[str]:
@@ -153,8 +153,8 @@ def test_building_the_command_line_imports_nothing_heavy() -> None:
 
 def test_the_probe_sees_the_engine_imported() -> None:
     """The check above fails where the command line imports the sweep engine (which imports OpenVINO and numpy)."""
-    found = heavy_imports("import ov_tuner.workloads.sweep.run")
-    assert {"openvino", "numpy", "ov_tuner.workloads.sweep.run"} <= set(found)
+    found = heavy_imports("import ov_tuner.workloads.sweep.job")
+    assert {"openvino", "numpy", "ov_tuner.workloads.sweep.job"} <= set(found)
 
 
 def test_show_reads_the_results_file_alone(swept_db: Path) -> None:

@@ -15,7 +15,7 @@ from ov_tuner.fleet.bundle import Bundle, unpack
 from ov_tuner.fleet.keeper import RemoteProgress, RemoteStore
 from ov_tuner.schema import SweepSpec
 from ov_tuner.store.results import ResultStore
-from ov_tuner.workloads.sweep.run import SweepSummary, run_sweep
+from ov_tuner.workloads.sweep.job import SweepSummary, run_sweep
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from ov_tuner.model.inputs import load_images
 from ov_tuner.schema import SweepSpec
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import ResultStore
-from ov_tuner.workloads.sweep.run import SweepSummary
+from ov_tuner.workloads.sweep.job import SweepSummary
 
 POLL_S = 0.25  # how often the driver relays progress and looks for ended hosts
 

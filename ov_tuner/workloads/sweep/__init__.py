@@ -11,14 +11,14 @@ from ov_tuner.workloads.sweep.progress import SweepProgress
 from ov_tuner.workloads.sweep.summary import SweepSummary
 
 if TYPE_CHECKING:
-    from ov_tuner.workloads.sweep.run import run_sweep
+    from ov_tuner.workloads.sweep.job import run_sweep
 
 __all__ = ["SweepProgress", "SweepSummary", "run_sweep"]
 
 
 def __getattr__(name: str) -> object:
     if name == "run_sweep":
-        from ov_tuner.workloads.sweep.run import run_sweep
+        from ov_tuner.workloads.sweep.job import run_sweep
 
         return run_sweep
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
