@@ -161,3 +161,21 @@ def test_inputs_are_filled_with_deterministic_data(runtime: Runtime, cpu: Device
     fill_inputs(second)
     assert np.array_equal(first.get_input_tensor(0).data, second.get_input_tensor(0).data)
     assert np.std(first.get_input_tensor(0).data) > 0.5
+
+
+def test_a_cache_folder_cut_short_is_not_taken_as_made(tmp_path: Path) -> None:
+    """made_once: a make interrupted half way (Ctrl-C) leaves no folder, not even its .making one, and the next make
+    starts clean and puts its folder in place whole."""
+    from ov_tuner.model.cache import made_once
+
+    folder = tmp_path / "llm" / "model-int4"
+
+    def cut_short(making: Path) -> None:
+        (making / "half.bin").write_bytes(b"0")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        made_once(folder, cut_short)
+    assert list((tmp_path / "llm").iterdir()) == []
+    assert made_once(folder, lambda making: (making / "whole.bin").write_bytes(b"01")) == folder
+    assert [p.name for p in folder.iterdir()] == ["whole.bin"] and list((tmp_path / "llm").iterdir()) == [folder]

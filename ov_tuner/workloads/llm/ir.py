@@ -4,12 +4,12 @@ file's sha256) and never beside the user's file."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
 from ov_tuner.errors import OutputError
-from ov_tuner.model.cache import cache_dir
+from ov_tuner.model.cache import made_once
+from ov_tuner.quantize.paths import llm_ir_folder
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel
 
 MODEL_IR = "openvino_model.xml"
@@ -21,18 +21,11 @@ def model_ir(model: LlmModel) -> Path:
     writes beside the file it reads: a link to the GGUF in a folder of the cache is what it reads)."""
     if model.format is not LlmFormat.GGUF:
         return Path(model.path) / MODEL_IR
-    folder = cache_dir() / "llm" / f"{model.sha256[:16]}-ir"
+    folder = llm_ir_folder(model.sha256)
     if (folder / MODEL_IR).is_file():
         return folder / MODEL_IR
-    making = folder.with_name(folder.name + ".making")
     try:
-        shutil.rmtree(making, ignore_errors=True)
-        making.mkdir(parents=True)
-        link = making / Path(model.path).name
-        link.symlink_to(Path(model.path).resolve())
-        _convert(link)
-        link.unlink()
-        making.rename(folder)
+        made_once(folder, lambda making: _convert_into(making, Path(model.path)))
     except OSError as e:
         raise OutputError(f"cannot keep the IR of {model.path} under {folder.parent} ({e.strerror}); "
                           "set OV_TUNER_CACHE to a folder you can write") from e
@@ -48,7 +41,12 @@ def served_model(model: LlmModel) -> LlmModel:
     return replace(model, path=str(model_ir(model).parent), format=LlmFormat.FOLDER)
 
 
-def _convert(gguf: Path) -> None:
+def _convert_into(folder: Path, gguf: Path) -> None:
+    """GenAI's IR of `gguf` written into `folder`, through a link to the GGUF there (GenAI writes beside what it
+    reads)."""
     import openvino_genai
 
-    openvino_genai.LLMPipeline(str(gguf), "CPU", enable_save_ov_model=True)
+    link = folder / gguf.name
+    link.symlink_to(gguf.resolve())
+    openvino_genai.LLMPipeline(str(link), "CPU", enable_save_ov_model=True)
+    link.unlink()

@@ -13,6 +13,7 @@ from pathlib import Path
 import openvino as ov
 
 from ov_tuner.errors import BadInputError, Input, OutputError
+from ov_tuner.model.cache import made_once
 from ov_tuner.quantize.nncf_backend import compress_weights
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.workloads.llm.ir import MODEL_IR, MODEL_WEIGHTS
@@ -27,26 +28,26 @@ def compressed_folder(model: LlmModel, weights: str) -> Path:
     folder = llm_weights_folder(model.sha256, weights)
     if (folder / MODEL_IR).is_file():
         return folder
-    making = folder.with_name(folder.name + ".making")
     source = Path(model.path)
     try:
-        shutil.rmtree(making, ignore_errors=True)
-        making.mkdir(parents=True)
-        for part in source.iterdir():
-            if part.is_file() and part.name not in (MODEL_IR, MODEL_WEIGHTS):
-                shutil.copy2(part, making / part.name)
-        ir = ov.Core().read_model(source / MODEL_IR)
-        ov.save_model(compress_weights(ir, weights, _group_size(model.width)), making / MODEL_IR)
-        if model_weight_bytes(making) >= model_weight_bytes(source):
-            shutil.rmtree(making)
-            raise BadInputError(f"{Input.WEIGHTS} {weights}: NNCF finds no weight matrix to compress in {source} "
-                                "(its matrices are stored in 8 bits or fewer already, as a quantized GGUF's are): "
-                                "leave the weights as given")
-        making.rename(folder)
+        return made_once(folder, lambda making: _compress_into(making, source, weights, model.width))
     except OSError as e:
         raise OutputError(f"cannot keep the {weights} weights of {source} under {folder.parent} ({e.strerror}); "
                           "set OV_TUNER_CACHE to a folder you can write") from e
-    return folder
+
+
+def _compress_into(folder: Path, source: Path, weights: str, width: int) -> None:
+    """`source`'s model IR with `weights` compressed, written into `folder` with every other file of it (tokenizer
+    IRs, configs) copied; weights NNCF leaves as they were are one line."""
+    for part in source.iterdir():
+        if part.is_file() and part.name not in (MODEL_IR, MODEL_WEIGHTS):
+            shutil.copy2(part, folder / part.name)
+    ir = ov.Core().read_model(source / MODEL_IR)
+    ov.save_model(compress_weights(ir, weights, _group_size(width)), folder / MODEL_IR)
+    if model_weight_bytes(folder) >= model_weight_bytes(source):
+        raise BadInputError(f"{Input.WEIGHTS} {weights}: NNCF finds no weight matrix to compress in {source} (its "
+                            "matrices are stored in 8 bits or fewer already, as a quantized GGUF's are): leave the "
+                            "weights as given")
 
 
 def model_weight_bytes(path: Path) -> int:
