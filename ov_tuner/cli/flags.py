@@ -1,11 +1,14 @@
 """The command line's flags read into values: counts, precisions, shapes, layouts, stop rules, --set axes, the compile
-cache; each bad value is one line naming the flag and an example."""
+cache, token ranges, on/off switches and lists of values searched; each bad value is one line naming the flag and an
+example."""
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # The precision and device parsers live below the CLI, where a pipeline file's stages read theirs too.
 from ov_tuner.devices.precision_names import int8_asked as int8_asked
@@ -130,3 +133,51 @@ def cache_choice(text: str, out: Path) -> tuple[Path | None, bool]:
     if choice.lower() == AUTO:
         return out.with_name(out.name + ".cache"), False
     return Path(choice), True
+
+
+def parse_span(text: str, flag: str) -> tuple[int, int]:
+    """'64' or '64-128' as an inclusive range of whole numbers above 0."""
+    try:
+        low, _, high = text.partition("-")
+        bounds = (int(low), int(high or low))
+    except ValueError:
+        bounds = (0, 0)
+    if not 1 <= bounds[0] <= bounds[1]:
+        raise BadInputError(f"{flag} {text}: give a number of tokens above 0, or a range low-high such as 64-128")
+    return bounds
+
+
+def parse_switches(text: str, flag: str) -> tuple[bool, ...]:
+    """'on', 'off' or 'on,off' as the values searched."""
+    words = [w.strip().lower() for w in text.split(",") if w.strip()]
+    if not words or any(w not in ("on", "off") for w in words):
+        raise BadInputError(f"{flag} {text}: give on, off or on,off")
+    return tuple(dict.fromkeys(w == "on" for w in words))
+
+
+def whole_number(value: str) -> int:
+    """A whole number of 0 or more (ValueError otherwise)."""
+    if int(value) < 0:
+        raise ValueError(value)
+    return int(value)
+
+
+def count_above_zero(value: str) -> int:
+    """A whole number above 0 (ValueError otherwise)."""
+    if int(value) < 1:
+        raise ValueError(value)
+    return int(value)
+
+
+def parse_values(text: str, flag: str, parse: Callable[[str], Any], none_word: str = "default") -> tuple[Any, ...]:
+    """A comma-separated list; `none_word` means the default of whatever reads it (None)."""
+    found = []
+    for word in (w.strip() for w in text.split(",") if w.strip()):
+        try:
+            found.append(None if word.lower() == none_word else parse(word))
+        except ValueError:
+            raise BadInputError(f"{flag} {word}: give a comma-separated list of {none_word} and values this flag "
+                                "takes (ov-tuner llm --help lists them)") from None
+    if not found:
+        raise BadInputError(f"{flag} is empty: give at least one value, or {none_word}")
+    return tuple(dict.fromkeys(found))

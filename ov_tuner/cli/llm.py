@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_on_ctrl_c
+from ov_tuner.cli.flags import count_above_zero, parse_span, parse_switches, parse_values, whole_number
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Arrival
+
+if TYPE_CHECKING:
+    from ov_tuner.workloads.llm.schema import LlmSpace
 
 # The users of a closed loop where neither --users nor --rate is given.
 DEFAULT_USERS = 8
@@ -90,7 +93,7 @@ def llm(
     from ov_tuner.present.documents import print_llm
     from ov_tuner.present.words.llm import trial_line
     from ov_tuner.workloads.llm.job import run_llm
-    from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmSpace, LlmTrial
+    from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmTrial
     from ov_tuner.workloads.llm.workload import LlmSpec
 
     if rounds == 1:
@@ -99,21 +102,13 @@ def llm(
         raise BadInputError("give --users N (a closed loop) or --rate R (an open loop), not both")
     users = 0 if rate > 0 else users or DEFAULT_USERS
     load = LlmLoad(users=users, rate=rate, arrival=arrival, think_ms=think_ms,
-                   prompt_tokens=_span(prompt_tokens, "--prompt-tokens"),
-                   output_tokens=_span(output_tokens, "--output-tokens"),
+                   prompt_tokens=parse_span(prompt_tokens, "--prompt-tokens"),
+                   output_tokens=parse_span(output_tokens, "--output-tokens"),
                    prompts_file=str(prompts) if prompts else None, shared_prefix=shared_prefix, seconds=seconds,
                    lead_in_s=lead_in)
-    space = LlmSpace(batched_tokens=_values(batched_tokens, "--batched-tokens", _count, "unlimited"),
-                     kv_cache_precisions=_values(kv_precision, "--kv-precision", str.lower),
-                     threads=_values(threads, "--threads", _count),
-                     inference_precisions=_values(precision_hint, "--precision-hint", str.lower),
-                     max_seqs=tuple(v for v in _values(max_seqs, "--max-seqs", _count) if v is not None) or (256,),
-                     weights=_values(weights, "--weights", str.lower),
-                     split_fuse=_switches(split_fuse, "--split-fuse"),
-                     prefix_caching=_switches(prefix_caching, "--prefix-caching"),
-                     dq_group_sizes=_values(dq_group_size, "--dq-group-size", _whole),
-                     cache_gbs=_values(cache_gb, "--cache-gb", _count),
-                     instances=tuple(v for v in _values(instances, "--instances", _count) if v is not None) or (1,))
+    space = _space(batched_tokens=batched_tokens, kv_precision=kv_precision, threads=threads,
+                   precision_hint=precision_hint, max_seqs=max_seqs, weights=weights, split_fuse=split_fuse,
+                   prefix_caching=prefix_caching, dq_group_size=dq_group_size, cache_gb=cache_gb, instances=instances)
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
                    most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,
@@ -134,47 +129,20 @@ def llm(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def _span(text: str, flag: str) -> tuple[int, int]:
-    """'64' or '64-128' as an inclusive range of whole numbers above 0."""
-    try:
-        low, _, high = text.partition("-")
-        bounds = (int(low), int(high or low))
-    except ValueError:
-        bounds = (0, 0)
-    if not 1 <= bounds[0] <= bounds[1]:
-        raise BadInputError(f"{flag} {text}: give a number of tokens above 0, or a range low-high such as 64-128")
-    return bounds
+def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hint: str, max_seqs: str, weights: str,
+           split_fuse: str, prefix_caching: str, dq_group_size: str, cache_gb: str, instances: str) -> LlmSpace:
+    """The settings searched, from their flags: each a list of values (default: GenAI's or the plugin's own)."""
+    from ov_tuner.workloads.llm.schema import LlmSpace
 
-
-def _switches(text: str, flag: str) -> tuple[bool, ...]:
-    """'on', 'off' or 'on,off' as the values searched."""
-    words = [w.strip().lower() for w in text.split(",") if w.strip()]
-    if not words or any(w not in ("on", "off") for w in words):
-        raise BadInputError(f"{flag} {text}: give on, off or on,off")
-    return tuple(dict.fromkeys(w == "on" for w in words))
-
-
-def _whole(value: str) -> int:
-    if int(value) < 0:
-        raise ValueError(value)
-    return int(value)
-
-
-def _count(value: str) -> int:
-    if int(value) < 1:
-        raise ValueError(value)
-    return int(value)
-
-
-def _values(text: str, flag: str, parse: Callable[[str], Any], none_word: str = "default") -> tuple[Any, ...]:
-    """A comma-separated list; `none_word` means the default of whatever reads it (None)."""
-    found = []
-    for word in (w.strip() for w in text.split(",") if w.strip()):
-        try:
-            found.append(None if word.lower() == none_word else parse(word))
-        except ValueError:
-            raise BadInputError(f"{flag} {word}: give a comma-separated list of {none_word} and values this flag "
-                                "takes (ov-tuner llm --help lists them)") from None
-    if not found:
-        raise BadInputError(f"{flag} is empty: give at least one value, or {none_word}")
-    return tuple(dict.fromkeys(found))
+    return LlmSpace(
+        batched_tokens=parse_values(batched_tokens, "--batched-tokens", count_above_zero, "unlimited"),
+        kv_cache_precisions=parse_values(kv_precision, "--kv-precision", str.lower),
+        threads=parse_values(threads, "--threads", count_above_zero),
+        inference_precisions=parse_values(precision_hint, "--precision-hint", str.lower),
+        max_seqs=tuple(v for v in parse_values(max_seqs, "--max-seqs", count_above_zero) if v is not None) or (256,),
+        weights=parse_values(weights, "--weights", str.lower),
+        split_fuse=parse_switches(split_fuse, "--split-fuse"),
+        prefix_caching=parse_switches(prefix_caching, "--prefix-caching"),
+        dq_group_sizes=parse_values(dq_group_size, "--dq-group-size", whole_number),
+        cache_gbs=parse_values(cache_gb, "--cache-gb", count_above_zero),
+        instances=tuple(v for v in parse_values(instances, "--instances", count_above_zero) if v is not None) or (1,))
