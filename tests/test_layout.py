@@ -219,3 +219,33 @@ def test_the_call_check_counts_positional_arguments_only(tmp_path: Path) -> None
     module = tmp_path / "calls.py"
     module.write_text("f(1, 2, 3, 4, 5, 6, 7)\ng(1, 2, 3, 4, 5, 6, seven=7)\nh(1, 2, 3, 4, 5, 6, *more)\n")
     assert positional_calls(module) == ["f", "h"]
+
+
+# A command parses its flags and makes one call: its body (after the docstring) is shorter than this.
+MOST_COMMAND_LINES = 40
+
+
+def long_commands(path: Path) -> list[str]:
+    """`name: lines` for each command (a function decorated with `@app.command`) whose body, its docstring left out,
+    runs MOST_COMMAND_LINES lines or more."""
+    found = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.FunctionDef) and any("command" in ast.unparse(d) for d in node.decorator_list):
+            body = node.body[1:] if isinstance(node.body[0], ast.Expr) and len(node.body) > 1 else node.body
+            lines = node.end_lineno - body[0].lineno + 1 if node.end_lineno else 0
+            found += [f"{node.name}: {lines}"] if lines >= MOST_COMMAND_LINES else []
+    return found
+
+
+def test_every_command_is_its_flags_and_one_call() -> None:
+    found = [f"{path.name}: {hit}" for path in sorted((PACKAGE / "cli").glob("*.py")) for hit in long_commands(path)]
+    assert found == []
+
+
+def test_the_command_check_counts_the_body_without_its_docstring(tmp_path: Path) -> None:
+    module = tmp_path / "commands.py"
+    body = "\n".join(f"    x = {i}" for i in range(MOST_COMMAND_LINES))
+    module.write_text(f'@app.command()\ndef long(\n    a: int,\n) -> None:\n    """Doc."""\n{body}\n\n\n'
+                      f'@app.command()\ndef short() -> None:\n    """Doc\n    on two lines."""\n{body[:-10]}\n\n\n'
+                      f'def helper() -> None:\n{body}\n')
+    assert long_commands(module) == [f"long: {MOST_COMMAND_LINES}"]

@@ -30,6 +30,9 @@ from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig,
 from ov_tuner.store.destinations import output_folder
 
 if TYPE_CHECKING:
+    from ov_tuner.analyse.drift import SoakDrift
+    from ov_tuner.jobs.soak import SoakSpec
+    from ov_tuner.schema import Environment
     from ov_tuner.workloads.sweep.deployed import Deployed
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
@@ -119,13 +122,8 @@ def soak(
 ) -> None:
     """Run one configuration for minutes (the one --from a sweep recommends, or --streams/--nireq) and say whether
     it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the windows measured."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from ov_tuner.analyse.drift import soak_drift
-    from ov_tuner.jobs.soak import SoakSpec, run_soak
+    from ov_tuner.jobs.soak import SoakSpec, latest_soak
     from ov_tuner.present.documents import soak_section
-    from ov_tuner.present.words.edge import soak_window_line
-    from ov_tuner.store.results import load_results
     from ov_tuner.workloads.sweep.configs import one_config
 
     int8: Quantization | None = None
@@ -141,33 +139,47 @@ def soak(
                     shapes=parse_shapes(shape), int8=int8)
     if plot_dir is not None:
         output_folder(plot_dir, Given("--plot-dir"))
+    interrupted = _soak_in_progress(spec)
+    found = latest_soak(spec.out)
+    if found is None:  # stopped before the soak began
+        raise typer.Exit(EXIT_INTERRUPTED)
+    drift, environment = found
+    figure = _soak_figure(drift, environment, plot_dir) if plot_dir is not None else None
+    print_sections(out, [soak_section(drift, figure)], titles=False)
+    if interrupted:
+        err.print(f"interrupted: {len(drift.soak.windows)} windows are kept in {spec.out}")
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _soak_in_progress(spec: SoakSpec) -> bool:
+    """Run the soak under a progress bar that words each window; whether Ctrl-C ended it (its windows are kept)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ov_tuner.jobs.soak import run_soak
+    from ov_tuner.present.words.edge import soak_window_line
+
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
-    interrupted = False
     try:
         with ctrl_c_interrupts(), Progress(*columns, console=err, transient=True) as progress:
-            task = progress.add_task(f"soaking {config.label()}", total=spec.seconds)
+            task = progress.add_task(f"soaking {spec.config.label()}", total=spec.seconds)
 
             def seen(w: SoakWindow) -> None:
                 progress.update(task, completed=w.start_s + w.window.seconds, description=soak_window_line(w))
 
             run_soak(spec, seen, say_quantizing)
     except KeyboardInterrupt:
-        interrupted = True
-    stored = load_results(spec.out)
-    if not stored.soaks:  # stopped before the soak began
-        raise typer.Exit(EXIT_INTERRUPTED)
-    latest = stored.soaks[-1]
-    found = soak_drift(latest)
-    figure = None
-    if plot_dir is not None and len(latest.windows) >= 2:
-        from ov_tuner.present.edge_figures import soak_figure  # imports matplotlib
-        from ov_tuner.present.plots import save_figure
+        return True
+    return False
 
-        figure = save_figure(soak_figure(found, stored.environment), plot_dir, "soak")
-    print_sections(out, [soak_section(found, figure)], titles=False)
-    if interrupted:
-        err.print(f"interrupted: {len(latest.windows)} windows are kept in {spec.out}")
-        raise typer.Exit(EXIT_INTERRUPTED)
+
+def _soak_figure(drift: SoakDrift, environment: Environment, plot_dir: Path) -> Path | None:
+    """The soak's figure in `plot_dir`, where it has two windows or more to draw."""
+    if len(drift.soak.windows) < 2:
+        return None
+    from ov_tuner.present.edge_figures import soak_figure  # imports matplotlib
+    from ov_tuner.present.plots import save_figure
+
+    return save_figure(soak_figure(drift, environment), plot_dir, "soak")
 
 
 def _out(out_path: Path | None, from_results: Path | None) -> Path:

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ov_tuner.analyse.drift import SoakDrift, soak_drift
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.schema import PointConfig, Quantization, SoakWindow, StopRule, Window
+from ov_tuner.schema import Environment, PointConfig, Quantization, SoakWindow, StopRule, Window
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.results import ResultStore
+from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 # Seconds of closed-loop warm-up after the first inference, not stored.
@@ -71,3 +72,10 @@ def run_soak(spec: SoakSpec, on_window: WindowSeen | None = None, quantizing: Qu
             loop.run(StopRule(window_s=spec.window_s, min_window_requests=1, fixed_s=spec.seconds), on_window=keep)
     del compiled
     return soak_id
+
+
+def latest_soak(results: Path) -> tuple[SoakDrift, Environment] | None:
+    """The latest soak in `results`, what the drift analysis finds along it and the environment it ran in; None where
+    no soak began (stopped before its first window)."""
+    stored = load_results(results)
+    return (soak_drift(stored.soaks[-1]), stored.environment) if stored.soaks else None
