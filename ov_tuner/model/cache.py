@@ -14,7 +14,7 @@ def cache_dir() -> Path:
     return Path(os.environ.get("OV_TUNER_CACHE", Path.home() / ".cache" / "ov-tuner"))
 
 
-def made_once(folder: Path, make: Callable[[Path], None]) -> Path:
+def made_once(folder: Path, make: Callable[[Path], object]) -> Path:
     """`folder`, made by `make`, which fills a `.making` sibling renamed into place only once complete: a make cut
     short (Ctrl-C, a full disk, an error) leaves nothing that passes for made, and the next make starts clean. Raises
     what `make` raises, and OSError where the cache cannot be written (the caller names what it keeps where)."""
