@@ -27,6 +27,7 @@ from ov_tuner.schema import (
     Status,
     Window,
 )
+from ov_tuner.stats.interval import fps_interval
 
 
 def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = Precision.FP32, batch: int = 1,
@@ -50,7 +51,7 @@ def make_point(streams: int, nireq: int, fps: float, *, precision: Precision = P
     windows = tuple(Window(f, latency, requests // 3, seconds / 3)
                     for f in ((fps * 0.7, fps * 1.3, fps) if noisy else (fps, fps, fps)))
     measurement = Measurement(requests, requests * batch, seconds, np.full(requests, latency), windows,
-                              ended=ended, client_cpu_share=client_cpu_share)
+                              ended=ended, client_cpu_share=client_cpu_share, fps_ci95=fps_interval(windows))
     return PointResult(config, Status.OK, compile_info, measurement)
 
 

@@ -45,6 +45,7 @@ from functools import lru_cache
 import numpy as np
 
 from ov_tuner.stats.headtohead import RERUN_SD
+from ov_tuner.stats.interval import Z_QUANTILES
 
 # How close the highest load met and the lowest not met must lie before the walk stops bisecting, as a share of the
 # first (GuideLLM's goodput profile bisects to 10%; a finer step costs a window a halving).
@@ -63,7 +64,7 @@ MOST_REPEATED = 8
 DRAWS = 2000
 CONFIDENCE = 0.95
 # The normal quantile of CONFIDENCE, for the rerun term.
-RERUN_Z = 1.96
+RERUN_Z = Z_QUANTILES[CONFIDENCE]
 # A load is served where its (non-increasing) share of met windows is more than this: a tie is not served.
 MAJORITY = 0.5
 

@@ -28,7 +28,8 @@ import openvino as ov
 
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData
-from ov_tuner.schema import Ending, InputMode, Measurement, StopRule, Verdict, Window
+from ov_tuner.schema import Ending, InputMode, Measurement, StopRule, Verdict, Window, counted
+from ov_tuner.stats.interval import fps_interval
 
 WindowClosed = Callable[[Window, np.ndarray], None]
 
@@ -195,7 +196,8 @@ class _Loop:
         wall_s = (t1 - t0) / 1e9
         return Measurement(requests=started, frames=started * self.batch, wall_s=wall_s,
                            latencies_ms=np.asarray(self.latencies, dtype=np.float64), windows=tuple(self.windows),
-                           ended=ended, client_cpu_share=client_cpu_s / wall_s, process_cpu_s=process_cpu_s)
+                           ended=ended, client_cpu_share=client_cpu_s / wall_s, process_cpu_s=process_cpu_s,
+                           fps_ci95=fps_interval(counted(self.windows)))
 
     def _fill(self, in_flight: list[bool]) -> None:
         """Start every request and restart each as it completes, until `lead_in` have completed unmeasured."""

@@ -36,8 +36,6 @@ from ov_tuner.schema.measurement import (
     Verdict,
     Window,
     counted,
-    t975,
-    t_quantile,
 )
 from ov_tuner.schema.records import (
     Accuracy,
@@ -117,6 +115,4 @@ __all__ = [
     "cell_text",
     "counted",
     "settings_text",
-    "t975",
-    "t_quantile",
 ]

@@ -37,31 +37,6 @@ class LatencyStats:
         )
 
 
-# Upper quantiles of Student's t for 1..30 degrees of freedom (the normal's beyond): 97.5% for two-sided 95%
-# intervals, 99.95% for two-sided 99.9% ones.
-_T_QUANTILES = {
-    0.95: (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-           2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-           1.960),
-    0.999: (636.62, 31.599, 12.924, 8.610, 6.869, 5.959, 5.408, 5.041, 4.781, 4.587, 4.437, 4.318, 4.221, 4.140,
-            4.073, 4.015, 3.965, 3.922, 3.883, 3.850, 3.819, 3.792, 3.768, 3.745, 3.725, 3.707, 3.690, 3.674, 3.659,
-            3.646, 3.291),
-}
-
-
-def t975(dof: int) -> float:
-    """The 97.5% quantile of Student's t: a 95% two-sided interval is mean +- t975(n - 1) * sd / sqrt(n)."""
-    return t_quantile(dof, 0.95)
-
-
-def t_quantile(dof: int, confidence: float) -> float:
-    """The quantile of Student's t for a two-sided interval of `confidence` (0.95 or 0.999)."""
-    if dof < 1:
-        raise ValueError("a t interval needs at least 2 samples")
-    table = _T_QUANTILES[confidence]
-    return table[min(dof, len(table)) - 1]
-
-
 # A window measured while other processes used more than this share of all CPUs, or while the hypervisor
 # stole more than STEAL_LIMIT of them, measured the host's load as much as the configuration: stopping rules
 # and a point's FPS set it aside (when the point has undisturbed windows too), and `show` says so.
@@ -127,6 +102,7 @@ class Measurement:
     ended: Ending = Ending.FIXED
     client_cpu_share: float = 0.0
     process_cpu_s: float | None = None
+    fps_ci95: tuple[float, float] | None = None  # stats.interval.fps_interval of the counted windows
 
     @property
     def counted_windows(self) -> tuple[Window, ...]:
@@ -163,15 +139,3 @@ class Measurement:
         if values.size < 3:
             return None
         return float(values.std(ddof=1) / values.mean())
-
-    @property
-    def fps_ci95(self) -> tuple[float, float] | None:
-        """95% confidence interval of the mean counted window FPS (Student's t; windows treated as independent,
-        which consecutive windows only approximately are), its low end held at 0 (a few scattered windows can put it
-        below, and no configuration runs fewer than no frames). None with fewer than 2 windows."""
-        import numpy as np
-        values = np.asarray([w.fps for w in self.counted_windows])
-        if values.size < 2:
-            return None
-        half = t975(values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
-        return (max(float(values.mean() - half), 0.0), float(values.mean() + half))

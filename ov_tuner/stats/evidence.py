@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ov_tuner.schema import Window, counted
+from ov_tuner.stats.interval import Z_QUANTILES
 
 # Per-window FPS noise (coefficient of variation) assumed before a point's own windows say otherwise.
 PRIOR_WINDOW_CV = 0.04
@@ -22,7 +23,7 @@ PRIOR_WEIGHT = 2
 # Two points measured at different times can differ by this much (95%) through the host alone.
 DRIFT = 0.03
 # Two-sided 95% quantile of the normal distribution.
-Z95 = 1.96
+Z95 = Z_QUANTILES[0.95]
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ov_tuner.schema import t_quantile
+from ov_tuner.schema import Window
 
-# Two-sided normal quantiles for the rerun part of an interval.
+# Upper quantiles of Student's t for 1..30 degrees of freedom (the normal's beyond): 97.5% for two-sided 95%
+# intervals, 99.95% for two-sided 99.9% ones.
+_T_QUANTILES = {
+    0.95: (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+           2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+           1.960),
+    0.999: (636.62, 31.599, 12.924, 8.610, 6.869, 5.959, 5.408, 5.041, 4.781, 4.587, 4.437, 4.318, 4.221, 4.140,
+            4.073, 4.015, 3.965, 3.922, 3.883, 3.850, 3.819, 3.792, 3.768, 3.745, 3.725, 3.707, 3.690, 3.674, 3.659,
+            3.646, 3.291),
+}
+
+
+# Two-sided normal quantiles: the rerun part of an interval, and where a standard error is known.
 Z_QUANTILES = {0.95: 1.960, 0.999: 3.291}
 
 
@@ -30,6 +42,22 @@ class Interval:
     high: float
     n: int
     confidence: float
+
+
+def t_quantile(dof: int, confidence: float) -> float:
+    """The quantile of Student's t for a two-sided interval of `confidence` (0.95 or 0.999)."""
+    if dof < 1:
+        raise ValueError("a t interval needs at least 2 samples")
+    table = _T_QUANTILES[confidence]
+    return table[min(dof, len(table)) - 1]
+
+
+def fps_interval(windows: tuple[Window, ...]) -> tuple[float, float] | None:
+    """95% interval of the mean window FPS (Student's t; windows treated as independent, which consecutive windows
+    only approximately are), its low end held at 0 (a few scattered windows can put it below, and no configuration
+    runs fewer than no frames). None with fewer than 2 windows."""
+    found = paired_interval(np.asarray([w.fps for w in windows], dtype=float))
+    return None if found.n < 2 else (max(found.low, 0.0), found.high)
 
 
 def paired_interval(a: np.ndarray, b: np.ndarray | None = None, confidence: float = 0.95, log: bool = False,

@@ -21,7 +21,9 @@ from ov_tuner.schema import (
     Settings,
     Status,
     Window,
+    counted,
 )
+from ov_tuner.stats.interval import fps_interval
 
 
 def now() -> str:
@@ -76,14 +78,16 @@ def settings_of(text: str) -> Settings:
 def point_from_row(r: sqlite3.Row, compile_info: CompileInfo | None) -> PointResult:
     measurement = None
     if r["status"] == Status.OK.value:
+        windows = tuple(Window(**w) for w in json.loads(r["windows"]))
         measurement = Measurement(
             requests=r["requests"],
             frames=r["frames"],
             wall_s=r["wall_s"],
             latencies_ms=array(r["latencies_ms"]),
-            windows=tuple(Window(**w) for w in json.loads(r["windows"])),
+            windows=windows,
             ended=Ending(r["ended"]),
             client_cpu_share=r["client_cpu_share"],
             process_cpu_s=r["process_cpu_s"],
+            fps_ci95=fps_interval(counted(windows)),  # recomputed: older files stored a low end below 0
         )
     return PointResult(config_from_row(r), Status(r["status"]), compile_info, measurement, r["error"])
