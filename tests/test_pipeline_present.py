@@ -23,7 +23,7 @@ from test_renderers import constructed_results
 from ov_tuner.analyse.answer import answer_of
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.documents import print_pipeline
-from ov_tuner.present.envelope import SCHEMA_VERSION
+from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION
 from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
 from ov_tuner.present.pipeline_forms import (
     pipeline_answer_json,
@@ -294,7 +294,7 @@ def test_the_pipeline_and_the_single_model_answer_come_in_one_envelope() -> None
     envelope = ["held_back", "caveat", "box", "says"]
     assert list(single)[:2] == list(piped)[:2] == ["schema_version", "kind"]
     assert list(single)[-4:] == list(piped)[-4:] == envelope
-    assert single["schema_version"] == piped["schema_version"] == SCHEMA_VERSION
+    assert single["schema_version"] == piped["schema_version"] == ANSWER_SCHEMA_VERSION
     assert (single["kind"], piped["kind"]) == ("model", "pipeline")
     assert single["box"] == piped["box"] == {"host_cpus": 2, "cpuset": [0, 1], "quota_cpus": None,
                                              "quota_source": None, "memory_limit_bytes": None, "cpus": 2}

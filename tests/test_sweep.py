@@ -23,7 +23,7 @@ from ov_tuner.errors import IncompatibleResultsError
 from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.schema import DeviceInfo, Ending, PointConfig, PointResult, Precision, Status
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.store.tables import SCHEMA_VERSION
+from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION
 from ov_tuner.workloads.sweep import run_sweep
 from ov_tuner.workloads.sweep.notices import Notice, PrecisionMerged, PrecisionsChosen
 
@@ -150,7 +150,8 @@ def test_a_results_file_of_schema_v1_is_read_as_it_is_and_upgraded_when_written(
     with ResultStore(out):  # opened for writing: upgraded in place
         pass
     with sqlite3.connect(out) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION)
+        stored = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    assert stored == str(RESULTS_SCHEMA_VERSION)
     assert len(load_results(out).points) == 16
 
 

@@ -1,6 +1,6 @@
 """The one envelope every answer's JSON comes in (`recommend --json`, a single model's or a pipeline's): its schema
 version, which kind of answer it holds, and the fields every kind has (what was held back, the caveat, the box it was
-measured in, the terminal's words). Documented in docs/answer-json.md; SCHEMA_VERSION changes when a key changes
+measured in, the terminal's words). Documented in docs/answer-json.md; ANSWER_SCHEMA_VERSION changes when a key changes
 meaning or goes away (new keys do not change it)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from ov_tuner.schema import Box
 
-SCHEMA_VERSION = 1
+ANSWER_SCHEMA_VERSION = 1
 
 
 class AnswerKind(str, Enum):
@@ -25,7 +25,8 @@ class AnswerKind(str, Enum):
 def envelope(kind: AnswerKind, body: dict[str, Any], box: Box | None, caveat: dict[str, Any] | None,
              held_back: dict[str, Any] | None, says: dict[str, str]) -> dict[str, Any]:
     """An answer's JSON: the envelope's keys around its kind's own `body`, the words (`says`) last."""
-    return {"schema_version": SCHEMA_VERSION, "kind": kind.value, **body, "held_back": held_back, "caveat": caveat,
+    return {"schema_version": ANSWER_SCHEMA_VERSION, "kind": kind.value, **body, "held_back": held_back,
+            "caveat": caveat,
             "box": None if box is None else {
                 "host_cpus": box.host_cpus, "cpuset": list(box.cpuset), "quota_cpus": box.quota_cpus,
                 "quota_source": box.quota_source, "memory_limit_bytes": box.memory_limit_bytes, "cpus": box.cpus},

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from ov_tuner.errors import BadInputError, IncompatibleResultsError, Input, ResultsWriteError
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.tables import SCHEMA, SCHEMA_VERSION, UPGRADES, table_names
+from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, SCHEMA, UPGRADES, table_names
 
 Opened = TypeVar("Opened", bound="Connection")
 
@@ -73,7 +73,7 @@ class Connection:
         if not tables:
             db.close()
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL {Input.RESULTS} {path}` first")
-        if "meta" in tables and self._version(db) == SCHEMA_VERSION:
+        if "meta" in tables and self._version(db) == RESULTS_SCHEMA_VERSION:
             return db
         memory = sqlite3.connect(":memory:")  # an older file: upgrade a copy, leave the file as it is
         db.backup(memory)
@@ -84,29 +84,29 @@ class Connection:
     def _version(self, db: sqlite3.Connection) -> int | None:
         row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         version = None if row is None else int(row[0])
-        if version is not None and version > SCHEMA_VERSION:
+        if version is not None and version > RESULTS_SCHEMA_VERSION:
             raise IncompatibleResultsError(
-                f"{self.path} has results schema v{version}; this ov-tuner reads up to v{SCHEMA_VERSION}. "
+                f"{self.path} has results schema v{version}; this ov-tuner reads up to v{RESULTS_SCHEMA_VERSION}. "
                 f"Upgrade ov-tuner, or sweep into a new {Input.RESULTS} file"
             )
         return version
 
     def _migrate(self, db: sqlite3.Connection) -> None:
-        """Create the tables of a new file, or bring an older one up to SCHEMA_VERSION; a current file is left
+        """Create the tables of a new file, or bring an older one up to RESULTS_SCHEMA_VERSION; a current file is left
         byte for byte as it was."""
         tables = table_names(db)
         if tables and "meta" not in tables:
             raise sqlite3.DatabaseError("it has tables of another program")
         version = self._version(db) if tables else None
-        if version == SCHEMA_VERSION:
+        if version == RESULTS_SCHEMA_VERSION:
             return
         with db:
-            for step in range(version or SCHEMA_VERSION, SCHEMA_VERSION):
+            for step in range(version or RESULTS_SCHEMA_VERSION, RESULTS_SCHEMA_VERSION):
                 for statement in UPGRADES[step]:
                     if _applies(db, statement):
                         db.execute(statement)
             db.executescript(SCHEMA)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(RESULTS_SCHEMA_VERSION),))
 
 
 def _applies(db: sqlite3.Connection, statement: str) -> bool:

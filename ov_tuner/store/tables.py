@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-SCHEMA_VERSION = 16
+RESULTS_SCHEMA_VERSION = 16
 
 
 class FileKind(str, Enum):
