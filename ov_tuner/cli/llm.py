@@ -84,7 +84,7 @@ def llm(
     walk: Annotated[bool, typer.Option(help="With a budget: walk to the most users (or requests a second) the answer "
                                        "and the baselines serve within it.")] = True,
     min_agreement: Annotated[float, typer.Option(min=0.0, max=1.0, help="Hold back a setting whose greedy tokens on "
-                                                 "16 prompts agree with GenAI's default's less than this "
+                                                 "16 prompts agree with GenAI's scheduler default's less than this "
                                                  "(the mean share said alike up to the first difference; 0 keeps "
                                                  "all).")] = 0.9,
 ) -> None:

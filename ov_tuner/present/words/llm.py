@@ -140,34 +140,37 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
 
 
 def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
-    """'99.2% of next tokens chosen as f32 chooses them along its own continuation (GenAI's default: 98.8%) ...;
-    greedy text 87.5% alike with GenAI's default's ...; the logits choosing the first token: cosine ...'."""
+    """'99.2% of next tokens chosen as f32 chooses them along its own continuation (GenAI's scheduler default:
+    98.8%) ...; greedy text 87.5% alike with GenAI's scheduler default's ...; the logits choosing the first token:
+    cosine ...'."""
     share, next_tokens = answer.agreements.get(setting), answer.next_tokens.get(setting)
     if share is None:
-        return "not compared with GenAI's default (its outputs were not read)"
+        return "not compared with GenAI's scheduler default (its outputs were not read)"
     parts = []
     if next_tokens is not None:
         default = answer.next_tokens.get(SCHEDULER_DEFAULT)
-        beside = "" if default is None or setting == SCHEDULER_DEFAULT else f"; GenAI's default: {default:.1%}"
+        beside = ("" if default is None or setting == SCHEDULER_DEFAULT else
+                  f"; GenAI's scheduler default: {default:.1%}")
         parts.append(f"{next_tokens:.1%} of next tokens chosen as f32 inference chooses them along its own greedy "
                      f"continuation ({AGREEMENT_PROMPTS} prompts x {AGREEMENT_TOKENS} tokens{beside})")
     if setting != SCHEDULER_DEFAULT:
         rounding = "" if setting in answer.judged else ", where only rounding parts them: no precision changed"
-        parts.append(f"greedy text {share:.1%} alike with GenAI's default's, up to the first token that differs"
-                     f"{rounding}")
+        parts.append(f"greedy text {share:.1%} alike with GenAI's scheduler default's, up to the first token that "
+                     f"differs{rounding}")
     return "; ".join([*parts, cosine_text(answer, setting)])
 
 
 def reply_text(answer: LlmAnswer, setting: LlmSetting) -> str | None:
-    """'to "What is the capital of France?": "The capital of France is Paris." (GenAI's default: "...")', the
-    answer of `setting` to a prompts file's first line, beside GenAI default's where it differs; None unread."""
+    """'to "What is the capital of France?": "The capital of France is Paris." (GenAI's scheduler default: "...")', the
+    answer of `setting` to a prompts file's first line, beside GenAI's scheduler default's where it differs; None
+    unread."""
     if setting not in answer.replies:
         return None
     asked, reply = answer.replies[setting]
     asked = asked if len(asked) <= ASKED_CHARS else asked[:ASKED_CHARS - 3] + "..."
     default = answer.replies.get(SCHEDULER_DEFAULT)
     beside = ("" if setting == SCHEDULER_DEFAULT or default is None else
-              f" (GenAI's default: {json.dumps(default[1], ensure_ascii=False)})")
+              f" (GenAI's scheduler default: {json.dumps(default[1], ensure_ascii=False)})")
     return f"to {json.dumps(asked, ensure_ascii=False)}: {json.dumps(reply, ensure_ascii=False)}{beside}"
 
 

@@ -9,7 +9,7 @@ from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 
 NO_LLM_ANSWER = "nothing to deploy: no setting met the budget"
-HELD_BACK = "held back: says too little as GenAI's default does"
+HELD_BACK = "held back: says too little as GenAI's scheduler default does"
 MISSED = "hollow: missed the budget"
 FRONT = "Pareto front"
 MET, NOT_MET = "met the budget", "missed it"

@@ -1,14 +1,14 @@
 """What a setting changes in what the model says. Two figures: next tokens alike along the most exact setting's own
 continuation (ov_tuner.workloads.llm.logits), the one the agreement limit judges, and only for a setting that changes
 a precision (the KV cache's, the inference's, the weights', dynamic quantization's); and greedy text alike, its
-greedy tokens on the held-apart prompts against GenAI's default's, as the share of each sequence said alike before
-the first token that differs (a sequence that differs at its first token agrees 0, one said whole agrees 1),
+greedy tokens on the held-apart prompts against GenAI's scheduler default's, as the share of each sequence said alike
+before the first token that differs (a sequence that differs at its first token agrees 0, one said whole agrees 1),
 averaged over the prompts.
 
 Why up to the first difference: once one token differs, the rest follow another text; counting later matches would
-credit chance. Why GenAI's default as the reference: it runs the device's default inference precision with a KV cache
-of the same precision, the most exact setting a user gets without asking; a setting that asks for less (u8 or u4 KV
-cache) is measured for what it costs against it.
+credit chance. Why GenAI's scheduler default as the reference: it runs the device's default inference precision
+with a KV cache of the same precision, the most exact setting a user gets without asking; a setting that asks for
+less (u8 or u4 KV cache) is measured for what it costs against it.
 
 Why a setting changing no precision is never held back: a scheduler setting changes how a prompt is chunked into
 steps, so the order of its sums, so where a greedy text parts at a near-tie (SmolLM2-135M on 2 cores: GenAI's two
@@ -36,8 +36,8 @@ def agreement(said: Sequence[Sequence[int]], reference: Sequence[Sequence[int]])
 
 
 def agreements(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, float]:
-    """Each setting's agreement with GenAI's default, for every setting whose outputs were read (none where the
-    default's were not)."""
+    """Each setting's agreement with GenAI's scheduler default, for every setting whose outputs were read (none where
+    the default's were not)."""
     reference = next((o for o in outputs if o.setting == SCHEDULER_DEFAULT and o.error is None), None)
     if reference is None:
         return {}
@@ -60,7 +60,7 @@ def precision_of(setting: LlmSetting) -> tuple[object, ...]:
 
 
 def changes_precision(setting: LlmSetting) -> bool:
-    """Whether `setting` computes in another precision than GenAI's default (not only schedules otherwise)."""
+    """Whether `setting` computes in another precision than GenAI's scheduler default (not only schedules otherwise)."""
     return precision_of(setting) != precision_of(SCHEDULER_DEFAULT)
 
 

@@ -130,7 +130,8 @@ class LlmAnswer:
     trials: tuple[LlmTrial, ...]  # every one stored, in order
     walks: tuple[Walk, ...]  # the answer's first, then the others'
     walk_gains: tuple[WalkGain, ...]  # the answer's walk against each baseline's
-    agreements: dict[LlmSetting, float]  # greedy text alike with GenAI's default's (ov_tuner.workloads.llm.agreement)
+    # Greedy text alike with GenAI's scheduler default's (ov_tuner.workloads.llm.agreement).
+    agreements: dict[LlmSetting, float]
     next_tokens: dict[LlmSetting, float]  # next tokens alike along the most exact setting's continuation
     judged: dict[LlmSetting, float]  # what the agreement limit judges, for the settings changing a precision
     cosines: dict[LlmSetting, float]  # the first token's logits against the most exact setting's, worst prompt

@@ -150,7 +150,7 @@ class LlmJob:
     load: LlmLoad
     budget: LlmBudget
     genai_version: str
-    min_agreement: float = 0.9  # the share of greedy tokens a setting must say as GenAI's default does
+    min_agreement: float = 0.9  # the share of greedy tokens a setting must say as GenAI's scheduler default does
 
 
 @dataclass(frozen=True)

@@ -88,8 +88,8 @@ class LlmWorkload:
 
     def search(self) -> Steps:
         """The baselines, then every setting of the space, each once (a resumed run skips what is stored); then
-        what the model says at GenAI's default and at each setting that met the budget, on the held-apart prompts
-        (once each), for what a setting changes in it. A budget no setting met is one line, its trials kept."""
+        what the model says at GenAI's scheduler default and at each setting that met the budget, on the held-apart
+        prompts (once each), for what a setting changes in it. A budget no setting met is one line, its trials kept."""
         tried = {t.setting for t in self.store.llm_trials() if t.searched}
         for setting in dict.fromkeys([*BASELINES, *self.spec.space.settings()]):
             if setting not in tried:
