@@ -7,17 +7,15 @@ from ov_tuner.analyse.baselines import BaselineGain
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, CostStep, PrecisionRatio, Rule, Standing
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.present.words.numbers import factor, gain, gain_inline, percentile_name
-from ov_tuner.schema import Contender, Mode, PointResult
+from ov_tuner.schema import Contender, Mode, PointResult, cell_text
 from ov_tuner.stats.headtohead import RoundFigures
 
 
-def figures_label(figures: RoundFigures, home: str | None = None) -> str:
-    """'fp32 batch 1 2 x 4', 'batch 1 OpenVINO default (2 x 2)'; prefixed with its device (and --set properties)
-    where that is not `home`."""
-    c = figures.contender.config
-    where = f"{c.scope} " if home is not None and c.scope != home else ""
-    precision = "" if c.mode is Mode.DEFAULT else f"{c.precision.value} "
-    return f"{where}{precision}batch {c.batch} {figures.contender.label()}"
+def figures_label(figures: RoundFigures) -> str:
+    """A round's contender in full, as the glossary writes a configuration: 'CPU fp32 batch 1 2 streams x 4
+    requests', 'CPU batch 1 OpenVINO default (2 x 2)'."""
+    k = figures.contender
+    return k.config.label() if k.config.explicit else f"{k.config.label()} ({cell_text(k.streams, k.nireq)})"
 
 
 def baseline_label(p: PointResult | Contender) -> str:
@@ -66,12 +64,12 @@ def rule_text(rec: Recommendation) -> str:
 def answer_text(answer: ConfirmedAnswer, percentile: int) -> str:
     """The round's verdict in one sentence: what to deploy and why."""
     home = answer.device
-    deploy = figures_label(answer.deploy, home)
+    deploy = figures_label(answer.deploy)
     if answer.rule is Rule.ONLY:
         verdict = f"{deploy} is the only configuration confirmed head to head"
     elif answer.rule is Rule.BASELINE:
         assert answer.runner_up is not None
-        beaten = figures_label(answer.runner_up.figures, home)
+        beaten = figures_label(answer.runner_up.figures)
         beat = f"{gain(answer.runner_up.ratio.reciprocal())} FPS over {beaten}"
         verdict = (f"{deploy} beats every explicit configuration the search measured: {beat}; deploy it, or widen the "
                    "search to its streams and requests")
@@ -79,7 +77,7 @@ def answer_text(answer: ConfirmedAnswer, percentile: int) -> str:
         verdict = f"{deploy} is the fastest"
         if answer.runner_up is not None:
             verdict += (f": {gain(answer.runner_up.ratio.reciprocal())} FPS over "
-                        f"{figures_label(answer.runner_up.figures, home)}")
+                        f"{figures_label(answer.runner_up.figures)}")
     else:
         count = len(answer.near) + 1
         versus = next((s for s in answer.near if s.figures is answer.deploy), None)
@@ -88,7 +86,7 @@ def answer_text(answer: ConfirmedAnswer, percentile: int) -> str:
                        "it: deploy it")
         else:
             verdict = (f"{count} configurations are within noise of the fastest, "
-                       f"{figures_label(answer.leader, home)}: deploy {deploy} ({gain_inline(versus.ratio)} "
+                       f"{figures_label(answer.leader)}: deploy {deploy} ({gain_inline(versus.ratio)} "
                        f"against it), {DECIDING[answer.decided_by or CostStep.REQUESTS]}")
     return f"{home}: {verdict}{_unresolved(answer)}"
 
@@ -97,8 +95,8 @@ def _unresolved(answer: ConfirmedAnswer) -> str:
     """The contenders the round could not tell apart from the leader, though another beats them beyond noise."""
     if not answer.unresolved:
         return ""
-    each = "; ".join(f"{figures_label(s.figures, answer.device)}: {gain_inline(s.ratio)}" for s in answer.unresolved)
-    leader = figures_label(answer.leader, answer.device)
+    each = "; ".join(f"{figures_label(s.figures)}: {gain_inline(s.ratio)}" for s in answer.unresolved)
+    leader = figures_label(answer.leader)
     return (f"; {len(answer.unresolved)} more could not be told apart from {leader} ({each}): more passes "
             "(--confirm-rounds) or a quieter host would tell them apart")
 

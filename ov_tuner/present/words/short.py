@@ -13,7 +13,7 @@ from ov_tuner.present.words.accuracy import accuracy_summary, breach_reason, bre
 from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline
-from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization
+from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization, cell_text
 from ov_tuner.stats.headtohead import Ratio
 
 
@@ -42,16 +42,14 @@ def answer_rows(answer: Answer) -> list[tuple[str, str]]:
 
 
 def configuration_text(p: PointResult) -> str:
-    """'CPU fp32, 2 streams x 4 requests, batch 1'; 'CPU: OpenVINO default (2 x 2, ran f32), batch 1';
-    'AUTO:GPU,CPU fp32, CUMULATIVE_THROUGHPUT, 8 requests, batch 1'."""
+    """The configuration in full, as the glossary writes it: 'CPU fp32 batch 1 2 streams x 4 requests'; a baseline
+    with what OpenVINO chose: 'CPU batch 1 OpenVINO default (2 x 2, ran f32)'; a virtual device's point:
+    'AUTO:GPU,CPU fp32 batch 1 CUMULATIVE_THROUGHPUT x 8 requests'."""
     c = p.config
-    if c.mode is Mode.EXPLICIT:
-        streams = f"{p.streams} stream{'s' if p.streams != 1 else ''}"
-        return f"{c.scope} {c.precision.value}, {streams} x {p.nireq} requests, batch {c.batch}"
     if c.explicit:
-        return f"{c.scope} {c.precision.value}, {c.short_label(p.streams, p.nireq)}, batch {c.batch}"
-    precision = "" if c.mode is Mode.DEFAULT else f" {c.precision.value}"
-    return f"{c.scope}{precision}: {baseline_label(p)}, batch {c.batch}"
+        return c.label()
+    ran = p.compile.ran if c.mode is Mode.DEFAULT and p.compile is not None else None
+    return f"{c.label()} ({cell_text(p.streams, p.nireq)}{f', ran {ran}' if ran else ''})"
 
 
 def speed_text(rec: Recommendation) -> str:
@@ -102,7 +100,6 @@ def why_text(rec: Recommendation) -> str:
     answer = rec.answer
     if answer is None:
         return "the most FPS as the search measured it"
-    home = answer.device
     if answer.rule is Rule.ONLY:
         return "the only configuration confirmed head to head"
     if answer.rule is Rule.BASELINE:
@@ -111,15 +108,15 @@ def why_text(rec: Recommendation) -> str:
         if answer.runner_up is None:
             return "the fastest"
         ahead = answer.runner_up.ratio.reciprocal()
-        return (f"the fastest: {ahead.value - 1:+.1%} FPS over {figures_label(answer.runner_up.figures, home)} "
+        return (f"the fastest: {ahead.value - 1:+.1%} FPS over {figures_label(answer.runner_up.figures)} "
                 f"(95%: {(ahead.low - 1) * 100:+.1f}..{(ahead.high - 1) * 100:+.1f}%)")
     count = f"{len(answer.near) + 1} within noise of the fastest"
     if answer.deploy is answer.leader:
-        others = "; ".join(f"{figures_label(s.figures, home)}: {gain_inline(s.ratio)}" for s in answer.near)
+        others = "; ".join(f"{figures_label(s.figures)}: {gain_inline(s.ratio)}" for s in answer.near)
         return f"the fastest, and the cheapest of the {count} ({others})"
     versus = next(s for s in answer.near if s.figures is answer.deploy)
     step = CHOSEN_BY[answer.decided_by or CostStep.REQUESTS]
-    return (f"the cheapest of the {count}, {figures_label(answer.leader, home)} ({gain_inline(versus.ratio)} against "
+    return (f"the cheapest of the {count}, {figures_label(answer.leader)} ({gain_inline(versus.ratio)} against "
             f"it): {step}")
 
 
