@@ -20,7 +20,7 @@ from ov_tuner.store.destinations import output_file
 @one_line_errors
 def quantize(
     model: ModelArgument,
-    output: Annotated[Path, typer.Option("--output", "-o", help="The INT8 IR to write (.xml; its .bin beside it).")],
+    output: Annotated[Path, typer.Option("-o", "--out", help="The INT8 IR to write (.xml; its .bin beside it).")],
     images: Annotated[Path | None, typer.Option(help="Folder of .png/.jpg/.bmp images: every other one calibrates, "
                                                 "the rest are held apart (for --int8-max-drop). Without it, "
                                                 "generated inputs: a speed figure, not an accuracy one.")] = None,
