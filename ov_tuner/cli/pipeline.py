@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,9 @@ from ov_tuner.cli.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, s
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
+
+if TYPE_CHECKING:
+    from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 
 
 @app.command(epilog="The pipeline file, key by key: docs/usage.md, 'A pipeline'; every mistake in it is one line that "
@@ -53,24 +56,20 @@ def pipeline(
         out.print(trial_line(pipeline, trial), highlight=False, soft_wrap=True)
 
     with stop_on_ctrl_c("trial") as stop:
-        run_pipeline(spec, seen, solo, stop, say_quantizing)
-    _finish(out_path, report_dir, stop.is_set())
+        answer = run_pipeline(spec, seen, solo, stop, say_quantizing)
+    _finish(answer, out_path, report_dir, stop.is_set())
 
 
-def _finish(results: Path, report_dir: Path | None, interrupted: bool) -> None:
+def _finish(answer: PipelineAnswer | None, results: Path, report_dir: Path | None, interrupted: bool) -> None:
     from ov_tuner.present.documents import print_pipeline
     from ov_tuner.present.words.pipeline import unservable_text
-    from ov_tuner.workloads.pipeline.answer import pipeline_answer
-    from ov_tuner.workloads.pipeline.results_file import load_pipeline
 
-    stored = load_pipeline(results)
-    answer = pipeline_answer(stored) if stored else None
     if answer is None:
         if interrupted:
             err.print(f"interrupted before any trial; what was measured is kept in {results}")
             raise typer.Exit(EXIT_INTERRUPTED)
         raise BadInputError(f"{results} holds no pipeline trial; run `ov-tuner pipeline FILE --out {results}`")
-    if answer.cameras == 0 and answer.finished and not interrupted:
+    if answer.unservable and not interrupted:
         raise BadInputError(unservable_text(answer, str(results)))
     print_pipeline(out, answer)
     if report_dir is not None:

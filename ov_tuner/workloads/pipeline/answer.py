@@ -253,6 +253,11 @@ class PipelineAnswer:
     leader: RoundCameras | None = None  # the rounds' leader, where the deploy rule kept a simpler contender
     leader_gain: CameraGain | None = None  # the leader against the answer (not told apart: the rule kept the answer)
 
+    @property
+    def unservable(self) -> bool:
+        """The search finished and no split served one camera within the budget: nothing to deploy."""
+        return self.cameras == 0 and self.finished
+
 
 def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     """The answer record of a stored pipeline; None before any search trial."""

@@ -19,21 +19,22 @@ from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Precision
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
+from ov_tuner.workloads.pipeline.answer import PipelineAnswer, pipeline_answer
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
 from ov_tuner.workloads.pipeline.file import read_pipeline
 from ov_tuner.workloads.pipeline.frames import check_counted_output
-from ov_tuner.workloads.pipeline.results_file import PipelineStore
+from ov_tuner.workloads.pipeline.results_file import PipelineStore, stored_pipeline
 from ov_tuner.workloads.pipeline.schema import PipelineStage
-from ov_tuner.workloads.pipeline.workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen, Tuning
+from ov_tuner.workloads.pipeline.workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen
 from ov_tuner.workloads.sweep.configs import default_precision
 from ov_tuner.workloads.sweep.deployed import Deployed
 from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
 def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo: SoloSeen | None = None,
-                 stop: threading.Event | None = None, quantizing: Quantizing | None = None) -> Tuning | None:
-    """Tune `spec.file`'s pipeline into `spec.out`; `stop` set ends it after the trial in progress (what was
-    measured is kept; None when it ended before the search's starting points were known)."""
+                 stop: threading.Event | None = None, quantizing: Quantizing | None = None) -> PipelineAnswer | None:
+    """Tune `spec.file`'s pipeline into `spec.out`, and its answer from everything stored; `stop` set ends it after
+    the trial in progress (what was measured is kept; None where no trial was)."""
     read = read_pipeline(spec.file)
     pipeline = read.pipeline
     inputs = [spec.file, *(f for s in pipeline.stages for f in model_files(Path(s.model))),
@@ -66,7 +67,8 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
             drive(workload, stop)
         finally:
             compiler.close()
-    return workload.tuning
+        stored = stored_pipeline(store)
+    return pipeline_answer(stored) if stored is not None else None
 
 
 def _check_static(stage: PipelineStage, model: ov.Model) -> None:
