@@ -20,6 +20,7 @@ from ov_tuner.present.figure_files import WrittenFigures
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, heatmap_figure, precision_figure
 from ov_tuner.present.words.findings import matched_label, short_label
 from ov_tuner.present.words.marks import NO_ANSWER, default_point_text, deployed_point_text
+from ov_tuner.present.words.short import configuration_text
 from ov_tuner.schema import Environment, PointResult, Precision, Profile, cell_text
 
 Panel = tuple[Axes, Callable[[PointResult], float], Callable[[PointResult], float]]  # an axes, its x and its y
@@ -66,8 +67,7 @@ def pareto_figure(data: ParetoData, env: Environment, marks: FigureMarks | None 
     on_front = {id(p) for p in front}
     for p in measured:  # every point says its configuration; the front ones say it in full
         full = id(p) in on_front
-        text = f"{p.config.device} {p.config.precision.value} b{p.config.batch} {short_label(p)}" if full \
-            else short_label(p)
+        text = configuration_text(p) if full else short_label(p)
         ax.annotate(text, (p.latency_ms(percentile), p.fps), textcoords="offset points", xytext=(5, 3),
                     fontsize=8 if full else 6, color="black" if full else "#666666")
     name = "median" if percentile == 50 else f"p{percentile}"
