@@ -50,8 +50,8 @@ def capacity(
     fps: Annotated[float, typer.Option(min=0.01, help="Frames per second each camera sends.")] = 30.0,
     max_latency: Annotated[float, typer.Option(min=0.01, help="Latency budget in ms, from a frame's arrival to "
                                                "its result.")] = 100.0,
-    percentile: Annotated[float, typer.Option(min=1, max=99.99, help="The latency percentile held to the "
-                                              "budget.")] = 99.0,
+    percentile: Annotated[float, typer.Option(min=50.0, max=99.9, help="The latency percentile the budget holds "
+                                              "at, 50 to 99.9.")] = 99.0,
     cameras: Annotated[int | None, typer.Option(min=1, help="Run this many cameras; left out, find the most each "
                                                 "configuration serves.")] = None,
     arrival: Annotated[Arrival, typer.Option(help="constant: each camera at a fixed interval; poisson: random "

@@ -53,8 +53,8 @@ def llm(
                                            "(with --users, at least until every user's first request ended).")] = 1.0,
     ttft_ms: Annotated[float | None, typer.Option(min=0.0, help="Time to first token budget, ms.")] = None,
     tpot_ms: Annotated[float | None, typer.Option(min=0.0, help="Time per output token budget, ms.")] = None,
-    percentile: Annotated[float, typer.Option(min=50.0, max=99.9, help="The percentile the budget holds "
-                                              "at.")] = 90.0,
+    percentile: Annotated[float, typer.Option(min=50.0, max=99.9, help="The latency percentile the budget holds "
+                                              "at, 50 to 99.9.")] = 90.0,
     batched_tokens: Annotated[str, typer.Option(help="max_num_batched_tokens values searched (unlimited for none): "
                                                 "the prompt tokens one step takes.")] = "256,1024,4096",
     kv_precision: Annotated[str, typer.Option(help="KV_CACHE_PRECISION values searched (default: the plugin's): "

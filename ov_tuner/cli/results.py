@@ -76,7 +76,8 @@ class Percentile(str, Enum):
 def recommend(
     results: Annotated[Path, typer.Argument(help=ANY_RESULTS)],
     max_latency: Annotated[float | None, typer.Option(min=0.0, help="Latency budget per request, in ms.")] = None,
-    percentile: Annotated[Percentile, typer.Option(help="Latency percentile the budget applies to.")]
+    percentile: Annotated[Percentile, typer.Option(help="The latency percentile the budget holds at: 50, 90 or 99, "
+                                                   "the ones a sweep stores.")]
     = Percentile.P90,
     device: Annotated[str | None, typer.Option(help="Only this device.")] = None,
     precision: Annotated[str | None, typer.Option(help="Only this precision: fp32, fp16, bf16 or int8.")] = None,
