@@ -78,12 +78,14 @@ def sweep_ending(answer: Answer | None, summary: SweepSummary) -> list[Section]:
             answer_section(answer, detail=False)]
 
 
-def recommend_document(answer: Answer | PipelineAnswer) -> list[Section]:
-    """`recommend`: the answer under its budget, its gains, and the forms to deploy it in (a pipeline's: its answer
-    block and the forms to run it in)."""
-    if isinstance(answer, PipelineAnswer):
-        return pipeline_document(answer, deploy=True)[:2]
+def recommend_document(answer: Answer) -> list[Section]:
+    """`recommend`: the answer under its budget, its gains, and the forms to deploy it in."""
     return [answer_section(answer, deploy=True)]
+
+
+def pipeline_recommend_document(answer: PipelineAnswer) -> list[Section]:
+    """`recommend` on a pipeline's file: its answer block and the forms to run it in."""
+    return pipeline_document(answer, deploy=True)[:2]
 
 
 def show_document(results: StoredResults, answer: Answer | None, findings: Findings, verbose: bool = False,

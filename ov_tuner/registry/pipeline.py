@@ -37,10 +37,10 @@ def _show(console: Console, results: Path, verbose: bool) -> None:
 
 
 def _words(console: Console, answer: PipelineAnswer) -> None:
-    from ov_tuner.present.documents import recommend_document
+    from ov_tuner.present.documents import pipeline_recommend_document
     from ov_tuner.present.terminal import print_sections
 
-    print_sections(console, recommend_document(answer), titles=False)
+    print_sections(console, pipeline_recommend_document(answer), titles=False)
 
 
 def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> ReportFiles:
