@@ -16,6 +16,7 @@ from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
 
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.cameras import judged
 from ov_tuner.workloads.pipeline.answer import Verdict, pipeline_answer
 from ov_tuner.workloads.pipeline.results_file import load_pipeline
 from ov_tuner.workloads.pipeline.search import PER_STREAM
@@ -86,9 +87,10 @@ def test_the_answer_and_its_headline_come_from_the_rounds(tuned: tuple[Path, sub
     assert answer is not None and answer.from_rounds
     mine = answer.rounds[0]
     assert mine.origin is None and mine.split == answer.split and len(mine.per_round) == 2
-    # the headline is what both rounds' camera windows say pooled, with an interval around it
-    walks = [t for t in stored.trials if t.round in mine.numbers and t.split == mine.split and t.fps is None]
-    assert len(mine.windows) == len(walks) and mine.walked is not None
+    # the headline is what both rounds' camera windows say pooled (a failure on a busy host set aside, as the walk
+    # sets it aside), with an interval around it
+    walks = [t.load for t in stored.trials if t.round in mine.numbers and t.split == mine.split and t.fps is None]
+    assert len(mine.windows) == len(judged(walks, stored.pipeline.target)) and mine.walked is not None
     assert answer.cameras == mine.walked.served and mine.walked.low <= answer.cameras <= mine.walked.high
     assert len(mine.per_round_fps) == 2 and all(f >= stored.pipeline.target.fps for f in mine.per_round_fps)
     held = {r.split: r.arrivals.mean() for r in answer.rounds if r.per_round_fps}
