@@ -22,10 +22,8 @@ from test_renderers import constructed_results
 
 from ov_tuner.analyse.answer import answer_of
 from ov_tuner.present.answer_json import answer_json
-from ov_tuner.present.deploy import deploy_form
-from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.documents import print_pipeline
-from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION, AnswerKind
+from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION
 from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
 from ov_tuner.present.pipeline_forms import (
     pipeline_answer_json,
@@ -396,26 +394,3 @@ def test_a_neighbour_that_failed_its_one_trial_reads_as_the_count_it_failed_not_
     answer = dataclasses.replace(make_answer(), tried=(*make_answer().tried, probe))
     ax = cameras_figure(answer).axes[0]
     assert any(text.get_text() == "fails at 6" for text in ax.texts)
-
-
-def test_the_forms_name_the_models_a_deployment_makes_beside_its_own_never_the_cache() -> None:
-    """An int8 detector that ran the INT8 IR in ov-tuner's cache, and an fp16 classifier that ran its FP16 IR there:
-    every form names the IR beside the user's model, and the steps to make them come first (the detector's with the
-    `ov-tuner quantize` line its sweep recorded); a stage stored without its quantize line gets the default one."""
-    cache = "/root/.cache/ov-tuner/ir/0123/detect_int8_abcd.xml"
-    line = "ov-tuner quantize /models/detect.xml -o /models/detect_int8.xml --images photos"
-    answer = make_answer()
-    stages = (dataclasses.replace(answer.pipeline.stages[0], precision=Precision.INT8),
-              dataclasses.replace(answer.pipeline.stages[1], precision=Precision.FP16))
-    answer = make_answer(pipeline=dataclasses.replace(answer.pipeline, stages=stages),
-                         ran=(dataclasses.replace(ran(2, precision="i8"), ir=cache, quantize=line),
-                              dataclasses.replace(ran(2, precision="f16"), ir="/root/.cache/ov-tuner/ir/c_fp16.xml")))
-    for fmt in (DeployFormat.PYTHON, DeployFormat.DLSTREAMER):
-        form = deploy_form(fmt, AnswerKind.PIPELINE, answer)
-        assert ".cache" not in form.text and "/models/detect_int8.xml" in form.text
-        assert "/models/classify_fp16.xml" in form.text
-        assert form.first[0] == line and "compress_to_fp16=True" in form.first[1] and len(form.first) == 2
-    unrecorded = make_answer(pipeline=answer.pipeline,
-                             ran=(dataclasses.replace(answer.ran[0], quantize=""), answer.ran[1]))
-    first = deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE, unrecorded).first
-    assert first[0] == "ov-tuner quantize /models/detect.xml -o /models/detect_int8.xml"

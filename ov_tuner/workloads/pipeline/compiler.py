@@ -8,7 +8,7 @@ import openvino as ov
 
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.schema import DeviceInfo, PointResult, Precision, Status
+from ov_tuner.schema import DeviceInfo, PointResult, Status
 from ov_tuner.workloads.pipeline.schema import Pipeline, Split, StageRan, StageSetting, stage_config
 from ov_tuner.workloads.pipeline.trial import StageRunner
 
@@ -20,10 +20,8 @@ class SplitCompiler:
     """The stages compiled for one split at a time (recompiled when the split changes, warmed up after), and each
     stage alone for its solo settings."""
 
-    def __init__(self, pipeline: Pipeline, compilers: Sequence[Compiler], devices: Sequence[DeviceInfo],
-                 quantize: Sequence[str]) -> None:
-        """`quantize`: each stage's `ov-tuner quantize` line, which makes the INT8 IR its compiler gives."""
-        self.pipeline, self.compilers, self.devices, self.quantize = pipeline, compilers, devices, quantize
+    def __init__(self, pipeline: Pipeline, compilers: Sequence[Compiler], devices: Sequence[DeviceInfo]) -> None:
+        self.pipeline, self.compilers, self.devices = pipeline, compilers, devices
         self._split: Split | None = None
         self._compiled: list[ov.CompiledModel] = []
         self._runners: list[StageRunner] = []
@@ -41,9 +39,8 @@ class SplitCompiler:
                 self._compiled.append(compiled)
                 self._runners.append(StageRunner(stage, compiled, nireq))
                 properties = PointResult(config, Status.OK, info).deploy_properties()
-                quantize = self.quantize[index] if config.precision is Precision.INT8 else ""
                 self._ran += (StageRan(tuple(properties.items()), nireq, info.num_streams, info.executed_precision,
-                                       info.ir_path, quantize),)
+                                       info.ir_path),)
             self._split = split
         return self._runners, self._ran
 

@@ -16,8 +16,7 @@ from ov_tuner.devices.modelfile import example_dims, model_files, open_model_sou
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.driver import drive
 from ov_tuner.errors import BadInputError
-from ov_tuner.quantize.make import quantize_command
-from ov_tuner.schema import Int8Options, Precision
+from ov_tuner.schema import Precision
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.pipeline.answer import PipelineAnswer, pipeline_answer
@@ -59,10 +58,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         outputs = {name for output in model.outputs for name in output.get_names()}
     compilers = [job_compiler(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
                  for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
-    quantize = [answer[1].command if answer and answer[1] else
-                quantize_command(Path(stage.model), Int8Options(), None, stage.shapes or {}, {})
-                for stage, answer in zip(pipeline.stages, answers, strict=True)]
-    compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages], quantize)
+    compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages])
     with PipelineStore(spec.out) as store:
         store.claim(environment(open_model_source(Path(pipeline.stages[0].model))), FileKind.PIPELINE)
         store.claim_pipeline(pipeline)

@@ -116,16 +116,13 @@ def stage_config(stage: PipelineStage, setting: StageSetting) -> PointConfig:
 class StageRan:
     """What one stage ran, read back after its compile: the properties a deployment compiles with to run the same
     (ov_tuner.schema.PointResult.deploy_properties), its requests, streams and the precision its math ran in, and
-    the model file compiled (`ir`: the stage's own, or the FP16 or INT8 IR made from it in ov-tuner's cache; '' where
-    not kept), and for an INT8 IR the `ov-tuner quantize` line that makes the same beside the stage's model (`quantize`:
-    its sweep's, or the one ov-tuner ran; '' where not int8 or not kept)."""
+    the model file compiled (`ir`: the stage's own, or the FP16 or INT8 IR made from it; '' where not kept)."""
 
     properties: tuple[tuple[str, str], ...]
     nireq: int
     streams: int
     precision: str
     ir: str = ""
-    quantize: str = ""
 
 
 @dataclass(frozen=True)
