@@ -5,6 +5,7 @@ bad input is one line."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -13,10 +14,15 @@ from pathlib import Path
 import pytest
 from factories import assert_one_line, count_rows, ov_tuner, start_until
 from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
+from test_deploy_formats import BIN
 
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.cameras import judged
+from ov_tuner.present.deploy import deploy_form
+from ov_tuner.present.deploy_format import DeployFormat
+from ov_tuner.present.envelope import AnswerKind
+from ov_tuner.schema import Precision
 from ov_tuner.workloads.pipeline.answer import Verdict, pipeline_answer
 from ov_tuner.workloads.pipeline.results_file import load_pipeline
 from ov_tuner.workloads.pipeline.search import PER_STREAM
@@ -33,6 +39,7 @@ model = "det.xml"
 [[stage]]
 name = "classify"
 model = "cls.xml"
+precision = "fp16"
 per_detection = { output = "scores", threshold = 0.5, most = 2 }
 """
 QUICK = ["--seconds", "0.3", "--lead-in", "0.05", "--rounds", "2", "--max-trials", "2", "--solo-seconds", "0.1"]
@@ -142,17 +149,31 @@ def test_show_and_recommend_render_the_stored_answer(tuned: tuple[Path, subproce
 def test_the_python_form_compiles_what_the_search_read_back(folder: Path,
                                                             tuned: tuple[Path, subprocess.CompletedProcess[str]],
                                                             ) -> None:
+    """The classifier runs fp16 where the answer's split sets its streams (its FP16 IR in ov-tuner's cache), FP32 at
+    OpenVINO default: the form loads the model files beside the user's, made by the steps it gives first, never the
+    cache's; run as given, it compiles what each stage read back."""
     db, _ = tuned
-    script = folder / "run_pipeline.py"
-    wrote = ov_tuner("recommend", str(db), "--format", "python", "-o", str(script))
-    assert wrote.returncode == 0, wrote.stderr
-    ran = subprocess.run([sys.executable, str(script), "--frames", "8"], capture_output=True, text=True, timeout=120)
-    assert ran.returncode == 0, ran.stderr
-    read_back = json.loads(ran.stdout.splitlines()[0])["stages"]
     stored = load_pipeline(db)
     assert stored is not None
     answer = pipeline_answer(stored)
     assert answer is not None
+    form = deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE, answer)
+    assert ".cache" not in form.text
+    for stage, ran_stage in zip(answer.pipeline.stages, answer.ran, strict=True):
+        assert stage.precision is not None
+        assert ran_stage.ir_precision in (stage.precision.value, Precision.FP32.value)  # its own, or the default's
+        fp16 = ran_stage.ir_precision == Precision.FP16.value
+        model = Path(stage.model)
+        assert str(model.with_name(f"{model.stem}_fp16.xml") if fp16 else model) in form.text
+    assert len(form.first) == sum(r.ir_precision == Precision.FP16.value for r in answer.ran)
+    on_path = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}  # python3: the one with OpenVINO
+    for step in form.first:
+        assert subprocess.run(step, shell=True, cwd=folder, env=on_path, timeout=120).returncode == 0, step
+    script = folder / "run_pipeline.py"
+    script.write_text(form.text)
+    ran = subprocess.run([sys.executable, str(script), "--frames", "8"], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    read_back = json.loads(ran.stdout.splitlines()[0])["stages"]
     for stage, ran_stage in zip(read_back, answer.ran, strict=True):
         properties = dict(ran_stage.properties)
         assert stage["nireq"] == ran_stage.nireq

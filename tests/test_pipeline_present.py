@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -17,13 +18,15 @@ import pytest
 from factories import figures_missing
 from pipeline_models import ABOVE, tiny_classifier, tiny_clip, tiny_detector
 from rich.console import Console
-from test_deploy_formats import DLSTREAMER_PROPERTIES, OVMS_SCHEMA
+from test_deploy_formats import BIN, DLSTREAMER_PROPERTIES, OVMS_SCHEMA
 from test_renderers import constructed_results
 
 from ov_tuner.analyse.answer import answer_of
 from ov_tuner.present.answer_json import answer_json
+from ov_tuner.present.deploy import deploy_form
+from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.documents import print_pipeline
-from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION
+from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION, AnswerKind
 from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
 from ov_tuner.present.pipeline_forms import (
     pipeline_answer_json,
@@ -385,6 +388,43 @@ def test_the_python_form_runs_and_compiles_what_the_answer_says(tmp_path: Path) 
     assert stages == expected
     ended = json.loads(lines[-1])
     assert ended["frames"] == 10 and ended["runs"] == {"detect": 10, "classify": 5 * ABOVE}
+
+
+def test_the_forms_load_the_files_a_deployment_makes_beside_the_users_never_the_cache(tmp_path: Path) -> None:
+    """A detector that ran its FP16 IR from ov-tuner's cache and a classifier that ran its own file at OpenVINO
+    default: the forms name the FP16 IR beside the detector and the classifier's own file, and give the step that
+    makes the first; run as given, the step and the script work. An int8 stage names the INT8 IR its recorded
+    quantize line writes (that line first), one whose model came quantized its own file, and a file stored before
+    the IR's precision was kept the file the stage ran."""
+    detector = tiny_detector(tmp_path / "detect.xml")
+    classifier = tiny_classifier(tmp_path / "classify.xml", batch=-1)
+    cache = "/root/.cache/ov-tuner/ir/0123"
+    answer = make_answer(str(detector), str(classifier), str(tiny_clip(tmp_path / "clip.avi")),
+                         ran=(dataclasses.replace(ran(2, precision="f32"), ir=f"{cache}/detect_fp16.xml",
+                                                  ir_precision="fp16"),
+                              dataclasses.replace(ran(3, precision="f32"), ir=str(classifier), ir_precision="fp32")))
+    for fmt in (DeployFormat.PYTHON, DeployFormat.DLSTREAMER):
+        form = deploy_form(fmt, AnswerKind.PIPELINE, answer)
+        assert cache not in form.text and str(tmp_path / "detect_fp16.xml") in form.text, fmt
+        assert str(classifier) in form.text and len(form.first) == 1 and "compress_to_fp16=True" in form.first[0]
+    form = deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE, answer)
+    on_path = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}  # python3: the one with OpenVINO
+    assert subprocess.run(form.first[0], shell=True, env=on_path, timeout=120).returncode == 0
+    script = tmp_path / "pipeline.py"
+    script.write_text(form.text)
+    done = subprocess.run([sys.executable, str(script), "--frames", "4"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    line = "ov-tuner quantize /models/detect.xml -o /models/detect_int8.xml --images photos"
+    int8 = dataclasses.replace(ran(2), ir=f"{cache}/detect_int8.xml", ir_precision="int8", quantize=line)
+    given = dataclasses.replace(ran(2), ir="/models/classify.xml", ir_precision="int8")
+    form = deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE, make_answer(ran=(int8, given)))
+    assert "/models/detect_int8.xml" in form.text and "'/models/classify.xml'" in form.text and cache not in form.text
+    assert form.first == (line,)
+    stored_before = dataclasses.replace(ran(2), ir=f"{cache}/detect_int8.xml")
+    assert f"{cache}/detect_int8.xml" in deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE,
+                                                      make_answer(ran=(stored_before, ran(2)))).text
 
 
 def test_a_neighbour_that_failed_its_one_trial_reads_as_the_count_it_failed_not_as_zero() -> None:

@@ -27,7 +27,13 @@ from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
 from ov_tuner.present.llm_forms import OVMS_GRAPH, llm_answer_json, llm_kubernetes, llm_ovms, llm_python
-from ov_tuner.present.pipeline_forms import pipeline_answer_json, pipeline_dlstreamer, pipeline_ovms, pipeline_python
+from ov_tuner.present.pipeline_forms import (
+    pipeline_answer_json,
+    pipeline_dlstreamer,
+    pipeline_made_first,
+    pipeline_ovms,
+    pipeline_python,
+)
 from ov_tuner.present.servers import (
     OVMS_CONFIG,
     OVMS_MODELS,
@@ -179,8 +185,8 @@ def _json(answer: Answer, where: Where) -> Form:
 
 
 def _pipeline(build: Callable[[PipelineAnswer], str]) -> Callable[[PipelineAnswer, Where], Form]:
-    """A pipeline's form: its text alone (its stages load the model files they ran)."""
-    return lambda answer, where: Form(build(answer))
+    """A pipeline's form, and the commands that make the model files its stages load first."""
+    return lambda answer, where: Form(build(answer), pipeline_made_first(answer))
 
 
 def _llm_python(answer: LlmAnswer, where: Where) -> Form:

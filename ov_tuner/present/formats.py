@@ -42,16 +42,23 @@ class DeployModel:
 
 
 def deploy_model(point: PointResult, source: str, quantization: Quantization | None = None) -> DeployModel:
-    """The model the user gave (`source`, the path the sweep was given), or the IR to make from it: the INT8 IR for
-    int8 (with the `ov-tuner quantize` line that makes the one measured), the FP16 IR for fp16, an IR for a format
-    OpenVINO converts rather than reads. Never a file in ov-tuner's cache, which the deployment host does not
-    have."""
+    """The model the user gave (`source`, the path the sweep was given), or the IR to make from it (deploy_file)."""
+    if quantization is None:
+        quantize: str | None = shlex.join(["ov-tuner", "quantize", source, "-o", str(int8_ir_path(Path(source)))])
+    else:
+        quantize = None if quantization.given else quantization.command
+    return deploy_file(source, point.config.precision, quantize)
+
+
+def deploy_file(source: str, precision: Precision, quantize: str | None) -> DeployModel:
+    """The model `precision` loads, made from the user's model `source`: for int8 the INT8 IR `quantize` (the
+    `ov-tuner quantize` line that makes the one measured) writes beside it (None: the model came quantized and is its
+    own INT8 IR), the FP16 IR for fp16, an IR for a format OpenVINO converts rather than reads, else `source` itself.
+    Never a file in ov-tuner's cache, which the deployment host does not have."""
     src = Path(source)
-    if point.config.precision is Precision.INT8 and not (quantization is not None and quantization.given):
-        out = str(int8_ir_path(src))
-        return DeployModel(out, quantization.command if quantization is not None else shlex.join(
-            ["ov-tuner", "quantize", source, "-o", out]))
-    if point.config.precision.fp16_weights:
+    if precision is Precision.INT8 and quantize is not None:
+        return DeployModel(str(int8_ir_path(src)), quantize)
+    if precision.fp16_weights:
         out = str(src.with_name(f"{src.stem}_fp16.xml"))
         if src.suffix == ".xml":
             code = (f"import openvino as ov; ov.save_model(ov.Core().read_model({source!r}), {out!r}, "

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from ov_tuner.present.envelope import AnswerKind, envelope
+from ov_tuner.present.formats import DeployModel, deploy_file
 from ov_tuner.present.servers import (
     VIDEO_STANDIN,
     ServedModel,
@@ -20,6 +21,7 @@ from ov_tuner.present.servers import (
     ovms_config_text,
 )
 from ov_tuner.present.words.pipeline import pipeline_rows
+from ov_tuner.schema import Precision
 from ov_tuner.workloads.pipeline.answer import (
     GAIN_CONFIDENCE,
     CameraGain,
@@ -163,9 +165,23 @@ print(json.dumps({{"frames": done[0], "seconds": round(seconds, 3), "fps": round
 '''
 
 
+def _deployed(stage: PipelineStage, ran: StageRan) -> DeployModel:
+    """The model file a form compiles for a stage, beside the stage's own (deploy_file): the INT8 IR its quantize line
+    makes, the FP16 IR, or the stage's own model; never the copy in ov-tuner's cache the stage ran. A file stored
+    before the IR's precision was kept names the file the stage ran."""
+    if not ran.ir_precision:
+        return DeployModel(ran.ir or stage.model)
+    return deploy_file(stage.model, Precision(ran.ir_precision), ran.quantize or None)
+
+
 def _model(stage: PipelineStage, ran: StageRan) -> str:
-    """The model file a form compiles: the one the stage ran (its INT8 or FP16 IR where it ran one), else its own."""
-    return ran.ir or stage.model
+    return _deployed(stage, ran).path
+
+
+def pipeline_made_first(answer: PipelineAnswer) -> tuple[str, ...]:
+    """The commands that make the model files the forms load, each once, before anything reads them."""
+    made = (_deployed(s, r).make for s, r in zip(answer.pipeline.stages, answer.ran, strict=True))
+    return tuple(dict.fromkeys(m for m in made if m))
 
 
 def _plan(stage: PipelineStage) -> dict[str, Any]:

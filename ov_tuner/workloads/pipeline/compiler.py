@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import openvino as ov
 
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.schema import DeviceInfo, PointResult, Status
+from ov_tuner.schema import DeviceInfo, PointResult, Precision, Quantization, Status
 from ov_tuner.workloads.pipeline.schema import Pipeline, Split, StageRan, StageSetting, stage_config
 from ov_tuner.workloads.pipeline.trial import StageRunner
 
@@ -20,8 +20,10 @@ class SplitCompiler:
     """The stages compiled for one split at a time (recompiled when the split changes, warmed up after), and each
     stage alone for its solo settings."""
 
-    def __init__(self, pipeline: Pipeline, compilers: Sequence[Compiler], devices: Sequence[DeviceInfo]) -> None:
-        self.pipeline, self.compilers, self.devices = pipeline, compilers, devices
+    def __init__(self, pipeline: Pipeline, compilers: Sequence[Compiler], devices: Sequence[DeviceInfo],
+                 quantized: Mapping[int, Quantization]) -> None:
+        """`quantized`: how each stage's INT8 IR was made, by stage index, filled as its compiler finds or makes it."""
+        self.pipeline, self.compilers, self.devices, self.quantized = pipeline, compilers, devices, quantized
         self._split: Split | None = None
         self._compiled: list[ov.CompiledModel] = []
         self._runners: list[StageRunner] = []
@@ -39,8 +41,10 @@ class SplitCompiler:
                 self._compiled.append(compiled)
                 self._runners.append(StageRunner(stage, compiled, nireq))
                 properties = PointResult(config, Status.OK, info).deploy_properties()
+                made = self.quantized.get(index) if config.precision is Precision.INT8 else None
                 self._ran += (StageRan(tuple(properties.items()), nireq, info.num_streams, info.executed_precision,
-                                       info.ir_path),)
+                                       info.ir_path, config.precision.value,
+                                       made.command if made is not None and not made.given else ""),)
             self._split = split
         return self._runners, self._ran
 

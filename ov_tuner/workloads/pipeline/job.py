@@ -5,6 +5,7 @@ anything is measured), compile each stage's models once, then drive the pipeline
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +17,7 @@ from ov_tuner.devices.modelfile import example_dims, model_files, open_model_sou
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.driver import drive
 from ov_tuner.errors import BadInputError
-from ov_tuner.schema import Precision
+from ov_tuner.schema import Precision, Quantization
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.pipeline.answer import PipelineAnswer, pipeline_answer
@@ -56,9 +57,11 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         if stage.per_detection is not None:  # never the first stage: read_pipeline refuses that
             check_counted_output(stage, pipeline.stages[index - 1], outputs)
         outputs = {name for output in model.outputs for name in output.get_names()}
-    compilers = [job_compiler(runtime, source, answer[1] if answer else None, stage.shapes, quantizing)
-                 for stage, source, answer in zip(pipeline.stages, sources, answers, strict=True)]
-    compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages])
+    quantized: dict[int, Quantization] = {}  # each stage's INT8 IR, as its compiler finds or makes it
+    compilers = [job_compiler(runtime, source, answer[1] if answer else None, stage.shapes, quantizing,
+                              made=functools.partial(quantized.__setitem__, index))
+                 for index, (stage, source, answer) in enumerate(zip(pipeline.stages, sources, answers, strict=True))]
+    compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages], quantized)
     with PipelineStore(spec.out) as store:
         store.claim(environment(open_model_source(Path(pipeline.stages[0].model))), FileKind.PIPELINE)
         store.claim_pipeline(pipeline)

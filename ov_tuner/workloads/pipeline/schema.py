@@ -116,13 +116,19 @@ def stage_config(stage: PipelineStage, setting: StageSetting) -> PointConfig:
 class StageRan:
     """What one stage ran, read back after its compile: the properties a deployment compiles with to run the same
     (ov_tuner.schema.PointResult.deploy_properties), its requests, streams and the precision its math ran in, and
-    the model file compiled (`ir`: the stage's own, or the FP16 or INT8 IR made from it; '' where not kept)."""
+    the model file compiled (`ir`: the stage's own, or the FP16 or INT8 IR made from it in ov-tuner's cache; ''
+    where not kept), so that a deployment can make the same beside the stage's model: the IR's precision
+    (`ir_precision`, a Precision's value: fp32 where a split leaves the stage at OpenVINO default; '' in a file stored
+    before it was kept) and, for an INT8 IR ov-tuner made, the `ov-tuner quantize` line that makes it (`quantize`:
+    the stage's sweep's, or the one ov-tuner ran; '' where the model came quantized)."""
 
     properties: tuple[tuple[str, str], ...]
     nireq: int
     streams: int
     precision: str
     ir: str = ""
+    ir_precision: str = ""
+    quantize: str = ""
 
 
 @dataclass(frozen=True)

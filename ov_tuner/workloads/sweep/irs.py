@@ -4,6 +4,9 @@ made now as a sweep without --images makes it (NNCF on generated inputs, cached)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.runtime import Runtime
@@ -15,8 +18,13 @@ Quantizing = Starting
 
 
 def job_compiler(runtime: Runtime, source: ModelSource, recorded: Quantization | None = None,
-                 shapes: dict[str, list[int]] | None = None, quantizing: Quantizing | None = None) -> Compiler:
+                 shapes: dict[str, list[int]] | None = None, quantizing: Quantizing | None = None,
+                 made: Callable[[Quantization], None] = lambda record: None) -> Compiler:
     """The compiler of a job's configurations at the user's `shapes`; the INT8 IR is found or made once, when an int8
-    configuration first needs it."""
-    return Compiler(runtime, source, lambda: int8_ir(runtime, source, shapes=shapes, recorded=recorded,
-                                                     starting=quantizing).path, shapes=shapes)
+    configuration first needs it, and `made` is told how (a deploy form names the line that makes the same)."""
+    def int8() -> Path:
+        found = int8_ir(runtime, source, shapes=shapes, recorded=recorded, starting=quantizing)
+        made(found.record)
+        return found.path
+
+    return Compiler(runtime, source, int8, shapes=shapes)
