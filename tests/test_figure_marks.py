@@ -67,8 +67,8 @@ def test_the_heatmap_marks_the_answer_as_deployed_the_fastest_as_fastest_and_the
     assert marks.fastest == (1, 2)
     assert marks.default is not None and marks.default.cell == (0, 1)
     fig = heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 1, deployed), ENV, {"CPU": CPU})
-    assert legend_texts(fig) == ["deploy: fp32 2 x 2 (the answer)", "fastest measured: 2 x 4",
-                                 "OpenVINO default ran fp32 1 x 2"]
+    assert legend_texts(fig) == ["deploy: 2 x 2 (the answer)", "fastest measured: 2 x 4",
+                                 "OpenVINO default (1 x 2, ran fp32)"]
     fps_panel = next(ax for ax in fig.axes if ax.get_title() == "Throughput (FPS)")
     outlined = [(p.get_xy(), p.get_linestyle()) for p in fps_panel.patches if isinstance(p, Rectangle)]
     assert outlined == [((0.5, 0.5), "-"), ((1.5, 0.5), "--")]  # the deployed cell solid, the fastest dashed
@@ -81,7 +81,7 @@ def test_a_default_that_ran_another_precision_is_said_to_be_outside_the_panel() 
     assert marks.default.config.precision is Precision.BF16
     fig = heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 1, deployed_of(stored)), ENV,
                          {"CPU": CPU})
-    assert "OpenVINO default ran bf16 1 x 2: not in this panel" in legend_texts(fig)
+    assert "OpenVINO default (1 x 2, ran bf16): not in this panel" in legend_texts(fig)
     assert not [line for ax in fig.axes for line in ax.lines if line.get_marker() == "D"]  # no diamond drawn
 
 
@@ -91,7 +91,7 @@ def test_a_default_beyond_the_streams_and_requests_measured_is_said() -> None:
     assert marks.default is not None and marks.default.in_panel and marks.default.cell is None
     fig = heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 1, deployed_of(stored)), ENV,
                          {"CPU": CPU})
-    assert "OpenVINO default ran fp32 4 x 8: outside the streams x requests measured" in legend_texts(fig)
+    assert "OpenVINO default (4 x 8, ran fp32): outside the streams x requests measured" in legend_texts(fig)
 
 
 def test_another_panel_names_where_the_answer_is() -> None:
@@ -103,7 +103,7 @@ def test_another_panel_names_where_the_answer_is() -> None:
     assert marks.default is not None and not marks.default.in_panel  # it ran at batch 1 only
     texts = legend_texts(heatmap_figure(heatmap_data(stored.points, "CPU", Precision.FP32, 2, deployed), ENV, {}))
     assert texts[0] == "deploy: CPU fp32 batch 1 2 streams x 2 requests (the answer): not in this panel"
-    assert "OpenVINO default ran fp32 1 x 2 at batch 1: not in this panel" in texts
+    assert "OpenVINO default (1 x 2, ran fp32) at batch 1: not in this panel" in texts
 
 
 def test_the_pareto_figure_marks_the_deployed_point_and_the_default() -> None:
@@ -147,8 +147,8 @@ def test_the_precision_figure_marks_the_deployed_cell_of_either_precision() -> N
     assert marks.deployed.cell == (grid.streams.index(c.streams), grid.nireqs.index(c.nireq))
     assert marks.default is not None and marks.default.cell == (0, 1)
     texts = legend_texts(precision_figure(data, ENV, {}))
-    assert texts == [f"deploy: {c.precision.value} {c.streams} x {c.nireq} (the answer)",
-                     "OpenVINO default ran fp32 1 x 2"]
+    assert texts == [f"deploy: {c.label()} (the answer)",  # the panel compares two precisions: the full label
+                     "OpenVINO default (1 x 2, ran fp32)"]
 
 
 def test_plot_writes_every_figure_with_the_marks(tmp_path: Path) -> None:

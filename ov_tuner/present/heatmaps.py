@@ -86,13 +86,14 @@ def _outline(ax: Axes, cell: tuple[int, int], colour: str, style: str, width: fl
                            linestyle=style, path_effects=HALO, clip_on=False))  # whole at the panel's edge
 
 
-def _legend(fig: Figure, marks: HeatmapMarks, heatmap: Heatmap, batch: int) -> None:
+def _legend(fig: Figure, marks: HeatmapMarks, heatmap: Heatmap, batch: int, one_precision: bool) -> None:
     """One entry a mark, below the panels; a mark that falls off the panel keeps its entry, with no symbol, to say
-    where it is."""
+    where it is. `one_precision`: the panels are of one precision (else they compare two)."""
     deployed, default = marks.deployed, marks.default
+    deploy = deployed_mark_text(deployed, one_precision)
     handles: list[Patch | Line2D] = [
-        Patch(fill=False, edgecolor=DEPLOYED_COLOUR, linewidth=3, label=deployed_mark_text(deployed))
-        if deployed is not None and deployed.cell is not None else _unmarked(deployed_mark_text(deployed))]
+        Patch(fill=False, edgecolor=DEPLOYED_COLOUR, linewidth=3, label=deploy)
+        if deployed is not None and deployed.cell is not None else _unmarked(deploy)]
     if marks.fastest is not None:
         row, col = marks.fastest
         handles.append(Patch(fill=False, edgecolor=FASTEST_COLOUR, linewidth=2, linestyle="--",
@@ -119,7 +120,7 @@ def heatmap_figure(data: HeatmapData, env: Environment, devices: Mapping[str, De
         # Brighter is better in every panel.
         cmap = colormaps["viridis" if metric.higher_is_better else "viridis_r"]
         _draw_heatmap(ax, heatmaps[metric], metric.heading, cmap, marks)
-    _legend(fig, marks, heatmaps[Metric.FPS], data.batch)
+    _legend(fig, marks, heatmaps[Metric.FPS], data.batch, one_precision=True)
     ran = f" (ran {', '.join(data.ran)})" if data.ran else ""
     fig.suptitle(f"{env.model_name} on {_device_name(data.device, devices)}\n{data.precision.value}{ran}, "
                  f"batch {data.batch}; brighter is better", fontsize=12, wrap=True)
@@ -151,7 +152,7 @@ def precision_figure(data: PrecisionData, env: Environment, devices: Mapping[str
             for row, col in zip(*np.nonzero(apart & np.isfinite(heatmap.values)), strict=True):
                 ax.add_patch(Rectangle((col - 0.5, row - 0.5), 1, 1, fill=False, hatch="//", edgecolor="#888888",
                                        linewidth=0))
-    _legend(fig, marks, fps, c.batch)
+    _legend(fig, marks, fps, c.batch, one_precision=False)
     notes = "; ".join(comparison_notes(c)) or "both ran the precision asked for"
     if data.accuracy is not None:
         notes += f"\n{c.numerator.value} outputs against fp32: {accuracy_summary(data.accuracy, quantization)}"

@@ -90,7 +90,7 @@ def inconsistency_text(i: Inconsistency) -> str:
     base, best = i.baseline, i.best
     hint = cell_text(base.streams, base.nireq)
     head = (f"{baseline_label(base)} ran {base.fps:.0f} FPS, {base.fps / best.fps - 1:+.0%} over "
-            f"the best searched point {best.config.precision.value} {short_label(best)} ({best.fps:.0f} FPS)")
+            f"the best searched point {best.config.label()} ({best.fps:.0f} FPS)")
     if i.missed is Missed.PRECISION:
         return (f"{head}: it runs a precision the sweep left out; sweep --precision auto, which adds every precision "
                 "the device runs as math of its own")

@@ -11,14 +11,15 @@ ANSWER_SPLIT = "outlined: the answer, the split to deploy"
 DEFAULT_SPLIT = "diamond: every model at OpenVINO default"
 
 
-def deployed_mark_text(placed: Placed | None) -> str:
-    """'deploy: fp32 2 x 2 (the answer)', or where this panel does not hold it, what does: 'deploy: CPU fp16 batch 1
-    2 streams x 2 requests (the answer): not in this panel'."""
+def deployed_mark_text(placed: Placed | None, one_precision: bool) -> str:
+    """'deploy: 2 x 2 (the answer)' in a panel of one device, precision and batch (the glossary's short label; its
+    full one where the panel compares two precisions), or where this panel does not hold it, what does: 'deploy: CPU
+    fp16 batch 1 2 streams x 2 requests (the answer): not in this panel'."""
     if placed is None:
         return NO_ANSWER
     c = placed.config
     if placed.cell is not None:
-        return f"deploy: {c.precision.value} {cell_text(c.streams, c.nireq)} (the answer)"
+        return f"deploy: {cell_text(c.streams, c.nireq) if one_precision else c.label()} (the answer)"
     where = "not measured in the search" if placed.in_panel else "not in this panel"
     return f"deploy: {c.label()} (the answer): {where}"
 
@@ -29,16 +30,17 @@ def fastest_mark_text(streams: int, nireq: int) -> str:
 
 
 def default_mark_text(placed: Placed, batch: int) -> str:
-    """'OpenVINO default ran fp32 2 x 2'; off the panel of `batch`, what it ran: 'OpenVINO default ran bf16 2 x 2:
-    not in this panel', '... ran fp32 4 x 8: outside the streams x requests measured'."""
+    """The glossary's short label of a baseline: 'OpenVINO default (2 x 2, ran fp32)'; off the panel of `batch`,
+    where: 'OpenVINO default (2 x 2, ran bf16): not in this panel', '... (4 x 8, ran fp32): outside the streams x
+    requests measured'."""
     c = placed.config
-    ran = f"{c.precision.value} {cell_text(c.streams, c.nireq)}"
+    label = f"OpenVINO default ({cell_text(c.streams, c.nireq)}, ran {c.precision.value})"
     if placed.cell is not None:
-        return f"OpenVINO default ran {ran}"
+        return label
     if placed.in_panel:
-        return f"OpenVINO default ran {ran}: outside the streams x requests measured"
+        return f"{label}: outside the streams x requests measured"
     at = f" at batch {c.batch}" if c.batch != batch else ""
-    return f"OpenVINO default ran {ran}{at}: not in this panel"
+    return f"{label}{at}: not in this panel"
 
 
 def deployed_point_text(p: PointResult) -> str:
