@@ -11,7 +11,7 @@ their PyPI wheels (scripts/real_models.py). The orientation classifier is swept 
 Last, an independent check of the int8/fp32 ratio on MobileNet-v2: OpenVINO's benchmark_app on the FP32 IR and the
 sweep's INT8 IR at 2 streams x 4 requests, interleaved, against ov-tuner's own confirmed ratio.
 
-    .venv/bin/python scripts/bench_accuracy.py [--models mobilenet_v2,...,layout_cdla] [--benchmark-app-rounds 3]
+    .venv/bin/python scripts/bench_accuracy.py [--models mobilenet_v2,...,layout_cdla] [--benchmark-app-passes 3]
 """
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ def rows(run: Run, stored: StoredResults) -> list[str]:
     return lines
 
 
-def benchmark_app_ratio(fp32: Path, int8: Path, rounds: int) -> list[float]:
-    """int8/fp32 FPS from benchmark_app at 2 streams x 4 requests, the two runs interleaved, once per round."""
+def benchmark_app_ratio(fp32: Path, int8: Path, passes: int) -> list[float]:
+    """int8/fp32 FPS from benchmark_app at 2 streams x 4 requests, the two runs interleaved, once per pass."""
     def fps(model: Path) -> float:
         done = subprocess.run([str(BENCHMARK_APP), "-m", str(model), "-d", "CPU", "-nstreams", "2", "-nireq", "4",
                                "-shape", "[1,3,224,224]",
@@ -98,7 +98,7 @@ def benchmark_app_ratio(fp32: Path, int8: Path, rounds: int) -> list[float]:
                               capture_output=True, text=True, check=True)
         return float(re.findall(r"Throughput:\s+([\d.]+) FPS", done.stdout)[-1])
     ratios = []
-    for _ in range(rounds):
+    for _ in range(passes):
         a = fps(fp32)
         b = fps(int8)
         ratios.append(b / a)
@@ -108,7 +108,7 @@ def benchmark_app_ratio(fp32: Path, int8: Path, rounds: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(ZOO + REAL))
-    parser.add_argument("--benchmark-app-rounds", type=int, default=3)
+    parser.add_argument("--benchmark-app-passes", type=int, default=3)
     args = parser.parse_args()
     print(f"host: {cpu_model()}")
     print("| model | precision | ran | FPS vs fp32 | cosine (least) | top-1 agreement | top-10 boxes | inputs | "
@@ -122,11 +122,11 @@ def main() -> None:
             stored_by[run.label] = stored = load_results(out)
             print("\n".join(rows(run, stored)), flush=True)
         mobilenet = stored_by.get("mobilenet_v2")
-        if mobilenet is not None and mobilenet.quantization is not None and args.benchmark_app_rounds:
+        if mobilenet is not None and mobilenet.quantization is not None and args.benchmark_app_passes:
             ratios = benchmark_app_ratio(Path(mobilenet.environment.model_path), Path(mobilenet.quantization.ir),
-                                         args.benchmark_app_rounds)
+                                         args.benchmark_app_passes)
             own = precision_speeds(mobilenet.points, mobilenet.confirmations).get(("CPU", Precision.INT8, 1))
-            print(f"\nMobileNet-v2 int8/fp32 at 2 x 4, benchmark_app, {len(ratios)} interleaved rounds: "
+            print(f"\nMobileNet-v2 int8/fp32 at 2 x 4, benchmark_app, {len(ratios)} interleaved passes: "
                   f"{', '.join(f'{r:.2f}x' for r in ratios)} (median {statistics.median(ratios):.2f}x); "
                   f"ov-tuner: {speed_text(own)}")
 

@@ -3,7 +3,7 @@ interleaved against "OpenVINO default" (PERFORMANCE_HINT=THROUGHPUT and nothing 
 throughput` runs) and against the explicit point equal to that hint's own choice (its streams and requests, at the
 precision it ran). Target: the answer never below the default beyond noise.
 
-    .venv/bin/python scripts/bench_default.py [--models mobilenet_v2,resnet50] [--rounds 10] [--window 1]
+    .venv/bin/python scripts/bench_default.py [--models mobilenet_v2,resnet50] [--passes 10] [--window 1]
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ HINTS = {"f32": Precision.FP32, "bf16": Precision.BF16, "f16": Precision.FP16}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="mobilenet_v2,resnet50")
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--passes", type=int, default=10)
     parser.add_argument("--window", type=float, default=1.0)
     args = parser.parse_args()
     runtime = Runtime()
@@ -63,7 +63,7 @@ def main() -> None:
                 return Compiler(runtime, source).compile(config.compile_key, cpu)
 
             with ResultStore(Path(tmp) / f"{name}-h2h.db") as store:
-                rule = replace(ConfirmRule(), rounds=args.rounds, max_rounds=args.rounds, window_s=args.window)
+                rule = replace(ConfirmRule(), passes=args.passes, max_passes=args.passes, window_s=args.window)
                 run_confirmation(compile_config, configs, store, "CPU", rule)
                 (confirmation,) = store.confirmations()
             head = HeadToHead.of(confirmation)
@@ -76,7 +76,7 @@ def main() -> None:
                          f"{base.contender.label()} ran {default.compile.ran}", base.fps, versus_default,
                          f"{twin.precision.value} {figures[twin].contender.label()}" if twin in figures else "-",
                          versus_twin))
-    print(f"\nhost: {cpu_model()}; {args.rounds} interleaved passes of {args.window:g} s windows per model")
+    print(f"\nhost: {cpu_model()}; {args.passes} interleaved passes of {args.window:g} s windows per model")
     print("| model | answer | FPS | OpenVINO default | FPS | answer / default (95%) | explicit twin of the hint's "
           "choice | answer / twin (95%) | answer below default beyond noise? |")
     print("|---|---|---|---|---|---|---|---|---|")

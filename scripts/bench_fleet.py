@@ -1,11 +1,11 @@
 """Does the fleet path change the figures or the time? The same small sweep as a plain `ov-tuner sweep` and as a
 `fleet sweep` on a one-node local Ray cluster (started once, before the clock), interleaved, several times.
 
-Prints per round the wall time of each and their ratio, then every point's FPS from each path side by side with
+Prints per pass the wall time of each and their ratio, then every point's FPS from each path side by side with
 the ratio of the medians. Targets: fleet/plain wall time <= 1.15; the point FPS ratios within the host's noise
 (compare with the spread between the plain runs themselves).
 
-    .venv/bin/python scripts/bench_fleet.py [--rounds 3] [--time 2]
+    .venv/bin/python scripts/bench_fleet.py [--passes 3] [--time 2]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def fps_by_point(db: Path) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--time", default="2", help="seconds per point (fixed, so both paths do the same work)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ovt-fleet-", dir="/tmp"))  # Ray's socket paths must stay short
@@ -50,14 +50,14 @@ def main() -> None:
     try:
         walls: list[tuple[float, float]] = []
         fps: dict[str, tuple[list[float], list[float]]] = {}
-        for i in range(args.rounds):
+        for i in range(args.passes):
             sweep = ["sweep", str(model), *GRID, "--time", args.time, "--out", str(work / f"plain{i}.db")]
             fleet = ["fleet", "sweep", str(model), *GRID, "--time", args.time, "--address", cluster.address,
                      "--out-dir", str(work / f"fleet{i}")]
             order = [("plain", sweep), ("fleet", fleet)] if i % 2 == 0 else [("fleet", fleet), ("plain", sweep)]
             wall = {name: timed(command) for name, command in order}
             walls.append((wall["plain"], wall["fleet"]))
-            print(f"round {i + 1} ({order[0][0]} first): plain {wall['plain']:.1f} s, fleet {wall['fleet']:.1f} s, "
+            print(f"pass {i + 1} ({order[0][0]} first): plain {wall['plain']:.1f} s, fleet {wall['fleet']:.1f} s, "
                   f"fleet/plain {wall['fleet'] / wall['plain']:.3f}", flush=True)
             fleet_db = next((work / f"fleet{i}").glob("*.db"))
             for point, value in fps_by_point(work / f"plain{i}.db").items():
@@ -69,7 +69,7 @@ def main() -> None:
     ratio = statistics.median(f / p for p, f in walls)
     print(f"\nwall time fleet/plain, median of {len(walls)}: {ratio:.3f} (target <= {WALL_RATIO_TARGET}): "
           f"{'met' if ratio <= WALL_RATIO_TARGET else 'NOT met'}")
-    print(f"\n{'point':>6} {'plain FPS (each round)':>28} {'fleet FPS (each round)':>28} {'fleet/plain medians':>20}")
+    print(f"\n{'point':>6} {'plain FPS (each pass)':>28} {'fleet FPS (each pass)':>28} {'fleet/plain medians':>20}")
     for point, (plain, fleet) in sorted(fps.items()):
         print(f"{point:>6} {' '.join(f'{v:6.1f}' for v in plain):>28} {' '.join(f'{v:6.1f}' for v in fleet):>28} "
               f"{statistics.median(fleet) / statistics.median(plain):>20.3f}")

@@ -1,5 +1,5 @@
 """The pipeline harness's own ceiling against what the pipeline serves, on this host: each pipeline tuned as
-`ov-tuner pipeline` tunes it (short trials, 2 rounds), then, from its results file, the frames a second the answer
+`ov-tuner pipeline` tunes it (short trials, 2 passes), then, from its results file, the frames a second the answer
 holds, the ceiling ov-tuner's load harness measured at the answer's split with the device's work made trivial, and
 the device's bound from each stage alone and a frame's decode.
 
@@ -71,7 +71,7 @@ def tiny_pipeline(folder: Path) -> Path:
 
 def bench(file: Path, out: Path, seconds: float) -> None:
     start = time.perf_counter()
-    run_pipeline(PipelineSpec(file, out, seconds=seconds, lead_in_s=0.3, rounds=2, max_trials=6, solo_s=0.5))
+    run_pipeline(PipelineSpec(file, out, seconds=seconds, lead_in_s=0.3, passes=2, max_trials=6, solo_s=0.5))
     wall = time.perf_counter() - start
     stored = load_pipeline(out)
     answer = pipeline_answer(stored) if stored else None

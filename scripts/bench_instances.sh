@@ -6,7 +6,7 @@
 # in passes, then the walks to the most users each serves within the budget, walked alternately. The answer and the
 # results file (OUT_DIR/instances.db: `ov-tuner report` draws it) are what it leaves.
 #     bash scripts/bench_instances.sh OUT_DIR [MODEL]
-# Environment: USERS (the load searched at, default 16), INSTANCES (the instance counts searched, default 2 and 4
+# Environment: USERS (the load searched at, default 16), INSTANCES (the instance counts searched, default 1, 2 and 4
 # where the host has the cores), STOP_AFTER (seconds; then Ctrl-C: the trial under way ends and the answer is said
 # from the windows measured, for a machine lent for minutes). The lent 16-core machine has no OpenVINO: there, first
 # unpack the trimmed site ../shared/device/make_site.sh builds and put it and this checkout on PYTHONPATH; PYTHON
@@ -24,7 +24,7 @@ fi
 echo "bench_instances: $cores cores, instances $INSTANCES, ${USERS:=16} users"
 llm=("$python" -m ov_tuner llm "$model" --out "$out/instances.db" --users "$USERS" --prompt-tokens 64-512
      --output-tokens 32-64 --seconds 2 --lead-in 0.5 --batched-tokens 256 --kv-precision default
-     --instances "$INSTANCES" --rounds 2 --most-users 128 --ttft-ms 1000 --tpot-ms 50)
+     --instances "$INSTANCES" --passes 2 --most-users 128 --ttft-ms 1000 --tpot-ms 50)
 if [ -n "${STOP_AFTER:-}" ]; then
     status=0; timeout -s INT -k 120 "$STOP_AFTER" "${llm[@]}" || status=$?
     [ "$status" -eq 0 ] || [ "$status" -eq 124 ] || [ "$status" -eq 130 ] || exit "$status"

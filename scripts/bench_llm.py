@@ -86,7 +86,7 @@ def main() -> None:
               f"ratio {ours[-1] / theirs[-1]:.3f}")
     ratio = paired_ratio(np.array(ours), np.array(theirs), rerun=False)
     print(f"ov-tuner / plain generate(): {ratio.value:.3f} (95%: {ratio.low:.3f}..{ratio.high:.3f}) over "
-          f"{ratio.rounds} passes; {model.path}, {args.users} users, {prompt} prompt + {output} output tokens")
+          f"{ratio.passes} passes; {model.path}, {args.users} users, {prompt} prompt + {output} output tokens")
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def tune(spec: PipelineSpec) -> tuple[PipelineAnswer, float, int]:
     assert stored is not None
     answer = pipeline_answer(stored)
     assert answer is not None
-    return answer, wall, sum(t.round == 0 for t in stored.trials)
+    return answer, wall, sum(t.pass_number == 0 for t in stored.trials)
 
 
 def main() -> None:
@@ -54,7 +54,7 @@ def main() -> None:
     pipeline = read_pipeline(args.pipeline).pipeline
     space = small_space(len(pipeline.stages), os.cpu_count() or 1)
     print(f"{len(space.splits())} splits in the small space; results in {out}")
-    common = {"seconds": args.seconds, "lead_in_s": args.lead_in, "rounds": 0, "space": space}
+    common = {"seconds": args.seconds, "lead_in_s": args.lead_in, "passes": 0, "space": space}
     climb, climb_s, climb_trials = tune(PipelineSpec(args.pipeline, out / "climb.db", **common))
     every, every_s, every_trials = tune(PipelineSpec(args.pipeline, out / "exhaustive.db", exhaustive=True, **common))
     print(f"climb:      {climb.cameras} cameras with {split_text(pipeline, climb.split)}; {climb_trials} trials, "

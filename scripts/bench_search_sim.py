@@ -82,7 +82,7 @@ def row(policy: SearchPolicy, landscape: Landscape, runs: int, confirm: bool) ->
 
 def confirm_rows(landscapes: list[Landscape], runs: int) -> None:
     """The confirmation round before and after the sequential rule, on sweeps seeded alike."""
-    rules = {"6 passes": replace(ConfirmRule(), rounds=6), "sequential": ConfirmRule()}
+    rules = {"6 passes": replace(ConfirmRule(), passes=6), "sequential": ConfirmRule()}
     print(f"{runs} simulated sweeps per landscape, the same searches for both rules; over the sweeps that had a "
           "round (rounds): share, the round's part of the sweep's simulated seconds; windows, the round's; hit, "
           "the answer within 5% of the grid's best; rerun, the round rerun alone gave the same answer; same, "

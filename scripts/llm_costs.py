@@ -35,7 +35,7 @@ def main(model: Path, out: Path) -> None:
     rows = [r for r in ROWS if r.weights is None or r.weights in weights]
     # every row scored and walked alike: no round picks among them, no agreement limit holds one back
     spec = LlmSpec(model=model, out=out, load=load, budget=LlmBudget(ttft_ms=1000.0, tpot_ms=50.0), space=space,
-                   rounds=0, most_users=32, min_agreement=0.0, also_walk=tuple(rows))
+                   passes=0, most_users=32, min_agreement=0.0, also_walk=tuple(rows))
 
     def seen(trial: LlmTrial) -> None:
         print(f"  {setting_text(trial.setting)}: {trial.error or f'{trial.tokens_per_s:.0f} tokens/s'}", flush=True)

@@ -105,7 +105,7 @@ def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def llm_db(tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real `ov-tuner llm` results file: two settings besides GenAI's two defaults, two rounds, and the walks to 4
+    """A real `ov-tuner llm` results file: two settings besides GenAI's two defaults, two passes, and the walks to 4
     users under a budget every setting meets."""
     from typer.testing import CliRunner
 
@@ -115,6 +115,6 @@ def llm_db(tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = CliRunner().invoke(app, [
         "llm", str(tiny_gguf), "--out", str(db), "--seconds", "0.3", "--lead-in", "0.1", "--users", "2",
         "--prompt-tokens", "8", "--output-tokens", "4", "--batched-tokens", "256,1024", "--kv-precision", "default",
-        "--rounds", "2", "--ttft-ms", "60000", "--most-users", "4"])
+        "--passes", "2", "--ttft-ms", "60000", "--most-users", "4"])
     assert done.exit_code == 0, done.output
     return db

@@ -139,12 +139,12 @@ def round_of(fps: dict[PointConfig, list[float]], p90_ms: dict[PointConfig, floa
     configs = list(fps)
     contenders = tuple(Contender(c, c.streams or 2, c.nireq or 2) for c in configs)
     windows = []
-    rounds = len(next(iter(fps.values())))
-    for r in range(rounds):
+    passes = len(next(iter(fps.values())))
+    for r in range(passes):
         for i, c in enumerate(configs):
             windows.append(RoundWindow(r, r * len(configs) + i, i, Window(fps[c][r], p90_ms[c], 100, 0.25),
                                        np.full(100, p90_ms[c])))
-    return Confirmation("CPU", contenders, tuple(windows), rounds, 0.25)
+    return Confirmation("CPU", contenders, tuple(windows), passes, 0.25)
 
 
 # A figure in words: a number not glued to a letter (not fp32, p90, v2, top-1), whole (3.82 in 3.82x, a ratio, is read

@@ -89,7 +89,7 @@ def test_a_sweep_under_a_quota_it_sets_up_measures_inside_it(tiny_model: Path, t
     left.mkdir()
     out = tmp_path / "quota.db"
     command = [sys.executable, "-m", "ov_tuner", "sweep", str(tiny_model), "--cpus", "1", "--precision", "fp32",
-               "--nireq", "1,2", "--time", "0.2", "--window", "0.05", "--no-accuracy", "--confirm-rounds", "2",
+               "--nireq", "1,2", "--time", "0.2", "--window", "0.05", "--no-accuracy", "--passes", "2",
                "--out", str(out)]
     try:
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sweep:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from matplotlib.image import imread
 from typer.testing import CliRunner
 
@@ -48,6 +52,35 @@ def stored_copy(swept_db: Path, tmp_path: Path) -> Path:
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every command of the CLI with the words that call it, groups (those with commands of their own) looked into."""
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            yield from commands(command, (*path, name))
+        else:
+            yield (*path, name), command
+
+
+# Names the glossary's "one name per thing" retired: a round's repetitions are passes (--passes).
+RETIRED = ("--rounds", "--confirm-rounds")
+
+
+def test_no_command_offers_or_mentions_a_retired_flag() -> None:
+    """Every command counts a round's passes with --passes: none offers a flag by an old name, and no help text
+    names one."""
+    retired = re.compile("|".join(rf"{flag}(?![\w-])" for flag in RETIRED))
+    counts_passes = set()
+    for path, command in commands(typer.main.get_command(app)):
+        offered = {flag for param in command.params for flag in (*param.opts, *param.secondary_opts)}
+        assert not offered & set(RETIRED), f"ov-tuner {' '.join(path)} offers {sorted(offered & set(RETIRED))}"
+        if "--passes" in offered:
+            counts_passes.add(" ".join(path))
+        shown = runner.invoke(app, [*path, "--help"], terminal_width=250)
+        assert shown.exit_code == 0, shown.output
+        assert not retired.search(shown.output), f"ov-tuner {' '.join(path)} --help: {shown.output}"
+    assert counts_passes == {"sweep", "fleet sweep", "pipeline", "llm", "neighbours"}
 
 
 def test_missing_model(tmp_path: Path) -> None:

@@ -54,26 +54,26 @@ def test_the_round_interleaves_stores_every_window_and_pairs_them_by_pass(defaul
                                                                           tmp_path: Path) -> None:
     one, latency_hint = grid(1, 1), PointConfig("CPU", Precision.FP32, 1, 0, 0, Mode.LATENCY)
     two, idle = grid(2, 2), grid(2, 1)
-    rule = ConfirmRule(rounds=6, window_s=0.15, max_rounds=6)
+    rule = ConfirmRule(passes=6, window_s=0.15, max_passes=6)
     with ResultStore(tmp_path / "r.db") as store:
         assert run_confirmation(compiler(default_model), [one, latency_hint, two, idle], store, "CPU", rule) == 4
     (confirmation,) = load_results_confirmations(tmp_path / "r.db")
     visits = sorted(confirmation.windows, key=lambda w: w.visit)
     assert [w.contender for w in visits] == [0, 1, 2, 3, 3, 2, 1, 0] * 3  # A B C D, then D C B A
-    assert [w.round for w in visits] == [r for r in range(6) for _ in range(4)]
+    assert [w.pass_number for w in visits] == [r for r in range(6) for _ in range(4)]
     assert all(w.latencies_ms.size == w.window.requests > 0 for w in visits)
-    assert confirmation.complete_rounds() == list(range(6))
+    assert confirmation.complete_passes() == list(range(6))
     head = HeadToHead.of(confirmation)
     assert head is not None
     c = confirmation.contenders
     assert (c[1].streams, c[1].nireq) == (1, 1)  # the LATENCY hint runs what the explicit 1 x 1 runs
     # Which runs faster is this host's business (ties and losers are told on constructed rounds below): a pair's ratio
     # is the geometric mean of its passes' FPS ratios, inside its interval, and the same read either way round.
-    fps = {(w.round, w.contender): w.window.fps for w in visits}
+    fps = {(w.pass_number, w.contender): w.window.fps for w in visits}
     for a, b in ((1, 0), (3, 2)):
         ratio = head.ratio(c[a], c[b])
         assert ratio.value == pytest.approx(math.exp(sum(math.log(fps[r, a] / fps[r, b]) for r in range(6)) / 6))
-        assert ratio.low < ratio.value < ratio.high and ratio.rounds == 6
+        assert ratio.low < ratio.value < ratio.high and ratio.passes == 6
         back, turned = head.ratio(c[b], c[a]), ratio.reciprocal()
         assert (back.value, back.low, back.high) == pytest.approx((turned.value, turned.low, turned.high))
 
@@ -199,7 +199,7 @@ def test_the_hint_diagnostic_states_what_the_round_measured() -> None:
         round_ = round_of(fps, {c: 5.0 for c in fps})
         contenders = tuple(Contender(k.config, 1, 1, compile_with(k.config, compiles[k.config]), k.config == twin)
                            for k in round_.contenders)
-        (found,) = hint_effects(Confirmation("CPU", contenders, round_.windows, round_.rounds, round_.window_s))
+        (found,) = hint_effects(Confirmation("CPU", contenders, round_.windows, round_.passes, round_.window_s))
         return found
 
     same = effect({latency: [100, 101, 99, 100, 101, 99], twin: [101, 100, 100, 99, 101, 100]})
@@ -233,7 +233,7 @@ def test_a_restricted_sweep_confirms_its_baselines_and_says_whichever_won(tiny_m
     it."""
     out = tmp_path / "r.db"
     spec = quick_spec(tiny_model, out, streams=(1,), nireq=(1,), baselines=True, search=Search.SMART,
-                      stop=StopRule(window_s=0.1, max_s=1.0), confirm=ConfirmRule(rounds=4, window_s=0.1))
+                      stop=StopRule(window_s=0.1, max_s=1.0), confirm=ConfirmRule(passes=4, window_s=0.1))
     summary = run_sweep(spec)
     assert summary.confirmed == 4  # 1 x 1, the two hint baselines and OpenVINO default
     stored = load_results(out)

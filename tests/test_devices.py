@@ -93,7 +93,7 @@ def test_a_sweep_over_two_virtual_devices_and_the_cpu_stores_all_three(tiny_mode
     out = tmp_path / "r.db"
     done = CliRunner().invoke(app, ["sweep", str(tiny_model), "--device", "CPU,MULTI:CPU", "--device", "HETERO:CPU",
                                     "--precision", "fp32", "--streams", "1", "--nireq", "1,2", "--time", "0.1",
-                                    "--warmup", "0.02", "--no-accuracy", "--confirm-rounds", "2", "--out", str(out)])
+                                    "--warmup", "0.02", "--no-accuracy", "--passes", "2", "--out", str(out)])
     assert done.exit_code == 0, done.stdout + done.stderr
     assert "--device CPU,MULTI:CPU read as CPU and MULTI:CPU" in done.stderr
     stored = load_results(out)

@@ -120,7 +120,7 @@ def test_a_sweep_measures_int8_beside_fp32_head_to_head(classifier: Path, tmp_pa
 
     out = tmp_path / "int8.db"
     spec = quick_spec(classifier, out, precisions=(Precision.FP32, Precision.INT8), streams=(1,), nireq=(1, 2),
-                      confirm=ConfirmRule(rounds=2, window_s=0.05), accuracy_inputs=8, int8=FEW)
+                      confirm=ConfirmRule(passes=2, window_s=0.05), accuracy_inputs=8, int8=FEW)
     run_sweep(spec, Recorder())  # type: ignore[arg-type]
     stored = load_results(out)
     assert {p.config.precision for p in stored.points if p.ok} == {Precision.FP32, Precision.INT8}

@@ -189,7 +189,7 @@ def test_a_trial_whose_process_dies_is_a_failed_trial_saying_how() -> None:
 def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     args = ["llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
-            "default,u8", "--rounds", "2", "--ttft-ms", "60000", "--most-users", "8"]
+            "default,u8", "--passes", "2", "--ttft-ms", "60000", "--most-users", "8"]
     code, out, err = _cli(*args)
     assert code == 0, err
     with LlmStore(db, create=False) as store:
@@ -199,8 +199,9 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     # scheduler default, measured already)
     assert len(searched) == 2 + 2 * 2 - 1 and len(set(t.setting for t in searched)) == len(searched)
     assert all(t.ok for t in searched)
-    rounds = [t for t in trials if t.round is not None]
-    assert {t.round for t in rounds} == {0, 1} and {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= {t.setting for t in rounds}
+    passes = [t for t in trials if t.pass_number is not None]
+    assert {t.pass_number for t in passes} == {0, 1}
+    assert {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= {t.setting for t in passes}
     assert "deploy " in out and "vs default " in out and "1024 batched tokens, KV cache u8: " in out
     walks = [t for t in trials if t.users is not None]  # the answer's and each baseline's: 4 users met the budget in
     walked = {t.setting for t in walks}  # the rounds, so 8, the most asked, measured again before it is claimed
@@ -231,7 +232,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
         assert len([t for t in store.llm_trials() if t.searched]) == len(searched)
         assert len([t for t in store.llm_trials() if t.users is not None]) == len(walks)
         assert len(store.llm_harness()) == 1
-    assert code == 0 and not [line for line in again.splitlines() if line.startswith(("search ", "round ", "walk "))]
+    assert code == 0 and not [line for line in again.splitlines() if line.startswith(("search ", "pass ", "walk "))]
 
     code, text, _ = _cli("recommend", str(db), "--format", "json")
     payload = json.loads(text)
@@ -301,8 +302,8 @@ def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials
 
 def _trial(setting: LlmSetting, number: int | None, tokens_per_s: float, kv: int = 1000) -> LlmTrial:
     requests = np.full(10, 5.0)
-    return LlmTrial(setting, round=number, ttft_ms=requests, tpot_ms=requests / 5, output_tokens=int(tokens_per_s),
-                    wall_s=1.0, kv_cache_bytes=kv)
+    return LlmTrial(setting, pass_number=number, ttft_ms=requests, tpot_ms=requests / 5,
+                    output_tokens=int(tokens_per_s), wall_s=1.0, kv_cache_bytes=kv)
 
 
 JOB = LlmJob(LlmModel("m.gguf", LlmFormat.GGUF, "0" * 64, "llama", 2, 8, 10), "CPU", LlmLoad(), LlmBudget(), "x")
@@ -388,7 +389,7 @@ def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: 
     assert model.format is LlmFormat.FOLDER and len(model.sha256) == 64
     db = tmp_path / "llm.db"
     args = ["llm", str(genai_folder), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
-            "default", "--weights", "default,int4", "--rounds", "0"]
+            "default", "--weights", "default,int4", "--passes", "0"]
     code, out, err = _cli(*args)
     assert code == 0, err
     assert out.count("compressing the weights to int4") == 1 and "weights int4: " in out
@@ -409,7 +410,7 @@ def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_comm
                                                                                              tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     args = ["llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
-            "default", "--rounds", "2", "--no-walk"]
+            "default", "--passes", "2", "--no-walk"]
     proc = start_until(args, db, 2, table="llm_trials")
     proc.send_signal(signal.SIGINT)  # the child measuring the third trial ignores it: that trial ends whole
     _, stderr = proc.communicate(timeout=120)
@@ -438,7 +439,7 @@ def test_scheduler_switches_and_plugin_values_join_the_grid(tiny_gguf: Path, tmp
     db = tmp_path / "llm.db"
     code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
                           "default", "--split-fuse", "on,off", "--dq-group-size", "default,0", "--cache-gb", "1",
-                          "--rounds", "0")
+                          "--passes", "0")
     assert code == 0, err
     with LlmStore(db, create=False) as store:
         searched = {t.setting for t in store.llm_trials() if t.searched}
@@ -478,17 +479,17 @@ def test_a_walk_that_serves_more_users_told_apart_decides_the_answer() -> None:
 
 
 def test_the_rounds_trials_are_the_walks_windows_at_the_load_given() -> None:
-    """A round ran the job's load, so its trial is a window there: the walk starts above it, and a round that missed
+    """A pass ran the job's load, so its trial is a window there: the walk starts above it, and a pass that missed
     the budget counts as a miss (the search's trials, at a setting not yet in the rounds, do not count)."""
     budget = LlmBudget(ttft_ms=100.0)
     met, missed = np.full(10, 5.0), np.full(10, 500.0)
     searched = LlmTrial(SCHEDULER_DEFAULT, ttft_ms=missed, tpot_ms=met, output_tokens=10, wall_s=1.0)
-    rounds = [LlmTrial(SCHEDULER_DEFAULT, round=r, ttft_ms=missed if r == 2 else met, tpot_ms=met, output_tokens=10,
-                       wall_s=1.0) for r in range(3)]
+    passes = [LlmTrial(SCHEDULER_DEFAULT, pass_number=r, ttft_ms=missed if r == 2 else met, tpot_ms=met,
+                       output_tokens=10, wall_s=1.0) for r in range(3)]
     walked = LlmTrial(SCHEDULER_DEFAULT, users=16, ttft_ms=met, tpot_ms=met, output_tokens=10, wall_s=1.0)
-    other = LlmTrial(PIPELINE_DEFAULT, round=0, ttft_ms=met, tpot_ms=met, output_tokens=10, wall_s=1.0)
+    other = LlmTrial(PIPELINE_DEFAULT, pass_number=0, ttft_ms=met, tpot_ms=met, output_tokens=10, wall_s=1.0)
     load = LlmLoad(users=8)
-    windows = walk_windows([searched, *rounds, walked, other], SCHEDULER_DEFAULT, load, budget)
+    windows = walk_windows([searched, *passes, walked, other], SCHEDULER_DEFAULT, load, budget)
     assert windows == [(8.0, True), (8.0, True), (8.0, False), (16.0, True)]
     assert next_load(windows[:3], walk_rule(load.amount, MOST_USERS, closed=True)) == 16
 
@@ -505,7 +506,7 @@ def test_genai_left_alone_is_the_answer_every_time_its_two_defaults_are_not_told
 
 
 def test_a_setting_the_words_call_no_different_is_never_ruled_slower() -> None:
-    """Three rounds with the scheduler default a steady 1.5-2.6% behind KV cache u8 (the demo's third run): its gain
+    """Three passes with the scheduler default a steady 1.5-2.6% behind KV cache u8 (the demo's third run): its gain
     row says no different, so the rule keeps GenAI left alone, as it does when the lead is the default's."""
     u8 = LlmSetting(kv_cache_precision="u8")
     tokens = {u8: (1450, 1520, 1474), SCHEDULER_DEFAULT: (1428, 1481, 1435), PIPELINE_DEFAULT: (1424, 1496, 1448)}
@@ -541,7 +542,7 @@ def test_an_open_loop_walks_to_the_most_requests_a_second_served(tiny_gguf: Path
     code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--rate", "10", "--arrival",
                           "constant", "--seconds", "0.4", "--lead-in", "0.1", "--prompt-tokens", "8",
                           "--output-tokens", "4", "--batched-tokens", "256", "--kv-precision", "default",
-                          "--rounds", "0", "--ttft-ms", "60000", "--most-rate", "20")
+                          "--passes", "0", "--ttft-ms", "60000", "--most-rate", "20")
     assert code == 0, err
     with LlmStore(db, create=False) as store:
         walks = [t for t in store.llm_trials() if t.walked_at is not None]
@@ -764,7 +765,7 @@ def test_settings_asked_for_are_walked_beside_the_answer_and_a_failed_one_is_not
     chunked, refused = LlmSetting(max_num_batched_tokens=1024), LlmSetting(kv_cache_precision="f32")
     spec = LlmSpec(model=tiny_gguf, out=tmp_path / "r.db",
                    load=LlmLoad(users=2, seconds=0.3, lead_in_s=0.1, prompt_tokens=(8, 8), output_tokens=(4, 4)),
-                   budget=LlmBudget(ttft_ms=60000.0), rounds=0, most_users=4, also_walk=(chunked, refused),
+                   budget=LlmBudget(ttft_ms=60000.0), passes=0, most_users=4, also_walk=(chunked, refused),
                    space=LlmSpace(batched_tokens=(256, 1024), kv_cache_precisions=(None, "f32")))
     answer = run_llm(spec, lambda trial: None)
     walked = {w.setting: w for w in answer.walks}

@@ -43,7 +43,7 @@ def answer(llm_db: Path) -> LlmAnswer:
     stored = load_llm(llm_db)
     assert stored is not None
     found = llm_answer(stored)
-    assert found.answer is not None and found.rounds == 2 and found.walks
+    assert found.answer is not None and found.passes == 2 and found.walks
     return found
 
 
@@ -142,11 +142,11 @@ def test_the_rounds_figure_draws_a_line_per_contender_pass_by_pass(answer: LlmAn
     lines = {line.get_label(): line for line in fig.axes[0].lines}
     mine = lines[words.deployed_mark_text(chosen.setting, True)]
     assert same_color(mine.get_color(), DEPLOYED_COLOUR)
-    expected = sorted((t.round + 1, t.tokens_per_s) for t in answer.trials
-                      if t.round is not None and t.setting == chosen.setting)
+    expected = sorted((t.pass_number + 1, t.tokens_per_s) for t in answer.trials
+                      if t.pass_number is not None and t.setting == chosen.setting)
     drawn = zip(np.asarray(mine.get_xdata()), np.asarray(mine.get_ydata()), strict=True)
     assert list(drawn) == [pytest.approx(e) for e in expected]
-    contenders = {t.setting for t in answer.trials if t.round is not None}
+    contenders = {t.setting for t in answer.trials if t.pass_number is not None}
     assert len(lines) == len(contenders) == 3
     assert all(words.baseline_mark_text(b) in lines for b in BASELINES if b != chosen.setting)
 

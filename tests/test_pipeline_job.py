@@ -42,7 +42,7 @@ model = "cls.xml"
 precision = "fp16"
 per_detection = { output = "scores", threshold = 0.5, most = 2 }
 """
-QUICK = ["--seconds", "0.3", "--lead-in", "0.05", "--rounds", "2", "--max-trials", "2", "--solo-seconds", "0.1"]
+QUICK = ["--seconds", "0.3", "--lead-in", "0.05", "--passes", "2", "--max-trials", "2", "--solo-seconds", "0.1"]
 
 
 @pytest.fixture(scope="module")
@@ -72,13 +72,13 @@ def test_a_short_run_stores_every_trial_and_prints_the_answer(tuned: tuple[Path,
     (cpu,) = Runtime().resolve_devices(("CPU",))
     settings = len(auto_streams(cpu)) * len(PER_STREAM)  # streams 1, 2, 4, ... up to this CPU's range, x 1 or 2 each
     assert len(stored.solo) == 2 * SOLO_PASSES * settings  # both stages, every setting, each pass
-    searched = [t for t in stored.trials if t.round == 0]
-    rounds = {t.round for t in stored.trials} - {0}
-    assert rounds == {1, 2}
+    searched = [t for t in stored.trials if t.pass_number == 0]
+    passes = {t.pass_number for t in stored.trials} - {0}
+    assert passes == {1, 2}
     assert len({t.split for t in searched}) >= 3  # the three starting points at least
     assert all(t.ran and len(t.stages) == 3 for t in stored.trials)
-    assert sum(line.startswith(("search |", "round ")) for line in done.stdout.splitlines()) == len(stored.trials)
-    above = [(t.round, t.fps) for t in stored.trials if t.fps is not None]
+    assert sum(line.startswith(("search |", "pass ")) for line in done.stdout.splitlines()) == len(stored.trials)
+    above = [(t.pass_number, t.fps) for t in stored.trials if t.fps is not None]
     assert above and all(number > 0 and fps > stored.pipeline.target.fps for number, fps in above)
     plotted = ov_tuner("plot", str(db), "-o", str(db.parent / "plots"), "--format", "svg")
     assert plotted.stdout.split() == [w for name in ("pipeline_cameras.svg", "pipeline_stages.svg")
@@ -93,18 +93,18 @@ def test_the_answer_and_its_headline_come_from_the_rounds(tuned: tuple[Path, sub
     answer = pipeline_answer(stored)
     assert answer is not None and answer.from_rounds
     mine = answer.rounds[0]
-    assert mine.origin is None and mine.split == answer.split and len(mine.per_round) == 2
-    # the headline is what both rounds' camera windows say pooled (a failure on a busy host set aside, as the walk
+    assert mine.origin is None and mine.split == answer.split and len(mine.per_pass) == 2
+    # the headline is what both passes' camera windows say pooled (a failure on a busy host set aside, as the walk
     # sets it aside), with an interval around it
     target = stored.pipeline.target
-    walks = [t.load for t in stored.trials if t.round in mine.numbers and t.split == mine.split and t.fps is None]
+    walks = [t.load for t in stored.trials if t.pass_number in mine.numbers and t.split == mine.split and t.fps is None]
     counted = judged(walks, target)
     kept = {id(t) for t in counted}
     assert all(t.disturbed and not t.serves(target) for t in walks if id(t) not in kept)  # only busy-host failures
     assert mine.windows == tuple((float(t.cameras), t.serves(target)) for t in counted) and mine.walked is not None
     assert answer.cameras == mine.walked.served and mine.walked.low <= answer.cameras <= mine.walked.high
-    assert len(mine.per_round_fps) == 2 and all(f >= stored.pipeline.target.fps for f in mine.per_round_fps)
-    held = {r.split: r.arrivals.mean() for r in answer.rounds if r.per_round_fps}
+    assert len(mine.per_pass_fps) == 2 and all(f >= stored.pipeline.target.fps for f in mine.per_pass_fps)
+    held = {r.split: r.arrivals.mean() for r in answer.rounds if r.per_pass_fps}
     # the simplest contender no other was shown to beat; where it does not lead, the leader is stated against it
     assert all(g.verdict is not Verdict.FEWER for g in answer.gains)
     if held[answer.split] < max(held.values()):
@@ -200,7 +200,7 @@ def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(folder: Path) -> N
     assert count_rows(db, "pipeline_solo") == solo  # the solo settings were not measured again
     assert len(after.trials) > kept
     assert [t.split for t in after.trials[:kept]] == [t.split for t in before.trials]
-    assert {t.round for t in after.trials} >= {1, 2}
+    assert {t.pass_number for t in after.trials} >= {1, 2}
 
 
 @pytest.mark.parametrize(("change", "said"), [

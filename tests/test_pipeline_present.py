@@ -75,7 +75,7 @@ def ran(nireq: int, streams: int = 1, precision: str = "bf16", threads: int = 1)
     return StageRan(properties, nireq, streams, precision)
 
 
-ROUNDS = (1, 2, 3, 4, 5)
+PASSES = (1, 2, 3, 4, 5)
 
 
 def judged(gain: CameraGain) -> CameraGain:
@@ -83,7 +83,7 @@ def judged(gain: CameraGain) -> CameraGain:
     return dataclasses.replace(gain, verdict=verdict(gain))
 
 
-# Five rounds' camera windows: 4 and 5 served in each, 6 in none.
+# Five passes' camera windows: 4 and 5 served in each, 6 in none.
 EDGE_AT_5 = ((4.0, True),) * 5 + ((5.0, True),) * 5 + ((6.0, False),) * 5
 
 
@@ -97,11 +97,11 @@ def make_answer(detector: str = "/models/detect.xml", classifier: str = "/models
     answer_ran = (ran(2), ran(2))
     answer = PipelineAnswer(
         pipeline=pipeline, split=ANSWER, ran=answer_ran, cameras=5, finished=True,
-        rounds=(RoundCameras(ANSWER, None, (5, 5, 5, 5, 5), answer_ran, (16.2, 16.0, 16.4, 16.2, 16.2), ROUNDS,
+        rounds=(RoundCameras(ANSWER, None, (5, 5, 5, 5, 5), answer_ran, (16.2, 16.0, 16.4, 16.2, 16.2), PASSES,
                              EDGE_AT_5),
-                RoundCameras(SOLO, Origin.SOLO, (3, 3, 3, 3, 3), (ran(4, 2), ran(4, 2)), (17.0,) * 5, ROUNDS),
+                RoundCameras(SOLO, Origin.SOLO, (3, 3, 3, 3, 3), (ran(4, 2), ran(4, 2)), (17.0,) * 5, PASSES),
                 RoundCameras(DEFAULT, Origin.DEFAULT, (4, 5, 5, 4, 5), (ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)),
-                             (18.0, 15.4, 15.6, 18.2, 15.5), ROUNDS)),
+                             (18.0, 15.4, 15.6, 18.2, 15.5), PASSES)),
         gains=(judged(CameraGain(Origin.SOLO, 2.0, 1.1, 2.9, 5, Ratio(1.67, 1.4, 1.9, 5), Ratio(1.59, 1.45, 1.74, 5))),
                judged(CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None, Ratio(1.08, 0.97, 1.2, 5)))),
         shares=(StageShare("decode", 1.0, 1.5, 0.2, 0.3, 1), StageShare("detect", 1.0, 3.0, 1.0, 0.6, 2),
@@ -122,9 +122,9 @@ def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck
     assert found is not None and found.low < 5 < found.high
     assert frames is not None and frames[1] < 81 < frames[2]
     assert rows["serves"] == (f"5 cameras (95%: {found.low:g}..{found.high:g}) at 15 FPS each, p99 within 200 ms: the "
-                              "windows of 5 rounds side by side, pooled (at the edge: 5 met 5 of 5, 6 met 0 of 5); at "
+                              "windows of 5 passes side by side, pooled (at the edge: 5 met 5 of 5, 6 met 0 of 5); at "
                               "5 cameras it held up to 16.2 FPS each (95%: 14.7..17.9); 81 frames/s in all over its "
-                              f"rounds (95%: {frames[1]:.0f}..{frames[2]:.0f})")
+                              f"passes (95%: {frames[1]:.0f}..{frames[2]:.0f})")
     assert rows["split"] == ("detect CPU bf16 1 stream x 2 requests, 1 thread | classify CPU bf16 1 stream x 2 "
                              "requests, 1 thread | decode 1 thread")
     # an int8 stage is named int8, as a sweep names it, not by the u8 math it read back
@@ -133,7 +133,7 @@ def test_the_rows_say_the_cameras_each_gain_with_its_interval_and_the_bottleneck
         "classify CPU int8 1 stream x 2 requests, 1 thread")
     assert rows["vs solo-tuned"] == ("+2.0 cameras (95%: +1.1..+2.9) and 1.59x the frames a second held (95%: "
                                      "1.45..1.74x) over every model at its own solo answer, run together: 3.0 -> 5.0 "
-                                     "cameras, 5 rounds")
+                                     "cameras, 5 passes")
     assert rows["vs default"].startswith("not told apart from every model at OpenVINO default, run together "
                                          "(+0.4 cameras (95%: -0.3..+1.1) and 1.08x the frames a second held (95%: "
                                          "0.97..1.20x)): 4.6 -> 5.0 cameras")
@@ -184,32 +184,32 @@ def test_the_harness_row_says_whether_ov_tuner_or_the_device_set_the_answer(carr
     assert pipeline_answer_json(answer)["harness"]["limited"] is limited
 
 
-def test_a_camera_gain_the_same_in_every_round_states_no_zero_wide_interval() -> None:
-    """The demo once printed '+1.0 cameras (95%: +1.0..+1.0)': every round served one camera more."""
+def test_a_camera_gain_the_same_in_every_pass_states_no_zero_wide_interval() -> None:
+    """The demo once printed '+1.0 cameras (95%: +1.0..+1.0)': every pass served one camera more."""
     gain = judged(CameraGain(Origin.DEFAULT, 1.0, 1.0, 1.0, 3, None, Ratio(1.21, 1.06, 1.37, 3)))
     row = dict(pipeline_rows(make_answer(gains=(gain,))))["vs default"]
     assert gain.verdict is Verdict.MORE
-    assert row.startswith("+1.0 cameras in every round and 1.21x the frames a second held (95%: 1.06..1.37x) over")
+    assert row.startswith("+1.0 cameras in every pass and 1.21x the frames a second held (95%: 1.06..1.37x) over")
     assert "+1.0..+1.0" not in row
 
 
-def test_an_answer_stopped_before_its_rounds_says_so_without_nan_or_empty_figures() -> None:
-    """Stopped in its first round: no NaN, no '0.0 ->', no '0 rounds' in any row or in the JSON's words."""
+def test_an_answer_stopped_before_its_passes_says_so_without_nan_or_empty_figures() -> None:
+    """Stopped in its first pass: no NaN, no '0.0 ->', no '0 passes' in any row or in the JSON's words."""
     nan = float("nan")
     gain = judged(CameraGain(Origin.DEFAULT, nan, nan, nan, 0, None, None))
     empty = RoundCameras(DEFAULT, Origin.DEFAULT, (), (), (), ())
     answer = make_answer(gains=(gain,), rounds=(RoundCameras(ANSWER, None, (), (), (), ()), empty),
                          from_rounds=False, finished=False)
     rows = dict(pipeline_rows(answer))
-    assert rows["vs default"] == ("not compared with every model at OpenVINO default, run together: 0 rounds side by "
-                                  "side finished, and an interval needs two (the run was stopped before its rounds)")
+    assert rows["vs default"] == ("not compared with every model at OpenVINO default, run together: 0 passes side by "
+                                  "side finished, and an interval needs two (the run was stopped before its passes)")
     said = " ".join(rows.values())
     assert "nan" not in said.lower() and "0.0 ->" not in said
     assert "NaN" not in json.dumps(pipeline_answer_json(answer))
 
 
 def test_the_headline_never_states_a_zero_wide_interval() -> None:
-    """Rounds that all served the same whole count, and held the same rate, give the cameras and the rate an interval
+    """Passes that all served the same whole count, and held the same rate, give the cameras and the rate an interval
     a rerun would fall in."""
     same = RoundCameras(ANSWER, None, (5, 5, 5), (ran(2), ran(2)), (16.0, 16.0, 16.0), (1, 2, 3),
                         ((5.0, True),) * 3 + ((6.0, False),) * 3)
@@ -221,12 +221,12 @@ def test_the_headline_never_states_a_zero_wide_interval() -> None:
     frames = same.frames_held
     assert frames is not None and frames[1] < 80 < frames[2]
     assert rows["serves"].endswith(f"at 5 cameras it held up to 16.0 FPS each (95%: {low:.1f}..{high:.1f}); 80 "
-                                   f"frames/s in all over its rounds (95%: {frames[1]:.0f}..{frames[2]:.0f})")
+                                   f"frames/s in all over its passes (95%: {frames[1]:.0f}..{frames[2]:.0f})")
 
 
-def test_no_single_round_sets_the_headline() -> None:
-    """The rounds' camera windows are pooled: one round that served a count the others failed at moves neither the
-    headline nor the rate held at it, and a count met as often as missed is not served (the median of the rounds,
+def test_no_single_pass_sets_the_headline() -> None:
+    """The passes' camera windows are pooled: one pass that served a count the others failed at moves neither the
+    headline nor the rate held at it, and a count met as often as missed is not served (the median of the passes,
     which a single window decided, would read 6 and 5 here)."""
     noisy = RoundCameras(ANSWER, None, (5, 6, 6), (ran(2), ran(2)), (16.4, 15.1, 15.2), (1, 2, 3),
                          ((5.0, True),) * 3 + ((6.0, True), (6.0, True), (6.0, False), (6.0, False), (7.0, False)))
@@ -234,42 +234,42 @@ def test_no_single_round_sets_the_headline() -> None:
     rows = dict(pipeline_rows(make_answer(cameras=noisy.cameras, rounds=(noisy,))))
     assert rows["serves"].startswith("5 cameras (95%: ")
     assert "(at the edge: 5 met 3 of 3, 6 met 2 of 4)" in rows["serves"]
-    assert "at 5 cameras it held up to 16.4 FPS each; " in rows["serves"]  # one round at 5: no interval
-    # what a rerun compares: the frames a second of every round, whatever count each served
+    assert "at 5 cameras it held up to 16.4 FPS each; " in rows["serves"]  # one pass at 5: no interval
+    # what a rerun compares: the frames a second of every pass, whatever count each served
     assert noisy.frames_held is not None
     value, low, high = noisy.frames_held
     assert value == pytest.approx(float(np.exp(np.mean(np.log([5 * 16.4, 6 * 15.1, 6 * 15.2])))))
-    assert rows["serves"].endswith(f"; {value:.0f} frames/s in all over its rounds (95%: {low:.0f}..{high:.0f})")
+    assert rows["serves"].endswith(f"; {value:.0f} frames/s in all over its passes (95%: {low:.0f}..{high:.0f})")
     older = RoundCameras(ANSWER, None, (5, 6, 5), (ran(2), ran(2)), (16.0, 15.1, 16.4), (1, 2, 3))
-    assert "the median of 3 rounds side by side" in dict(pipeline_rows(make_answer(rounds=(older,))))["serves"]
+    assert "the median of 3 passes side by side" in dict(pipeline_rows(make_answer(rounds=(older,))))["serves"]
 
 
 def test_an_interrupted_search_a_default_stage_and_the_answer_being_a_baseline_are_said() -> None:
     interrupted = dict(pipeline_rows(make_answer(finished=False, from_rounds=False)))
     assert interrupted["serves"] == ("at least 5 cameras at 15 FPS each, p99 within 200 ms (search interrupted; no "
-                                     "round side by side finished)")
+                                     "pass side by side finished)")
     default = make_answer(split=DEFAULT, ran=(ran(2, 2, "f32", 0), ran(2, 2, "f32", 0)))
     rows = dict(pipeline_rows(default))
     assert rows["split"].startswith("detect CPU: OpenVINO default (2 x 2, ran f32) | classify CPU: OpenVINO default")
     assert rows["vs default"] == ("the answer is every model at OpenVINO default, run together: no split served "
                                   "more in the rounds side by side")
     assert rows["vs solo-tuned"].startswith("+2.0 cameras")
-    leader = RoundCameras(ANSWER, Origin.NEIGHBOUR, (5, 5, 5, 5, 5), (ran(2), ran(2)), (16.2,) * 5, ROUNDS)
+    leader = RoundCameras(ANSWER, Origin.NEIGHBOUR, (5, 5, 5, 5, 5), (ran(2), ran(2)), (16.2,) * 5, PASSES)
     kept = make_answer(split=DEFAULT, leader=leader, leader_gain=judged(
         CameraGain(Origin.DEFAULT, 0.4, -0.3, 1.1, 5, None, Ratio(1.08, 0.97, 1.2, 5))))
     assert dict(pipeline_rows(kept))["vs default"] == (
         "the answer is every model at OpenVINO default, run together: the rounds' leader, the neighbour split, was "
         "not shown to serve more (+0.4 cameras (95%: -0.3..+1.1) and 1.08x the frames a second held (95%: "
-        "0.97..1.20x) against it, 5 rounds): the simpler is kept until another is shown to serve more")
+        "0.97..1.20x) against it, 5 passes): the simpler is kept until another is shown to serve more")
 
 
 @pytest.mark.parametrize(("searched", "deploys"), [
     ((6, 6, 6, 6), Origin.DEFAULT),  # the search's split not told apart from every model left alone: the simpler
-    ((8, 8, 9, 8), None),  # more cameras and more frames held in every round: shown to serve more
+    ((8, 8, 9, 8), None),  # more cameras and more frames held in every pass: shown to serve more
 ])
 def test_the_simplest_contender_no_other_is_shown_to_beat_is_deployed(searched: tuple[int, ...],
                                                                       deploys: Origin | None) -> None:
-    """The rounds' point estimates do not decide: the search's split holds the most frames a second in both cases."""
+    """The passes' point estimates do not decide: the search's split holds the most frames a second in both cases."""
     numbers = (1, 2, 3, 4)
     contenders = (RoundCameras(ANSWER, None, searched, (), (16.4, 16.0, 16.5, 16.3), numbers),
                   RoundCameras(SOLO, Origin.SOLO, (4, 4, 4, 4), (), (15.5, 15.2, 15.8, 15.4), numbers),
@@ -283,7 +283,7 @@ def test_the_simplest_contender_no_other_is_shown_to_beat_is_deployed(searched: 
 def test_every_figure_the_rows_print_is_in_the_json() -> None:
     answer = make_answer()
     payload = pipeline_answer_json(answer)
-    assert payload["schema_version"] == 1 and payload["says"] == dict(pipeline_rows(answer))
+    assert payload["schema_version"] == ANSWER_SCHEMA_VERSION and payload["says"] == dict(pipeline_rows(answer))
     assert figures_missing(pipeline_rows(answer), payload) == []
     json.dumps(payload)  # plain JSON values
 
@@ -302,6 +302,28 @@ def test_the_pipeline_and_the_single_model_answer_come_in_one_envelope() -> None
     assert single["box"] == piped["box"] == {"host_cpus": 2, "cpuset": [0, 1], "quota_cpus": None,
                                              "quota_source": None, "memory_limit_bytes": None, "cpus": 2}
     assert piped["held_back"] is None and piped["caveat"] is None
+
+
+def _keys(value: object, path: str = "") -> list[tuple[str, str]]:
+    """Every key of a JSON value with where it sits ("gains.fps_ratio"), lists looked into."""
+    if isinstance(value, dict):
+        return [(path, key) for key in value] + [k for key, v in value.items() for k in _keys(v, f"{path}.{key}")]
+    if isinstance(value, list):
+        return [k for v in value for k in _keys(v, path)]
+    return []
+
+
+def test_every_count_of_passes_in_the_answers_json_is_keyed_passes() -> None:
+    """One name per thing (docs/glossary.md): a round's repetitions are passes in the JSON as on the command line
+    (schema 2). "round" names only the step: a pipeline's `rounds` (its contenders side by side) and `from_rounds`."""
+    single = answer_json(answer_of(constructed_results()))
+    piped = pipeline_answer_json(make_answer())
+    assert single["schema_version"] == piped["schema_version"] == ANSWER_SCHEMA_VERSION == 2
+    assert [(where, key) for where, key in _keys(single) if "round" in key] == []
+    assert [(where, key) for where, key in _keys(piped) if "round" in key] == [("", "from_rounds"), ("", "rounds")]
+    assert single["gains"] and all(g["fps_ratio"]["passes"] >= 2 for g in single["gains"])
+    assert [g["passes"] for g in piped["gains"]] == [5, 5]
+    assert piped["rounds"][0]["per_pass"] == [5, 5, 5, 5, 5] and piped["rounds"][0]["passes"] == [1, 2, 3, 4, 5]
 
 
 def test_the_tables_list_the_splits_most_cameras_first_and_the_stages(tmp_path: Path) -> None:

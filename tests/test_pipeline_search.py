@@ -14,9 +14,9 @@ from ov_tuner.workloads.pipeline.schema import OPENVINO_DEFAULT, Origin, Pipelin
 from ov_tuner.workloads.pipeline.search import (
     best_split,
     next_exhaustive,
-    next_in_round,
+    next_in_pass,
     next_trial,
-    round_capacity,
+    pass_capacity,
     seeds,
     split_capacity,
     split_space,
@@ -26,12 +26,12 @@ TARGET = CameraTarget(fps=10, max_latency_ms=100)
 RAN = (StageRan((), 2, 1, "f32"), StageRan((), 2, 1, "f32"))
 
 
-def trial(split: Split, cameras: int, serves: bool, round: int = 0, busy: bool = False) -> PipelineTrial:
+def trial(split: Split, cameras: int, serves: bool, pass_number: int = 0, busy: bool = False) -> PipelineTrial:
     offered = cameras * 10
     latencies = np.full(offered if serves else offered // 2, 5.0)
     load = LoadTrial(cameras, 1.0, offered, 0 if serves else offered - latencies.size, latencies, np.array([]),
                      foreign_cpu=0.5 if busy else 0.0)
-    return PipelineTrial(split, load, (), RAN, round)
+    return PipelineTrial(split, load, (), RAN, pass_number)
 
 
 def drive(landscape: Callable[[Split], int], max_trials: int = 200) -> list[PipelineTrial]:
@@ -122,34 +122,34 @@ def test_a_neighbour_failing_on_a_busy_host_is_tried_again() -> None:
     assert step == (trials[-1].split, trials[-1].load.cameras)
 
 
-def test_a_round_walks_up_from_the_search_figure_while_it_serves() -> None:
+def test_a_pass_walks_up_from_the_search_figure_while_it_serves() -> None:
     split = Split((StageSetting(1, 2, 1),), 1)
     loads: list[LoadTrial] = []
-    while (cameras := next_in_round(loads, 3, TARGET)) is not None:
+    while (cameras := next_in_pass(loads, 3, TARGET)) is not None:
         loads.append(trial(split, cameras, cameras <= 5).load)
     assert [t.cameras for t in loads] == [3, 4, 6, 5]  # steps of 1, 2, then bisection
-    assert round_capacity(loads, TARGET) == 5
+    assert pass_capacity(loads, TARGET) == 5
     loads = []
-    while (cameras := next_in_round(loads, 3, TARGET)) is not None:
+    while (cameras := next_in_pass(loads, 3, TARGET)) is not None:
         loads.append(trial(split, cameras, cameras <= 40).load)
-    assert round_capacity(loads, TARGET) == 40 and len(loads) <= 12  # far from the search's figure, still few
+    assert pass_capacity(loads, TARGET) == 40 and len(loads) <= 12  # far from the search's figure, still few
 
 
-def test_a_round_walks_down_while_it_fails_and_stops_at_one_camera() -> None:
+def test_a_pass_walks_down_while_it_fails_and_stops_at_one_camera() -> None:
     split = Split((StageSetting(1, 2, 1),), 1)
     loads: list[LoadTrial] = []
-    while (cameras := next_in_round(loads, 4, TARGET)) is not None:
+    while (cameras := next_in_pass(loads, 4, TARGET)) is not None:
         loads.append(trial(split, cameras, cameras <= 2).load)
     assert [t.cameras for t in loads] == [4, 2, 3]  # halving, then bisection
-    assert round_capacity(loads, TARGET) == 2
+    assert pass_capacity(loads, TARGET) == 2
     loads = []
-    while (cameras := next_in_round(loads, 30, TARGET)) is not None:
+    while (cameras := next_in_pass(loads, 30, TARGET)) is not None:
         loads.append(trial(split, cameras, cameras <= 7).load)
-    assert round_capacity(loads, TARGET) == 7 and len(loads) <= 10
+    assert pass_capacity(loads, TARGET) == 7 and len(loads) <= 10
     loads = []
-    while (cameras := next_in_round(loads, 2, TARGET)) is not None:
+    while (cameras := next_in_pass(loads, 2, TARGET)) is not None:
         loads.append(trial(split, cameras, False).load)
-    assert [t.cameras for t in loads] == [2, 1] and round_capacity(loads, TARGET) == 0
+    assert [t.cameras for t in loads] == [2, 1] and pass_capacity(loads, TARGET) == 0
 
 
 def test_neighbours_stay_in_the_space_and_move_one_step() -> None:

@@ -153,18 +153,18 @@ def test_the_confirmation_round_passes_follow_the_rule(tiny_model: Path, tmp_pat
     """On the runtime, whatever the host's noise: every contender takes the minimum, and every later pass measures
     exactly what the rule said was open after the passes before it."""
     configs = [PointConfig("CPU", Precision.FP32, 1, s, n) for s, n in ((1, 1), (1, 2), (2, 2), (2, 1))]
-    rule = ConfirmRule(rounds=3, window_s=0.05, max_rounds=7)
+    rule = ConfirmRule(passes=3, window_s=0.05, max_passes=7)
     with ResultStore(tmp_path / "r.db") as store:
         assert run_confirmation(compiler(tiny_model), configs, store, "CPU", rule) == 4
         (confirmation,) = store.confirmations()
     figures = round_fps(confirmation)
-    assert confirmation.complete_rounds()[:3] == [0, 1, 2] and figures.shape[0] <= 7
+    assert confirmation.complete_passes()[:3] == [0, 1, 2] and figures.shape[0] <= 7
     for number in range(3, figures.shape[0]):
         assert sorted(np.flatnonzero(np.isfinite(figures[number]))) == sorted(still_open(figures[:number], [True] * 4))
 
 
 def test_many_contenders_get_shorter_windows_so_the_first_passes_keep_within_the_budget() -> None:
-    rule = ConfirmRule(rounds=3, window_s=0.25)
+    rule = ConfirmRule(passes=3, window_s=0.25)
     assert rule.window_for(4, 20.0) == 0.25  # 3 x 4 x 0.25 s = 3 s, well within 75% of 20 s
     shortened = rule.window_for(18, 10.0)
     assert shortened < 0.25 and 3 * 18 * shortened == pytest.approx(FIRST_PASSES_SHARE * 10.0)

@@ -1,5 +1,5 @@
 """What each of K copies of a configuration gets side by side, against one copy alone: FPS and p90 latency ratios
-paired by round, with intervals, and the copies' FPS together against one alone's. Figures only."""
+paired by pass, with intervals, and the copies' FPS together against one alone's. Figures only."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from ov_tuner.stats.headtohead import Ratio, paired_ratio
 
 @dataclass(frozen=True)
 class CopyShare:
-    """One copy side by side with the others: its mean FPS and p90 over the rounds, and each over one copy
-    alone's, paired by round."""
+    """One copy side by side with the others: its mean FPS and p90 over the passes, and each over one copy
+    alone's, paired by pass."""
 
     copy: int
     fps: float
@@ -26,16 +26,16 @@ class CopyShare:
 @dataclass(frozen=True)
 class Neighbours:
     copies: int
-    rounds: int
+    passes: int
     alone_fps: float
     alone_p90_ms: float
     each: tuple[CopyShare, ...]
-    total_fps: float  # every copy's FPS together, summed (the mean over the rounds)
+    total_fps: float  # every copy's FPS together, summed (the mean over the passes)
     total: Ratio  # every copy's FPS together over one copy's alone: above 1, co-locating adds throughput
 
 
 def neighbours(phases: list[NeighbourPhase]) -> Neighbours:
-    """The figures of interleaved rounds of one copy alone and K together."""
+    """The figures of interleaved passes of one copy alone and K together."""
     alone = [p for p in phases if not p.together]
     together = [p for p in phases if p.together]
     a_fps = np.array([p.fps[0] for p in alone])
@@ -45,6 +45,6 @@ def neighbours(phases: list[NeighbourPhase]) -> Neighbours:
     each = tuple(CopyShare(i, float(t_fps[:, i].mean()), float(t_p90[:, i].mean()),
                            paired_ratio(t_fps[:, i], a_fps), paired_ratio(t_p90[:, i], a_p90))
                  for i in range(t_fps.shape[1]))
-    return Neighbours(copies=t_fps.shape[1], rounds=len(alone), alone_fps=float(a_fps.mean()),
+    return Neighbours(copies=t_fps.shape[1], passes=len(alone), alone_fps=float(a_fps.mean()),
                       alone_p90_ms=float(a_p90.mean()), each=each, total_fps=float(t_fps.sum(axis=1).mean()),
                       total=paired_ratio(t_fps.sum(axis=1), a_fps))

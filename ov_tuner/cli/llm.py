@@ -75,7 +75,7 @@ def llm(
     instances: Annotated[str, typer.Option(help="Instances of the model searched: N pipelines, each in a process of "
                                            "its own pinned to its share of the cores, the users spread over them "
                                            "(with --users).")] = "1",
-    rounds: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
+    passes: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
                                         "at most (0: none; an interval needs 2 or more).")] = 4,
     most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
                                             "the answer and the baselines serve tries.")] = 256,
@@ -96,8 +96,8 @@ def llm(
     from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmTrial
     from ov_tuner.workloads.llm.workload import LlmSpec
 
-    if rounds == 1:
-        raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
+    if passes == 1:
+        raise BadInputError("--passes 1 gives no interval: give 0 for none, or 2 or more")
     if users is not None and rate > 0:
         raise BadInputError("give --users N (a closed loop) or --rate R (an open loop), not both")
     users = 0 if rate > 0 else users or DEFAULT_USERS
@@ -110,7 +110,7 @@ def llm(
                    precision_hint=precision_hint, max_seqs=max_seqs, weights=weights, split_fuse=split_fuse,
                    prefix_caching=prefix_caching, dq_group_size=dq_group_size, cache_gb=cache_gb, instances=instances)
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
-                   budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, rounds=rounds, walk=walk,
+                   budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, passes=passes, walk=walk,
                    most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,
                    min_agreement=min_agreement)
 

@@ -19,7 +19,7 @@ def neighbours(
                                                "configuration it recommends.")],
     copies: Annotated[int, typer.Option("--neighbours", min=2, help="Copies side by side, each its own process, "
                                         "as that many deployed models on one box.")] = 2,
-    rounds: Annotated[int, typer.Option(min=2, help="Interleaved rounds of one copy alone and all together.")] = 5,
+    passes: Annotated[int, typer.Option(min=2, help="Interleaved passes of one copy alone and all together.")] = 5,
     seconds: Annotated[float, typer.Option(min=0.1, help="Seconds per window.")] = 2.0,
     threads: Annotated[int | None, typer.Option(min=1, help="INFERENCE_NUM_THREADS for each copy (default: what "
                                                 "the answer deploys).")] = None,
@@ -37,5 +37,5 @@ def neighbours(
     config = deployed_from(from_results, open_model_source(model), FROM_FLAG).config
     err.print(f"starting {copies} copies of {config.label()} ...", highlight=False)
     with ctrl_c_interrupts():
-        phases = run_neighbours(NeighboursSpec(model, from_results, copies, rounds, seconds, threads))
+        phases = run_neighbours(NeighboursSpec(model, from_results, copies, passes, seconds, threads))
     print_sections(out, [neighbours_section(neighbours_figures(phases), config, threads)])

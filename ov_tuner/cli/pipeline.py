@@ -27,8 +27,8 @@ def pipeline(
     seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of arrivals counted per trial.")] = 3.0,
     lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before each trial, not "
                                            "counted.")] = 1.0,
-    rounds: Annotated[int, typer.Option(min=0, help="Rounds that measure the answer and both baselines side by "
-                                        "side, at most (0: none; an interval needs 2 or more).")] = 5,
+    passes: Annotated[int, typer.Option(min=0, help="Passes side by side of the answer and both baselines, at most "
+                                        "(0: none; an interval needs 2 or more).")] = 5,
     max_trials: Annotated[int, typer.Option(min=1, help="Trials of the search beyond its starting points.")] = 60,
     solo_seconds: Annotated[float, typer.Option(min=0.05, help="Seconds per window of each stage alone, for its "
                                                 "solo-tuned setting (a stage with an answer file takes that).")] = 1.0,
@@ -42,11 +42,11 @@ def pipeline(
     from ov_tuner.workloads.pipeline.job import run_pipeline
     from ov_tuner.workloads.pipeline.workload import PipelineSpec
 
-    if rounds == 1:
-        raise BadInputError("--rounds 1 gives no interval: give 0 for none, or 2 or more")
+    if passes == 1:
+        raise BadInputError("--passes 1 gives no interval: give 0 for none, or 2 or more")
     if report_dir is not None:
         output_folder(report_dir, Given("--report"))
-    spec = PipelineSpec(file=file, out=out_path, seconds=seconds, lead_in_s=lead_in, rounds=rounds,
+    spec = PipelineSpec(file=file, out=out_path, seconds=seconds, lead_in_s=lead_in, passes=passes,
                         max_trials=max_trials, solo_s=solo_seconds)
 
     def solo(stage: PipelineStage, point: SoloPoint) -> None:

@@ -117,8 +117,9 @@ def sweep_spec(
     = True,
     confirm: Annotated[bool, typer.Option(help="After the search, measure the contenders again head to head, "
                                           "interleaved, and state gains and ties with 95% intervals.")] = True,
-    confirm_rounds: Annotated[int, typer.Option(min=2, help="Interleaved passes of the confirmation round: more "
-                                                "narrow the intervals on a noisy host.")] = ConfirmRule().rounds,
+    passes: Annotated[int, typer.Option(min=2, help="Interleaved passes of the confirmation round over every "
+                                        "contender: more narrow the intervals on a noisy host.")]
+    = ConfirmRule().passes,
     set_: Annotated[list[str] | None, typer.Option("--set", help="A compile property as a sweep axis, e.g. "
                                                    "GPU_QUEUE_THROTTLE=LOW,HIGH or INFERENCE_NUM_THREADS=1,2 "
                                                    "(one value: set for every point); repeatable.")] = None,
@@ -149,7 +150,7 @@ def sweep_spec(
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
         stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
-        confirm=ConfirmRule(rounds=confirm_rounds) if confirm else None, settings=parse_settings(set_ or []),
+        confirm=ConfirmRule(passes=passes) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
         int8=int8_options(int8_asked(precision), Preset.PERFORMANCE, None, int8_max_drop), cpus=cpus,
     )

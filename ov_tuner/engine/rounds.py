@@ -2,13 +2,13 @@
 decides after each pass which of them still take passes. Pure: the driver measures through a callback.
 
 The confirmation round (ov_tuner.workloads.sweep.confirm: one window's FPS per visit) and the pipeline's
-head-to-head rounds (the cameras a split serves in a round) both run here. A pass visits its contenders forward in
+head-to-head rounds (the cameras a split serves in a pass) both run here. A pass visits its contenders forward in
 even passes and backward in odd ones (A B C, then C B A), so that a drift of the host hits every contender alike.
 
-The sequential rule: every contender takes the first `min_rounds` passes. After each later pass, the leader (the
+The sequential rule: every contender takes the first `min_passes` passes. After each later pass, the leader (the
 candidate with the highest pass-adjusted mean) goes on, and so does every other contender whose interval against
 it (this round's passes only, STOP_CONFIDENCE, no rerun term) neither excludes it nor lies within TIE_MARGIN of it:
-more passes can still tell those apart; the rest are decided and stop. Passes end at `max_rounds`, when nothing
+more passes can still tell those apart; the rest are decided and stop. Passes end at `max_passes`, when nothing
 but the leader is open, or when the next pass would overrun the budget.
 """
 
@@ -37,16 +37,16 @@ Measure = Callable[[int, int], float | None]
 
 @dataclass(frozen=True)
 class RoundLimits:
-    """How many passes a set of rounds takes: `min_rounds` over every contender, then passes over the open ones up
-    to `max_rounds` in all while the seconds spent stay within `budget_s`."""
+    """How many passes a round takes: `min_passes` over every contender, then passes over the open ones up to
+    `max_passes` in all while the seconds spent stay within `budget_s`."""
 
-    min_rounds: int
-    max_rounds: int
+    min_passes: int
+    max_passes: int
     budget_s: float = math.inf
 
     def __post_init__(self) -> None:
-        if not 2 <= self.min_rounds <= self.max_rounds or self.budget_s < 0:
-            raise ValueError("rounds need at least 2 passes over every contender, no more than the most passes, and "
+        if not 2 <= self.min_passes <= self.max_passes or self.budget_s < 0:
+            raise ValueError("a round needs at least 2 passes over every contender, no more than the most passes, and "
                              "a budget of at least 0 s")
 
 
@@ -87,20 +87,20 @@ def run_rounds(measure: Measure, candidates: Sequence[bool], limits: RoundLimits
 
     `done` holds passes already measured (a resumed job's), in the same shape: a pass is only completed where a
     contender due in it lacks its figure, so a resumed run continues rather than repeats. The budget counts this
-    call's seconds: a pass after the first `min_rounds` starts only if, at the seconds per visit so far, it ends
+    call's seconds: a pass after the first `min_passes` starts only if, at the seconds per visit so far, it ends
     within `budget_s`. `stop` set ends it before the next visit."""
     count = len(candidates)
     rows = [list(row) for row in done] if done is not None else []
     started, visits = clock(), 0
-    for number in range(limits.max_rounds):
+    for number in range(limits.max_passes):
         if number == len(rows):
             rows.append([math.nan] * count)
-        due = list(range(count)) if number < limits.min_rounds else still_open(np.array(rows[:number]), candidates,
+        due = list(range(count)) if number < limits.min_passes else still_open(np.array(rows[:number]), candidates,
                                                                                  log)
         if len(due) < 2:
             break
         todo = [i for i in pass_order(due, number) if math.isnan(rows[number][i])]
-        if number >= limits.min_rounds and todo and visits:
+        if number >= limits.min_passes and todo and visits:
             spent = clock() - started
             if spent + spent / visits * len(todo) > limits.budget_s:
                 break

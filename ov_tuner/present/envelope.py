@@ -10,7 +10,9 @@ from typing import Any
 
 from ov_tuner.schema import Box
 
-ANSWER_SCHEMA_VERSION = 1
+# 2: a count of passes is keyed "passes" (a ratio's and a gain's, an LLM's answer's; a pipeline contender's
+# "per_pass", "fps_held_per_pass", "arrivals_per_pass" and "passes"), where 1 keyed them "rounds" and "per_round".
+ANSWER_SCHEMA_VERSION = 2
 
 
 class AnswerKind(str, Enum):

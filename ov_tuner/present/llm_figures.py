@@ -103,15 +103,15 @@ def pareto_figure(answer: LlmAnswer) -> Figure:
 def rounds_figure(answer: LlmAnswer) -> Figure:
     """Each contender's output tokens/s in each pass, a line per contender, so that the passes pair them (a gap: the
     pass failed it); the answer's line thick in its colour, GenAI left alone's in its shapes."""
-    trials = [t for t in answer.trials if t.round is not None]
+    trials = [t for t in answer.trials if t.pass_number is not None]
     contenders = list(dict.fromkeys(t.setting for t in trials))
     chosen = answer.answer.setting if answer.answer is not None else None
-    passes = list(range(1, answer.rounds + 1))
+    passes = list(range(1, answer.passes + 1))
     fig = Figure(figsize=(10, 5.5), layout="constrained")
     ax = fig.subplots()
     for i, setting in enumerate(contenders):
-        per_pass = {t.round + 1: t.tokens_per_s for t in trials
-                    if t.setting == setting and t.ok and t.round is not None}
+        per_pass = {t.pass_number + 1: t.tokens_per_s for t in trials
+                    if t.setting == setting and t.ok and t.pass_number is not None}
         mine, shaped = setting == chosen, setting in BASELINE_MARKERS
         colour = DEPLOYED_COLOUR if mine else COLOURS[i % len(COLOURS)]
         label = (words.deployed_mark_text(setting, True) if mine else
@@ -180,5 +180,5 @@ def write_llm_figures(answer: LlmAnswer, out_dir: Path, fmt: str = "png") -> Llm
     """Every figure the record supports, as files of format `fmt` (png, svg, pdf) in `out_dir`."""
     return LlmFigures(
         pareto=save_figure(pareto_figure(answer), out_dir, "llm_pareto", fmt) if answer.searched else None,
-        rounds=save_figure(rounds_figure(answer), out_dir, "llm_rounds", fmt) if answer.rounds else None,
+        rounds=save_figure(rounds_figure(answer), out_dir, "llm_rounds", fmt) if answer.passes else None,
         users=save_figure(users_figure(answer), out_dir, "llm_users", fmt) if answer.walks else None)

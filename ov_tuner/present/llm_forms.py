@@ -315,7 +315,7 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "answer": None if answer.answer is None else _figures(answer.answer),
         "fastest": None if answer.fastest is None else _figures(answer.fastest),
         "gains": [_gain(g) for g in answer.gains],
-        "rounds": answer.rounds,
+        "passes": answer.passes,
         "searched": [_figures(f) for f in answer.searched],
         "failed": [{"setting": _setting(s), "error": e} for s, e in answer.failed],
         "pareto": [_setting(f.setting) for f in answer.pareto],
@@ -364,4 +364,4 @@ def _figures(f: SettingFigures) -> dict[str, Any]:
 
 def _gain(g: LlmGain) -> dict[str, Any]:
     return {"baseline": _setting(g.baseline), "ratio": g.ratio.value, "low": g.ratio.low, "high": g.ratio.high,
-            "rounds": g.ratio.rounds, "confidence": g.ratio.confidence}
+            "passes": g.ratio.passes, "confidence": g.ratio.confidence}

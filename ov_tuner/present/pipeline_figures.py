@@ -24,7 +24,7 @@ COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED:
 def cameras_figure(answer: PipelineAnswer) -> Figure:
     """One bar per split tried, most cameras first, coloured by where it came from (hatched where its search was
     stopped); the answer's split outlined and OpenVINO default's topped by a diamond, as every figure marks them;
-    over the splits measured side by side, each round's cameras and their mean with the rounds' range."""
+    over the splits measured side by side, each pass's cameras and their mean with the passes' range."""
     tried = sorted(answer.tried, key=lambda t: -t.cameras)
     splits = [t.split for t in tried]
     extra = [r.split for r in answer.rounds if r.split not in splits]  # a contender the search did not list
@@ -44,15 +44,15 @@ def cameras_figure(answer: PipelineAnswer) -> Figure:
         marked = split_mark_text(answer_bar, t.split == default)
         ax.bar_label(bar, [tried_cameras_text(t) + (f"\n{marked}" if marked else "")],
                      label_type="center", fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
-        if t.split == default:  # on the bar's top, left of the rounds' range drawn at its centre
+        if t.split == default:  # on the bar's top, left of the passes' range drawn at its centre
             ax.plot(i - 0.25, t.cameras, zorder=4, **DEFAULT_MARKER)  # type: ignore[arg-type]
     for r in answer.rounds:
         x = (splits + extra).index(r.split)
-        ax.scatter([x] * len(r.per_round), r.per_round, color="black", s=12, alpha=0.5, zorder=3)
-        if r.per_round:
-            low, high = min(r.per_round), max(r.per_round)
+        ax.scatter([x] * len(r.per_pass), r.per_pass, color="black", s=12, alpha=0.5, zorder=3)
+        if r.per_pass:
+            low, high = min(r.per_pass), max(r.per_pass)
             ax.errorbar(x, r.mean, yerr=[[r.mean - low], [high - r.mean]], fmt="s", color="black", capsize=5,
-                        zorder=4, label="rounds: mean and range")
+                        zorder=4, label="passes: mean and range")
     labels = [split_text(answer.pipeline, s).replace(" | ", "\n") for s in splits + extra]
     ax.set_xticks(range(len(labels)), labels, fontsize=7)
     origins = dict.fromkeys(t.origin for t in tried)
@@ -63,12 +63,12 @@ def cameras_figure(answer: PipelineAnswer) -> Figure:
         marks.append((Line2D([], [], **DEFAULT_MARKER), DEFAULT_SPLIT))  # type: ignore[arg-type]
     ax.legend([*(m for m, _ in marks), *(Patch(color=COLOURS[o], alpha=0.8) for o in origins), *handles[:1]],
               [*(w for _, w in marks), *(ORIGIN_WORDS[o] for o in origins),
-               *(["rounds: mean and range"] if handles else [])], fontsize=8)
+               *(["passes: mean and range"] if handles else [])], fontsize=8)
     ax.set_ylabel("cameras served")
     ax.set_xlabel("split (hatched: its search was stopped; a triangle: the count a neighbour failed at, one more than "
                   "the best served)", fontsize=8)
     ax.set_ylim(0, max([t.cameras for t in tried] + [t.fails_at or 0 for t in tried]
-                       + [c for r in answer.rounds for c in r.per_round] + [1]) * 1.3)
+                       + [c for r in answer.rounds for c in r.per_pass] + [1]) * 1.3)
     ax.grid(axis="y", alpha=0.3)
     target = answer.pipeline.target
     ax.set_title(f"{' -> '.join(s.name for s in answer.pipeline.stages)}: cameras served at {target.fps:g} FPS each, "

@@ -259,14 +259,14 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
 
 
 def _cameras_interval(answer: PipelineAnswer) -> list[float] | None:
-    """The headline's interval from the rounds' pooled windows; null where it came from the search alone, or the
+    """The headline's interval from the passes' pooled windows; null where it came from the search alone, or the
     walk stopped at its ceiling (no upper end)."""
     found = answer.rounds[0].walked if answer.from_rounds and answer.rounds else None
     return None if found is None or found.at_ceiling else [found.low, found.high]
 
 
 def _frames_held(answer: PipelineAnswer) -> dict[str, float] | None:
-    """The frames a second the answer held in all over its rounds, with its interval (null with fewer than two)."""
+    """The frames a second the answer held in all over its passes, with its interval (null with fewer than two)."""
     found = answer.rounds[0].frames_held if answer.from_rounds and answer.rounds else None
     return None if found is None else {"value": found[0], "low": found[1], "high": found[2]}
 
@@ -289,7 +289,7 @@ def _ran(r: StageRan) -> dict[str, Any]:
 
 
 def _finite(value: float) -> float | None:
-    """A figure, or null where there is none (an interval of fewer than two rounds): JSON has no NaN."""
+    """A figure, or null where there is none (an interval of fewer than two passes): JSON has no NaN."""
     return None if math.isnan(value) else value
 
 
@@ -304,7 +304,7 @@ def _harness(h: HarnessFigures) -> dict[str, Any]:
 def _gain(g: CameraGain) -> dict[str, Any]:
     return {"over": g.baseline.value, "difference": _finite(g.difference), "low": _finite(g.low),
             "high": _finite(g.high),
-            "confidence": GAIN_CONFIDENCE, "rounds": g.rounds, "verdict": g.verdict.value,
+            "confidence": GAIN_CONFIDENCE, "passes": g.passes, "verdict": g.verdict.value,
             "measurable": g.verdict.told_apart,
             "cameras_ratio": None if g.ratio is None else g.ratio.as_json(),
             "arrivals_ratio": None if g.arrivals is None else g.arrivals.as_json()}
@@ -312,9 +312,9 @@ def _gain(g: CameraGain) -> dict[str, Any]:
 
 def _round(r: RoundCameras) -> dict[str, Any]:
     return {"origin": r.origin.value if r.origin is not None else "answer", "split": _split(r.split),
-            "per_round": list(r.per_round), "mean": r.mean, "interval": [_finite(v) for v in r.interval],
-            "rounds": list(r.numbers), "fps_held_per_round": list(r.per_round_fps),
-            "arrivals_per_round": r.arrivals.tolist(), "ran": [_ran(x) for x in r.ran]}
+            "per_pass": list(r.per_pass), "mean": r.mean, "interval": [_finite(v) for v in r.interval],
+            "passes": list(r.numbers), "fps_held_per_pass": list(r.per_pass_fps),
+            "arrivals_per_pass": r.arrivals.tolist(), "ran": [_ran(x) for x in r.ran]}
 
 
 def _tried(x: Tried) -> dict[str, Any]:

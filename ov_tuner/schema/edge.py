@@ -148,10 +148,10 @@ class Soak:
 
 @dataclass(frozen=True)
 class NeighbourPhase:
-    """One window of a round of `ov-tuner neighbours`: one copy alone, or every copy together (FPS and p90 latency
-    per copy)."""
+    """One window of a pass of `ov-tuner neighbours` (`pass_number`, from 0): one copy alone, or every copy together
+    (FPS and p90 latency per copy)."""
 
-    round: int
+    pass_number: int
     together: bool
     fps: tuple[float, ...]
     p90_ms: tuple[float, ...]

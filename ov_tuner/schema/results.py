@@ -87,10 +87,10 @@ def twin_of(baseline: PointResult) -> PointConfig:
 
 @dataclass(frozen=True)
 class RoundWindow:
-    """One window of a confirmation round: its pass (`round`), its place in the whole order of visits, and
-    which contender it measured, with that window's request latencies."""
+    """One window of a confirmation round: its pass (`pass_number`, from 0), its place in the whole order of
+    visits, and which contender it measured, with that window's request latencies."""
 
-    round: int
+    pass_number: int
     visit: int
     contender: int
     window: Window
@@ -128,15 +128,15 @@ class Confirmation:
     device: str
     contenders: tuple[Contender, ...]
     windows: tuple[RoundWindow, ...]
-    rounds: int
+    passes: int
     window_s: float
 
-    def complete_rounds(self) -> list[int]:
+    def complete_passes(self) -> list[int]:
         """Passes in which every contender was measured (an interrupted round leaves the last one short)."""
         seen: dict[int, set[int]] = {}
         for w in self.windows:
-            seen.setdefault(w.round, set()).add(w.contender)
-        return sorted(r for r, members in seen.items() if len(members) == len(self.contenders))
+            seen.setdefault(w.pass_number, set()).add(w.contender)
+        return sorted(n for n, members in seen.items() if len(members) == len(self.contenders))
 
 
 @dataclass(frozen=True)

@@ -60,10 +60,10 @@ MIN_WINDOW_S = 0.1
 
 @dataclass(frozen=True)
 class ConfirmRule:
-    """How the confirmation round measures its contenders: first `rounds` passes (alternating direction) over
+    """How the confirmation round measures its contenders: first `passes` passes (alternating direction) over
     all of them, each giving every contender one window of `window_s` seconds; then, pass after pass, only the
     leader and the contenders it cannot yet tell apart (the sequential rule, ov_tuner.engine.rounds), up to
-    `max_rounds` in all (or `rounds`, where more) and while the whole round (compiles, warm-up, passes) costs at
+    `max_passes` in all (or `passes`, where more) and while the whole round (compiles, warm-up, passes) costs at
     most `budget_share` of the sweep.
 
     For a fixed cost, more and shorter windows give the narrower interval (Student's t falls with the passes),
@@ -72,9 +72,9 @@ class ConfirmRule:
     the rerun term (RERUN_SD) from then on, so the passes beyond serve only the pairs still undecided.
     """
 
-    rounds: int = 3
+    passes: int = 3
     window_s: float = 0.25
-    max_rounds: int = 20
+    max_passes: int = 20
     budget_share: float = 0.2
     # The fewest completions a visit's window holds (a sweep's windows hold 16): a round pairs its visits and
     # states intervals over the passes, so a visit needs a steady figure, not a latency distribution of its own;
@@ -82,7 +82,7 @@ class ConfirmRule:
     visit_requests: int = 8
 
     def __post_init__(self) -> None:
-        if self.rounds < 2 or self.window_s <= 0 or not 0 < self.budget_share < 1:
+        if self.passes < 2 or self.window_s <= 0 or not 0 < self.budget_share < 1:
             raise ValueError("a confirmation round needs at least 2 passes, windows above 0 s and a budget share "
                              "between 0 and 1")
 
@@ -92,11 +92,11 @@ class ConfirmRule:
         return search_s * self.budget_share / (1 - self.budget_share)
 
     def window_for(self, contenders: int, budget_s: float) -> float:
-        """The window each visit takes: `window_s`, shortened where the first `rounds` passes over `contenders`
+        """The window each visit takes: `window_s`, shortened where the first `passes` passes over `contenders`
         would take more than FIRST_PASSES_SHARE of what is left of the budget (`budget_s`), so that many
         contenders do not overrun it before the sequential rule can stop any; never below MIN_WINDOW_S, where a
         visit's fill and drain would outweigh the window."""
-        fits = budget_s * FIRST_PASSES_SHARE / (self.rounds * max(contenders, 1))
+        fits = budget_s * FIRST_PASSES_SHARE / (self.passes * max(contenders, 1))
         return max(MIN_WINDOW_S, min(self.window_s, fits))
 
 

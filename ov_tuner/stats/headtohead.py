@@ -32,12 +32,12 @@ TIE_MARGIN = 0.05
 
 @dataclass(frozen=True)
 class Ratio:
-    """A / B of two contenders' FPS, with its interval (95% unless said), from `rounds` paired passes."""
+    """A / B of two contenders' FPS, with its interval (95% unless said), from `passes` paired passes."""
 
     value: float
     low: float
     high: float
-    rounds: int
+    passes: int
     confidence: float = 0.95
 
     @property
@@ -51,12 +51,12 @@ class Ratio:
 
     def reciprocal(self) -> Ratio:
         """B / A, with the interval turned around."""
-        return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.rounds, self.confidence)
+        return Ratio(1 / self.value, 1 / self.high, 1 / self.low, self.passes, self.confidence)
 
     def as_json(self) -> dict[str, float]:
         """The figures as numbers for JSON: ratio and its interval."""
         return {"ratio": self.value, "low": self.low, "high": self.high, "confidence": self.confidence,
-                "rounds": self.rounds}
+                "passes": self.passes}
 
 
 @dataclass(frozen=True)
@@ -87,14 +87,15 @@ class HeadToHead:
     @classmethod
     def of(cls, confirmation: Confirmation) -> HeadToHead | None:
         """None until two passes measured every contender: no interval can be had before."""
-        if len(confirmation.complete_rounds()) < 2:
+        if len(confirmation.complete_passes()) < 2:
             return None
         fps = round_fps(confirmation)
-        index = {r: i for i, r in enumerate(sorted({w.round for w in confirmation.windows}))}
+        index = {n: i for i, n in enumerate(sorted({w.pass_number for w in confirmation.windows}))}
         p90 = np.full_like(fps, np.nan)
         latencies: list[list[np.ndarray]] = [[] for _ in confirmation.contenders]
         for w in confirmation.windows:
-            p90[index[w.round], w.contender] = np.percentile(w.latencies_ms, 90) if w.latencies_ms.size else np.nan
+            p90[index[w.pass_number], w.contender] = (np.percentile(w.latencies_ms, 90) if w.latencies_ms.size
+                                                      else np.nan)
             latencies[w.contender].append(w.latencies_ms)
         means = pass_adjusted_means(fps)
         figures = tuple(RoundFigures(c, float(means[i]), LatencyStats.of(np.concatenate(latencies[i])),
@@ -126,11 +127,11 @@ class HeadToHead:
 
 def round_fps(confirmation: Confirmation) -> np.ndarray:
     """Each window's FPS as passes x contenders, NaN where a pass did not measure a contender."""
-    rounds = sorted({w.round for w in confirmation.windows})
-    index = {r: i for i, r in enumerate(rounds)}
-    fps = np.full((len(rounds), len(confirmation.contenders)), np.nan)
+    passes = sorted({w.pass_number for w in confirmation.windows})
+    index = {n: i for i, n in enumerate(passes)}
+    fps = np.full((len(passes), len(confirmation.contenders)), np.nan)
     for w in confirmation.windows:
-        fps[index[w.round], w.contender] = w.window.fps
+        fps[index[w.pass_number], w.contender] = w.window.fps
     return fps
 
 

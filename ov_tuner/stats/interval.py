@@ -1,4 +1,4 @@
-"""One interval for figures measured side by side in passes (rounds): the confirmation round's FPS ratios, the
+"""One interval for figures measured side by side in passes: the confirmation round's FPS ratios, the
 pipeline's cameras, and the sequential rule that decides which contenders still take passes.
 
 Within one pass every contender met the same host, so a pass pairs them: the interval is Student's t over the

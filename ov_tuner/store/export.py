@@ -88,8 +88,8 @@ def _confirmation(results: StoredResults) -> dict[str, Any] | None:
     if not results.confirmations:
         return None
     c = results.confirmations[-1]
-    return {"rounds": c.rounds, "window_s": c.window_s,
+    return {"passes": c.passes, "window_s": c.window_s,
             "contenders": [{**{k: str(v) for k, v in asdict(x.config).items()}, "streams_ran": x.streams,
                             "nireq_ran": x.nireq} for x in c.contenders],
-            "windows": [{"round": w.round, "visit": w.visit, "contender": w.contender, "fps": w.window.fps}
+            "windows": [{"pass": w.pass_number, "visit": w.visit, "contender": w.contender, "fps": w.window.fps}
                         for w in c.windows]}

@@ -192,12 +192,14 @@ class ResultStore(MoreRecords):
 
     # -- confirmation rounds --------------------------------------------------------------------
 
-    def begin_confirmation(self, device: str, contenders: list[Contender], rounds: int, window_s: float) -> int:
-        """Store a round's contenders, each with its compile (read-back properties and all), before its passes."""
+    def begin_confirmation(self, device: str, contenders: list[Contender], passes: int, window_s: float) -> int:
+        """Store a round's contenders, each with its compile (read-back properties and all), before its passes
+        (`passes`: the first passes over every contender; its column keeps the name `rounds`, and each window's pass
+        the name `round`, so that older results files open)."""
         compile_ids = [self.add_compile(c.compile) if c.compile is not None else None for c in contenders]
         with self._writing():
             cursor = self._db.execute("INSERT INTO confirmations (device, rounds, window_s, created_at) VALUES "
-                                      "(?,?,?,?)", (device, rounds, window_s, now()))
+                                      "(?,?,?,?)", (device, passes, window_s, now()))
             assert cursor.lastrowid is not None
             for position, (contender, compile_id) in enumerate(zip(contenders, compile_ids, strict=True)):
                 self._db.execute(
@@ -211,7 +213,7 @@ class ResultStore(MoreRecords):
     def add_round_window(self, confirmation_id: int, w: RoundWindow) -> None:
         with self._writing():
             self._db.execute("INSERT INTO confirm_windows VALUES (?,?,?,?,?,?)",
-                             (confirmation_id, w.round, w.visit, w.contender, json.dumps(asdict(w.window)),
+                             (confirmation_id, w.pass_number, w.visit, w.contender, json.dumps(asdict(w.window)),
                               blob(w.latencies_ms)))
 
     def confirmations(self) -> list[Confirmation]:
@@ -235,7 +237,7 @@ class ResultStore(MoreRecords):
     def has_confirmation(self, configs: list[PointConfig]) -> bool:
         """Whether a confirmation round already measured exactly these configurations through its first passes."""
         wanted = set(configs)
-        return any({c.config for c in done.contenders} == wanted and len(done.complete_rounds()) >= done.rounds
+        return any({c.config for c in done.contenders} == wanted and len(done.complete_passes()) >= done.passes
                    for done in self.confirmations())
 
     def compile_count(self) -> int:

@@ -68,7 +68,7 @@ UPGRADES = {
         f"UPDATE {table} SET mode = 'explicit' WHERE mode = 'grid'"
         for table in ("points", "compiles", "confirm_contenders", "capacities", "soaks")),
     5: (),  # v6: a pipeline's records (SCHEMA creates their tables)
-    6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a round's trial above the target frame rate
+    6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a pass's trial above the target frame rate
     7: (),  # v8: the quantization record keeps its images folder as data (quantization_fields fills older ones)
     8: (),  # v9: an LLM's records (SCHEMA creates their tables)
     9: ("ALTER TABLE llm_outputs ADD COLUMN first_step_cosines TEXT NOT NULL DEFAULT '[]'",),  # v10: the logits' cosine
@@ -99,6 +99,8 @@ def quantization_fields(stored: dict) -> dict:
     folder = words[words.index("--images") + 1] if "--images" in words[:-1] else None
     return {**stored, "images_dir": folder}
 
+# The columns `rounds` (a confirmation's first passes) and `round` (the pass of a window or trial) keep the names
+# they had before the glossary named a round's repetitions passes: older results files open as they are.
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, info TEXT NOT NULL);

@@ -47,12 +47,12 @@ def stages_table(answer: PipelineAnswer) -> Table:
 
 
 def rounds_table(answer: PipelineAnswer) -> Table:
-    """The contenders measured side by side: the cameras each served in each round and their mean, the frame rate
-    per camera each held there, and the frames a second that makes in all (the mean over the rounds)."""
+    """The contenders measured side by side: the cameras each served in each pass and their mean, the frame rate
+    per camera each held there, and the frames a second that makes in all (the mean over the passes)."""
     rows = [[origin_text(answer, r.origin, r.split), split_text(answer.pipeline, r.split, r.ran),
-             " ".join(map(str, r.per_round)), f"{r.mean:.1f}", " ".join(f"{f:.1f}" for f in r.per_round_fps),
-             f"{r.arrivals.mean():.0f}" if r.per_round_fps else ""] for r in answer.rounds]
-    header = ("contender", "split", "cameras per round", "mean", "FPS each held", "frames/s in all")
+             " ".join(map(str, r.per_pass)), f"{r.mean:.1f}", " ".join(f"{f:.1f}" for f in r.per_pass_fps),
+             f"{r.arrivals.mean():.0f}" if r.per_pass_fps else ""] for r in answer.rounds]
+    header = ("contender", "split", "cameras per pass", "mean", "FPS each held", "frames/s in all")
     return table(header, rows, numeric=("mean", "frames/s in all"))
 
 

@@ -98,7 +98,7 @@ def _unresolved(answer: ConfirmedAnswer) -> str:
     each = "; ".join(f"{figures_label(s.figures)}: {gain_inline(s.ratio)}" for s in answer.unresolved)
     leader = figures_label(answer.leader)
     return (f"; {len(answer.unresolved)} more could not be told apart from {leader} ({each}): more passes "
-            "(--confirm-rounds) or a quieter host would tell them apart")
+            "(--passes) or a quieter host would tell them apart")
 
 
 def gain_text(s: Standing) -> str:

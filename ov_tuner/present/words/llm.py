@@ -79,7 +79,7 @@ def budget_text(budget: LlmBudget) -> str:
 
 def trial_line(trial: LlmTrial) -> str:
     """A trial as it is stored: 'search  4096 batched tokens: 4351 tokens/s, 89.2 requests/s, TTFT p90 6.4 ms, ...'."""
-    stage = "search" if trial.searched else "walk" if trial.round is None else f"round {trial.round + 1}"
+    stage = "search" if trial.searched else "walk" if trial.pass_number is None else f"pass {trial.pass_number + 1}"
     what = setting_text(trial.setting) + ("" if trial.walked_at is None else
                                           f" at {load_amount(trial.walked_at, trial.users is not None)}")
     if not trial.ok:
@@ -109,7 +109,7 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         return [*lines, ("answer", f"none: no setting met the budget in the rounds{seen}")]
     lines += [("deploy", f"{job.device}, GenAI continuous batching: {setting_text(found.setting)}"),
               ("serves", f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s; "
-                         f"over {answer.rounds} rounds side by side" if answer.rounds else
+                         f"over {answer.passes} passes side by side" if answer.passes else
                          f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s (search)"),
               ("latency", _latencies(found))]
     for g in answer.gains:
@@ -278,7 +278,7 @@ def _why(answer: LlmAnswer) -> str:
                 "apart (the difference's 95% interval above 0); the rounds' tokens a second at the load given did not "
                 "tell them apart or ranked it lower")
     if answer.rule is Rule.FASTEST:
-        return "the fastest within the budget" + (" in the rounds side by side" if answer.rounds else " searched")
+        return "the fastest within the budget" + (" in the rounds side by side" if answer.passes else " searched")
     simpler = "GenAI left alone: nothing to change" if found.setting in BASELINES else "the smallest KV cache"
     if found.setting == fastest.setting:
         return f"the fastest within the budget in the rounds, though not told apart from the others there; {simpler}"

@@ -58,7 +58,7 @@ def pareto_title(answer: LlmAnswer) -> str:
 
 
 def rounds_title(answer: LlmAnswer) -> str:
-    return (f"The rounds: output tokens/s of each contender in each of {answer.rounds} passes (budget "
+    return (f"The rounds: output tokens/s of each contender in each of {answer.passes} passes (budget "
             f"{budget_text(answer.job.budget)})")
 
 

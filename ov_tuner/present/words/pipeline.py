@@ -26,9 +26,9 @@ BASELINE_WORDS = {Origin.SOLO: "every model at its own solo answer, run together
 GAIN_LABELS = {Origin.SOLO: "vs solo-tuned", Origin.DEFAULT: "vs default"}
 
 
-def _count(n: float, unit: str) -> str:
-    """'1 stream', '2 requests'."""
-    return f"{n:g} {unit}{'' if n == 1 else 's'}"
+def _count(n: float, unit: str, plural: str | None = None) -> str:
+    """'1 stream', '2 requests', '3 passes' (`plural` where adding s does not make it)."""
+    return f"{n:g} {unit if n == 1 else plural or unit + 's'}"
 
 
 def pipeline_rows(answer: PipelineAnswer) -> list[tuple[str, str]]:
@@ -45,10 +45,10 @@ def pipeline_rows(answer: PipelineAnswer) -> list[tuple[str, str]]:
 
 
 def serves_text(answer: PipelineAnswer) -> str:
-    """'12 cameras (95%: 10..14) at 15 FPS each, p99 within 200 ms: the windows of 5 rounds side by side, pooled (at
+    """'12 cameras (95%: 10..14) at 15 FPS each, p99 within 200 ms: the windows of 5 passes side by side, pooled (at
     the edge: 12 met 4 of 5, 13 met 1 of 5); at 12 cameras it held up to 16.2 FPS each (95%: 14.6..17.9); 193
-    frames/s in all over its rounds (95%: 176..212)' (the figure a rerun compares with, whatever count each round
-    served); from the search alone where no round finished: 'at least 5 cameras ... (search interrupted)'."""
+    frames/s in all over its passes (95%: 176..212)' (the figure a rerun compares with, whatever count each pass
+    served); from the search alone where no pass finished: 'at least 5 cameras ... (search interrupted)'."""
     t = answer.pipeline.target
     count = _count(answer.cameras, "camera") if answer.cameras else "no camera"
     rate = f"at {t.fps:g} FPS each, p{t.percentile:g} within {t.max_latency_ms:g} ms"
@@ -56,15 +56,15 @@ def serves_text(answer: PipelineAnswer) -> str:
     if not answer.from_rounds or mine is None:
         bound = "" if answer.finished else "at least "
         how = "search confirmed" if answer.finished else "search interrupted"
-        return f"{bound}{count} {rate} ({how}; no round side by side finished)"
-    rounds = _count(len(mine.per_round), "round")
+        return f"{bound}{count} {rate} ({how}; no pass side by side finished)"
+    passes = _count(len(mine.per_pass), "pass", "passes")
     found = mine.walked
-    if found is None:  # a file written before the rounds' windows were kept
-        text = f"{count} {rate}: the median of {rounds} side by side"
+    if found is None:  # a file written before the passes' windows were kept
+        text = f"{count} {rate}: the median of {passes} side by side"
     else:
         within = "or more" if found.at_ceiling else f"({GAIN_CONFIDENCE:.0%}: {found.low:g}..{found.high:g})"
         edge = edge_text(found)
-        text = (f"{count} {within} {rate}: the windows of {rounds} side by side, pooled"
+        text = (f"{count} {within} {rate}: the windows of {passes} side by side, pooled"
                 + (f" (at the edge: {edge})" if edge else ""))
     held, frames = mine.fps_at_headline, mine.frames_held
     if held is not None and answer.cameras:
@@ -75,7 +75,7 @@ def serves_text(answer: PipelineAnswer) -> str:
             text += f", {held * answer.cameras:.0f} frames/s in all"
     if frames is not None:
         value, low, high = frames
-        text += f"; {value:.0f} frames/s in all over its rounds ({GAIN_CONFIDENCE:.0%}: {low:.0f}..{high:.0f})"
+        text += f"; {value:.0f} frames/s in all over its passes ({GAIN_CONFIDENCE:.0%}: {low:.0f}..{high:.0f})"
     return text
 
 
@@ -124,7 +124,7 @@ def baseline_split(answer: PipelineAnswer, origin: Origin) -> Split | None:
 
 def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     """'+2.0 cameras (95%: +1.1..+2.9) and 1.41x the frames a second held (95%: 1.22..1.63x) over every model at its
-    own solo answer, run together: 3.0 -> 5.0 cameras, 5 rounds'; 'not told apart from ...' where the intervals say
+    own solo answer, run together: 3.0 -> 5.0 cameras, 5 passes'; 'not told apart from ...' where the intervals say
     so or disagree (the analysis's verdict, worded); the answer being the baseline itself said so; None where the
     baseline was not measured."""
     name = BASELINE_WORDS[origin]
@@ -134,13 +134,13 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     if gain is None:
         return None
     if gain.verdict is Verdict.TOO_FEW:
-        return (f"not compared with {name}: {_count(gain.rounds, 'round')} side by side finished, and an interval "
-                "needs two (the run was stopped before its rounds)")
+        return (f"not compared with {name}: {_count(gain.passes, 'pass', 'passes')} side by side finished, and an "
+                "interval needs two (the run was stopped before its passes)")
     cameras, held = _gain_figures(gain)
     figures = " and ".join(f for f in (cameras, held) if f)
     mine, theirs = round_of(answer, None), round_of(answer, origin)
     means = f": {theirs.mean:.1f} -> {mine.mean:.1f} cameras" if mine is not None and theirs is not None else ""
-    tail = f"{means}, {_count(gain.rounds, 'round')}"
+    tail = f"{means}, {_count(gain.passes, 'pass', 'passes')}"
     if gain.verdict.told_apart:
         return f"{figures} over {name}{tail}"
     if gain.verdict is Verdict.SPLIT:
@@ -151,10 +151,10 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
 
 
 def _gain_figures(gain: CameraGain) -> tuple[str, str]:
-    """'+2.0 cameras (95%: +1.1..+2.9)' (or '+1.0 cameras in every round': never zero-wide) and '1.41x the frames a
-    second held (95%: 1.22..1.63x)' ('' where the rounds found no rate)."""
+    """'+2.0 cameras (95%: +1.1..+2.9)' (or '+1.0 cameras in every pass': never zero-wide) and '1.41x the frames a
+    second held (95%: 1.22..1.63x)' ('' where the passes found no rate)."""
     cameras = (f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
-               if gain.high > gain.low else f"{gain.difference:+.1f} cameras in every round")
+               if gain.high > gain.low else f"{gain.difference:+.1f} cameras in every pass")
     a = gain.arrivals
     held = ("" if a is None else
             f"{a.value:.2f}x the frames a second held ({a.confidence:.0%}: {a.low:.2f}..{a.high:.2f}x)")
@@ -168,8 +168,8 @@ def _kept_text(answer: PipelineAnswer) -> str:
         return f"no split served more {where}"
     figures = " and ".join(f for f in _gain_figures(answer.leader_gain) if f)
     return (f"the rounds' leader, the {ORIGIN_WORDS[answer.leader.origin]} split, was not shown to serve more "
-            f"({figures} against it, {_count(answer.leader_gain.rounds, 'round')}): the simpler is kept until another "
-            "is shown to serve more")
+            f"({figures} against it, {_count(answer.leader_gain.passes, 'pass', 'passes')}): the simpler is kept until "
+            "another is shown to serve more")
 
 
 def slots_text(share: StageShare) -> str:

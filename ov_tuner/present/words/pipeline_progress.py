@@ -17,7 +17,7 @@ def trial_line(pipeline: Pipeline, trial: PipelineTrial) -> str:
     """'search | detect 1 x 2, 1 thread | classify ... | decode 1 thread: 4 cameras, p99 85 ms, 0 of 240 dropped:
     serves; busiest classify (93%)'."""
     load, target = trial.load, pipeline.target
-    phase = f"round {trial.round}" if trial.round else "search"
+    phase = f"pass {trial.pass_number}" if trial.pass_number else "search"
     verdict = "serves" if load.serves(target) else "does not serve"
     if load.disturbed:
         verdict += f" (other processes used {load.foreign_cpu or 0:.0%} of the CPUs: a failure then is tried again)"

@@ -166,7 +166,7 @@ def caveat_text(c: Caveat | None) -> str:
         assert c.accuracy is not None
         return f"{c.accuracy.precision.value} outputs against FP32: {accuracy_summary(c.accuracy)}"
     if c.kind is CaveatKind.OPEN:
-        return (f"{c.open_count} more could not be told apart from the fastest: more passes (--confirm-rounds) or a "
+        return (f"{c.open_count} more could not be told apart from the fastest: more passes (--passes) or a "
                 "quieter host would tell them apart")
     return f"a noisy host: windows varied by a median {c.median_cv:.0%} (CV); rerun when it is quieter"
 

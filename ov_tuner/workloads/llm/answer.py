@@ -1,10 +1,10 @@
 """An LLM's answer from its stored trials: which settings met the latency budget in the search, which of them won the
-rounds side by side against GenAI left alone, by how much (paired intervals over the rounds), what its requests saw
+rounds side by side against GenAI left alone, by how much (paired intervals over their passes), what its requests saw
 (time to first token and per output token at p50/p90/p99), what it allocated, and the search's Pareto front of
 throughput against time to first token.
 
 Ranking is the rounds engine's (pass-adjusted means of output tokens a second at the load given); a contender leads
-only where its requests, pooled over its rounds, meet the budget at the budget's percentile. With a budget, the walks
+only where its requests, pooled over its passes, meet the budget at the budget's percentile. With a budget, the walks
 to the most load (users, or requests a second) each of the rounds' choice, the rounds' leader and GenAI's defaults
 serve within it, walked alternately, have the last word: one whose walk serves more than the rounds' choice's, the
 95% interval of the difference above 0 (ov_tuner.engine.boundary), is the answer, since the load served within the
@@ -55,7 +55,7 @@ class Latencies:
 
 @dataclass(frozen=True)
 class SettingFigures:
-    """One setting over its trials (of the search, or pooled over its rounds)."""
+    """One setting over its trials (of the search, or pooled over its passes)."""
 
     setting: LlmSetting
     trials: int
@@ -72,7 +72,7 @@ class SettingFigures:
 
 @dataclass(frozen=True)
 class LlmGain:
-    """The answer's output tokens a second over a baseline's, as a ratio paired by round, with the rerun term."""
+    """The answer's output tokens a second over a baseline's, as a ratio paired by pass, with the rerun term."""
 
     baseline: LlmSetting
     figures: SettingFigures
@@ -126,7 +126,7 @@ class LlmAnswer:
     searched: tuple[SettingFigures, ...]
     failed: tuple[tuple[LlmSetting, str], ...]
     pareto: tuple[SettingFigures, ...]  # the search's settings no other beats on both tokens/s and TTFT p90
-    rounds: int
+    passes: int
     trials: tuple[LlmTrial, ...]  # every one stored, in order
     walks: tuple[Walk, ...]  # the answer's first, then the others'
     walk_gains: tuple[WalkGain, ...]  # the answer's walk against each baseline's
@@ -170,11 +170,11 @@ def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudge
 
 def round_table(trials: Sequence[LlmTrial], contenders: Sequence[LlmSetting]) -> np.ndarray:
     """The rounds' output tokens a second, passes x contenders (NaN where a pass did not measure one or it failed)."""
-    rows = 1 + max((t.round for t in trials if t.round is not None), default=-1)
+    rows = 1 + max((t.pass_number for t in trials if t.pass_number is not None), default=-1)
     table = np.full((rows, len(contenders)), math.nan)
     for t in trials:
-        if t.round is not None and t.ok and t.setting in contenders:
-            table[t.round, contenders.index(t.setting)] = t.tokens_per_s
+        if t.pass_number is not None and t.ok and t.setting in contenders:
+            table[t.pass_number, contenders.index(t.setting)] = t.tokens_per_s
     return table
 
 
@@ -210,9 +210,9 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     judged = judged_agreements(stored.outputs)
     held = held_back(judged, limit)
     searched = searched_figures(trials, job.budget)
-    contenders = list(dict.fromkeys(t.setting for t in trials if t.round is not None))
+    contenders = list(dict.fromkeys(t.setting for t in trials if t.pass_number is not None))
     table = round_table(trials, contenders)
-    pooled = {s: [t for t in trials if t.round is not None and t.ok and t.setting == s] for s in contenders}
+    pooled = {s: [t for t in trials if t.pass_number is not None and t.ok and t.setting == s] for s in contenders}
     in_rounds = {s: figures_of(s, pooled[s], job.budget) for s in contenders if pooled[s]}
     means = pass_adjusted_means(table) if table.size else np.array([])
     leading = [i for i, s in enumerate(contenders)
@@ -243,7 +243,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     kept_back = tuple(sorted((f for f in searched if f.meets and f.setting in held), key=lambda f: -f.tokens_per_s))
     return LlmAnswer(results=stored.results, environment=stored.environment, job=job, answer=answer, fastest=fastest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
-                     pareto=tuple(pareto(searched)), rounds=table.shape[0], trials=tuple(trials),
+                     pareto=tuple(pareto(searched)), passes=table.shape[0], trials=tuple(trials),
                      walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer, closed),
                      agreements=agreements(stored.outputs), next_tokens=next_token_agreements(stored.outputs),
                      judged=judged, cosines=lowest_cosines(stored.outputs),
@@ -311,7 +311,7 @@ def walk_windows(trials: Sequence[LlmTrial], setting: LlmSetting, load: LlmLoad,
     does not measure it again: each of them cost a window of up to 10 s, at a load every setting that reached the
     rounds met."""
     return [(load.amount if t.walked_at is None else t.walked_at, t.ok and figures_of(setting, [t], budget).meets)
-            for t in trials if t.setting == setting and (t.walked_at is not None or t.round is not None)]
+            for t in trials if t.setting == setting and (t.walked_at is not None or t.pass_number is not None)]
 
 
 def _walks(trials: Sequence[LlmTrial], job: LlmJob) -> tuple[Walk, ...]:
@@ -326,9 +326,9 @@ def _walks(trials: Sequence[LlmTrial], job: LlmJob) -> tuple[Walk, ...]:
 def _holds_one(ratio: Ratio) -> bool:
     """Not told apart from the leader: the same interval the words state against it (a rerun's spread in it), so
     "no different" in a gain's row is never a setting the rule treated as slower. Without the rerun term three
-    rounds of steady ratios (0.974-0.985) ruled GenAI's scheduler default out while its row said +2.3% (95%:
+    passes of steady ratios (0.974-0.985) ruled GenAI's scheduler default out while its row said +2.3% (95%:
     -7.4..+12.9%), no different, and the answer became KV cache u8 in one run of three."""
-    return ratio.rounds >= 2 and not ratio.clear
+    return ratio.passes >= 2 and not ratio.clear
 
 
 def pareto(figures: Sequence[SettingFigures]) -> list[SettingFigures]:

@@ -49,7 +49,7 @@ class LlmRecords(Connection):
                 "prompt_tokens, wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, "
                 "window_s, window_tokens, window_requests, window_steps, window_prompt_tokens, window_context_tokens, "
                 "harness, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (trial.round, trial.users, trial.rate, json.dumps(asdict(trial.setting)), trial.error,
+                (trial.pass_number, trial.users, trial.rate, json.dumps(asdict(trial.setting)), trial.error,
                  blob(trial.ttft_ms), blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s,
                  trial.kv_cache_bytes, trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms,
                  trial.load_s, trial.window_s, trial.window_tokens, trial.window_requests,
@@ -64,8 +64,8 @@ class LlmRecords(Connection):
         return self._trials(harness=True)
 
     def _trials(self, harness: bool) -> list[LlmTrial]:
-        return [LlmTrial(LlmSetting(**json.loads(r["setting"])), round=r["round"], users=r["users"], rate=r["rate"],
-                         error=r["error"],
+        return [LlmTrial(LlmSetting(**json.loads(r["setting"])), pass_number=r["round"], users=r["users"],
+                         rate=r["rate"], error=r["error"],
                          ttft_ms=array(r["ttft_ms"]), tpot_ms=array(r["tpot_ms"]), output_tokens=r["output_tokens"],
                          prompt_tokens=r["prompt_tokens"], wall_s=r["wall_s"], kv_cache_bytes=r["kv_cache_bytes"],
                          max_cache_usage=r["max_cache_usage"], peak_rss_bytes=r["peak_rss_bytes"],

@@ -217,12 +217,12 @@ class LlmTrial:
     token and time per output token after the first; in all, output tokens and requests a second over the trial's
     wall time, the KV cache allocated and its highest use, the process's peak resident memory, and the fresh
     pipeline's first request (compile and cache allocation included), timed apart and counted nowhere else.
-    `round` None is a search trial; a number is a pass of the rounds side by side; `users` (a closed loop's) or `rate`
-    (an open loop's) a number is a trial of the walk to the most a setting serves, at that load (None: the job's). A
-    setting the device refuses is a trial with its `error` and no figures."""
+    `pass_number` None is a search trial; a number (from 0) is a pass of the rounds side by side; `users` (a closed
+    loop's) or `rate` (an open loop's) a number is a trial of the walk to the most a setting serves, at that load
+    (None: the job's). A setting the device refuses is a trial with its `error` and no figures."""
 
     setting: LlmSetting
-    round: int | None = None
+    pass_number: int | None = None
     users: int | None = None
     rate: float | None = None
     error: str | None = None
@@ -254,7 +254,7 @@ class LlmTrial:
 
     @property
     def searched(self) -> bool:
-        return self.round is None and self.walked_at is None
+        return self.pass_number is None and self.walked_at is None
 
     @property
     def tokens_per_s(self) -> float:

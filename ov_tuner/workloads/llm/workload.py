@@ -52,10 +52,10 @@ from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
 @dataclass(frozen=True)
 class LlmSpec:
     """An `ov-tuner llm` run: the model, where its trials go, the device, the load, the budget, what is searched,
-    the rounds (passes at most; 0: none), how many of the search's best go to them besides the baselines, and whether
-    to walk to the most load (users, or requests a second) the answer and the baselines serve within the budget (with
-    a budget), up to `most_users` users, or `most_rate` requests a second (None: MOST_RATE_FACTOR times the rate
-    given); `also_walk`: settings walked beside those (a table of what each serves)."""
+    the passes side by side (at most; 0: none), how many of the search's best go to them besides the baselines, and
+    whether to walk to the most load (users, or requests a second) the answer and the baselines serve within the
+    budget (with a budget), up to `most_users` users, or `most_rate` requests a second (None: MOST_RATE_FACTOR times
+    the rate given); `also_walk`: settings walked beside those (a table of what each serves)."""
 
     model: Path
     out: Path
@@ -63,7 +63,7 @@ class LlmSpec:
     load: LlmLoad = field(default_factory=LlmLoad)
     budget: LlmBudget = field(default_factory=LlmBudget)
     space: LlmSpace = field(default_factory=LlmSpace)
-    rounds: int = 4
+    passes: int = 4
     contenders: int = 2
     walk: bool = True
     most_users: int = MOST_USERS
@@ -120,7 +120,7 @@ class LlmWorkload:
     def rounds(self) -> AbstractContextManager[Rounds | None]:
         """The contenders (the search's fastest within the budget that say enough alike, and the baselines) side by
         side, going on from the passes stored; their figure is output tokens a second."""
-        if self.spec.rounds < 2:
+        if self.spec.passes < 2:
             return nullcontext(None)
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         held = held_back(judged_agreements(self.store.llm_outputs()), self.job.min_agreement)
@@ -131,7 +131,7 @@ class LlmWorkload:
             trial = self.measure(contenders[position], number)
             return trial.tokens_per_s if trial.ok else None
 
-        limits = RoundLimits(min(3, self.spec.rounds), self.spec.rounds)
+        limits = RoundLimits(min(3, self.spec.passes), self.spec.passes)
         return nullcontext(Rounds(visit, [s in met for s in contenders], limits,
                                   round_table(self.store.llm_trials(), contenders)))
 
@@ -185,7 +185,7 @@ class LlmWorkload:
         spec = self.spec
         users, rate = (None, None) if at is None else self._walked(at)
         load = spec.load if at is None else self._load_at(at)
-        trial = replace(trial_in_process(self.folders[setting.weights], spec.device, setting, load), round=number,
+        trial = replace(trial_in_process(self.folders[setting.weights], spec.device, setting, load), pass_number=number,
                         users=users, rate=rate)
         if setting == SCHEDULER_DEFAULT and trial.error and not self.store.llm_trials():
             raise ModelError(f"{spec.device} cannot run {self.job.model.path} with GenAI: {trial.error}")

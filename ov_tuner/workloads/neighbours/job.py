@@ -8,7 +8,7 @@ from ov_tuner.workloads.neighbours.workload import NeighboursSpec, NeighboursWor
 
 
 def run_neighbours(spec: NeighboursSpec) -> list[NeighbourPhase]:
-    """Start the copies, wait until every one is compiled and warm, then run the rounds on the one driver; the
+    """Start the copies, wait until every one is compiled and warm, then run the passes on the one driver; the
     copies end with it, Ctrl-C included."""
     workload = NeighboursWorkload(spec)
     drive(workload)

@@ -1,5 +1,5 @@
 """Neighbours: the deployed configuration run as K copies side by side (K processes, as K deployed models on one
-box are), against one copy alone, in interleaved rounds: alone, then together (the order alternates each round, so
+box are), against one copy alone, in interleaved passes: alone, then together (the order alternates each pass, so
 a drift of the host falls on both). Each copy compiles with the properties the answer deploys, its pinning
 included, so copies that pin their threads to the same cores show what that costs.
 
@@ -25,22 +25,22 @@ from ov_tuner.schema import NeighbourPhase
 
 @dataclass(frozen=True)
 class NeighboursSpec:
-    """`copies` copies of the answer of `results` on `model`, `rounds` rounds of a `seconds` window alone and one
+    """`copies` copies of the answer of `results` on `model`, `passes` passes of a `seconds` window alone and one
     together; `threads`: INFERENCE_NUM_THREADS for each copy (None: what the answer deploys)."""
 
     model: Path
     results: Path
     copies: int = 2
-    rounds: int = 5
+    passes: int = 5
     seconds: float = 2.0
     threads: int | None = None
 
 
 @dataclass
 class NeighboursWorkload:
-    """Neighbours on the one driver (ov_tuner.engine.driver): no search and no walk, two contenders in rounds,
+    """Neighbours on the one driver (ov_tuner.engine.driver): no search and no walk, two contenders in a round,
     one copy alone (position 0) and every copy together (1), visited in the rounds engine's alternating order for
-    exactly `spec.rounds` passes; a visit's figure is the first copy's FPS, and every copy's is kept as a phase."""
+    exactly `spec.passes` passes; a visit's figure is the first copy's FPS, and every copy's is kept as a phase."""
 
     spec: NeighboursSpec
     phases: list[NeighbourPhase] = field(default_factory=list)
@@ -73,7 +73,7 @@ class NeighboursWorkload:
         try:
             for copy in copies:
                 _expect_ready(copy)
-            yield Rounds(visit, [True, True], RoundLimits(spec.rounds, spec.rounds))
+            yield Rounds(visit, [True, True], RoundLimits(spec.passes, spec.passes))
         finally:
             for copy in copies:
                 if copy.stdin is not None:

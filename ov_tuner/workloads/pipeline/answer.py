@@ -1,9 +1,9 @@
 """The pipeline answer, from a pipeline's stored trials: the split to deploy, how many cameras it serves against
-every model at its solo-tuned setting and at OpenVINO default (measured side by side in rounds), and where a frame's
+every model at its solo-tuned setting and at OpenVINO default (measured side by side in passes), and where a frame's
 time goes. Pure; present/ words it.
 
 Which contender is deployed: the simplest that no other is shown to beat (Verdict.MORE, on the intervals of the
-cameras and of the frames a second held, paired by round): every model at OpenVINO default, then every model at its
+cameras and of the frames a second held, paired by pass): every model at OpenVINO default, then every model at its
 solo answer, then the search's split. The simpler is kept until the dearer is shown faster, so two contenders the
 rounds cannot tell apart give the same answer on every run, where the one holding more in the point estimate changed
 from run to run; the rounds' leader against the answer is stated with its interval.
@@ -23,7 +23,7 @@ from ov_tuner.engine.cameras import SEARCH_WALK, capacity, next_cameras, served,
 from ov_tuner.schema import HARNESS_LIMIT, Box, CameraTarget
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio, paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
-from ov_tuner.workloads.pipeline.rate import round_held
+from ov_tuner.workloads.pipeline.rate import pass_held
 from ov_tuner.workloads.pipeline.results_file import StoredPipeline
 from ov_tuner.workloads.pipeline.schema import (
     HarnessCeiling,
@@ -65,61 +65,61 @@ class Tried:
 @dataclass(frozen=True)
 class RoundCameras:
     """One contender of the head-to-head rounds (the answer, or a baseline) and the cameras it served in each
-    round, with what each stage ran; `per_round_fps`, where its rounds found it, the highest frame rate per camera
+    pass, with what each stage ran; `per_pass_fps`, where its passes found it, the highest frame rate per camera
     it held at those cameras (ov_tuner.workloads.pipeline.rate): the finer figure that tells apart splits serving
-    the same count; `windows`, every window of its camera walks at the target's rate in those rounds, pooled."""
+    the same count; `windows`, every window of its camera walks at the target's rate in those passes, pooled."""
 
     split: Split
     origin: Origin | None  # None: the answer, where it is no baseline
-    per_round: tuple[int, ...]
+    per_pass: tuple[int, ...]
     ran: tuple[StageRan, ...]
-    per_round_fps: tuple[float, ...] = ()
-    numbers: tuple[int, ...] = ()  # the rounds these figures come from (a contender stopped early skips the later)
+    per_pass_fps: tuple[float, ...] = ()
+    numbers: tuple[int, ...] = ()  # the passes these figures come from (a contender stopped early skips the later)
     windows: tuple[Window, ...] = ()
 
     @property
     def mean(self) -> float:
-        return sum(self.per_round) / len(self.per_round) if self.per_round else 0.0
+        return sum(self.per_pass) / len(self.per_pass) if self.per_pass else 0.0
 
     @property
     def median(self) -> int:
-        """The cameras it served in the middle round (the lower middle of an even count)."""
-        return sorted(self.per_round)[(len(self.per_round) - 1) // 2] if self.per_round else 0
+        """The cameras it served in the middle pass (the lower middle of an even count)."""
+        return sorted(self.per_pass)[(len(self.per_pass) - 1) // 2] if self.per_pass else 0
 
     @cached_property
     def walked(self) -> Boundary | None:
-        """What its rounds' camera windows say pooled, on the one capacity walk's rules (ov_tuner.engine.boundary):
-        the most cameras they mostly served, with an interval that carries a rerun's spread. Why pooled: a round
-        walks each count once, so the median of the rounds moved with single windows at the edge (the demo's default
+        """What its passes' camera windows say pooled, on the one capacity walk's rules (ov_tuner.engine.boundary):
+        the most cameras they mostly served, with an interval that carries a rerun's spread. Why pooled: a pass
+        walks each count once, so the median of the passes moved with single windows at the edge (the demo's default
         split read 5, 6 and 4 cameras in three runs, 6 outside the third's 3.6..5.4); pooled, no single window sets
         it. None where no window was kept (a file written before they were)."""
         return boundary(self.windows) if self.windows else None
 
     @property
     def cameras(self) -> int:
-        """The headline: the pooled windows' figure, else the median of its rounds."""
+        """The headline: the pooled windows' figure, else the median of its passes."""
         return int(self.walked.served) if self.walked is not None else self.median
 
     @property
     def arrivals(self) -> np.ndarray:
-        """Per round, the frames a second it held in all within the percentile: cameras x the rate each held."""
-        return np.array(self.per_round, dtype=float) * np.array(self.per_round_fps, dtype=float)
+        """Per pass, the frames a second it held in all within the percentile: cameras x the rate each held."""
+        return np.array(self.per_pass, dtype=float) * np.array(self.per_pass_fps, dtype=float)
 
     def _held_at_headline(self) -> list[float]:
-        return [f for c, f in zip(self.per_round, self.per_round_fps, strict=True) if c == self.cameras]
+        return [f for c, f in zip(self.per_pass, self.per_pass_fps, strict=True) if c == self.cameras]
 
     @property
     def fps_at_headline(self) -> float | None:
-        """The mean frame rate per camera it held in the rounds that served the headline count; None where the
-        rounds found none."""
+        """The mean frame rate per camera it held in the passes that served the headline count; None where the
+        passes found none."""
         held = self._held_at_headline()
         return sum(held) / len(held) if held else None
 
     @property
     def held_interval(self) -> tuple[float, float] | None:
-        """The GAIN_CONFIDENCE interval of the frame rate per camera held in the rounds that served the headline
+        """The GAIN_CONFIDENCE interval of the frame rate per camera held in the passes that served the headline
         count, widened by the rerun spread (RERUN_SD), as a gain's is: the finer figure's, never zero-wide where
-        every round held the same rate (None with fewer than two such rounds)."""
+        every pass held the same rate (None with fewer than two such passes)."""
         held = np.array(self._held_at_headline())
         if held.size < 2:
             return None
@@ -128,19 +128,19 @@ class RoundCameras:
 
     @property
     def frames_held(self) -> tuple[float, float, float] | None:
-        """The frames a second it held in all within the percentile, over every round (whatever count each served):
+        """The frames a second it held in all within the percentile, over every pass (whatever count each served):
         the mean and its GAIN_CONFIDENCE interval, widened by the rerun spread, as a gain's is. The figure a rerun
         compares with: where runs served 5, 6 and 4 cameras at 17.2, 15.0 and 21.0 FPS each, it read 86-90 frames/s
-        in all every time. None with fewer than two rounds."""
-        if len(self.per_round_fps) < 2:
+        in all every time. None with fewer than two passes."""
+        if len(self.per_pass_fps) < 2:
             return None
         found = paired_interval(self.arrivals, confidence=GAIN_CONFIDENCE, log=True, rerun_sd=RERUN_SD)
         return found.value, found.low, found.high
 
     @property
     def interval(self) -> tuple[float, float]:
-        """The mean's GAIN_CONFIDENCE t interval over the rounds (NaN with fewer than two)."""
-        found = paired_interval(np.array(self.per_round, dtype=float), confidence=GAIN_CONFIDENCE)
+        """The mean's GAIN_CONFIDENCE t interval over the passes (NaN with fewer than two)."""
+        found = paired_interval(np.array(self.per_pass, dtype=float), confidence=GAIN_CONFIDENCE)
         return found.low, found.high
 
 
@@ -151,7 +151,7 @@ class Verdict(str, Enum):
     FEWER = "fewer"  # every figure stated says fewer
     NOT_APART = "not told apart"  # no figure's interval excludes no change
     SPLIT = "figures disagree"  # one figure's interval excludes no change and another's does not: not told apart
-    TOO_FEW = "too few rounds"  # fewer than two rounds side by side finished: no interval to judge on
+    TOO_FEW = "too few passes"  # fewer than two passes side by side finished: no interval to judge on
 
     @property
     def told_apart(self) -> bool:
@@ -160,17 +160,17 @@ class Verdict(str, Enum):
 
 @dataclass(frozen=True)
 class CameraGain:
-    """The answer against one baseline over the rounds both were measured in: the mean of the per-round difference
-    in cameras with its 95% t interval (NaN with fewer than two rounds), the ratio of cameras (None where the baseline
-    served none in a round), the ratio of the frames a second each held in all within the percentile (`arrivals`,
-    paired by round, with an interval that covers a rerun: the finer figure, never zero-wide by rounding), and the
+    """The answer against one baseline over the passes both were measured in: the mean of the per-pass difference
+    in cameras with its 95% t interval (NaN with fewer than two passes), the ratio of cameras (None where the baseline
+    served none in a pass), the ratio of the frames a second each held in all within the percentile (`arrivals`,
+    paired by pass, with an interval that covers a rerun: the finer figure, never zero-wide by rounding), and the
     `verdict` those figures give together."""
 
     baseline: Origin
     difference: float
     low: float
     high: float
-    rounds: int
+    passes: int
     ratio: Ratio | None
     arrivals: Ratio | None = None
     verdict: Verdict = Verdict.TOO_FEW
@@ -178,7 +178,7 @@ class CameraGain:
     @property
     def cameras_clear(self) -> bool:
         """The cameras' interval excludes 0."""
-        return self.rounds >= 2 and (self.low > 0 or self.high < 0)
+        return self.passes >= 2 and (self.low > 0 or self.high < 0)
 
 
 @dataclass(frozen=True)
@@ -228,7 +228,7 @@ class HarnessFigures:
 class PipelineAnswer:
     """The pipeline's answer record: every output (terminal, report, deploy forms) renders this and computes
     nothing. `split` is the contender the deploy rule keeps (the simplest no other is shown to serve more than; the
-    search's best where no round finished), and `cameras` its headline: what its rounds' windows say pooled
+    search's best where no pass finished), and `cameras` its headline: what its passes' windows say pooled
     (`from_rounds`; RoundCameras.walked holds the interval), else what the search found and confirmed; `rounds` the
     contenders measured side by side (the answer first, its origin None); `gains` the answer against each baseline;
     `shares` and `bottleneck` (a stage name, DECODE for the decoder) come from the trial at `overloaded_at` cameras
@@ -273,7 +273,7 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     leading = max(range(len(measured)), key=lambda i: (held[i], measured[i].origin is None))
     kept = deployed(measured, held, origins)
     answer_round = measured[leading if kept is None else kept]
-    from_rounds = len(answer_round.per_round) > 0
+    from_rounds = len(answer_round.per_pass) > 0
     split = answer_round.split if from_rounds else best
     searched = next(t for t in tried if t.split == split)
     mine = [t for t in trials if t.split == split]
@@ -300,9 +300,9 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
 
 
 def deployed(measured: Sequence[RoundCameras], held: Sequence[float], origins: dict[Split, Origin]) -> int | None:
-    """The index of the simplest contender (SIMPLER_FIRST) that no other beats (Verdict.MORE) over the rounds both
-    finished; None where fewer than two contenders finished two rounds (the leader then stands alone)."""
-    finished = [i for i, r in enumerate(measured) if held[i] >= 0 and len(r.per_round) >= 2]
+    """The index of the simplest contender (SIMPLER_FIRST) that no other beats (Verdict.MORE) over the passes both
+    finished; None where fewer than two contenders finished two passes (the leader then stands alone)."""
+    finished = [i for i, r in enumerate(measured) if held[i] >= 0 and len(r.per_pass) >= 2]
     if len(finished) < 2:
         return None
     for i in sorted(finished, key=lambda i: SIMPLER_FIRST.index(measured[i].origin)):
@@ -320,9 +320,9 @@ def _named(contender: RoundCameras, origins: dict[Split, Origin]) -> RoundCamera
 
 
 def _held(measured: Sequence[RoundCameras]) -> list[float]:
-    """What the answer is chosen on, per contender: the frames a second it held in all over the rounds, as the
-    rounds engine ranks them (pass-adjusted means: a contender that stopped early is scaled by the rounds it shared
-    with the one that took the most); -1 before its rounds found one."""
+    """What the answer is chosen on, per contender: the frames a second it held in all over the passes, as the
+    rounds engine ranks them (pass-adjusted means: a contender that stopped early is scaled by the passes it shared
+    with the one that took the most); -1 before its passes found one."""
     numbers = sorted({n for r in measured for n in r.numbers})
     table = np.full((len(numbers), len(measured)), np.nan)
     for j, contender in enumerate(measured):
@@ -344,31 +344,31 @@ def _tried(split: Split, origin: Origin, trials: Sequence[PipelineTrial], target
 def _round_figures(trials: Sequence[PipelineTrial], best: Split, starts: Sequence[tuple[Split, Origin]],
                    target: CameraTarget) -> tuple[RoundCameras, ...]:
     """What the rounds stored, read back (the rounds engine ran them): the search's best (origin None), then each
-    baseline, with the cameras served in every round each finished its walk in and the rate it held there where its
-    rate search finished too (a baseline that is the best's own split shares its rounds)."""
+    baseline, with the cameras served in every pass each finished its walk in and the rate it held there where its
+    rate search finished too (a baseline that is the best's own split shares its passes)."""
     slots = [(best, None), *((s, o) for s, o in starts if o in (Origin.SOLO, Origin.DEFAULT))]
-    numbers = sorted({t.round for t in trials if t.round > 0})
+    numbers = sorted({t.pass_number for t in trials if t.pass_number > 0})
     found = search_trials(trials)
     result = []
     for split, origin in slots:
         start = split_capacity(found.get(split, []), target)
-        held = [(number, round_held([t for t in trials if t.round == number and t.split == split], start, target))
+        held = [(number, pass_held([t for t in trials if t.pass_number == number and t.split == split], start, target))
                 for number in numbers]
         kept = [(number, h) for number, h in held if h is not None]
         ran = next((t.ran for t in reversed(trials) if t.split == split and t.ran), ())
         finished = {number for number, _ in kept}
-        walks = [t.load for t in trials if t.round in finished and t.split == split and t.fps is None]
+        walks = [t.load for t in trials if t.pass_number in finished and t.split == split and t.fps is None]
         result.append(RoundCameras(split, origin, tuple(h.cameras for _, h in kept), ran,
-                                   per_round_fps=tuple(h.fps for _, h in kept),
+                                   per_pass_fps=tuple(h.fps for _, h in kept),
                                    numbers=tuple(number for number, _ in kept), windows=tuple(windows(walks, target))))
     return tuple(result)
 
 
 def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
-    """Paired by round: over the rounds both finished (the test data of an older file, which numbered none, pair
+    """Paired by pass: over the passes both finished (the test data of an older file, which numbered none, pair
     in order)."""
     assert baseline.origin is not None
-    a, b = _paired(answer, baseline, answer.per_round), _paired(baseline, answer, baseline.per_round)
+    a, b = _paired(answer, baseline, answer.per_pass), _paired(baseline, answer, baseline.per_pass)
     cameras = paired_interval(a, b, GAIN_CONFIDENCE)
     positive = a.size >= 2 and bool(np.all(a > 0) and np.all(b > 0))
     ratio = paired_ratio(a, b, GAIN_CONFIDENCE) if positive else None
@@ -376,14 +376,14 @@ def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
     held = mine.size >= 2 and bool(np.all(mine > 0) and np.all(theirs > 0))
     arrivals = paired_ratio(mine, theirs, GAIN_CONFIDENCE) if held else None
     gain = CameraGain(baseline=baseline.origin, difference=cameras.value, low=cameras.low, high=cameras.high,
-                      rounds=cameras.n, ratio=ratio, arrivals=arrivals)
+                      passes=cameras.n, ratio=ratio, arrivals=arrivals)
     return replace(gain, verdict=verdict(gain))
 
 
 def verdict(gain: CameraGain) -> Verdict:
-    """More or fewer only where every figure stated (the cameras, and the frames a second held where the rounds found
+    """More or fewer only where every figure stated (the cameras, and the frames a second held where the passes found
     them) excludes no change, in the same direction; SPLIT where they disagree."""
-    if gain.rounds < 2:
+    if gain.passes < 2:
         return Verdict.TOO_FEW
     signs = [(gain.low > 0) - (gain.high < 0)]
     if gain.arrivals is not None:
@@ -396,10 +396,10 @@ def verdict(gain: CameraGain) -> Verdict:
 
 
 def _paired(contender: RoundCameras, other: RoundCameras, figures: Sequence[float] | np.ndarray) -> np.ndarray:
-    """`contender`'s figures in the rounds `other` finished too, in round order."""
+    """`contender`'s figures in the passes `other` finished too, in pass order."""
     values = np.asarray(figures, dtype=float)
     if not contender.numbers or not other.numbers:
-        return values[:min(len(contender.per_round), len(other.per_round))]
+        return values[:min(len(contender.per_pass), len(other.per_pass))]
     return values[[i for i, n in enumerate(contender.numbers) if n in other.numbers]]
 
 

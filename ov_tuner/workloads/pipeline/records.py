@@ -88,8 +88,8 @@ class PipelineRecords(Connection):
             self._db.execute(
                 "INSERT INTO pipeline_trials (round, split, cameras, seconds, offered, dropped, latencies_ms, stages, "
                 "ran, foreign_cpu, steal, created_at, fps) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (trial.round, json.dumps(asdict(trial.split)), load.cameras, load.seconds, load.offered, load.dropped,
-                 blob(load.latencies_ms), json.dumps([asdict(s) for s in trial.stages]),
+                (trial.pass_number, json.dumps(asdict(trial.split)), load.cameras, load.seconds, load.offered,
+                 load.dropped, blob(load.latencies_ms), json.dumps([asdict(s) for s in trial.stages]),
                  json.dumps([asdict(r) for r in trial.ran]), load.foreign_cpu, load.steal, now(), trial.fps))
 
     def pipeline_trials(self) -> list[PipelineTrial]:

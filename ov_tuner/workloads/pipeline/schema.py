@@ -156,16 +156,16 @@ class StageTime:
 class PipelineTrial:
     """One open-loop trial of a split: `load` holds the cameras, frames offered and dropped and each completed
     frame's latency from its arrival to its last stage's result (`load.service_ms` is empty); `stages` the decoder
-    first, then each model stage. `round` 0 is the search; 1.. are the head-to-head rounds of the answer and the
-    baselines. `ran` is each stage's read-back. `fps` is the frame rate each camera offered where it was not the
-    target's: a round's trials above it, which find how far past the target a split holds at the cameras it
-    served."""
+    first, then each model stage. `pass_number` 0 is the search; 1.. are the passes of the head-to-head rounds of
+    the answer and the baselines. `ran` is each stage's read-back. `fps` is the frame rate each camera offered where
+    it was not the target's: a pass's trials above it, which find how far past the target a split holds at the
+    cameras it served."""
 
     split: Split
     load: LoadTrial
     stages: tuple[StageTime, ...]
     ran: tuple[StageRan, ...]
-    round: int = 0
+    pass_number: int = 0
     fps: float | None = None
 
 

@@ -113,10 +113,10 @@ def seeds(solo: Sequence[StageSetting], cost_per_frame: Sequence[float], space: 
 
 
 def search_trials(trials: Sequence[PipelineTrial]) -> dict[Split, list[PipelineTrial]]:
-    """The search's trials (round 0) by split, in the order the splits were first tried."""
+    """The search's trials (pass_number 0) by split, in the order the splits were first tried."""
     by_split: dict[Split, list[PipelineTrial]] = {}
     for trial in trials:
-        if trial.round == 0:
+        if trial.pass_number == 0:
             by_split.setdefault(trial.split, []).append(trial)
     return by_split
 
@@ -198,23 +198,23 @@ def _next_for_neighbour(trials: Sequence[LoadTrial], target: CameraTarget) -> in
     return next_cameras(trials, target, NEIGHBOUR_WALK)
 
 
-def next_in_round(trials: Sequence[LoadTrial], start: int, target: CameraTarget) -> int | None:
-    """The camera count a contender tries next within one head-to-head round, or None when its capacity in the
-    round is known: the one capacity walk (ROUND_WALK) from `start`, what the search found."""
-    return next_cameras(trials, target, round_walk(start))
+def next_in_pass(trials: Sequence[LoadTrial], start: int, target: CameraTarget) -> int | None:
+    """The camera count a contender tries next within one pass of the head-to-head rounds, or None when its capacity
+    in the pass is known: the one capacity walk (pass_walk) from `start`, what the search found."""
+    return next_cameras(trials, target, pass_walk(start))
 
 
-def round_walk(start: int) -> WalkRule:
-    """A round's walk: from `start` up while it serves, or halving while it fails, by steps that double past `start`
-    (1, 2, 4, ...: a round that lands far from the search's figure still ends in a few trials), then bisected until
-    a count that served sits just below one that failed (or one camera failed). One window a count: each round is
-    one of the paired samples the rounds' interval is drawn from, so the rounds, not the walk, repeat."""
+def pass_walk(start: int) -> WalkRule:
+    """A pass's walk: from `start` up while it serves, or halving while it fails, by steps that double past `start`
+    (1, 2, 4, ...: a pass that lands far from the search's figure still ends in a few trials), then bisected until
+    a count that served sits just below one that failed (or one camera failed). One window a count: each pass is
+    one of the paired samples the rounds' interval is drawn from, so the passes, not the walk, repeat."""
     return WalkRule(start=max(start, 1), most=MAX_CAMERAS, growth=Growth.WIDENING, precision=0.0, repeats=1,
                     most_repeats=1)
 
 
-def round_capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:
-    """The cameras a contender served in one round."""
+def pass_capacity(trials: Sequence[LoadTrial], target: CameraTarget) -> int:
+    """The cameras a contender served in one pass."""
     return capacity(trials, target)
 
 

@@ -1,7 +1,8 @@
 """The pipeline as a workload of the one driver (ov_tuner.engine.driver): its search is each stage's solo setting
 (its sweep's answer, or measured here alone) and then the split search of ov_tuner.workloads.pipeline.search; its
-rounds put the answer and both baselines side by side, each visit a walk to the cameras a split serves in that round
-and the frame rate it holds there. Every trial is stored as soon as it ends, and a rerun resumes from what is stored.
+rounds put the answer and both baselines side by side in passes, each visit a walk to the cameras a split serves in
+that pass and the frame rate it holds there. Every trial is stored as soon as it ends, and a rerun resumes from what is
+stored.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ov_tuner.schema import Arrival, DeviceInfo, LoadTrial, PointResult, Quantiz
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
 from ov_tuner.workloads.pipeline.harness import harness_ceiling
-from ov_tuner.workloads.pipeline.rate import held_rate, next_rate, round_held
+from ov_tuner.workloads.pipeline.rate import held_rate, next_rate, pass_held
 from ov_tuner.workloads.pipeline.results_file import PipelineStore, stored_pipeline
 from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
@@ -43,9 +44,9 @@ from ov_tuner.workloads.pipeline.search import (
     Origin,
     SplitSpace,
     next_exhaustive,
-    next_in_round,
+    next_in_pass,
     next_trial,
-    round_capacity,
+    pass_capacity,
     round_contenders,
     search_trials,
     seeds,
@@ -57,22 +58,23 @@ from ov_tuner.workloads.pipeline.video import decode_seconds
 
 # Passes over the solo settings of a stage measured here (interleaved, the median FPS counts).
 SOLO_PASSES = 2
-# Rounds every contender takes before the sequential rule may stop one.
-ROUNDS_FOR_ALL = 3
+# Passes every contender takes before the sequential rule may stop one.
+PASSES_FOR_ALL = 3
 
 
 @dataclass(frozen=True)
 class PipelineSpec:
     """A pipeline file to tune into a results file `out`: `seconds` of arrivals counted per trial after `lead_in_s`
-    that are not, `rounds` head-to-head rounds, at most `max_trials` trials of the climb, `solo_s` seconds per solo
-    window. `space` narrows the splits tried (None: every split of ov_tuner.workloads.pipeline.search.split_space);
-    `exhaustive` tries them all, each searched whole, instead of climbing from the starting points."""
+    that are not, `passes` passes of the head-to-head rounds, at most `max_trials` trials of the climb, `solo_s`
+    seconds per solo window. `space` narrows the splits tried (None: every split of
+    ov_tuner.workloads.pipeline.search.split_space); `exhaustive` tries them all, each searched whole, instead of
+    climbing from the starting points."""
 
     file: Path
     out: Path
     seconds: float = 3.0
     lead_in_s: float = 1.0
-    rounds: int = 5
+    passes: int = 5
     max_trials: int = 60
     solo_s: float = 1.0
     space: SplitSpace | None = None
@@ -121,46 +123,46 @@ class PipelineWorkload:
         while step := (next_exhaustive(self.trials, tuning.space, target) if self.spec.exhaustive else
                        next_trial(self.trials, tuning.starts, tuning.space, target, self.spec.max_trials)):
             split, cameras = step
-            yield self._trial(split, cameras, round=0)
+            yield self._trial(split, cameras, pass_number=0)
 
     def rounds(self) -> AbstractContextManager[Rounds | None]:
-        """Up to `spec.rounds` rounds of the answer and the baselines (none where none were asked for, or nothing
-        served one camera). In a round a contender walks from what the search found to the cameras it serves,
+        """Up to `spec.passes` passes of the answer and the baselines (none where none were asked for, or nothing
+        served one camera). In a pass a contender walks from what the search found to the cameras it serves,
         then finds how far past the target's frame rate it holds at that count (ov_tuner.workloads.pipeline.rate);
         its figure is the frames a second that makes in all."""
         assert self.tuning is not None
         target, trials = self.compiler.pipeline.target, self.trials
         contenders = round_contenders(trials, self.tuning.starts, target)
         found = search_trials(trials)
-        if self.spec.rounds < 2 or split_capacity(found[contenders[0]], target) == 0:
+        if self.spec.passes < 2 or split_capacity(found[contenders[0]], target) == 0:
             return nullcontext(None)
 
         def visit(position: int, number: int) -> float | None:
             split = contenders[position]
-            mine = [t for t in trials if t.round == number + 1 and t.split == split]
+            mine = [t for t in trials if t.pass_number == number + 1 and t.split == split]
             walk = [t.load for t in mine if t.fps is None]
             rates = [(t.fps, t.load) for t in mine if t.fps is not None]
             start = split_capacity(found[split], target)
-            while (cameras := next_in_round(walk, start, target)) is not None:
+            while (cameras := next_in_pass(walk, start, target)) is not None:
                 if self._stopped():
                     return None
-                walk.append(self._trial(split, cameras, round=number + 1).load)
-            served = round_capacity(walk, target)
+                walk.append(self._trial(split, cameras, pass_number=number + 1).load)
+            served = pass_capacity(walk, target)
             while (fps := next_rate(rates, served, target)) is not None:
                 if self._stopped():
                     return None
-                rates.append((fps, self._trial(split, served, round=number + 1, fps=fps).load))
+                rates.append((fps, self._trial(split, served, pass_number=number + 1, fps=fps).load))
             return served * held_rate(rates, target)
 
         def stored(split: Split, number: int) -> float:
-            """A contender's figure in a round already measured (a resumed run's), NaN where it did not finish."""
-            held = round_held([t for t in trials if t.round == number and t.split == split],
+            """A contender's figure in a pass already measured (a resumed run's), NaN where it did not finish."""
+            held = pass_held([t for t in trials if t.pass_number == number and t.split == split],
                               split_capacity(found[split], target), target)
             return math.nan if held is None else held.arrivals
 
-        last = max((t.round for t in trials), default=0)
+        last = max((t.pass_number for t in trials), default=0)
         done = np.array([[stored(split, number) for split in contenders] for number in range(1, last + 1)])
-        limits = RoundLimits(min(ROUNDS_FOR_ALL, self.spec.rounds), self.spec.rounds)
+        limits = RoundLimits(min(PASSES_FOR_ALL, self.spec.passes), self.spec.passes)
         return nullcontext(Rounds(visit, [True] * len(contenders), limits, done.reshape(-1, len(contenders)),
                                   log=False))
 
@@ -225,7 +227,7 @@ class PipelineWorkload:
             store.record_starts(starts)
         self.tuning = Tuning(pipeline, space, tuple(starts))
 
-    def _trial(self, split: Split, cameras: int, round: int, fps: float | None = None) -> PipelineTrial:
+    def _trial(self, split: Split, cameras: int, pass_number: int, fps: float | None = None) -> PipelineTrial:
         """One trial of `split` at `cameras` cameras, each offering `fps` frames a second (None: the target's),
         stored as soon as it ends."""
         pipeline, spec = self.compiler.pipeline, self.spec
@@ -238,7 +240,7 @@ class PipelineWorkload:
         except PointFailure:  # a split that cannot compile serves no camera
             offered = len(arrivals.times())
             load, stages, ran = LoadTrial(cameras, spec.seconds, offered, offered, np.array([]), np.array([])), (), ()
-        trial = PipelineTrial(split, load, stages, ran, round, fps)
+        trial = PipelineTrial(split, load, stages, ran, pass_number, fps)
         self.store.add_pipeline_trial(trial)
         self.trials.append(trial)
         if self.on_trial is not None:

@@ -56,7 +56,7 @@ def confirmation_round(compile_config: Compile, configs: list[PointConfig], stor
                        rule: ConfirmRule, budget_s: float = float("inf"), data: InputData | None = None,
                        warmup_s: float = CONFIRM_WARMUP_S,
                        twins: Collection[PointConfig] = ()) -> Iterator[Rounds | None]:
-    """Compile every configuration and warm it up, then hand the rounds engine its contenders (`rule.rounds` passes
+    """Compile every configuration and warm it up, then hand the rounds engine its contenders (`rule.passes` passes
     over all of them, then the ones still open, while the whole round stays within `budget_s`), each visit one
     window stored as it completes; None where fewer than two compile (one that no longer compiles is left out).
     `twins` are references measured beside their hint baselines. The compiled models live until the round ends."""
@@ -81,7 +81,7 @@ def confirmation_round(compile_config: Compile, configs: list[PointConfig], stor
             loop.warm_up(max(warmup_s, CONFIRM_WARMUP_S))
         budget_left = max(0.0, budget_s - (time.perf_counter() - started))
         window_s = rule.window_for(len(contenders), budget_left)
-        confirmation_id = store.begin_confirmation(device, contenders, rule.rounds, window_s)
+        confirmation_id = store.begin_confirmation(device, contenders, rule.passes, window_s)
         visits = 0
 
         def visit(position: int, number: int) -> float:
@@ -91,7 +91,7 @@ def confirmation_round(compile_config: Compile, configs: list[PointConfig], stor
             visits += 1
             return window.fps
 
-        limits = RoundLimits(rule.rounds, max(rule.rounds, rule.max_rounds), budget_left)
+        limits = RoundLimits(rule.passes, max(rule.passes, rule.max_passes), budget_left)
         yield Rounds(visit, [c.candidate for c in contenders], limits)
     finally:
         for loop in loops:  # queues go before their compiled models
