@@ -5,7 +5,7 @@ Prints per pass the wall time of each and their ratio, then every point's FPS fr
 the ratio of the medians. Targets: fleet/plain wall time <= 1.15; the point FPS ratios within the host's noise
 (compare with the spread between the plain runs themselves).
 
-    .venv/bin/python scripts/bench_fleet.py [--passes 3] [--time 2]
+    .venv/bin/python scripts/bench_fleet.py [--passes 3] [--seconds 2]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def fps_by_point(db: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--time", default="2", help="seconds per point (fixed, so both paths do the same work)")
+    parser.add_argument("--seconds", default="2", help="seconds per point (fixed, so both paths do the same work)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ovt-fleet-", dir="/tmp"))  # Ray's socket paths must stay short
     model = build_zoo_model(DEFAULT_ARCHITECTURE, work)[0]
@@ -51,8 +51,8 @@ def main() -> None:
         walls: list[tuple[float, float]] = []
         fps: dict[str, tuple[list[float], list[float]]] = {}
         for i in range(args.passes):
-            sweep = ["sweep", str(model), *GRID, "--time", args.time, "--out", str(work / f"plain{i}.db")]
-            fleet = ["fleet", "sweep", str(model), *GRID, "--time", args.time, "--address", cluster.address,
+            sweep = ["sweep", str(model), *GRID, "--seconds", args.seconds, "--out", str(work / f"plain{i}.db")]
+            fleet = ["fleet", "sweep", str(model), *GRID, "--seconds", args.seconds, "--address", cluster.address,
                      "--out-dir", str(work / f"fleet{i}")]
             order = [("plain", sweep), ("fleet", fleet)] if i % 2 == 0 else [("fleet", fleet), ("plain", sweep)]
             wall = {name: timed(command) for name, command in order}

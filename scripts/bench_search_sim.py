@@ -8,7 +8,7 @@ drive a policy over them, as the sweep drives it over the runtime:
   step added 3%, streams raised while they beat the smaller counts by 3%, points outpaced by a fixed doubt;
   no anchors, no confirmation).
 A sweep hits when its answer's recorded FPS is within 5% of the grid's best. "grid s" is what a fixed-time
-grid of every cell takes at 2 s a point (the field's `--search grid --time 2`), compiles included.
+grid of every cell takes at 2 s a point (the field's `--search grid --seconds 2`), compiles included.
 
 With `--confirm`, the confirmation round instead, on the same sweeps (each pair seeded alike, so the search
 is the same and only the round differs): 6 passes over every contender then follow-ups ("6 passes", the rule

@@ -76,7 +76,7 @@ def time_sweep(xml: Path, seconds: float, out_dir: Path) -> float:
     out = out_dir / f"sweep-{time.monotonic_ns()}.db"
     args = [sys.executable, "-m", "ov_tuner", "sweep", str(xml), "--precision", ",".join(p.value for p in PRECISIONS),
             "--batch", ",".join(map(str, BATCHES)), "--streams", ",".join(map(str, STREAMS)),
-            "--nireq", ",".join(map(str, NIREQS)), "--time", str(seconds), "--search", "grid", "--no-baselines",
+            "--nireq", ",".join(map(str, NIREQS)), "--seconds", str(seconds), "--search", "grid", "--no-baselines",
             "--out", str(out)]
     start = time.perf_counter()
     subprocess.run(args, capture_output=True, text=True, check=True)

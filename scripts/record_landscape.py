@@ -1,6 +1,6 @@
 """Record this host's landscape for the search simulator: a full grid of the default model, twice.
 
-Each grid is `ov-tuner sweep --search grid --time 2` (every streams x requests point, 2 s each, in
+Each grid is `ov-tuner sweep --search grid --seconds 2` (every streams x requests point, 2 s each, in
 0.4 s windows, with the LATENCY and THROUGHPUT hint baselines and no confirmation round), into a fresh
 results file; then every point's window FPS goes into one JSON file in the format of
 ../shared/data/landscape-16core-mobilenet_v2.json, which ov_tuner.workloads.sweep.simulate.load_landscapes reads.
@@ -59,7 +59,7 @@ def main() -> None:
             print(f"grid {run}: {len(points)} points")
     assert cpu.streams_range is not None
     what = (f"Full streams x requests grids of {args.model} (ov-tuner zoo, batch 1), measured {args.grids} times with "
-            f"`ov-tuner sweep --search grid --time 2` on {cpu_model()}, OpenVINO {ov.get_version().split('-')[0]}, "
+            f"`ov-tuner sweep --search grid --seconds 2` on {cpu_model()}, OpenVINO {ov.get_version().split('-')[0]}, "
             f"{date.today()}. Baselines record the streams x requests OpenVINO chose.")
     args.out.write_text(json.dumps({"what": what, "host": {
         "cpu_model": cpu_model(), "cores": cpu.streams_range[1], "ov_version": ov.get_version(), "flags": flags,

@@ -66,7 +66,7 @@ def test_the_results_file_keeps_the_box_and_refuses_another(tiny_model: Path, tm
         db.execute("UPDATE meta SET value = ? WHERE key = 'environment'",
                    (text.replace('"quota_cpus": null', '"quota_cpus": 0.5'),))
     assert load_results(out).environment.box.quota_cpus == 0.5  # type: ignore[union-attr]
-    done = ov_tuner("sweep", str(tiny_model), "--streams", "1", "--nireq", "1", "--time", "0.1", "--out", str(out),
+    done = ov_tuner("sweep", str(tiny_model), "--streams", "1", "--nireq", "1", "--seconds", "0.1", "--out", str(out),
                     "--no-baselines", "--no-confirm", "--no-accuracy", "--precision", "fp32")
     assert_one_line(done, "quota 0.5 CPUs) vs now", "sweep into a new --out file")
 
@@ -89,7 +89,7 @@ def test_a_sweep_under_a_quota_it_sets_up_measures_inside_it(tiny_model: Path, t
     left.mkdir()
     out = tmp_path / "quota.db"
     command = [sys.executable, "-m", "ov_tuner", "sweep", str(tiny_model), "--cpus", "1", "--precision", "fp32",
-               "--nireq", "1,2", "--time", "0.2", "--window", "0.05", "--no-accuracy", "--passes", "2",
+               "--nireq", "1,2", "--seconds", "0.2", "--window", "0.05", "--no-accuracy", "--passes", "2",
                "--out", str(out)]
     try:
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sweep:

@@ -38,7 +38,7 @@ def assert_one_line_error(code: int, stderr: str, *fragments: str) -> None:
 
 
 def sweep_args(model: Path, out: Path, *extra: str) -> list[str]:
-    return ["sweep", str(model), "--out", str(out), "--time", "0.1", "--warmup", "0.02", "--precision", "fp32",
+    return ["sweep", str(model), "--out", str(out), "--seconds", "0.1", "--warmup", "0.02", "--precision", "fp32",
             "--streams", "1", "--nireq", "1", "--no-baselines", *extra]
 
 
@@ -63,24 +63,28 @@ def commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str
             yield (*path, name), command
 
 
-# Names the glossary's "one name per thing" retired: a round's repetitions are passes (--passes).
-RETIRED = ("--rounds", "--confirm-rounds")
+# Names the glossary's "one name per thing" retired: a round's repetitions are passes (--passes), and how long a
+# command measures is --seconds (sweep's --max-seconds), never --time or --minutes.
+RETIRED = ("--rounds", "--confirm-rounds", "--time", "--max-time", "--minutes")
 
 
 def test_no_command_offers_or_mentions_a_retired_flag() -> None:
-    """Every command counts a round's passes with --passes: none offers a flag by an old name, and no help text
-    names one."""
+    """Every command counts a round's passes with --passes and measures for --seconds: none offers a flag by an old
+    name, and no help text names one."""
     retired = re.compile("|".join(rf"{flag}(?![\w-])" for flag in RETIRED))
-    counts_passes = set()
+    counts_passes, measures_seconds = set(), set()
     for path, command in commands(typer.main.get_command(app)):
         offered = {flag for param in command.params for flag in (*param.opts, *param.secondary_opts)}
         assert not offered & set(RETIRED), f"ov-tuner {' '.join(path)} offers {sorted(offered & set(RETIRED))}"
         if "--passes" in offered:
             counts_passes.add(" ".join(path))
+        if "--seconds" in offered:
+            measures_seconds.add(" ".join(path))
         shown = runner.invoke(app, [*path, "--help"], terminal_width=250)
         assert shown.exit_code == 0, shown.output
         assert not retired.search(shown.output), f"ov-tuner {' '.join(path)} --help: {shown.output}"
     assert counts_passes == {"sweep", "fleet sweep", "pipeline", "llm", "neighbours"}
+    assert measures_seconds == {"sweep", "fleet sweep", "profile", "capacity", "soak", "pipeline", "llm", "neighbours"}
 
 
 def test_missing_model(tmp_path: Path) -> None:
@@ -122,9 +126,9 @@ def test_bad_grid_values(tiny_model: Path, tmp_path: Path, flag: str, value: str
     assert_one_line_error(code, err, flag)
 
 
-def test_non_positive_time_is_refused_by_the_option_itself(tiny_model: Path, tmp_path: Path) -> None:
-    code, _, err = run(*sweep_args(tiny_model, tmp_path / "r.db"), "--time", "0")
-    assert code == 2 and "--time" in err and "Traceback" not in err
+def test_non_positive_seconds_are_refused(tiny_model: Path, tmp_path: Path) -> None:
+    code, _, err = run(*sweep_args(tiny_model, tmp_path / "r.db"), "--seconds", "0")
+    assert code == 2 and "--seconds" in err and "Traceback" not in err
 
 
 def test_dynamic_model_without_shape(spatially_dynamic_model: Path, tmp_path: Path) -> None:

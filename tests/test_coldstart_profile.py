@@ -84,7 +84,7 @@ def test_profile_kernels_show_the_precision_that_ran(tiny_model: Path, tmp_path:
 
 def test_profile_command_prints_stores_and_draws(tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.db"
-    result = CliRunner().invoke(app, ["profile", str(tiny_model), "--time", "0.2", "--out", str(out),
+    result = CliRunner().invoke(app, ["profile", str(tiny_model), "--seconds", "0.2", "--out", str(out),
                                       "--plot-dir", str(tmp_path / "plots")])
     assert result.exit_code == 0, result.stderr
     assert "Time by layer type" in result.stdout and "Convolution" in result.stdout
@@ -99,7 +99,7 @@ def test_profile_command_prints_stores_and_draws(tiny_model: Path, tmp_path: Pat
 
 def test_profile_and_coldstart_run_int8_made_as_a_sweep_makes_it(tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.db"
-    profiled = CliRunner().invoke(app, ["profile", str(tiny_model), "--precision", "int8", "--time", "0.1", "--out",
+    profiled = CliRunner().invoke(app, ["profile", str(tiny_model), "--precision", "int8", "--seconds", "0.1", "--out",
                                         str(out)])
     assert profiled.exit_code == 0, profiled.output
     cold = CliRunner().invoke(app, ["coldstart", str(tiny_model), "--device", "CPU", "--precision", "int8",

@@ -92,7 +92,7 @@ def test_a_virtual_device_with_a_missing_member_names_it_as_written(tiny_model: 
 def test_a_sweep_over_two_virtual_devices_and_the_cpu_stores_all_three(tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.db"
     done = CliRunner().invoke(app, ["sweep", str(tiny_model), "--device", "CPU,MULTI:CPU", "--device", "HETERO:CPU",
-                                    "--precision", "fp32", "--streams", "1", "--nireq", "1,2", "--time", "0.1",
+                                    "--precision", "fp32", "--streams", "1", "--nireq", "1,2", "--seconds", "0.1",
                                     "--warmup", "0.02", "--no-accuracy", "--passes", "2", "--out", str(out)])
     assert done.exit_code == 0, done.stdout + done.stderr
     assert "--device CPU,MULTI:CPU read as CPU and MULTI:CPU" in done.stderr
@@ -138,7 +138,7 @@ def test_native_writes_during_a_capture_stay_out_of_the_terminal(capfd: pytest.C
 def test_what_a_compile_writes_natively_is_kept_with_it_not_printed(tiny_model: Path, tmp_path: Path) -> None:
     """OV_ENABLE_PROFILE_PASS makes OpenVINO's pass manager write to stdout from C++ on every compile."""
     out = tmp_path / "r.db"
-    done = ov_tuner("sweep", str(tiny_model), "--precision", "fp32", "--streams", "1", "--nireq", "1", "--time",
+    done = ov_tuner("sweep", str(tiny_model), "--precision", "fp32", "--streams", "1", "--nireq", "1", "--seconds",
                     "0.1", "--no-confirm", "--no-accuracy", "--out", str(out),
                     env={"OV_ENABLE_PROFILE_PASS": "1"})
     assert done.returncode == 0, done.stderr

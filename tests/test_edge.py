@@ -299,7 +299,7 @@ def test_capacity_and_soak_from_an_int8_answer_run_the_recorded_int8_ir(
     capacity_run = CliRunner().invoke(app, ["capacity", str(tiny_model), "--from", str(db), "--top", "1",
                                             "--cameras", "1", "--fps", "10", "--seconds", "0.5"])
     assert capacity_run.exit_code == 0, capacity_run.output
-    soak_run = CliRunner().invoke(app, ["soak", str(tiny_model), "--from", str(db), "--minutes", "0.01",
+    soak_run = CliRunner().invoke(app, ["soak", str(tiny_model), "--from", str(db), "--seconds", "0.6",
                                         "--window", "0.2"])
     assert soak_run.exit_code == 0, soak_run.output
     assert "quantizing" not in capacity_run.stderr + soak_run.stderr  # the recorded IR, not a new one
@@ -315,7 +315,7 @@ def test_an_int8_ir_the_cache_lost_is_made_again_the_same_way(int8_answer: Path,
     assert recorded is not None
     for suffix in (".xml", ".bin"):
         Path(recorded.ir).with_suffix(suffix).unlink()
-    result = CliRunner().invoke(app, ["soak", str(tiny_model), "--from", str(db), "--minutes", "0.01", "--window",
+    result = CliRunner().invoke(app, ["soak", str(tiny_model), "--from", str(db), "--seconds", "0.6", "--window",
                                       "0.2"])
     assert result.exit_code == 0, result.output
     assert "int8: quantizing with NNCF" in result.stderr and Path(recorded.ir).exists()  # the same IR again
@@ -353,7 +353,7 @@ def test_from_a_pipelines_results_file_is_one_line_and_writes_nothing(command: s
                                       VideoSource(None, 64, 64), TARGET))
     before = db.read_bytes()
     done = ov_tuner(command, str(tiny_model), "--from", str(db), "--seconds", "0.5") if command == "capacity" else \
-        ov_tuner(command, str(tiny_model), "--from", str(db), "--minutes", "0.01")
+        ov_tuner(command, str(tiny_model), "--from", str(db), "--seconds", "0.6")
     assert_one_line(done, f"--from {db} is a pipeline's results file; give a sweep's results file of tiny_conv.xml")
     assert db.read_bytes() == before
 
@@ -394,7 +394,7 @@ def test_a_soak_stores_every_window_as_it_closes(tiny_model: Path, tmp_path: Pat
 
 def test_ctrl_c_ends_a_soak_and_keeps_its_windows(tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "soak.db"
-    proc = start_until(["soak", str(tiny_model), "--streams", "1", "--nireq", "2", "--minutes", "5", "--window",
+    proc = start_until(["soak", str(tiny_model), "--streams", "1", "--nireq", "2", "--seconds", "300", "--window",
                         "0.2", "--out", str(out)], out, 3, "soak_windows")
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)

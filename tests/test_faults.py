@@ -57,7 +57,7 @@ def rows(db: Path) -> list[tuple]:
                             "ORDER BY id").fetchall()
 
 
-QUICK = ("--precision", "fp32", "--streams", "1", "--nireq", "1,2", "--time", "0.2", "--warmup", "0.02",
+QUICK = ("--precision", "fp32", "--streams", "1", "--nireq", "1,2", "--seconds", "0.2", "--warmup", "0.02",
          "--search", "grid", "--no-baselines", "--no-confirm")
 
 
@@ -87,11 +87,11 @@ def writers(model: Path, db: Path) -> dict[str, tuple[list[str], str]]:
     return {
         "sweep --out": ([*("sweep", str(model)), *QUICK, "--out"], "file"),
         "coldstart --out": (["coldstart", str(model), "--repeats", "1", "--out"], "file"),
-        "profile --out": (["profile", str(model), "--time", "0.1", "--out"], "file"),
+        "profile --out": (["profile", str(model), "--seconds", "0.1", "--out"], "file"),
         "recommend --config-out": (["recommend", str(db), "--config-out"], "file"),
         "plot -o": (["plot", str(db), "-o"], "folder"),
         "report -o": (["report", str(db), "-o"], "folder"),
-        "profile --plot-dir": (["profile", str(model), "--time", "0.1", "--out", str(db.parent / "p.db"),
+        "profile --plot-dir": (["profile", str(model), "--seconds", "0.1", "--out", str(db.parent / "p.db"),
                                 "--plot-dir"], "folder"),
         "zoo build -o": (["zoo", "build", "tiny_conv", "-o"], "folder"),
         "export -o": (["export", str(db), "-o"], "file"),
@@ -99,7 +99,7 @@ def writers(model: Path, db: Path) -> dict[str, tuple[list[str], str]]:
         "capacity --out": (["capacity", str(model), *ONE_CAMERA, "--out"], "file"),
         "capacity --plot-dir": (["capacity", str(model), *ONE_CAMERA, "--out", str(db.parent / "c.db"),
                                  "--plot-dir"], "folder"),
-        "soak --out": (["soak", str(model), "--streams", "1", "--nireq", "1", "--minutes", "0.01", "--window", "0.2",
+        "soak --out": (["soak", str(model), "--streams", "1", "--nireq", "1", "--seconds", "0.6", "--window", "0.2",
                         "--out"], "file"),
     }
 
@@ -178,7 +178,7 @@ def test_read_only_commands_never_change_a_results_file(stored: Path, tmp_path: 
 # -- faults mid-run --------------------------------------------------------------------------------------------
 
 
-LONG = ("--precision", "fp32", "--streams", "1,2", "--nireq", "1,2,4,8", "--time", "0.6", "--warmup", "0.02",
+LONG = ("--precision", "fp32", "--streams", "1,2", "--nireq", "1,2,4,8", "--seconds", "0.6", "--warmup", "0.02",
         "--search", "grid", "--no-baselines", "--no-confirm")
 
 
@@ -255,7 +255,7 @@ def uncompilable_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_precision_that_never_compiles_is_said_once_and_skipped(uncompilable_model: Path, tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     done = ov_tuner("sweep", str(uncompilable_model), "--precision", "fp32,fp16", "--streams", "1,2",
-                    "--nireq", "1,2", "--time", "0.1", "--search", "grid", "--out", str(db))
+                    "--nireq", "1,2", "--seconds", "0.1", "--search", "grid", "--out", str(db))
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "Exception from src" not in done.stderr
     for precision in ("fp32", "fp16"):
@@ -266,7 +266,7 @@ def test_a_precision_that_never_compiles_is_said_once_and_skipped(uncompilable_m
     # one stored failure per precision and OpenVINO default's own, the rest skipped
     assert [r[5] for r in rows(db)] == ["failed"] * 3
     verbose = ov_tuner("--verbose", "sweep", str(uncompilable_model), "--precision", "fp32", "--streams", "1",
-                       "--nireq", "1", "--time", "0.1", "--out", str(tmp_path / "v.db"))
+                       "--nireq", "1", "--seconds", "0.1", "--out", str(tmp_path / "v.db"))
     assert "Exception from src" in verbose.stderr  # the whole message, on request
 
 
@@ -297,7 +297,7 @@ def dynamic_nchw(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_shape_and_layout_mistakes_each_get_one_line(dynamic_nchw: Path, tiny_model: Path, tmp_path: Path) -> None:
     out = str(tmp_path / "r.db")
-    base = ("--precision", "fp32", "--streams", "1", "--nireq", "1", "--time", "0.1", "--out", out)
+    base = ("--precision", "fp32", "--streams", "1", "--nireq", "1", "--seconds", "0.1", "--out", out)
     assert_one_line(in_process("sweep", str(tiny_model), "--shape", "images[1,8,16,16]", *base),
                     "--shape: the model has no input named images; its inputs are")
     assert_one_line(in_process("sweep", str(dynamic_nchw), "--shape", "image[1,8,16]", *base),

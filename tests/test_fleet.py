@@ -27,7 +27,8 @@ from ov_tuner.fleet.local import QUICK_HEALTH, LocalCluster
 from ov_tuner.store.results import load_results
 from ov_tuner.workloads.sweep import run_sweep
 
-GRID = ["--precision", "fp32", "--search", "grid", "--time", "0.3", "--no-baselines", "--no-confirm", "--no-accuracy"]
+GRID = ["--precision", "fp32", "--search", "grid", "--seconds", "0.3", "--no-baselines", "--no-confirm",
+        "--no-accuracy"]
 HOST = socket.gethostname()
 
 

@@ -95,7 +95,7 @@ def test_multi_input_int64_model_swept_end_to_end(models_dir: Path, tmp_path: Pa
     model, _ = build_zoo_model("bert_encoder", models_dir)
     out = tmp_path / "r.db"
     result = runner.invoke(app, ["sweep", str(model), "--batch", "1,2", "--streams", "1", "--nireq", "1",
-                                 "--time", "0.2", "--window", "0.1", "--precision", "fp32", "--no-baselines",
+                                 "--seconds", "0.2", "--window", "0.1", "--precision", "fp32", "--no-baselines",
                                  "--out", str(out)])
     assert result.exit_code == 0, result.stderr
     points = load_results(out).points
@@ -145,7 +145,7 @@ def test_sweep_with_images(rgb_model: Path, image_folder: Path, tmp_path: Path) 
     out = tmp_path / "r.db"
     for mode in ("inference-only", "full"):
         result = runner.invoke(app, ["sweep", str(rgb_model), "--images", str(image_folder), "--input-mode", mode,
-                                     "--streams", "1", "--nireq", "2", "--time", "0.2", "--window", "0.1",
+                                     "--streams", "1", "--nireq", "2", "--seconds", "0.2", "--window", "0.1",
                                      "--precision", "fp32", "--no-baselines", "--out", str(out)])
         assert result.exit_code == 0, result.stderr
     assert len(load_results(out).points) == 2
@@ -192,7 +192,7 @@ def test_a_shape_the_model_cannot_take_is_named_not_blamed_on_the_batch(dynamic_
                                                                          image_folder: Path, tmp_path: Path) -> None:
     """NHWC written for an NCHW input, with or without images: the shape that failed and the input as it is."""
     args = ["sweep", str(dynamic_spatial_onnx), "--shape", "[1,40,48,3]", "--precision", "fp32", "--streams", "1",
-            "--nireq", "1", "--time", "0.2", "--no-baselines", "--out", str(tmp_path / "r.db")]
+            "--nireq", "1", "--seconds", "0.2", "--no-baselines", "--out", str(tmp_path / "r.db")]
     for extra in ([], ["--images", str(image_folder)]):
         line = assert_one_line(ov_tuner(*args, *extra), "cannot take input x[1,40,48,3]",
                                "check --shape against the model's own inputs, x[?,3,?,?]")

@@ -111,5 +111,5 @@ def test_time_auto_or_seconds() -> None:
     fixed = parse_stop_rule("2", 1.0, 0.03, 10.0)
     assert (fixed.fixed_s, fixed.window_s) == (2.0, 0.4)  # at least five windows
     for bad in ("0", "-1", "soon", "inf", "nan"):
-        with pytest.raises(BadInputError, match="--time"):
+        with pytest.raises(BadInputError, match="--seconds"):
             parse_stop_rule(bad, 1.0, 0.03, 10.0)

@@ -274,7 +274,7 @@ def test_accuracy_control_keeps_agreement_within_the_bound(classifier: Path, tmp
     # The same file resumed with another INT8 IR would mix two IRs' points under int8: refused in one line, before
     # NNCF spends its minutes.
     mixed = ov_tuner("sweep", str(classifier), "--precision", "fp32,int8", "--streams", "1", "--nireq", "1",
-                     "--time", "0.1", "--no-baselines", "--no-confirm", "--accuracy-inputs", "24", "--out", str(out))
+                     "--seconds", "0.1", "--no-baselines", "--no-confirm", "--accuracy-inputs", "24", "--out", str(out))
     assert_one_line(mixed, "holds int8 points of another INT8 IR", "--int8-max-drop 1", "new --out")  # before NNCF
     assert len(load_results(out).points) == len(stored.points)
 
@@ -291,7 +291,7 @@ def test_without_nncf_int8_is_one_line_saying_how_to_install_it(classifier: Path
                     install)
     assert not out.exists()  # nothing measured, nothing written
     # Everything else works without it.
-    done = ov_tuner("sweep", str(classifier), "--precision", "fp32", "--streams", "1", "--nireq", "1", "--time",
+    done = ov_tuner("sweep", str(classifier), "--precision", "fp32", "--streams", "1", "--nireq", "1", "--seconds",
                     "0.1", "--no-baselines", "--no-confirm", "--out", str(out), env=env)
     assert done.returncode == 0, done.stderr
 
@@ -302,7 +302,7 @@ def test_a_reference_that_cannot_compile_is_one_line_and_the_sweep_goes_on(tiny_
     huge = 2 ** 24
     out = tmp_path / "huge.db"
     done = ov_tuner("sweep", str(tiny_model), "--precision", "fp32", "--batch", f"1,{huge}", "--streams", "1",
-                    "--nireq", "1", "--time", "0.1", "--no-baselines", "--no-confirm", "--out", str(out))
+                    "--nireq", "1", "--seconds", "0.1", "--no-baselines", "--no-confirm", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     said = [ln for ln in done.stderr.splitlines() if f"no FP32 reference at batch {huge}" in ln]

@@ -83,7 +83,7 @@ def test_another_workloads_file_as_out_is_one_line_naming_whose_it_is(llm_db: Pa
     llm_copy.write_bytes(llm_db.read_bytes())
     sweep_copy.write_bytes(swept_db.read_bytes())
     done = CliRunner().invoke(app, ["sweep", str(tiny_model), "--out", str(llm_copy), "--streams", "1", "--nireq",
-                                    "1", "--time", "0.2", "--no-confirm", "--no-baselines"])
+                                    "1", "--seconds", "0.2", "--no-confirm", "--no-baselines"])
     assert done.exit_code != 0 and done.stderr.strip() == (
         f"error: {llm_copy} is an LLM's results file; tune into a new --out file")
     done = CliRunner().invoke(app, ["llm", str(tiny_gguf), "--out", str(sweep_copy)])

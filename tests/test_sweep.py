@@ -162,7 +162,7 @@ def _cli(*args: str) -> list[str]:
 def test_ctrl_c_keeps_measured_points_and_the_rerun_resumes(tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.db"
     args = _cli("sweep", str(tiny_model), "--precision", "fp32", "--streams", "1,2", "--nireq", "1,2,4",
-                "--time", "0.4", "--warmup", "0.05", "--search", "grid", "--no-baselines", "--out", str(out))
+                "--seconds", "0.4", "--warmup", "0.05", "--search", "grid", "--no-baselines", "--out", str(out))
     proc = start_until(args[3:], out, 1)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
@@ -181,7 +181,7 @@ def test_ctrl_c_keeps_measured_points_and_the_rerun_resumes(tiny_model: Path, tm
 def test_a_long_sweep_exits_cleanly(tiny_model: Path, tmp_path: Path) -> None:
     """Many compiles destroyed in one process once deadlocked at exit; the process must end by itself."""
     args = _cli("sweep", str(tiny_model), "--precision", "fp32,fp16,bf16", "--streams", "1,2", "--nireq", "1,2,4",
-                "--batch", "1,2", "--time", "0.05", "--warmup", "0.02", "--search", "grid", "--no-confirm",
+                "--batch", "1,2", "--seconds", "0.05", "--warmup", "0.02", "--search", "grid", "--no-confirm",
                 "--out", str(tmp_path / "r.db"))
     done = subprocess.run(args, capture_output=True, text=True, timeout=180, env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr

@@ -61,7 +61,7 @@ def profile(
     streams: Count = 1,
     nireq: Count = 1,
     batch: Count = 1,
-    time: Annotated[float, typer.Option(min=0.05, help="Seconds of inferences to profile.")] = 2.0,
+    seconds: Annotated[float, typer.Option(min=0.05, help="Seconds of inferences to profile.")] = 2.0,
     top: Annotated[int, typer.Option(min=1, help="Layers in the table and the chart.")] = 15,
     shape: ShapeOption = None,
     out_path: ResultsOut = Path("results.db"),
@@ -76,7 +76,7 @@ def profile(
                         streams, nireq)
     if plot_dir is not None:
         output_folder(plot_dir, Given("--plot-dir"))
-    result = run_profile(model, config, time, out_path, parse_shapes(shape), quantizing=say_quantizing)
+    result = run_profile(model, config, seconds, out_path, parse_shapes(shape), quantizing=say_quantizing)
     figure = None
     if plot_dir is not None:
         from ov_tuner.present.plots import save_profile_figure  # imports matplotlib

@@ -1,4 +1,4 @@
-"""Edge commands: `capacity` (cameras served under open-loop load) and `soak` (one configuration for minutes)."""
+"""Edge commands: `capacity` (cameras served under open-loop load) and `soak` (one configuration for a long time)."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def capacity(
 @one_line_errors
 def soak(
     model: ModelArgument,
-    minutes: Annotated[float, typer.Option(min=0.01, help="How long to run.")] = 10.0,
+    seconds: Annotated[float, typer.Option(min=0.6, help="Seconds to run (600: ten minutes).")] = 600.0,
     window: Annotated[float, typer.Option(min=0.1, help="Seconds per window.")] = 5.0,
     device: Devices = None,
     precision: OnePrecision = AUTO,
@@ -120,8 +120,9 @@ def soak(
     out_path: OutOption = None,
     plot_dir: PlotOption = None,
 ) -> None:
-    """Run one configuration for minutes (the one --from a sweep recommends, or --streams/--nireq) and say whether
-    it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the windows measured."""
+    """Run one configuration (the one --from a sweep recommends, or --streams/--nireq) for --seconds, ten minutes by
+    default, and say whether it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the
+    windows measured."""
     from ov_tuner.jobs.soak import SoakSpec, latest_soak
     from ov_tuner.present.documents import soak_section
     from ov_tuner.workloads.sweep.configs import one_config
@@ -135,7 +136,7 @@ def soak(
     else:
         config = one_config(one_device(read_devices(device), "soak"), one_precision(precision, "soak"), batch,
                             streams, nireq)
-    spec = SoakSpec(model=model, out=_out(out_path, from_results), config=config, seconds=minutes * 60, window_s=window,
+    spec = SoakSpec(model=model, out=_out(out_path, from_results), config=config, seconds=seconds, window_s=window,
                     shapes=parse_shapes(shape), int8=int8)
     if plot_dir is not None:
         output_folder(plot_dir, Given("--plot-dir"))

@@ -90,16 +90,17 @@ def parse_layouts(text: str | None) -> dict[str, str]:
     return layouts
 
 
-def parse_stop_rule(time: str, window_s: float, tolerance: float, max_s: float) -> StopRule:
-    """'--time auto' measures in windows until they agree; '--time 3' measures 3 s, in windows all the same."""
-    if time.strip().lower() == AUTO:
+def parse_stop_rule(text: str, window_s: float, tolerance: float, max_s: float) -> StopRule:
+    """'--seconds auto' measures in windows until they agree; '--seconds 3' measures 3 s, in windows all the same."""
+    if text.strip().lower() == AUTO:
         return StopRule(window_s=window_s, tolerance=tolerance, max_s=max_s)
     try:
-        seconds = float(time)
+        seconds = float(text)
     except ValueError:
         seconds = 0.0
     if not (seconds > 0 and math.isfinite(seconds)):
-        raise BadInputError(f"--time: '{time}' is neither a number of seconds above 0 nor auto; use e.g. --time 3")
+        raise BadInputError(f"--seconds: '{text}' is neither a number of seconds above 0 nor auto; use e.g. "
+                            "--seconds 3")
     # A fixed run is cut into at least five windows, so its noise figures have something to stand on.
     return StopRule(window_s=min(window_s, seconds / 5), fixed_s=seconds)
 

@@ -97,12 +97,13 @@ def sweep_spec(
     streams: Annotated[str, typer.Option(help="NUM_STREAMS values, e.g. 1,2,4, or auto.")] = "auto",
     nireq: Annotated[str, typer.Option(help="Infer requests in flight, e.g. 1,2,4,8, or auto.")] = "auto",
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
-    time: Annotated[str, typer.Option(help="Seconds measured per point, or auto: windows until the last three "
-                                      "agree within --tolerance (at most --max-time).")] = "auto",
+    seconds: Annotated[str, typer.Option(help="Seconds measured per point, or auto: windows until the last three "
+                                         "agree within --tolerance (at most --max-seconds).")] = "auto",
     window: Annotated[float, typer.Option(min=0.05, help="Seconds per measurement window.")] = 1.0,
-    tolerance: Annotated[float, typer.Option(min=0.0, help="With --time auto: how closely the last three "
+    tolerance: Annotated[float, typer.Option(min=0.0, help="With --seconds auto: how closely the last three "
                                              "windows must agree on FPS and median latency (0.03 = 3%).")] = 0.03,
-    max_time: Annotated[float, typer.Option(min=0.1, help="With --time auto: most seconds per point.")] = 10.0,
+    max_seconds: Annotated[float, typer.Option(min=0.1, help="With --seconds auto: the most seconds per point.")]
+    = 10.0,
     search: Annotated[Search, typer.Option(help="grid: every point; smart: raise requests and streams only "
                                            "while they pay.")] = Search.SMART,
     input_mode: Annotated[InputMode, typer.Option(help="full: copy fresh input data into every request before "
@@ -148,7 +149,7 @@ def sweep_spec(
         model=model, out=out_path, devices=read_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
-        stop=parse_stop_rule(time, window, tolerance, max_time), search=search, input_mode=input_mode,
+        stop=parse_stop_rule(seconds, window, tolerance, max_seconds), search=search, input_mode=input_mode,
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
         confirm=ConfirmRule(passes=passes) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,

@@ -25,8 +25,8 @@ HINTS = {
     DiagnosticKind.PRECISION: "compare precisions by what ran, not by their names",
     DiagnosticKind.STREAMS: "the device changed NUM_STREAMS; read the cell as the read-back stream count",
     DiagnosticKind.IDLE_STREAMS: "some streams sit idle; use nireq >= streams for throughput",
-    DiagnosticKind.NOISY: "the machine was busy or the window short; rerun with a longer --time",
-    DiagnosticKind.UNSETTLED: "its FPS averages a drifting run; rerun on a quieter machine or raise --max-time",
+    DiagnosticKind.NOISY: "the machine was busy or the window short; rerun with more --seconds",
+    DiagnosticKind.UNSETTLED: "its FPS averages a drifting run; rerun on a quieter machine or raise --max-seconds",
     DiagnosticKind.CLIENT_BOUND: "the Python loop, not the device, limits this point; its FPS understates the device",
     DiagnosticKind.FLAT_STEP: "the Python loop, not the device, limits these points; their FPS understates the device",
     DiagnosticKind.DISTURBED: "those windows are set aside where others are clean; rerun it on a quieter host",
@@ -36,7 +36,7 @@ HINTS = {
 
 ENDINGS = {
     Ending.SETTLED: "settled (the last windows agreed)",
-    Ending.UNSETTLED: "unsettled (--max-time came before the last windows agreed)",
+    Ending.UNSETTLED: "unsettled (--max-seconds came before the last windows agreed)",
     Ending.FIXED: "ran for a fixed time",
     Ending.OUTPACED: "stopped early by smart search (outpaced by a better point)",
     Ending.DECIDED: "stopped once smart search had its answer (a contender: confirmed head to head after)",
