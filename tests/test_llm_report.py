@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import math
 import re
 import shutil
 import sqlite3
@@ -24,6 +25,7 @@ from ov_tuner.present.llm_figures import LlmFigures, pareto_figure, rounds_figur
 from ov_tuner.present.llm_report import llm_document
 from ov_tuner.present.words import llm_report as words
 from ov_tuner.present.words.llm import answer_lines, setting_text
+from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.llm.answer import BASELINES, LlmAnswer, llm_answer
 from ov_tuner.workloads.llm.results_file import load_llm
 
@@ -193,3 +195,15 @@ def test_compare_sets_llm_files_side_by_side_and_refuses_another_load_or_kind(ll
     mixed = CliRunner().invoke(app, ["compare", str(llm_db), str(swept_db)])
     assert mixed.exit_code == 2 and mixed.stderr.count("\n") == 1
     assert f"compare reads files of one kind: {llm_db} is an LLM's, {swept_db} (a sweep's) not" in mixed.stderr
+
+
+def test_a_run_stopped_after_its_first_pass_says_one_pass_and_no_interval(answer: LlmAnswer) -> None:
+    """Ctrl-C after the first pass leaves one pair of trials a baseline: its gain has no interval (NaN ends), which
+    the words say instead of printing 'nan', and the pass is counted in the singular."""
+    one = dataclasses.replace(answer, passes=1, gains=tuple(
+        dataclasses.replace(g, ratio=Ratio(g.ratio.value, math.nan, math.nan, 1)) for g in answer.gains))
+    assert one.gains
+    text = "\n".join(f"{key} {value}" for key, value in answer_lines(one))
+    assert "over 1 pass side by side" in text and "one pass, no interval" in text, text
+    assert "nan" not in text.lower() and "no different" in text
+    assert "its one pass" in words.rounds_title(one)

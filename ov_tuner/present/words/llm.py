@@ -107,9 +107,10 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         best = answer.best_seen
         seen = "" if best is None else f"; the fastest seen, {setting_text(best.setting)}: {_latencies(best)}"
         return [*lines, ("answer", f"none: no setting met the budget in the rounds{seen}")]
+    passes = f"{answer.passes} pass{'es' if answer.passes > 1 else ''}"
     lines += [("deploy", f"{job.device}, GenAI continuous batching: {setting_text(found.setting)}"),
               ("serves", f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s; "
-                         f"over {answer.passes} passes side by side" if answer.passes else
+                         f"over {passes} side by side" if answer.passes else
                          f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s (search)"),
               ("latency", _latencies(found))]
     for g in answer.gains:

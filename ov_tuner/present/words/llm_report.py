@@ -58,8 +58,8 @@ def pareto_title(answer: LlmAnswer) -> str:
 
 
 def rounds_title(answer: LlmAnswer) -> str:
-    return (f"The rounds: output tokens/s of each contender in each of {answer.passes} passes (budget "
-            f"{budget_text(answer.job.budget)})")
+    passes = f"each of {answer.passes} passes" if answer.passes > 1 else "its one pass"
+    return f"The rounds: output tokens/s of each contender in {passes} (budget {budget_text(answer.job.budget)})"
 
 
 def users_title(answer: LlmAnswer) -> str:

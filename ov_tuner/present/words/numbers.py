@@ -21,6 +21,9 @@ def percentile_name(percentile: int) -> str:
 
 
 def _interval(ratio: Ratio) -> str:
+    """'95%: +2.0..+6.2%', or where one pass gives none (a run stopped after its first): 'one pass, no interval'."""
+    if not (math.isfinite(ratio.low) and math.isfinite(ratio.high)):
+        return "one pass, no interval"
     return f"{ratio.confidence * 100:g}%: {(ratio.low - 1) * 100:+.1f}..{(ratio.high - 1) * 100:+.1f}%"
 
 
@@ -36,7 +39,8 @@ def gain_inline(ratio: Ratio) -> str:
 
 def factor(ratio: Ratio) -> str:
     """'1.95x (95%: 1.90..2.00x)', or 'no measurable difference (1.02x, 95%: 0.97..1.07x)'."""
-    interval = f"{ratio.confidence * 100:g}%: {ratio.low:.2f}..{ratio.high:.2f}x"
+    interval = (f"{ratio.confidence * 100:g}%: {ratio.low:.2f}..{ratio.high:.2f}x"
+                if math.isfinite(ratio.low) and math.isfinite(ratio.high) else "one pass, no interval")
     if not ratio.clear:
         return f"no measurable difference ({ratio.value:.2f}x, {interval})"
     return f"{ratio.value:.2f}x ({interval})"
