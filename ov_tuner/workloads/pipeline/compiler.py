@@ -43,8 +43,8 @@ class SplitCompiler:
                 properties = PointResult(config, Status.OK, info).deploy_properties()
                 made = self.quantized.get(index) if config.precision is Precision.INT8 else None
                 self._ran += (StageRan(tuple(properties.items()), nireq, info.num_streams, info.executed_precision,
-                                       info.ir_path, config.precision.value,
-                                       made.command if made is not None and not made.given else ""),)
+                                       ir=info.ir_path, ir_precision=config.precision.value,
+                                       quantize=made.command if made is not None and not made.given else ""),)
             self._split = split
         return self._runners, self._ran
 

@@ -100,7 +100,7 @@ class PipelineRecords(Connection):
                       steal=r["steal"]),
             tuple(StageTime(**s) for s in json.loads(r["stages"])),
             tuple(StageRan(tuple(tuple(p) for p in x["properties"]), x["nireq"], x["streams"], x["precision"],
-                           x.get("ir", ""), x.get("ir_precision", ""), x.get("quantize", ""))
+                           ir=x.get("ir", ""), ir_precision=x.get("ir_precision", ""), quantize=x.get("quantize", ""))
                   for x in json.loads(r["ran"])),
             r["round"], r["fps"]) for r in self._db.execute("SELECT * FROM pipeline_trials ORDER BY id")]
 
