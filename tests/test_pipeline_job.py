@@ -141,7 +141,12 @@ def test_show_and_recommend_render_the_stored_answer(tuned: tuple[Path, subproce
     answer = json.loads(ov_tuner("recommend", str(db), "--json").stdout)
     assert answer["cameras"] >= 1 and answer["bottleneck"]
     line = ov_tuner("recommend", str(db), "--format", "dlstreamer").stdout
-    assert "det.xml" in line and "cls.xml" in line
+    stored = load_pipeline(db)
+    assert stored is not None
+    ran = pipeline_answer(stored)
+    assert ran is not None
+    classify = "cls_fp16.xml" if ran.ran[1].ir_precision == Precision.FP16.value else "cls.xml"  # fp16, or default
+    assert "/det.xml" in line and f"/{classify}" in line
     refused = ov_tuner("recommend", str(db), "--format", "kubernetes")
     assert_one_line(refused, "python, ovms, dlstreamer or json")
 
