@@ -20,10 +20,18 @@ def percentile_name(percentile: int) -> str:
     return "median" if percentile == 50 else f"p{percentile}"
 
 
+# What an interval reads where one pass gives none (a run stopped after its first: NaN ends).
+NO_INTERVAL = "one pass, no interval"
+
+
+def _has_interval(ratio: Ratio) -> bool:
+    return math.isfinite(ratio.low) and math.isfinite(ratio.high)
+
+
 def _interval(ratio: Ratio) -> str:
-    """'95%: +2.0..+6.2%', or where one pass gives none (a run stopped after its first): 'one pass, no interval'."""
-    if not (math.isfinite(ratio.low) and math.isfinite(ratio.high)):
-        return "one pass, no interval"
+    """'95%: +2.0..+6.2%', or NO_INTERVAL."""
+    if not _has_interval(ratio):
+        return NO_INTERVAL
     return f"{ratio.confidence * 100:g}%: {(ratio.low - 1) * 100:+.1f}..{(ratio.high - 1) * 100:+.1f}%"
 
 
@@ -40,7 +48,7 @@ def gain_inline(ratio: Ratio) -> str:
 def factor(ratio: Ratio) -> str:
     """'1.95x (95%: 1.90..2.00x)', or 'no measurable difference (1.02x, 95%: 0.97..1.07x)'."""
     interval = (f"{ratio.confidence * 100:g}%: {ratio.low:.2f}..{ratio.high:.2f}x"
-                if math.isfinite(ratio.low) and math.isfinite(ratio.high) else "one pass, no interval")
+                if _has_interval(ratio) else NO_INTERVAL)
     if not ratio.clear:
         return f"no measurable difference ({ratio.value:.2f}x, {interval})"
     return f"{ratio.value:.2f}x ({interval})"
