@@ -694,12 +694,15 @@ def test_two_instances_each_pinned_to_its_core_serve_the_users_together(tiny_ggu
     assert both.ok and both.setting.instances == 2
     # every request of both instances is counted, each of 4 tokens; the KV caches are both instances'
     assert both.output_tokens == 4 * both.ttft_ms.size and both.ttft_ms.size >= 4
-    # the host's figures are the instances' together: every request, the tokens and memory of both, the slower start
-    a = dataclasses.replace(both, ttft_ms=np.array([1.0, 2.0]), window_tokens=10, kv_cache_bytes=100,
+    # the host's figures are the instances' together: every request, the tokens and memory of both over their mean
+    # counted time, the slower start
+    a = dataclasses.replace(both, ttft_ms=np.array([1.0, 2.0]), window_tokens=10, window_s=2.0, kv_cache_bytes=100,
                             first_request_ms=5.0)
-    b = dataclasses.replace(both, ttft_ms=np.array([3.0]), window_tokens=7, kv_cache_bytes=50, first_request_ms=9.0)
+    b = dataclasses.replace(both, ttft_ms=np.array([3.0]), window_tokens=7, window_s=3.0, kv_cache_bytes=50,
+                            first_request_ms=9.0)
     host = merged(LlmSetting(instances=2), [a, b])
     assert host.ttft_ms.tolist() == [1.0, 2.0, 3.0] and host.window_tokens == 17 and host.kv_cache_bytes == 150
+    assert host.window_s == 2.5 and host.tokens_per_s == 17 / 2.5
     assert host.first_request_ms == 9.0 and host.setting.instances == 2
 
 

@@ -25,6 +25,7 @@ def test_a_closed_loops_window_opens_when_every_users_first_request_has_ended() 
     window.ended(2, 11.5)
     assert window.holds(11.5) and window.holds(13.49) and not window.holds(11.49) and not window.holds(13.5)
     assert window.over(13.5) and not window.over(13.49)
+    assert window.opened(11.5) and window.opened(100.0) and not window.opened(11.49)  # output counts to the end
 
 
 def test_a_window_opens_no_sooner_than_the_lead_in_ends() -> None:
@@ -36,15 +37,18 @@ def test_a_window_opens_no_sooner_than_the_lead_in_ends() -> None:
         assert not window.holds(0.99) and window.holds(1.0) and not window.holds(3.0)
 
 
-def test_a_trial_counts_what_the_server_produced_in_its_window(tiny_gguf: Path) -> None:
+def test_a_trial_counts_what_the_server_produced_from_its_window_until_its_last_timed_request_ended(
+        tiny_gguf: Path) -> None:
     load = LlmLoad(users=3, seconds=0.4, lead_in_s=0.1, prompt_tokens=(16, 24), output_tokens=(8, 8))
     trial = trial_in_process(read_llm(tiny_gguf), "CPU", SCHEDULER_DEFAULT, load)
-    assert trial.ok and trial.window_s == load.seconds and trial.window_requests > 0
-    # every request of 8 tokens that ended in the window made them all, save those made before it opened, by the
-    # at most 3 requests then in flight; what was made in it ended there, or was in flight (at most 3) at its close
+    assert trial.ok and trial.window_requests >= trial.ttft_ms.size > 0
+    # counted past the window's close, until the last request arriving in it ended
+    assert trial.window_s >= load.seconds and trial.wall_s <= trial.window_s
+    # every request of 8 tokens that ended in the count made them all, save those made before it opened, by the at
+    # most 3 requests then in flight; what was made in it ended there, or was in flight (at most 3) at its end
     assert 8 * (trial.window_requests - 3) <= trial.window_tokens <= 8 * (trial.window_requests + 3)
-    assert trial.tokens_per_s == trial.window_tokens / load.seconds
-    assert trial.requests_per_s == trial.window_requests / load.seconds
+    assert trial.tokens_per_s == trial.window_tokens / trial.window_s
+    assert trial.requests_per_s == trial.window_requests / trial.window_s
 
 
 def test_a_v10_file_keeps_the_throughput_it_measured(llm_db: Path, tmp_path: Path) -> None:

@@ -48,7 +48,8 @@ def llm(
     shared_prefix: Annotated[int, typer.Option(min=0, help="Tokens every generated prompt begins with alike, to "
                                                "measure what prefix caching gives.")] = 0,
     seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of each trial's counted window: the requests "
-                                           "arriving in it are timed, what is served in it is the throughput.")] = 4.0,
+                                           "arriving in it are timed, and what is served from its opening until "
+                                           "they end is the throughput.")] = 4.0,
     lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before the window, not counted "
                                            "(with --users, at least until every user's first request ended).")] = 1.0,
     ttft_ms: Annotated[float | None, typer.Option(min=0.0, help="Time to first token budget, ms.")] = None,

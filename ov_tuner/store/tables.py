@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-RESULTS_SCHEMA_VERSION = 16
+RESULTS_SCHEMA_VERSION = 17
 
 
 class FileKind(str, Enum):
@@ -87,6 +87,7 @@ UPGRADES = {
         *(f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"  # that never settled
           for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
         "UPDATE points SET ended = 'unsettled' WHERE ended = 'capped'"),
+    16: (),  # v17: an LLM trial's output is counted from its window's opening until its last timed request ended
 }
 
 

@@ -44,14 +44,19 @@ class UserArrivals:
 
 
 class CountedWindow:
-    """The `seconds` of a trial whose arrivals are timed and whose output is counted.
+    """The `seconds` of a trial whose arrivals are timed; from its opening to the trial's end, what the server
+    produced is counted.
 
     It opens once the lead-in is over and, in a closed loop, once every user's first request has ended: the users
     all send their first at the start, so until then the server runs one wave of requests begun together, not the
-    load's steady state. Throughput is what the server produced while it was open (output tokens, requests ended)
-    over its length. Counting instead the output of the requests that arrived in it, over the time until the last of
-    them ended, stretches the divisor by a request's length: on the demo's model at 64 users, where a request took
-    about 2 s, that read 942-965 tokens/s over a 2 s window against 2090-2118 over an 8 s one (docs/llm.md)."""
+    load's steady state. Throughput is every request's output tokens (and the requests ended) from the opening until
+    the last timed request has ended, the load going on throughout, over that time. Both ends lie where a request
+    has just ended, so where requests run in lockstep (one length, every prompt in one step) the count holds whole
+    cycles; ending the count at the window's close instead counted a cycle's costly prefill step more often than it
+    comes (the window opens just before one), and read SmolLM2 8.5% under GenAI's own `generate()`
+    (scripts/bench_llm.py, docs/llm.md). Counting only the timed requests' output, over the time from the first to
+    arrive to the last to end, stretches the divisor by a request's length: on the demo's model at 64 users, where a
+    request took about 2 s, that read 942-965 tokens/s over a 2 s window against 2090-2118 over an 8 s one."""
 
     def __init__(self, load: LlmLoad, start: float) -> None:
         self.seconds = load.seconds
@@ -67,7 +72,12 @@ class CountedWindow:
                 self.opens = max(self.lead_in_ends, now)
 
     def holds(self, at: float) -> bool:
+        """Whether a request arriving `at` is timed."""
         return self.opens <= at < self.opens + self.seconds
+
+    def opened(self, at: float) -> bool:
+        """Whether what the server produces `at` counts: from the window's opening to the trial's end."""
+        return self.opens <= at
 
     def over(self, now: float) -> bool:
         return now >= self.opens + self.seconds

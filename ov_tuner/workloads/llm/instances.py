@@ -96,13 +96,14 @@ def _begin_together(children: list[subprocess.Popen[str]]) -> str:
 
 
 def merged(setting: LlmSetting, parts: list[LlmTrial]) -> LlmTrial:
-    """The instances' trials as the host's: every request's latencies, the tokens and requests of all, the memory
-    of all; the slowest instance's build and first request."""
+    """The instances' trials as the host's: every request's latencies, the tokens and requests of all over the mean
+    of their counted seconds (each counts until its own last timed request ended: they began together, so these lie
+    within a request's time of each other), the memory of all; the slowest instance's build and first request."""
     return LlmTrial(setting, ttft_ms=np.concatenate([p.ttft_ms for p in parts]),
                     tpot_ms=np.concatenate([p.tpot_ms for p in parts]),
                     output_tokens=sum(p.output_tokens for p in parts),
                     prompt_tokens=sum(p.prompt_tokens for p in parts),
-                    wall_s=max(p.wall_s for p in parts), window_s=max(p.window_s for p in parts),
+                    wall_s=max(p.wall_s for p in parts), window_s=float(np.mean([p.window_s for p in parts])),
                     window_tokens=sum(p.window_tokens for p in parts),
                     window_requests=sum(p.window_requests for p in parts),
                     window_steps=sum(p.window_steps for p in parts),

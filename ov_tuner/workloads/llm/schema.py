@@ -236,11 +236,14 @@ class LlmTrial:
     peak_rss_bytes: int = 0
     first_request_ms: float = 0.0
     load_s: float = 0.0
-    window_s: float = 0.0  # the counted window's length; 0 in a file written before v11, which had none
-    window_tokens: int = 0  # output tokens every request produced while the window was open
-    window_requests: int = 0  # requests that ended while the window was open
-    window_steps: int = 0  # the pipeline's steps while the window was open (0: measured before v16)
-    window_prompt_tokens: int = 0  # prompt tokens whose first token came while the window was open
+    # The seconds the server's output is counted over: from the window's opening until the last timed request ended
+    # (ov_tuner.workloads.llm.arrivals.CountedWindow; in a file written before v17, the window alone; before v11, 0:
+    # there was none); over them:
+    window_s: float = 0.0
+    window_tokens: int = 0  # output tokens every request produced
+    window_requests: int = 0  # requests that ended
+    window_steps: int = 0  # the pipeline's steps (0: measured before v16)
+    window_prompt_tokens: int = 0  # prompt tokens whose first token came then
     window_context_tokens: int = 0  # over the window's steps, the tokens of context every request in flight held
 
     @property
@@ -258,7 +261,7 @@ class LlmTrial:
 
     @property
     def tokens_per_s(self) -> float:
-        """What the server produced in the counted window; in a file written before v11, the counted requests' output
+        """What the server produced over its counted seconds; in a file written before v11, the counted requests' output
         tokens over their span, as measured then (which reads low where a request lasts as long as the window)."""
         if self.window_s > 0:
             return self.window_tokens / self.window_s

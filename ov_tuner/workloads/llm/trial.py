@@ -6,8 +6,9 @@ batch at a time; this loop is that server, so time to first token includes the w
 The fresh pipeline's first request (model build, compile, cache allocation) is timed alone and counted nowhere
 else; then `lead_in_s` of the same load (in a closed loop, at least until every user's first request has ended), not
 counted; then a window of `seconds` (ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that arrive in it
-are timed, and what the server produces in it is its throughput. The load goes on, not counted, until every timed
-request has ended, so the last of them do not run on an emptier server than the first; what is left is cancelled.
+are timed. The load goes on until every timed request has ended, so the last of them do not run on an emptier server
+than the first; what the server produced from the window's opening until then is its throughput. What is left in
+flight is cancelled.
 Output lengths are held with min_new_tokens and ignore_eos.
 """
 
@@ -87,11 +88,15 @@ class _Tally:
     prompt_tokens: int = 0
     first_arrival: float = math.inf
     last_end: float = 0.0
-    window_tokens: int = 0  # every request's, produced while the window was open
-    window_requests: int = 0  # ended while the window was open
+    # from the window's opening to the trial's end (ov_tuner.workloads.llm.arrivals.CountedWindow): its seconds,
+    # every request's output tokens, the requests that ended, the steps, the prompt tokens prefilled (their
+    # request's first token came then), and over those steps the context of every request in flight
+    counted_s: float = 0.0
+    window_tokens: int = 0
+    window_requests: int = 0
     window_steps: int = 0
-    window_prompt_tokens: int = 0  # prefilled: their request's first token came while the window was open
-    window_context_tokens: int = 0  # over the window's steps, the context of every request in flight
+    window_prompt_tokens: int = 0
+    window_context_tokens: int = 0
 
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
@@ -112,7 +117,7 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
     metrics = pipe.get_metrics()  # type: ignore[attr-defined]
     return LlmTrial(setting, ttft_ms=np.array(tally.ttft_ms), tpot_ms=np.array(tally.tpot_ms),
                     output_tokens=tally.output_tokens, prompt_tokens=tally.prompt_tokens,
-                    wall_s=max(tally.last_end - tally.first_arrival, 0.0), window_s=load.seconds,
+                    wall_s=max(tally.last_end - tally.first_arrival, 0.0), window_s=tally.counted_s,
                     window_tokens=tally.window_tokens, window_requests=tally.window_requests,
                     window_steps=tally.window_steps, window_prompt_tokens=tally.window_prompt_tokens,
                     window_context_tokens=tally.window_context_tokens,
@@ -220,13 +225,14 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
                 tally.first_arrival = min(tally.first_arrival, at)
         if not pipe.has_non_finished_requests():  # type: ignore[attr-defined]
             if window.over(now) and not pending_counted:
+                tally.counted_s = now - window.opens
                 break
             time.sleep(max(min(arrivals.next_at() - now, 0.01), 0.0))
             continue
         pipe.step()  # type: ignore[attr-defined]
         now = time.perf_counter()
         usage = max(usage, float(pipe.get_metrics().cache_usage))  # type: ignore[attr-defined]
-        counting = window.holds(now)
+        counting = window.opened(now)
         if counting:  # what the step read: the weights once, and the context of every request in flight
             tally.window_steps += 1
             tally.window_context_tokens += sum(f.prompt_tokens + f.tokens for f in flights)
@@ -248,6 +254,7 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
                     pending_counted -= 1
                     _count(tally, flight, now)
         if window.over(now) and not pending_counted:
+            tally.counted_s = now - window.opens
             break
     _cancel(pipe, flights)
     return tally, usage
