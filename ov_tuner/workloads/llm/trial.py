@@ -81,7 +81,10 @@ class _Flight:
 
 
 @dataclass
-class _Tally:
+class LoadTally:
+    """What a load's run counted: the timed requests' latencies and tokens, and the server's output from the
+    window's opening to the run's end."""
+
     ttft_ms: list[float] = field(default_factory=list)
     tpot_ms: list[float] = field(default_factory=list)
     output_tokens: int = 0  # the counted requests'
@@ -111,7 +114,7 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
         first_ms = _first_request(pipe, next(requests))
         ready()
         _reset_peak_memory()
-        tally, usage = _drive(pipe, load, requests)
+        tally, usage = run_load(pipe, load, requests)
     except RuntimeError as e:
         return LlmTrial(setting, error=ov_error_text(e))
     metrics = pipe.get_metrics()  # type: ignore[attr-defined]
@@ -202,7 +205,7 @@ def _first_request(pipe: object, request: LlmRequest) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple[_Tally, float]:
+def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple[LoadTally, float]:
     """The load's arrivals, steps and endings until every counted request has ended; the tally and the highest
     share of the KV cache in use (percent)."""
     import openvino_genai
@@ -211,7 +214,7 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
     start = time.perf_counter()
     arrivals, window = UserArrivals(load, start), CountedWindow(load, start)
     flights: list[_Flight] = []
-    tally, usage, number, pending_counted = _Tally(), 0.0, 1, 0
+    tally, usage, number, pending_counted = LoadTally(), 0.0, 1, 0
     while True:
         now = time.perf_counter()
         for user, at in list(arrivals.due(now)):
@@ -260,7 +263,7 @@ def _drive(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple
     return tally, usage
 
 
-def _count(tally: _Tally, flight: _Flight, now: float) -> None:
+def _count(tally: LoadTally, flight: _Flight, now: float) -> None:
     tally.ttft_ms.append((flight.first - flight.arrived) * 1000)
     if flight.tokens > 1:
         tally.tpot_ms.append((now - flight.first) * 1000 / (flight.tokens - 1))
