@@ -53,10 +53,11 @@ class CountedWindow:
     the last timed request has ended, the load going on throughout, over that time. Both ends lie where a request
     has just ended, so where requests run in lockstep (one length, every prompt in one step) the count holds whole
     cycles; ending the count at the window's close instead counted a cycle's costly prefill step more often than it
-    comes (the window opens just before one), and read SmolLM2 8.5% under GenAI's own `generate()`
-    (scripts/bench_llm.py, docs/llm.md). Counting only the timed requests' output, over the time from the first to
-    arrive to the last to end, stretches the divisor by a request's length: on the demo's model at 64 users, where a
-    request took about 2 s, that read 942-965 tokens/s over a 2 s window against 2090-2118 over an 8 s one."""
+    comes (the window opens just before one), and read SmolLM2 12% under GenAI's own `generate()` on one pipeline
+    with 4 s windows (scripts/bench_llm.py, docs/llm.md). Counting only the timed requests' output, over the time
+    from the first to arrive to the last to end, stretches the divisor by a request's length: on the demo's model at
+    64 users, where a request took about 2 s, that read 942-965 tokens/s over a 2 s window against 2090-2118 over an
+    8 s one."""
 
     def __init__(self, load: LlmLoad, start: float) -> None:
         self.seconds = load.seconds
