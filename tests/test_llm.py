@@ -22,6 +22,7 @@ from ov_tuner.cli import app
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.engine.boundary import REPEATS, boundary, next_load
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
+from ov_tuner.present.llm_forms import DEFAULT_PROMPT
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.workloads.llm.agreement import agreement
@@ -268,6 +269,10 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
                                    "cache_size": answer["cache_gb"] or 0}
     assert served["properties"] == answer["properties"]
     assert served["kv_cache_bytes"] == _kv_bytes_for_one_request(tiny_gguf, setting, "hello")
+    # run without a request, it asks a question of its own
+    assert repr(DEFAULT_PROMPT) in form.read_text()
+    asked = subprocess.run([sys.executable, str(form)], capture_output=True, text=True, check=True)
+    assert isinstance(json.loads(asked.stdout.strip().splitlines()[-1])["text"], str)
 
     code, _, err = _cli("recommend", str(db), "--format", "benchmark_app")
     assert code == 2 and "an LLM's answer comes as --format python, ovms, kubernetes or json" in err

@@ -28,6 +28,9 @@ from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSetting
 # uint64 in OVMS's proto) as the graph does.
 _UNLIMITED = "2**64 - 1"
 _UNLIMITED_VALUE = 2**64 - 1
+# What the Python forms ask when run without a request: a question with one short answer (a greeting led SmolLM2's
+# greedy reply to say "Hello!" sixteen times over).
+DEFAULT_PROMPT = "What is the capital of France? Answer in one sentence."
 
 _SCRIPT = '''"""ov-tuner's LLM answer: {what}.
 Serves MODEL with OpenVINO GenAI's continuous batching at the setting that ran; prints one JSON line with the
@@ -49,7 +52,7 @@ scheduler = openvino_genai.SchedulerConfig()
 properties = {properties!r}
 
 pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, scheduler, DEVICE, properties, {{}})
-prompt = sys.argv[1] if len(sys.argv) > 1 else "Hello"
+prompt = sys.argv[1] if len(sys.argv) > 1 else {default_prompt!r}
 tokenizer = pipe.get_tokenizer()
 if tokenizer.chat_template:
     prompt = tokenizer.apply_chat_template([{{"role": "user", "content": prompt}}], add_generation_prompt=True)
@@ -141,7 +144,7 @@ def main(requests):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["Hello"])
+    main(sys.argv[1:] or [{default_prompt!r}])
 '''
 
 
@@ -160,7 +163,7 @@ def llm_python(answer: LlmAnswer) -> str:
         what=setting_text(setting), model=model_path(answer), device=job.device, instances=setting.instances,
         max_new_tokens=job.load.output_tokens[1], properties=setting.properties(),
         scheduler_fields=_scheduler_fields(setting, "scheduler", ""),
-        config_fields=_scheduler_fields(setting, "config", "    "))
+        config_fields=_scheduler_fields(setting, "config", "    "), default_prompt=DEFAULT_PROMPT)
 
 
 def _scheduler_fields(setting: LlmSetting, name: str, indent: str) -> str:
