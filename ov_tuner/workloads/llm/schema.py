@@ -236,14 +236,11 @@ class LlmTrial:
     peak_rss_bytes: int = 0
     first_request_ms: float = 0.0
     load_s: float = 0.0
-    # The seconds the server's output is counted over: from the window's opening until the last timed request ended
-    # (ov_tuner.workloads.llm.arrivals.CountedWindow; in a file written before v17, the window alone; before v11, 0:
-    # there was none); over them:
-    window_s: float = 0.0
-    window_tokens: int = 0  # output tokens every request produced
-    window_requests: int = 0  # requests that ended
-    window_steps: int = 0  # the pipeline's steps (0: measured before v16)
-    window_prompt_tokens: int = 0  # prompt tokens whose first token came then
+    window_s: float = 0.0  # from the window's opening to the last timed end (before v17 the window; 0 before v11)
+    window_tokens: int = 0  # output tokens every request produced in window_s
+    window_requests: int = 0  # requests that ended in window_s
+    window_steps: int = 0  # the pipeline's steps in window_s (0: measured before v16)
+    window_prompt_tokens: int = 0  # prompt tokens whose first token came in window_s
     window_context_tokens: int = 0  # over the window's steps, the tokens of context every request in flight held
 
     @property

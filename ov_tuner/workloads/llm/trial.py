@@ -91,15 +91,12 @@ class LoadTally:
     prompt_tokens: int = 0
     first_arrival: float = math.inf
     last_end: float = 0.0
-    # from the window's opening to the trial's end (ov_tuner.workloads.llm.arrivals.CountedWindow): its seconds,
-    # every request's output tokens, the requests that ended, the steps, the prompt tokens prefilled (their
-    # request's first token came then), and over those steps the context of every request in flight
-    counted_s: float = 0.0
-    window_tokens: int = 0
-    window_requests: int = 0
-    window_steps: int = 0
-    window_prompt_tokens: int = 0
-    window_context_tokens: int = 0
+    counted_s: float = 0.0  # from the window's opening to the run's end (ov_tuner.workloads.llm.arrivals)
+    window_tokens: int = 0  # every request's output tokens in counted_s
+    window_requests: int = 0  # ended in counted_s
+    window_steps: int = 0  # steps in counted_s
+    window_prompt_tokens: int = 0  # prefilled: their request's first token came in counted_s
+    window_context_tokens: int = 0  # over those steps, the context of every request in flight
 
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
