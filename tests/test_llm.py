@@ -146,6 +146,12 @@ def test_no_two_requests_of_a_trial_share_a_prompt_unless_asked() -> None:
     again = [r.prompt for _, r in zip(range(6), requests, strict=False)]
     assert len({p.tobytes() for p in again}) == 6  # the second time through, each starts with a token of its own
     assert np.array_equal(again[2][1:], again[0]) and np.array_equal(again[4][1:], again[0])
+    # lines that begin alike (a chat template's head) keep that head first, the drawn token right after it
+    headed = file_requests(read_prompts_text("xya", "xyb", "xyc"), lambda line: np.array([ord(c) for c in line.prompt]),
+                           vocabulary, 0)
+    second = [r.prompt for _, r in zip(range(6), headed, strict=False)][3:]
+    assert all(list(p[:2]) == [ord("x"), ord("y")] for p in second)
+    assert [list(p[3:]) for p in second] == [[ord(c)] for c in "abc"]
 
 
 def read_prompts_text(*prompts: str) -> list:

@@ -120,11 +120,23 @@ def generated_requests(vocabulary: np.ndarray, prompt_tokens: tuple[int, int], o
 
 
 def file_requests(lines: list[PromptLine], encode: Encode, vocabulary: np.ndarray, seed: int) -> Iterator[LlmRequest]:
-    """The file's lines in turn, endlessly; from the second time through, each starts with a token drawn anew, so
-    that no prefix cache answers it from its first time."""
+    """The file's lines in turn, endlessly; from the second time through, each with a token drawn anew right after
+    the head every line shares (a chat template's system prompt), so that a prefix cache answers the head, as a
+    server's does for its users, and never the rest from an earlier time through."""
     encoded = [(encode(line).astype(np.int64), line.output_tokens) for line in lines]
+    head = shared_head([prompt for prompt, _ in encoded])
     rng = np.random.default_rng(seed)
     for turn in range(1 << 62):
         for prompt, output in encoded:
             lead = rng.choice(vocabulary, 1).astype(np.int64) if turn else np.array([], dtype=np.int64)
-            yield LlmRequest(np.concatenate([lead, prompt]), output)
+            yield LlmRequest(np.concatenate([prompt[:head], lead, prompt[head:]]), output)
+
+
+def shared_head(prompts: list[np.ndarray]) -> int:
+    """How many tokens every prompt begins with alike, short of the shortest prompt's whole (0 for one prompt)."""
+    if len(prompts) < 2:
+        return 0
+    shortest = min(p.size for p in prompts)
+    stacked = np.stack([p[:shortest] for p in prompts])
+    differs = np.flatnonzero((stacked != stacked[0]).any(axis=0))
+    return int(differs[0]) if differs.size else shortest - 1
