@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-RESULTS_SCHEMA_VERSION = 17
+RESULTS_SCHEMA_VERSION = 18
 
 
 class FileKind(str, Enum):
@@ -88,6 +88,7 @@ UPGRADES = {
           for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
         "UPDATE points SET ended = 'unsettled' WHERE ended = 'capped'"),
     16: (),  # v17: an LLM trial's output is counted from its window's opening until its last timed request ended
+    17: (),  # v18: an LLM setting's trials run on one pipeline kept from the first (ov_tuner.workloads.llm.kept)
 }
 
 

@@ -28,6 +28,7 @@ from ov_tuner.workloads.llm.answer import (
 )
 from ov_tuner.workloads.llm.fits import check_load_fits
 from ov_tuner.workloads.llm.ir import served_model
+from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import (
@@ -59,12 +60,12 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     check_load_fits(model, Path(served.path), spec.load)
     folders = _weights(served, spec.space, making)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
-    with LlmStore(spec.out) as store:
+    with LlmStore(spec.out) as store, KeptPipelines() as pipelines:
         store.claim(environment(ModelSource(Path(model.path), model.sha256)), FileKind.LLM)
         store.claim_llm(job)
         if store.llm_roofline() is None:
             store.add_llm_roofline(_roofline(runtime.core, spec, folders))
-        workload = LlmWorkload(spec, job, store, folders, seen)
+        workload = LlmWorkload(spec, job, store, folders, seen, pipelines)
         drive(workload, stop)
         return workload.answer()
 

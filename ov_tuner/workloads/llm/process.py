@@ -1,5 +1,7 @@
 """An LLM trial in a process of its own: `python -m ov_tuner.workloads.llm.process RESULT.json` reads the trial to run
-(JSON on standard input), runs it (ov_tuner.workloads.llm.trial.run_trial) and writes the trial to RESULT.json.
+(JSON on standard input), runs it (ov_tuner.workloads.llm.trial.run_trial) and writes the trial to RESULT.json; or,
+asked to keep its pipeline (ov_tuner.workloads.llm.kept), runs a trial for each load it then reads, saying DONE after
+each.
 
 Why a process: a setting can end the process that runs it (with GenAI 2026.4.1 a u4 KV cache died in free() on a
 CPU here), which no exception handler catches; in a child, the run goes on and the setting is a failed trial with the
@@ -24,7 +26,7 @@ import numpy as np
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
 
 _ARRAYS = ("ttft_ms", "tpot_ms")
-TRIAL, OUTPUTS, TEXT = "trial", "outputs", "text"
+TRIAL, OUTPUTS, TEXT, KEPT = "trial", "outputs", "text", "kept"
 # The most characters of a dead child's last line kept in the failed trial's reason.
 SAID_CHARS = 160
 
@@ -100,6 +102,8 @@ def trial_of(data: dict[str, Any]) -> LlmTrial:
 
 # The line an instance's child prints once its first request is done; it then waits for a line on its input.
 READY = "ov-tuner: ready"
+# The line a kept pipeline's child prints once a trial's result is written; it then waits for the next load.
+DONE = "ov-tuner: done"
 
 
 def _ready() -> None:
@@ -117,12 +121,33 @@ def _child(result: Path) -> None:
     model, setting = LlmModel.from_stored(asked["model"]), LlmSetting(**asked["setting"])
     load = LlmLoad.from_stored(asked["load"])
     found: LlmTrial | LlmOutputs
+    if asked["task"] == KEPT:
+        _kept(model, asked["device"], setting, load, result)
+        return
     if asked["task"] == TRIAL:
         found = run_trial(model, asked["device"], setting, load, _ready if asked.get("cpus") else lambda: None)
     else:
         checked = LlmModel.from_stored(asked["reference"]) if asked["task"] == OUTPUTS else None
         found = greedy_outputs(model, asked["device"], setting, load, checked)
     result.write_text(json.dumps(trial_json(found) if isinstance(found, LlmTrial) else asdict(found)))
+
+
+def _kept(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad, result: Path) -> None:
+    """Build the pipeline once, then run a trial for each load read from standard input (a line of JSON each) until
+    it closes, writing each trial to `result` and saying DONE (a pipeline the device refuses: each trial its error)."""
+    from ov_tuner.devices.native import ov_error_text
+    from ov_tuner.workloads.llm.trial import Served, serve, trial_on
+
+    served: Served | None = None
+    try:
+        served = serve(model, device, setting, load)
+    except RuntimeError as e:
+        refused = LlmTrial(setting, error=ov_error_text(e))
+    for line in sys.stdin:
+        asked = LlmLoad.from_stored(json.loads(line))
+        trial = refused if served is None else trial_on(served, setting, asked)
+        result.write_text(json.dumps(trial_json(trial)))
+        print(DONE, flush=True)
 
 
 if __name__ == "__main__":

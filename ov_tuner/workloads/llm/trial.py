@@ -1,14 +1,15 @@
-"""One LLM trial: a fresh GenAI continuous-batching pipeline at one setting, driven step by step under the users'
-load, every counted request timed from its arrival to its first token and to its last.
+"""One LLM trial: a GenAI continuous-batching pipeline at one setting (fresh, or kept from the setting's last trial:
+ov_tuner.workloads.llm.kept), driven step by step under the users' load, every counted request timed from its arrival
+to its first token and to its last.
 
 Why step by step: a server's scheduler (GenAI's own, OVMS's) adds requests as they arrive and runs one step of the
 batch at a time; this loop is that server, so time to first token includes the wait for a step, as a user's does.
-The fresh pipeline's first request (model build, compile, cache allocation) is timed alone and counted nowhere
-else; then `lead_in_s` of the same load (in a closed loop, at least until every user's first request has ended), not
-counted; then a window of `seconds` (ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that arrive in it
-are timed. The load goes on until every timed request has ended, so the last of them do not run on an emptier server
-than the first; what the server produced from the window's opening until then is its throughput. What is left in
-flight is cancelled.
+A fresh pipeline's first request (model build, compile, cache allocation) is timed alone and counted nowhere else;
+then, in each trial, `lead_in_s` of the same load (in a closed loop, at least until every user's first request has
+ended), not counted; then a window of `seconds` (ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that
+arrive in it are timed. The load goes on until every timed request has ended, so the last of them do not run on an
+emptier server than the first; what the server produced from the window's opening until then is its throughput. What
+is left in flight is cancelled.
 Output lengths are held with min_new_tokens and ignore_eos.
 """
 
@@ -99,6 +100,25 @@ class LoadTally:
     window_context_tokens: int = 0  # over those steps, the context of every request in flight
 
 
+@dataclass
+class Served:
+    """A pipeline built for trials: the stream of requests it sends (one across all its trials, so that a kept
+    pipeline's prefix cache never meets a request it has seen), the seconds its build took and its first request's
+    milliseconds (alone, counted nowhere else)."""
+
+    pipe: object
+    requests: Iterator[LlmRequest]
+    load_s: float
+    first_request_ms: float
+
+
+def serve(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> Served:
+    """A fresh pipeline at `setting` with its first request done (RuntimeError where the device refuses it)."""
+    pipe, load_s = open_pipeline(model.path, setting, device)
+    requests = requests_for(pipe, model, load)
+    return Served(pipe, requests, load_s, _first_request(pipe, next(requests)))
+
+
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
               ready: Callable[[], None] = lambda: None) -> LlmTrial:
     """`setting` under `load`: a fresh pipeline, its first request alone, the lead-in, the counted window. A setting
@@ -106,15 +126,22 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
     setting can end the process (GenAI 2026.4.1's u4 KV cache did), which no trial can catch. `ready` is called once
     the first request is done and returns when the load may begin (several instances begin theirs together)."""
     try:
-        pipe, load_s = open_pipeline(model.path, setting, device)
-        requests = requests_for(pipe, model, load)
-        first_ms = _first_request(pipe, next(requests))
-        ready()
-        _reset_peak_memory()
-        tally, usage = run_load(pipe, load, requests)
+        served = serve(model, device, setting, load)
     except RuntimeError as e:
         return LlmTrial(setting, error=ov_error_text(e))
-    metrics = pipe.get_metrics()  # type: ignore[attr-defined]
+    ready()
+    return trial_on(served, setting, load)
+
+
+def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
+    """`load` on a pipeline already built (and warm: its first request, perhaps trials, done): the lead-in, the
+    counted window; the pipeline's build and first request as its own."""
+    _reset_peak_memory()
+    try:
+        tally, usage = run_load(served.pipe, load, served.requests)
+    except RuntimeError as e:
+        return LlmTrial(setting, error=ov_error_text(e))
+    metrics = served.pipe.get_metrics()  # type: ignore[attr-defined]
     return LlmTrial(setting, ttft_ms=np.array(tally.ttft_ms), tpot_ms=np.array(tally.tpot_ms),
                     output_tokens=tally.output_tokens, prompt_tokens=tally.prompt_tokens,
                     wall_s=max(tally.last_end - tally.first_arrival, 0.0), window_s=tally.counted_s,
@@ -122,7 +149,7 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                     window_steps=tally.window_steps, window_prompt_tokens=tally.window_prompt_tokens,
                     window_context_tokens=tally.window_context_tokens,
                     kv_cache_bytes=int(metrics.kv_cache_size_in_bytes), max_cache_usage=usage,
-                    peak_rss_bytes=_peak_memory(), first_request_ms=first_ms, load_s=load_s)
+                    peak_rss_bytes=_peak_memory(), first_request_ms=served.first_request_ms, load_s=served.load_s)
 
 
 def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,

@@ -4,9 +4,10 @@ then the walk to the most users the answer and each baseline serve within the bu
 Every trial is stored as it ends; a rerun of the same command resumes (the search skips what is stored, the rounds
 and walks go on from what they stored); Ctrl-C stops after the trial under way.
 
-Every trial runs in a process of its own (ov_tuner.workloads.llm.process), builds a fresh pipeline and sends the same
-requests (drawn from the load's seed), so settings are compared on the same work; a pipeline's prefix cache dies
-with it, so no trial is helped by another's.
+Trials run in child processes (ov_tuner.workloads.llm.process), each setting's on a pipeline kept across its trials
+(ov_tuner.workloads.llm.kept), as a server keeps its pipeline from one load to the next; every setting sends the same
+stream of requests (drawn from the load's seed), never one its pipeline has seen, so no prefix cache answers from an
+earlier trial.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from ov_tuner.workloads.llm.answer import (
     walk_windows,
 )
 from ov_tuner.workloads.llm.harness import harness_trial
-from ov_tuner.workloads.llm.process import outputs_in_process, trial_in_process
+from ov_tuner.workloads.llm.kept import KeptPipelines
+from ov_tuner.workloads.llm.process import outputs_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import (
     SCHEDULER_DEFAULT,
@@ -85,6 +87,7 @@ class LlmWorkload:
     store: LlmStore
     folders: dict[str | None, LlmModel]
     seen: Seen
+    pipelines: KeptPipelines
 
     def search(self) -> Steps:
         """The baselines, then every setting of the space, each once (a resumed run skips what is stored); then
@@ -185,8 +188,8 @@ class LlmWorkload:
         spec = self.spec
         users, rate = (None, None) if at is None else self._walked(at)
         load = spec.load if at is None else self._load_at(at)
-        trial = replace(trial_in_process(self.folders[setting.weights], spec.device, setting, load), pass_number=number,
-                        users=users, rate=rate)
+        trial = replace(self.pipelines.trial(self.folders[setting.weights], spec.device, setting, load),
+                        pass_number=number, users=users, rate=rate)
         if setting == SCHEDULER_DEFAULT and trial.error and not self.store.llm_trials():
             raise ModelError(f"{spec.device} cannot run {self.job.model.path} with GenAI: {trial.error}")
         self.store.add_llm_trial(trial)
