@@ -11,7 +11,7 @@ before counting. Isolation is kept: a child that ends (a setting GenAI dies on) 
 and the next trial of that setting builds a fresh one. Several instances are a trial of processes of their own
 (ov_tuner.workloads.llm.instances), not kept.
 
-Why at most KEPT pipelines, fewer where memory is short: a walk alternates the answer, the fastest and the two
+Why at most KEPT_PIPELINES, fewer where memory is short: a walk alternates the answer, the fastest and the two
 baselines; more kept would only hold memory (the search's settings are each tried once). Before a new child starts,
 the least recently used are closed until the host's available memory holds another pipeline as large as the
 largest kept.
