@@ -252,7 +252,6 @@ def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tup
                 tally.first_arrival = min(tally.first_arrival, at)
         if not pipe.has_non_finished_requests():  # type: ignore[attr-defined]
             if window.over(now) and not pending_counted:
-                tally.counted_s = now - window.opens
                 break
             time.sleep(max(min(arrivals.next_at() - now, 0.01), 0.0))
             continue
@@ -281,8 +280,8 @@ def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tup
                     pending_counted -= 1
                     _count(tally, flight, now)
         if window.over(now) and not pending_counted:
-            tally.counted_s = now - window.opens
             break
+    tally.counted_s = now - window.opens
     _cancel(pipe, flights)
     return tally, usage
 
