@@ -4,6 +4,7 @@ pairs of alternating order, at several user counts: output tokens a second, p90 
 with an interval, and what a trial costs in wall time. Run by hand (minutes), not in the tests.
 
     .venv/bin/python scripts/bench_kept.py models/SmolLM2-135M-Instruct.Q4_1.gguf [--users 8,12,16] [--pairs 3]
+    python scripts/bench_kept.py smollm2-shape.gguf --prompts none --users 16,32   # the lent 16-core machine
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ def main() -> None:
     parser.add_argument("model", type=Path)
     parser.add_argument("--users", default="8,12,16")
     parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--prompts", type=Path, default=Path("scripts/demo_prompts.jsonl"))
+    parser.add_argument("--prompts", default="scripts/demo_prompts.jsonl",
+                        help="a prompts file, or 'none': generated prompts of 64-512 tokens and outputs of 32-64 (for "
+                             "a model without a chat template: scripts/llm_model.py's)")
     args = parser.parse_args()
     model = served_model(read_llm(args.model))
-    base = LlmLoad(users=8, prompts_file=str(args.prompts), seconds=2.0, lead_in_s=0.5)
+    base = LlmLoad(users=8, prompts_file=None if args.prompts == "none" else args.prompts, prompt_tokens=(64, 512),
+                   output_tokens=(32, 64), seconds=2.0, lead_in_s=0.5)
     seen: dict[str, list[tuple[LlmTrial, float]]] = {"fresh": [], "kept": []}
     with KeptPipelines() as kept:
         for number in range(args.pairs):
