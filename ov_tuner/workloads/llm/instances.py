@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.workloads.llm.process import READY, TRIAL, asked_json, child_command, ended, trial_of
+from ov_tuner.workloads.llm.process import READY, TRIAL, asked_json, child_command, ended, trial_of, wait_for_line
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting, LlmTrial
 
 
@@ -79,11 +79,7 @@ def _begin_together(children: list[subprocess.Popen[str]]) -> str:
     else how one that did not say so ended (the others are let go to end as they will)."""
     failed = ""
     for child in children:
-        assert child.stdout is not None
-        line = child.stdout.readline()
-        while line and line.strip() != READY:
-            line = child.stdout.readline()
-        if not line:
+        if not wait_for_line(child, READY):
             failed = failed or "an instance ended before its load began"
     for child in children:
         assert child.stdin is not None

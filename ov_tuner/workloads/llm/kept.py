@@ -28,7 +28,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ov_tuner.workloads.llm.instances import instances_trial
-from ov_tuner.workloads.llm.process import DONE, KEPT, asked_json, child_command, ended, trial_of
+from ov_tuner.workloads.llm.process import DONE, KEPT, asked_json, child_command, ended, trial_of, wait_for_line
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting, LlmTrial
 
 # The most pipelines kept at once.
@@ -54,16 +54,13 @@ class _Child:
 
     def run(self, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
         """One trial at `load` on the kept pipeline; failed, saying how, where the child ends before it is written."""
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
         try:
             self.process.stdin.write(json.dumps(asdict(load)) + "\n")
             self.process.stdin.flush()
         except BrokenPipeError:
             pass
-        line = self.process.stdout.readline()
-        while line and line.strip() != DONE:
-            line = self.process.stdout.readline()
-        if not line:
+        if not wait_for_line(self.process, DONE):
             code = self.process.wait()
             return LlmTrial(setting, error=ended(subprocess.CompletedProcess(self.process.args, code, "",
                                                                              self.said.read_text())))

@@ -106,6 +106,12 @@ READY = "ov-tuner: ready"
 DONE = "ov-tuner: done"
 
 
+def wait_for_line(child: subprocess.Popen[str], line: str) -> bool:
+    """Read the child's standard output until it says `line` (READY, DONE); False where it ended first."""
+    assert child.stdout is not None
+    return any(read.strip() == line for read in child.stdout)  # stops at the line: the child goes on
+
+
 def _ready() -> None:
     print(READY, flush=True)
     sys.stdin.readline()
