@@ -1,7 +1,10 @@
 """Does a pipeline kept across a setting's trials (ov_tuner.workloads.llm.kept) read what a fresh one reads? Trials
 at the demo's load on a fresh pipeline each (a process each, as before) and on one kept pipeline per setting, in
-pairs of alternating order, at several user counts: output tokens a second, p90 TPOT and TTFT, each side's ratio
-with an interval, and what a trial costs in wall time. Run by hand (minutes), not in the tests.
+pairs of alternating order, at several user counts, each count's pairs one after another (as a walk repeats the loads
+at its edge): the kept pipeline's first trial at a count waits for its new users' first requests, the next go on from
+the requests the last left in flight (ov_tuner.workloads.llm.trial.run_load). Output tokens a second, p90 TPOT and
+TTFT, each side's ratio with an interval, and what a trial costs in wall time. Run by hand (minutes), not in the
+tests.
 
     .venv/bin/python scripts/bench_kept.py models/SmolLM2-135M-Instruct.Q4_1.gguf [--users 8,12,16] [--pairs 3]
     python scripts/bench_kept.py smollm2-shape.gguf --prompts none --users 16,32   # the lent 16-core machine
@@ -41,8 +44,8 @@ def main() -> None:
                    output_tokens=(32, 64), seconds=2.0, lead_in_s=0.5)
     seen: dict[str, list[tuple[LlmTrial, float]]] = {"fresh": [], "kept": []}
     with KeptPipelines() as kept:
-        for number in range(args.pairs):
-            for users in (int(u) for u in args.users.split(",")):
+        for users in (int(u) for u in args.users.split(",")):
+            for number in range(args.pairs):
                 for setting in (SCHEDULER_DEFAULT, PIPELINE_DEFAULT):
                     load = replace(base, users=users)
                     for side in (("fresh", "kept") if (number + users) % 2 else ("kept", "fresh")):

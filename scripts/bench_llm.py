@@ -43,7 +43,7 @@ PASS = """
 import json, sys, time
 import openvino as ov, openvino_genai as g
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
-from ov_tuner.workloads.llm.trial import open_pipeline, requests_for, run_load
+from ov_tuner.workloads.llm.trial import open_pipeline, requests_for, run_load, stop_load
 asked, rounds = json.loads(sys.stdin.readline()), int(sys.argv[1])
 model, load = LlmModel.from_stored(asked["model"]), LlmLoad.from_stored(asked["load"])
 pipe, _ = open_pipeline(model.path, LlmSetting(**asked["setting"]), asked["device"])
@@ -60,7 +60,8 @@ def plain():
         tokens += batch()
     return tokens / (time.perf_counter() - started)
 def ours():
-    tally = run_load(pipe, load, requests)[0]
+    tally, _, left = run_load(pipe, load, requests)
+    stop_load(pipe, left)
     return tally.window_tokens / tally.counted_s
 batch()
 for number in range(rounds):

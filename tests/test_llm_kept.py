@@ -8,9 +8,12 @@ import signal
 from dataclasses import replace
 from pathlib import Path
 
+import openvino_genai
+
 from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.schema import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmLoad, LlmSetting
+from ov_tuner.workloads.llm.trial import serve, trial_on
 
 LOAD = LlmLoad(users=2, seconds=0.3, lead_in_s=0.1, prompt_tokens=(16, 24), output_tokens=(8, 8))
 
@@ -28,6 +31,23 @@ def test_a_kept_pipeline_runs_a_settings_trials_one_after_another_built_once(tin
     # one build and one first request, which both trials report as their pipeline's
     assert trials[0].load_s == trials[1].load_s > 0 and trials[0].first_request_ms == trials[1].first_request_ms
     assert process.returncode is not None  # type: ignore[attr-defined]  # ended with the run
+
+
+def test_a_trial_on_a_kept_pipeline_goes_on_from_the_users_requests_its_last_left_in_flight(tiny_gguf: Path) -> None:
+    served = serve(read_llm(tiny_gguf), "CPU", SCHEDULER_DEFAULT, LOAD)
+    first = trial_on(served, SCHEDULER_DEFAULT, replace(LOAD, users=3))
+    left = served.paused
+    # every user has its next request in flight, none of them timed
+    assert first.ok and sorted(f.user for f in left) == [0, 1, 2] and not any(f.counted for f in left)
+    second = trial_on(served, SCHEDULER_DEFAULT, replace(LOAD, users=2))
+    assert second.ok and sorted(f.user for f in served.paused) == [0, 1]
+    # users 0 and 1's went on to their end in it; user 2's was cancelled by the trial that no longer had user 2
+    status = openvino_genai.GenerationStatus
+    assert [f.handle.get_status() for f in left] == [  # type: ignore[attr-defined]
+        status.CANCEL if f.user == 2 else status.FINISHED for f in left]
+    # the requests sent since are numbered after those it went on from: every request has a number of its own
+    carried = {id(f) for f in left}
+    assert min(f.number for f in served.paused if id(f) not in carried) > max(f.number for f in left)
 
 
 def test_a_kept_pipeline_whose_process_dies_fails_that_trial_and_the_next_builds_afresh(tiny_gguf: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ov_tuner.workloads.llm.arrivals import CountedWindow
+from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.process import trial_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
@@ -35,6 +35,25 @@ def test_a_window_opens_no_sooner_than_the_lead_in_ends() -> None:
     opened = CountedWindow(LlmLoad(users=0, rate=5.0, lead_in_s=1.0, seconds=2.0), start=0.0)  # an open loop
     for window in (closed, opened):
         assert not window.holds(0.99) and window.holds(1.0) and not window.holds(3.0)
+
+
+def test_users_whose_requests_are_resumed_send_none_at_the_start_and_are_not_waited_for() -> None:
+    load = LlmLoad(users=3, lead_in_s=0.5, seconds=2.0)
+    arrivals = UserArrivals(load, start=0.0, going={0, 1})
+    assert list(arrivals.due(0.0)) == [(2, 0.0)]  # the one user without a request in flight
+    partly = CountedWindow(load, start=0.0, going={0, 1})
+    partly.ended(0, 0.7)
+    assert not partly.holds(0.7)  # user 2's first request, sent at the start, is still running
+    partly.ended(2, 1.2)
+    assert partly.holds(1.2) and not partly.holds(1.19)
+
+
+def test_a_window_on_resumed_requests_alone_opens_at_the_first_to_end_after_the_lead_in() -> None:
+    window = CountedWindow(LlmLoad(users=2, lead_in_s=0.5, seconds=2.0), start=0.0, going={0, 1})
+    window.ended(0, 0.3)  # within the lead-in
+    assert not window.opened(0.6)
+    window.ended(1, 0.8)  # the window's both ends lie where a request has just ended
+    assert window.holds(0.8) and not window.holds(0.79) and window.over(2.8)
 
 
 def test_a_trial_counts_what_the_server_produced_from_its_window_until_its_last_timed_request_ended(

@@ -51,7 +51,8 @@ def llm(
                                            "arriving in it are timed, and what is served from its opening until "
                                            "they end is the throughput.")] = 4.0,
     lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before the window, not counted "
-                                           "(with --users, at least until every user's first request ended).")] = 1.0,
+                                           "(with --users, at least until the first request of every user without "
+                                           "one in flight ended).")] = 1.0,
     ttft_ms: Annotated[float | None, typer.Option(min=0.0, help="Time to first token budget, ms.")] = None,
     tpot_ms: Annotated[float | None, typer.Option(min=0.0, help="Time per output token budget, ms.")] = None,
     percentile: Annotated[float, typer.Option(min=50.0, max=99.9, help="The latency percentile the budget holds "

@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-RESULTS_SCHEMA_VERSION = 18
+RESULTS_SCHEMA_VERSION = 19
 
 
 class FileKind(str, Enum):
@@ -89,6 +89,7 @@ UPGRADES = {
         "UPDATE points SET ended = 'unsettled' WHERE ended = 'capped'"),
     16: (),  # v17: an LLM trial's output is counted from its window's opening until its last timed request ended
     17: (),  # v18: an LLM setting's trials run on one pipeline kept from the first (ov_tuner.workloads.llm.kept)
+    18: (),  # v19: a kept pipeline's trial goes on from the requests its last left in flight
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.schema import Arrival
@@ -13,11 +13,13 @@ from ov_tuner.workloads.llm.schema import LlmLoad
 
 class UserArrivals:
     """When requests arrive: users that send again `think_s` after their answer (closed loop), or times drawn at a
-    rate (open loop, Poisson or evenly spaced)."""
+    rate (open loop, Poisson or evenly spaced). `going`: the users whose request is already in flight (resumed from
+    the pipeline's last trial); the others send at the start."""
 
-    def __init__(self, load: LlmLoad, start: float) -> None:
+    def __init__(self, load: LlmLoad, start: float, going: Collection[int] = ()) -> None:
         self.think_s = load.think_ms / 1000
-        self.ready = {user: start for user in range(load.users)}  # closed loop: when each idle user sends
+        # closed loop: when each idle user sends
+        self.ready = {user: start for user in range(load.users) if user not in going}
         self.times: deque[float] = deque()
         if not load.closed:
             # the open loop's schedule, made as a camera's (one source at the rate), long enough to go on arriving
@@ -47,30 +49,34 @@ class CountedWindow:
     """The `seconds` of a trial whose arrivals are timed; from its opening to the trial's end, what the server
     produced is counted.
 
-    It opens once the lead-in is over and, in a closed loop, once every user's first request has ended: the users
-    all send their first at the start, so until then the server runs one wave of requests begun together, not the
-    load's steady state. Throughput is every request's output tokens (and the requests ended) from the opening until
-    the last timed request has ended, the load going on throughout, over that time. Both ends lie where a request
-    has just ended, so where requests run in lockstep (one length, every prompt in one step) the count holds whole
-    cycles; ending the count at the window's close instead counted a cycle's costly prefill step more often than it
-    comes (the window opens just before one), and read SmolLM2 12% under GenAI's own `generate()` on one pipeline
-    with 4 s windows (scripts/bench_llm.py, docs/llm.md). Counting only the timed requests' output, over the time
-    from the first to arrive to the last to end, stretches the divisor by a request's length: on the demo's model at
-    64 users, where a request took about 2 s, that read 942-965 tokens/s over a 2 s window against 2090-2118 over an
-    8 s one."""
+    It opens once the lead-in is over and, in a closed loop, once the first request of every user that sent it at
+    the start has ended: until then the server runs one wave of requests begun together, not the load's steady
+    state. A user whose request was resumed from the pipeline's last trial (`going`) sent none at the start; where
+    every user's was, the server is in its steady state from the start, and the window opens at the first request
+    to end once the lead-in is over. Throughput is every request's output tokens (and the requests ended) from the
+    opening until the last timed request has ended, the load going on throughout, over that time. Both ends lie
+    where a request has just ended, so where requests run in lockstep (one length, every prompt in one step) the
+    count holds whole cycles; ending the count at the window's close instead counted a cycle's costly prefill step
+    more often than it comes (the window opens just before one), and read SmolLM2 12% under GenAI's own
+    `generate()` on one pipeline with 4 s windows (scripts/bench_llm.py, docs/llm.md). Counting only the timed
+    requests' output, over the time from the first to arrive to the last to end, stretches the divisor by a
+    request's length: on the demo's model at 64 users, where a request took about 2 s, that read 942-965 tokens/s
+    over a 2 s window against 2090-2118 over an 8 s one."""
 
-    def __init__(self, load: LlmLoad, start: float) -> None:
+    def __init__(self, load: LlmLoad, start: float, going: Collection[int] = ()) -> None:
         self.seconds = load.seconds
         self.lead_in_ends = start + load.lead_in_s
-        self.waiting = set(range(load.users))  # closed loop: the users whose first request has not ended
-        self.opens = math.inf if self.waiting else self.lead_in_ends
+        # closed loop: the users whose first request, sent at the start, has not ended
+        self.waiting = set(range(load.users)) - set(going)
+        self.opens = math.inf if load.closed else self.lead_in_ends
 
     def ended(self, user: int | None, now: float) -> None:
         """A request of `user` ended at `now` (None: an open loop's)."""
-        if user in self.waiting:
+        was_waiting = user is not None and user in self.waiting
+        if was_waiting:
             self.waiting.discard(user)
-            if not self.waiting:
-                self.opens = max(self.lead_in_ends, now)
+        if math.isinf(self.opens) and not self.waiting and (was_waiting or now >= self.lead_in_ends):
+            self.opens = max(self.lead_in_ends, now)
 
     def holds(self, at: float) -> bool:
         """Whether a request arriving `at` is timed."""

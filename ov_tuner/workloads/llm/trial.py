@@ -5,11 +5,12 @@ to its first token and to its last.
 Why step by step: a server's scheduler (GenAI's own, OVMS's) adds requests as they arrive and runs one step of the
 batch at a time; this loop is that server, so time to first token includes the wait for a step, as a user's does.
 A fresh pipeline's first request (model build, compile, cache allocation) is timed alone and counted nowhere else;
-then, in each trial, `lead_in_s` of the same load (in a closed loop, at least until every user's first request has
-ended), not counted; then a window of `seconds` (ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that
-arrive in it are timed. The load goes on until every timed request has ended, so the last of them do not run on an
-emptier server than the first; what the server produced from the window's opening until then is its throughput. What
-is left in flight is cancelled.
+then, in each trial, `lead_in_s` of the same load (in a closed loop, at least until the first request of every user
+that sent one at the start has ended), not counted; then a window of `seconds`
+(ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that arrive in it are timed. The load goes on until
+every timed request has ended, so the last of them do not run on an emptier server than the first; what the server
+produced from the window's opening until then is its throughput. What is left in flight, none of it timed, is paused:
+a kept pipeline's next trial goes on from it (run_load says why).
 Output lengths are held with min_new_tokens and ignore_eos.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -69,10 +70,12 @@ def open_pipeline(model: str, setting: LlmSetting, device: str) -> tuple[object,
 
 
 @dataclass
-class _Flight:
-    """A request in flight: when it arrived, when its first token came, how many it has, and whether it counts."""
+class Flight:
+    """A request in flight: its number on the pipeline, when it arrived, when its first token came, how many it has,
+    and whether it counts."""
 
     handle: object
+    number: int
     arrived: float
     counted: bool
     user: int | None
@@ -103,13 +106,15 @@ class LoadTally:
 @dataclass
 class Served:
     """A pipeline built for trials: the stream of requests it sends (one across all its trials, so that a kept
-    pipeline's prefix cache never meets a request it has seen), the seconds its build took and its first request's
-    milliseconds (alone, counted nowhere else)."""
+    pipeline's prefix cache never meets a request it has seen), the seconds its build took, its first request's
+    milliseconds (alone, counted nowhere else), and the users' requests its last trial left in flight, paused until
+    the next resumes them."""
 
     pipe: object
     requests: Iterator[LlmRequest]
     load_s: float
     first_request_ms: float
+    paused: list[Flight] = field(default_factory=list)
 
 
 def serve(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> Served:
@@ -135,10 +140,11 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
 
 def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     """`load` on a pipeline already built (and warm: its first request, perhaps trials, done): the lead-in, the
-    counted window; the pipeline's build and first request as its own."""
+    counted window; the pipeline's build and first request as its own. The users' requests its last trial left in
+    flight go on (ov_tuner.workloads.llm.trial.run_load), and those this trial leaves are paused for the next."""
     _reset_peak_memory()
     try:
-        tally, usage = run_load(served.pipe, load, served.requests)
+        tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused)
     except RuntimeError as e:
         return LlmTrial(setting, error=ov_error_text(e))
     metrics = served.pipe.get_metrics()  # type: ignore[attr-defined]
@@ -229,30 +235,40 @@ def _first_request(pipe: object, request: LlmRequest) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tuple[LoadTally, float]:
-    """The load's arrivals, steps and endings until every counted request has ended; the tally and the highest
-    share of the KV cache in use (percent)."""
+def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest],
+             paused: Sequence[Flight] = ()) -> tuple[LoadTally, float, list[Flight]]:
+    """The load's arrivals, steps and endings until every counted request has ended; the tally, the highest share
+    of the KV cache in use (percent) and the requests left in flight (none counted: end them with `stop_load`, or
+    pass them to the next run on this pipeline as `paused`).
+
+    Why resume: a closed loop whose users each have a request in flight is in its steady state, so a trial that
+    goes on from the last (a kept pipeline's) waits out its lead-in alone, not a wave of first requests sent
+    together (ov_tuner.workloads.llm.arrivals.CountedWindow): on the demo's load that wave took a request's length,
+    about as long as the counted window. A user beyond this load's count has its request ended; a user without one
+    sends at the start; an open loop resumes none."""
     import openvino_genai
 
     finished = openvino_genai.GenerationStatus.FINISHED
     start = time.perf_counter()
-    arrivals, window = UserArrivals(load, start), CountedWindow(load, start)
-    flights: list[_Flight] = []
-    tally, usage, number, pending_counted = LoadTally(), 0.0, 1, 0
+    flights = _resumed(paused, load)
+    going = {f.user for f in flights if f.user is not None}
+    arrivals, window = UserArrivals(load, start, going), CountedWindow(load, start, going)
+    tally, usage, pending_counted = LoadTally(), 0.0, 0
+    number = max((f.number for f in paused), default=0) + 1  # a request's number is its own on the pipeline
     while True:
         now = time.perf_counter()
         for user, at in list(arrivals.due(now)):
             counted = window.holds(at)
             request = next(requests)
-            flights.append(_Flight(_add(pipe, number, request), at, counted, user, request.prompt.size))
+            flights.append(Flight(_add(pipe, number, request), number, at, counted, user, request.prompt.size))
             number += 1
             pending_counted += counted
             if counted:
                 tally.prompt_tokens += request.prompt.size
                 tally.first_arrival = min(tally.first_arrival, at)
+        if window.over(now) and not pending_counted:
+            break  # after the arrivals: every user that sends now has its request in flight, to pause
         if not pipe.has_non_finished_requests():  # type: ignore[attr-defined]
-            if window.over(now) and not pending_counted:
-                break
             time.sleep(max(min(arrivals.next_at() - now, 0.01), 0.0))
             continue
         pipe.step()  # type: ignore[attr-defined]
@@ -279,14 +295,11 @@ def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest]) -> tup
                 if flight.counted:
                     pending_counted -= 1
                     _count(tally, flight, now)
-        if window.over(now) and not pending_counted:
-            break
     tally.counted_s = now - window.opens
-    _cancel(pipe, flights)
-    return tally, usage
+    return tally, usage, flights
 
 
-def _count(tally: LoadTally, flight: _Flight, now: float) -> None:
+def _count(tally: LoadTally, flight: Flight, now: float) -> None:
     tally.ttft_ms.append((flight.first - flight.arrived) * 1000)
     if flight.tokens > 1:
         tally.tpot_ms.append((now - flight.first) * 1000 / (flight.tokens - 1))
@@ -294,8 +307,19 @@ def _count(tally: LoadTally, flight: _Flight, now: float) -> None:
     tally.last_end = max(tally.last_end, now)
 
 
-def _cancel(pipe: object, flights: list[_Flight]) -> None:
-    """End the requests that are not counted, so the pipeline is left with nothing in flight."""
+def _resumed(paused: Sequence[Flight], load: LlmLoad) -> list[Flight]:
+    """The paused requests of users this load has (a closed loop's), the others cancelled (the next step ends them)."""
+    kept = []
+    for flight in paused:
+        if flight.user is not None and flight.user < load.users:
+            kept.append(flight)
+        else:
+            flight.handle.cancel()  # type: ignore[attr-defined]
+    return kept
+
+
+def stop_load(pipe: object, flights: Sequence[Flight]) -> None:
+    """End the requests a run left in flight, so the pipeline is left with nothing in flight."""
     for flight in flights:
         flight.handle.cancel()  # type: ignore[attr-defined]
     while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
