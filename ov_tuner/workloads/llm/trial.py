@@ -135,7 +135,10 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
     except RuntimeError as e:
         return LlmTrial(setting, error=ov_error_text(e))
     ready()
-    return trial_on(served, setting, load)
+    trial = trial_on(served, setting, load)
+    if trial.ok:
+        stop_load(served.pipe, served.paused)  # GenAI reports blocks leaked by a pipeline ended with requests in flight
+    return trial
 
 
 def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
