@@ -68,7 +68,7 @@ def test_the_results_file_keeps_the_box_and_refuses_another(tiny_model: Path, tm
     assert load_results(out).environment.box.quota_cpus == 0.5  # type: ignore[union-attr]
     done = ov_tuner("sweep", str(tiny_model), "--streams", "1", "--nireq", "1", "--seconds", "0.1", "--out", str(out),
                     "--no-baselines", "--no-confirm", "--no-accuracy", "--precision", "fp32")
-    assert_one_line(done, "quota 0.5 CPUs) vs now", "sweep into a new --out file")
+    assert_one_line(done, "quota 0.5 CPUs) vs now", "tune into a new --out file")
 
 
 def quota_parent() -> Path:

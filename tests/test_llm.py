@@ -647,6 +647,22 @@ def test_a_v9_llm_file_is_read_with_its_outputs_and_no_logits_cosine(llm_db: Pat
     assert code == 0 and "logits choosing the first token not compared" in shown
 
 
+def test_an_llm_file_of_a_newer_ov_tuner_is_refused_in_one_line_that_names_no_sweep(llm_db: Path,
+                                                                                    tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION
+
+    newer = tmp_path / "newer.db"
+    shutil.copy(llm_db, newer)
+    with sqlite3.connect(newer) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(RESULTS_SCHEMA_VERSION + 1),))
+    code, _, err = _cli("show", str(newer))
+    assert code != 0 and err.count("\n") == 1 and "sweep" not in err, err
+    assert f"v{RESULTS_SCHEMA_VERSION + 1}; this ov-tuner reads up to v{RESULTS_SCHEMA_VERSION}" in err, err
+
+
 @pytest.mark.parametrize(("tpot_ms", "limited"), [(2.0, False), (22.0, True)])
 def test_a_harness_that_takes_most_of_the_budget_alone_says_it_may_have_set_the_users(tpot_ms: float,
                                                                                      limited: bool) -> None:

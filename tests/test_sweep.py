@@ -129,7 +129,7 @@ def test_a_file_from_another_model_is_refused_and_kept(tiny_model: Path, swept_d
                                                        batch_one_only_model: Path) -> None:
     out = tmp_path / "r.db"
     out.write_bytes(swept_db.read_bytes())
-    with pytest.raises(IncompatibleResultsError, match=r"model_sha256.*sweep into a new results file"):
+    with pytest.raises(IncompatibleResultsError, match=r"model_sha256.*tune into a new results file"):
         run_sweep(quick_spec(batch_one_only_model, out))
     assert len(load_results(out).points) == 16
 

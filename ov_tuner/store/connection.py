@@ -87,7 +87,7 @@ class Connection:
         if version is not None and version > RESULTS_SCHEMA_VERSION:
             raise IncompatibleResultsError(
                 f"{self.path} has results schema v{version}; this ov-tuner reads up to v{RESULTS_SCHEMA_VERSION}. "
-                f"Upgrade ov-tuner, or sweep into a new {Input.RESULTS} file"
+                f"Upgrade ov-tuner, or tune into a new {Input.RESULTS} file"
             )
         return version
 

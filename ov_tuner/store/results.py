@@ -71,7 +71,7 @@ class ResultStore(MoreRecords):
             detail = ", ".join(f"{k} {_bounds(stored) if k == 'box' else repr(getattr(stored, k))} vs now "
                                f"{_bounds(env) if k == 'box' else repr(getattr(env, k))}" for k in differing)
             raise IncompatibleResultsError(
-                f"{self.path} holds results measured elsewhere ({detail}); sweep into a new {Input.RESULTS} file"
+                f"{self.path} holds results measured elsewhere ({detail}); tune into a new {Input.RESULTS} file"
             )
 
     def record_quantization(self, record: Quantization) -> None:
