@@ -22,7 +22,7 @@ from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmLoad, LlmTrial
-from ov_tuner.workloads.llm.trial import Served, serve, stop_load, trial_on
+from ov_tuner.workloads.llm.trial import Served, serve, trial_on
 
 FIGURES = {"tokens/s": lambda t: t.tokens_per_s, "p90 TPOT": lambda t: t.tpot_at(90),
            "p90 TTFT": lambda t: t.ttft_at(90)}
@@ -30,8 +30,7 @@ FIGURES = {"tokens/s": lambda t: t.tokens_per_s, "p90 TPOT": lambda t: t.tpot_at
 
 def afresh(served: Served, load: LlmLoad) -> LlmTrial:
     """A trial on `served` whose users all send their first request at its start: what its last left is ended."""
-    stop_load(served.pipe, served.paused)
-    served.paused = []
+    served.stop()
     return trial_on(served, SCHEDULER_DEFAULT, load)
 
 

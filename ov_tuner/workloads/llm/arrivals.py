@@ -72,7 +72,7 @@ class CountedWindow:
 
     def ended(self, user: int | None, now: float) -> None:
         """A request of `user` ended at `now` (None: an open loop's)."""
-        was_waiting = user is not None and user in self.waiting
+        was_waiting = user in self.waiting
         if was_waiting:
             self.waiting.discard(user)
         if math.isinf(self.opens) and not self.waiting and (was_waiting or now >= self.lead_in_ends):

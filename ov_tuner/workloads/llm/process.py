@@ -142,7 +142,7 @@ def _kept(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad, resu
     """Build the pipeline once, then run a trial for each load read from standard input (a line of JSON each) until
     it closes, writing each trial to `result` and saying DONE (a pipeline the device refuses: each trial its error)."""
     from ov_tuner.devices.native import ov_error_text
-    from ov_tuner.workloads.llm.trial import Served, serve, stop_load, trial_on
+    from ov_tuner.workloads.llm.trial import Served, serve, trial_on
 
     served: Served | None = None
     try:
@@ -155,7 +155,7 @@ def _kept(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad, resu
         result.write_text(json.dumps(trial_json(trial)))
         print(DONE, flush=True)
     if served is not None:
-        stop_load(served.pipe, served.paused)  # the requests the last trial left in flight, ended with the pipeline
+        served.stop()
 
 
 if __name__ == "__main__":

@@ -116,6 +116,12 @@ class Served:
     first_request_ms: float
     paused: list[Flight] = field(default_factory=list)
 
+    def stop(self) -> None:
+        """End the requests its last trial left in flight: a trial after it starts its users afresh, and a pipeline
+        closed so leaks no KV blocks (GenAI reports those on standard error)."""
+        stop_load(self.pipe, self.paused)
+        self.paused = []
+
 
 def serve(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> Served:
     """A fresh pipeline at `setting` with its first request done (RuntimeError where the device refuses it)."""
@@ -137,14 +143,14 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
     ready()
     trial = trial_on(served, setting, load)
     if trial.ok:
-        stop_load(served.pipe, served.paused)  # GenAI reports blocks leaked by a pipeline ended with requests in flight
+        served.stop()
     return trial
 
 
 def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     """`load` on a pipeline already built (and warm: its first request, perhaps trials, done): the lead-in, the
     counted window; the pipeline's build and first request as its own. The users' requests its last trial left in
-    flight go on (ov_tuner.workloads.llm.trial.run_load), and those this trial leaves are paused for the next."""
+    flight go on (run_load says why), and those this trial leaves are paused for the next."""
     _reset_peak_memory()
     try:
         tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused)
