@@ -104,9 +104,19 @@ def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_q4_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same LLaMA with its matrices quantized as a Q4_1 file's (SmolLM2's kind): what a pipeline of one thread
+    runs in tests. With F16 matrices, GenAI 2026.4.1 dies building a pipeline of one thread (SIGFPE) on a Xeon with
+    AMX, at bf16; Q4_1 matrices, or f32 inference, build."""
+    from ov_tuner.workloads.llm.gguf import write_llama_gguf
+
+    return write_llama_gguf(tmp_path_factory.mktemp("llm-q4") / "tiny_q4.gguf", quantized=True)
+
+
+@pytest.fixture(scope="session")
 def llm_db(tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A real `ov-tuner llm` results file: two settings besides GenAI's two defaults, two passes, and the walks to 4
-    users under a budget every setting meets."""
+    """A real `ov-tuner llm` results file: GenAI left alone three ways and 1024 batched tokens (a grid), two
+    passes, and the walks to 4 users under a budget every setting meets."""
     from typer.testing import CliRunner
 
     from ov_tuner.cli import app
@@ -115,6 +125,7 @@ def llm_db(tiny_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = CliRunner().invoke(app, [
         "llm", str(tiny_gguf), "--out", str(db), "--seconds", "0.3", "--lead-in", "0.1", "--users", "2",
         "--prompt-tokens", "8", "--output-tokens", "4", "--batched-tokens", "256,1024", "--kv-precision", "default",
+        "--search", "grid",
         "--passes", "2", "--ttft-ms", "60000", "--most-users", "4"])
     assert done.exit_code == 0, done.output
     return db

@@ -196,15 +196,15 @@ def test_a_trial_whose_process_dies_is_a_failed_trial_saying_how() -> None:
 def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     args = ["llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
-            "default,u8", "--passes", "2", "--ttft-ms", "60000", "--most-users", "8"]
+            "default,u8", "--search", "grid", "--passes", "2", "--ttft-ms", "60000", "--most-users", "8"]
     code, out, err = _cli(*args)
     assert code == 0, err
     with LlmStore(db, create=False) as store:
         trials = store.llm_trials()
     searched = [t for t in trials if t.searched]
-    # the two baselines, then every setting of the grid, each once (256 tokens with the default KV cache is GenAI's
-    # scheduler default, measured already)
-    assert len(searched) == 2 + 2 * 2 - 1 and len(set(t.setting for t in searched)) == len(searched)
+    # the three baselines, then every setting of the grid, each once (256 tokens with the default KV cache is GenAI's
+    # scheduler default, measured already; generated prompts share no prefix, so prefix caching is not searched)
+    assert len(searched) == 3 + 2 * 2 - 1 and len(set(t.setting for t in searched)) == len(searched)
     assert all(t.ok for t in searched)
     passes = [t for t in trials if t.pass_number is not None]
     assert {t.pass_number for t in passes} == {0, 1}
@@ -212,7 +212,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert "deploy " in out and "vs default " in out and "1024 batched tokens, KV cache u8: " in out
     walks = [t for t in trials if t.users is not None]  # the answer's and each baseline's: 4 users met the budget in
     walked = {t.setting for t in walks}  # the rounds, so 8, the most asked, measured again before it is claimed
-    assert {SCHEDULER_DEFAULT, PIPELINE_DEFAULT} <= walked and len(walked) <= 3
+    assert set(BASELINES) <= walked and len(walked) <= 5
     assert all(sorted(t.users or 0 for t in walks if t.setting == s) == [8] * REPEATS for s in walked)
     assert len({t.setting for t in walks[:len(walked)]}) == len(walked)  # walked alternately: one step of each
     assert "8 users or more within the budget" in out
@@ -305,10 +305,10 @@ def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials
                                                                                        tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
-                        "default", "--ttft-ms", "0.001")
+                        "default", "--search", "grid", "--ttft-ms", "0.001")
     assert code == 2 and err.count("\n") == 1 and "no setting met the budget" in err and "the closest gave" in err
     with LlmStore(db, create=False) as store:
-        assert len(store.llm_trials()) == 2
+        assert len(store.llm_trials()) == len(BASELINES)
 
 
 def _trial(setting: LlmSetting, number: int | None, tokens_per_s: float, kv: int = 1000) -> LlmTrial:
@@ -421,7 +421,7 @@ def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_comm
                                                                                              tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     args = ["llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256,1024", "--kv-precision",
-            "default", "--passes", "2", "--no-walk"]
+            "default", "--search", "grid", "--passes", "2", "--no-walk"]
     proc = start_until(args, db, 2, table="llm_trials")
     proc.send_signal(signal.SIGINT)  # the child measuring the third trial ignores it: that trial ends whole
     _, stderr = proc.communicate(timeout=120)
@@ -434,7 +434,7 @@ def test_ctrl_c_finishes_the_trial_under_way_keeps_every_trial_and_the_same_comm
     with LlmStore(db, create=False) as store:
         after = store.llm_trials()
     assert [t.setting for t in after[:len(kept)]] == [t.setting for t in kept]  # kept as they were, then more
-    assert len({t.setting for t in after if t.searched}) == len([t for t in after if t.searched]) == 3
+    assert len({t.setting for t in after if t.searched}) == len([t for t in after if t.searched]) == 4
 
 
 def test_an_open_loop_counts_every_request_that_arrived_in_the_window(tiny_gguf: Path) -> None:
@@ -450,12 +450,11 @@ def test_scheduler_switches_and_plugin_values_join_the_grid(tiny_gguf: Path, tmp
     db = tmp_path / "llm.db"
     code, out, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
                           "default", "--split-fuse", "on,off", "--dq-group-size", "default,0", "--cache-gb", "1",
-                          "--passes", "0")
+                          "--search", "grid", "--passes", "0")
     assert code == 0, err
     with LlmStore(db, create=False) as store:
         searched = {t.setting for t in store.llm_trials() if t.searched}
-    grid = {(s.dynamic_split_fuse, s.dq_group_size, s.cache_gb) for s in searched
-            if s not in (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)}
+    grid = {(s.dynamic_split_fuse, s.dq_group_size, s.cache_gb) for s in searched if s not in BASELINES}
     assert grid == {(True, None, 1), (True, 0, 1), (False, None, 1), (False, 0, 1)}
     assert "split-fuse off, dynamic quantization group 0, KV cache of 1 GB made at once: " in out
     code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), "--split-fuse", "maybe")
@@ -692,14 +691,14 @@ def test_instances_split_the_cores_into_runs_of_neighbours() -> None:
     assert core_shares(list(range(16)), 4) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
 
 
-def test_two_instances_each_pinned_to_its_core_serve_the_users_together(tiny_gguf: Path) -> None:
+def test_two_instances_each_pinned_to_its_core_serve_the_users_together(tiny_q4_gguf: Path) -> None:
     import os
 
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:
         pytest.fail("two instances need two cores; this host lends the tests one")
-    model, load = read_llm(tiny_gguf), LlmLoad(users=4, seconds=0.4, lead_in_s=0.1, prompt_tokens=(8, 8),
-                                               output_tokens=(4, 4))
+    model, load = read_llm(tiny_q4_gguf), LlmLoad(users=4, seconds=0.4, lead_in_s=0.1, prompt_tokens=(8, 8),
+                                                  output_tokens=(4, 4))
     # an instance's process pins itself before OpenVINO loads, then waits until every instance may begin
     with tempfile.TemporaryDirectory() as folder:
         child = subprocess.Popen(child_command(Path(folder) / "r.json"), stdin=subprocess.PIPE,
@@ -745,14 +744,14 @@ def test_more_instances_than_cores_or_with_a_rate_is_one_line(tiny_gguf: Path, t
     assert not (tmp_path / "r.db").exists()
 
 
-def test_the_python_form_of_instances_serves_each_request_on_a_pinned_instance(tiny_gguf: Path,
+def test_the_python_form_of_instances_serves_each_request_on_a_pinned_instance(tiny_q4_gguf: Path,
                                                                                 tmp_path: Path) -> None:
     import os
 
     from ov_tuner.present.llm_forms import llm_python
 
     two = LlmSetting(instances=2)
-    job = dataclasses.replace(JOB, model=read_llm(tiny_gguf), load=LlmLoad(output_tokens=(4, 4)))
+    job = dataclasses.replace(JOB, model=read_llm(tiny_q4_gguf), load=LlmLoad(output_tokens=(4, 4)))
     trials = [_trial(s, r, f + (r or 0)) for r in (None, 0, 1, 2)
               for s, f in ((two, 2000), (SCHEDULER_DEFAULT, 1000), (PIPELINE_DEFAULT, 990))]
     answer = llm_answer(StoredLlm("r.db", None, job, tuple(trials), ()))
@@ -790,13 +789,15 @@ def test_settings_asked_for_are_walked_beside_the_answer_and_a_failed_one_is_not
                                                                                   tmp_path: Path) -> None:
     from ov_tuner.workloads.llm.job import run_llm
     from ov_tuner.workloads.llm.schema import LlmSpace
+    from ov_tuner.workloads.llm.search import LlmSearch
     from ov_tuner.workloads.llm.workload import LlmSpec
 
     chunked, refused = LlmSetting(max_num_batched_tokens=1024), LlmSetting(kv_cache_precision="f32")
     spec = LlmSpec(model=tiny_gguf, out=tmp_path / "r.db",
                    load=LlmLoad(users=2, seconds=0.3, lead_in_s=0.1, prompt_tokens=(8, 8), output_tokens=(4, 4)),
                    budget=LlmBudget(ttft_ms=60000.0), passes=0, most_users=4, also_walk=(chunked, refused),
-                   space=LlmSpace(batched_tokens=(256, 1024), kv_cache_precisions=(None, "f32")))
+                   space=LlmSpace(batched_tokens=(256, 1024), kv_cache_precisions=(None, "f32")),
+                   search=LlmSearch.GRID)
     answer = run_llm(spec, lambda trial: None)
     walked = {w.setting: w for w in answer.walks}
     assert chunked in walked and walked[chunked].served == 4  # every load met a minute's budget, up to the most

@@ -105,7 +105,7 @@ def test_report_holds_the_answer_the_figures_and_every_setting_searched(llm_db: 
     deploy = dict(answer_lines(answer))["deploy"]
     assert f"<td>{html.escape(deploy)}</td>" in page and f"- **deploy**: {deploy}" in markdown
     rows = [html.unescape(r) for r in re.findall(r"<tr><td>([^<]*)</td><td class=num>", page)]
-    assert sorted(rows) == sorted(setting_text(f.setting) for f in answer.searched) and len(rows) == 3
+    assert sorted(rows) == sorted(setting_text(f.setting) for f in answer.searched) and len(rows) == 4
     chosen = answer.answer
     assert chosen is not None
     searched = next(f for f in answer.searched if f.setting == chosen.setting)
@@ -149,7 +149,7 @@ def test_the_rounds_figure_draws_a_line_per_contender_pass_by_pass(answer: LlmAn
     drawn = zip(np.asarray(mine.get_xdata()), np.asarray(mine.get_ydata()), strict=True)
     assert list(drawn) == [pytest.approx(e) for e in expected]
     contenders = {t.setting for t in answer.trials if t.pass_number is not None}
-    assert len(lines) == len(contenders) == 3
+    assert len(lines) == len(contenders) == 4
     assert all(words.baseline_mark_text(b) in lines for b in BASELINES if b != chosen.setting)
 
 

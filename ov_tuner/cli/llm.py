@@ -14,6 +14,7 @@ from ov_tuner.schema import Arrival
 
 if TYPE_CHECKING:
     from ov_tuner.workloads.llm.schema import LlmSpace
+    from ov_tuner.workloads.llm.search import LlmSearch
 
 # The users of a closed loop where neither --users nor --rate is given.
 DEFAULT_USERS = 8
@@ -38,13 +39,17 @@ def llm(
                                         "--users.")] = 0.0,
     arrival: Annotated[Arrival, typer.Option(help="How --rate's requests arrive.")] = Arrival.POISSON,
     think_ms: Annotated[float, typer.Option(min=0.0, help="A user's pause between an answer and its next "
-                                            "request.")] = 0.0,
+                                            "request (in a conversation, its reading time).")] = 0.0,
     prompt_tokens: Annotated[str, typer.Option(help="Prompt length in tokens, or a range drawn uniformly: "
                                                "64-128.")] = "64-128",
     output_tokens: Annotated[str, typer.Option(help="Output length in tokens (held with min_new_tokens and "
                                                "ignore_eos), or a range: 32-64.")] = "32-64",
     prompts: Annotated[Path | None, typer.Option(help="JSONL prompts file, one {\"prompt\": ..., \"output_tokens\": "
                                                  "N} a line, instead of generated prompts.")] = None,
+    conversations: Annotated[Path | None, typer.Option(help="JSONL conversations file: a {\"system\": ...} line, then "
+                                                       "one {\"turns\": [...], \"output_tokens\": N} a line; each "
+                                                       "user sends a conversation's turns in order, each with its "
+                                                       "history and the model's replies (with --users).")] = None,
     shared_prefix: Annotated[int, typer.Option(min=0, help="Tokens every generated prompt begins with alike, to "
                                                "measure what prefix caching gives.")] = 0,
     seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of each trial's counted window: the requests "
@@ -68,8 +73,9 @@ def llm(
     weights: Annotated[str, typer.Option(help="A GenAI folder's weights searched: default (as given), int8, int4 "
                                          "(compressed with NNCF once, kept in ov-tuner's cache).")] = "default",
     split_fuse: Annotated[str, typer.Option(help="dynamic_split_fuse values searched: on, off.")] = "on",
-    prefix_caching: Annotated[str, typer.Option(help="enable_prefix_caching values searched: off, on (with "
-                                                "--shared-prefix, measured for what it gives).")] = "off",
+    prefix_caching: Annotated[str, typer.Option(help="enable_prefix_caching values searched: off, on, or auto (off "
+                                                "and on where requests can begin alike: conversations, a prompts "
+                                                "file, --shared-prefix; else off).")] = "auto",
     dq_group_size: Annotated[str, typer.Option(help="DYNAMIC_QUANTIZATION_GROUP_SIZE values searched (0: off).")]
     = "default",
     cache_gb: Annotated[str, typer.Option(help="SchedulerConfig.cache_size values searched: a KV cache of N GB made "
@@ -77,6 +83,8 @@ def llm(
     instances: Annotated[str, typer.Option(help="Instances of the model searched: N pipelines, each in a process of "
                                            "its own pinned to its share of the cores, the users spread over them "
                                            "(with --users).")] = "1",
+    search: Annotated[str, typer.Option(help="axes: GenAI left alone, then each axis's values on the best setting so "
+                                        "far; grid: every combination of the values searched.")] = "axes",
     passes: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
                                         "at most (0: none; an interval needs 2 or more).")] = 4,
     most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
@@ -91,30 +99,29 @@ def llm(
                                                  "all).")] = 0.9,
 ) -> None:
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
-    the TTFT and TPOT budget, against GenAI left alone (its scheduler default and LLMPipeline's), side by side."""
+    the TTFT and TPOT budget, against GenAI left alone (its scheduler default, LLMPipeline's and OVMS's), side by
+    side."""
     from ov_tuner.present.documents import print_llm
     from ov_tuner.present.words.llm import trial_line
     from ov_tuner.workloads.llm.job import run_llm
     from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmTrial
     from ov_tuner.workloads.llm.workload import LlmSpec
 
-    if passes == 1:
-        raise BadInputError("--passes 1 gives no interval: give 0 for none, or 2 or more")
-    if users is not None and rate > 0:
-        raise BadInputError("give --users N (a closed loop) or --rate R (an open loop), not both")
+    _check(passes, users, rate, prompts, conversations)
     users = 0 if rate > 0 else users or DEFAULT_USERS
     load = LlmLoad(users=users, rate=rate, arrival=arrival, think_ms=think_ms,
                    prompt_tokens=parse_span(prompt_tokens, "--prompt-tokens"),
                    output_tokens=parse_span(output_tokens, "--output-tokens"),
-                   prompts_file=str(prompts) if prompts else None, shared_prefix=shared_prefix, seconds=seconds,
-                   lead_in_s=lead_in)
+                   prompts_file=str(prompts) if prompts else None,
+                   conversations_file=str(conversations) if conversations else None, shared_prefix=shared_prefix,
+                   seconds=seconds, lead_in_s=lead_in)
     space = _space(batched_tokens=batched_tokens, kv_precision=kv_precision, threads=threads,
                    precision_hint=precision_hint, max_seqs=max_seqs, weights=weights, split_fuse=split_fuse,
                    prefix_caching=prefix_caching, dq_group_size=dq_group_size, cache_gb=cache_gb, instances=instances)
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, passes=passes, walk=walk,
                    most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,
-                   min_agreement=min_agreement)
+                   min_agreement=min_agreement, search=_search(search))
 
     def seen(trial: LlmTrial) -> None:
         out.print(trial_line(trial), highlight=False, soft_wrap=True)
@@ -131,6 +138,26 @@ def llm(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
+def _check(passes: int, users: int | None, rate: float, prompts: Path | None, conversations: Path | None) -> None:
+    """The flags that cannot go together, one line each."""
+    if passes == 1:
+        raise BadInputError("--passes 1 gives no interval: give 0 for none, or 2 or more")
+    if users is not None and rate > 0:
+        raise BadInputError("give --users N (a closed loop) or --rate R (an open loop), not both")
+    if conversations is not None and (prompts is not None or rate > 0):
+        raise BadInputError("--conversations are sent by users, each carrying its own: give it with --users, without "
+                            "--prompts or --rate")
+
+
+def _search(text: str) -> LlmSearch:
+    from ov_tuner.workloads.llm.search import LlmSearch
+
+    try:
+        return LlmSearch(text.strip().lower())
+    except ValueError:
+        raise BadInputError(f"--search {text}: give axes or grid") from None
+
+
 def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hint: str, max_seqs: str, weights: str,
            split_fuse: str, prefix_caching: str, dq_group_size: str, cache_gb: str, instances: str) -> LlmSpace:
     """The settings searched, from their flags: each a list of values (default: GenAI's or the plugin's own)."""
@@ -144,7 +171,8 @@ def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hi
         max_seqs=tuple(v for v in parse_values(max_seqs, "--max-seqs", count_above_zero) if v is not None) or (256,),
         weights=parse_values(weights, "--weights", str.lower),
         split_fuse=parse_switches(split_fuse, "--split-fuse"),
-        prefix_caching=parse_switches(prefix_caching, "--prefix-caching"),
+        prefix_caching=() if prefix_caching.strip().lower() == "auto" else parse_switches(prefix_caching,
+                                                                                          "--prefix-caching"),
         dq_group_sizes=parse_values(dq_group_size, "--dq-group-size", whole_number),
         cache_gbs=parse_values(cache_gb, "--cache-gb", count_above_zero),
         instances=tuple(v for v in parse_values(instances, "--instances", count_above_zero) if v is not None) or (1,))

@@ -22,10 +22,10 @@ from ov_tuner.present.plots import save_figure
 from ov_tuner.present.words import llm_report as words
 from ov_tuner.present.words.llm import setting_text
 from ov_tuner.workloads.llm.answer import BASELINES, LlmAnswer
-from ov_tuner.workloads.llm.schema import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmSetting
+from ov_tuner.workloads.llm.schema import OVMS_DEFAULT, PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmSetting
 
 # GenAI left alone, a shape each; the answer ringed. Hollow shapes, so that the point under them shows.
-BASELINE_MARKERS = {SCHEDULER_DEFAULT: "D", PIPELINE_DEFAULT: "s"}
+BASELINE_MARKERS = {SCHEDULER_DEFAULT: "D", PIPELINE_DEFAULT: "s", OVMS_DEFAULT: "^"}
 RING: dict[str, Any] = {"marker": "o", "markersize": 17, "markerfacecolor": "none", "markeredgecolor": DEPLOYED_COLOUR,
         "markeredgewidth": 2.5, "linestyle": ""}
 # The rounds' other contenders: no red, which is the answer's.

@@ -313,7 +313,8 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "device": job.device, "genai_version": job.genai_version,
         "load": {"users": load.users, "rate": load.rate, "arrival": load.arrival.value, "think_ms": load.think_ms,
                  "prompt_tokens": list(load.prompt_tokens), "output_tokens": list(load.output_tokens),
-                 "prompts_file": load.prompts_file, "shared_prefix": load.shared_prefix, "seconds": load.seconds},
+                 "prompts_file": load.prompts_file, "conversations_file": load.conversations_file,
+                 "shared_prefix": load.shared_prefix, "seconds": load.seconds},
         "budget": {"ttft_ms": budget.ttft_ms, "tpot_ms": budget.tpot_ms, "percentile": budget.percentile},
         "answer": None if answer.answer is None else _figures(answer.answer),
         "fastest": None if answer.fastest is None else _figures(answer.fastest),
@@ -361,8 +362,8 @@ def _figures(f: SettingFigures) -> dict[str, Any]:
             "ttft_ms": {f"p{p:g}": v for p, v in zip(PERCENTILES, f.latencies.ttft_ms, strict=True)},
             "tpot_ms": {f"p{p:g}": v for p, v in zip(PERCENTILES, f.latencies.tpot_ms, strict=True)},
             "meets_budget": f.meets, "kv_cache_bytes": f.kv_cache_bytes, "max_cache_usage": f.max_cache_usage,
-            "peak_rss_bytes": f.peak_rss_bytes,
-            "first_request_ms": f.first_request_ms}
+            "peak_rss_bytes": f.peak_rss_bytes, "first_request_ms": f.first_request_ms,
+            "prefix_hit_rate": f.hit_rate if f.setting.enable_prefix_caching else None}
 
 
 def _gain(g: LlmGain) -> dict[str, Any]:

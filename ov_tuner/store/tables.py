@@ -6,7 +6,7 @@ import shlex
 import sqlite3
 from enum import Enum
 
-RESULTS_SCHEMA_VERSION = 19
+RESULTS_SCHEMA_VERSION = 20
 
 
 class FileKind(str, Enum):
@@ -90,6 +90,9 @@ UPGRADES = {
     16: (),  # v17: an LLM trial's output is counted from its window's opening until its last timed request ended
     17: (),  # v18: an LLM setting's trials run on one pipeline kept from the first (ov_tuner.workloads.llm.kept)
     18: (),  # v19: a kept pipeline's trial goes on from the requests its last left in flight
+    19: tuple(  # v20: an LLM trial's prompt tokens the prefix cache answered
+        f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+        for column in ("cached_tokens", "window_cached_tokens")),
 }
 
 
@@ -193,7 +196,8 @@ CREATE TABLE IF NOT EXISTS llm_trials (
     window_s REAL NOT NULL DEFAULT 0, window_tokens INTEGER NOT NULL DEFAULT 0,
     window_requests INTEGER NOT NULL DEFAULT 0, harness INTEGER NOT NULL DEFAULT 0,
     window_steps INTEGER NOT NULL DEFAULT 0, window_prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    window_context_tokens INTEGER NOT NULL DEFAULT 0
+    window_context_tokens INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
+    window_cached_tokens INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS llm_roofline (id INTEGER PRIMARY KEY, figures TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS llm_outputs (

@@ -11,6 +11,7 @@ from ov_tuner.workloads.llm.roofline import Bound, DecodeBound
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
     AGREEMENT_TOKENS,
+    OVMS_DEFAULT,
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
     LlmBudget,
@@ -22,7 +23,8 @@ from ov_tuner.workloads.llm.schema import (
 
 # The most characters of the prompt a reply line quotes.
 ASKED_CHARS = 80
-BASELINE_NAMES = {SCHEDULER_DEFAULT: "GenAI's scheduler default", PIPELINE_DEFAULT: "LLMPipeline's default"}
+BASELINE_NAMES = {SCHEDULER_DEFAULT: "GenAI's scheduler default", PIPELINE_DEFAULT: "LLMPipeline's default",
+                  OVMS_DEFAULT: "OVMS's default"}
 
 
 def setting_text(setting: LlmSetting) -> str:
@@ -62,6 +64,9 @@ def load_text(load: LlmLoad) -> str:
            f"{load.rate:g} requests/s ({load.arrival.value})")
     prompts = f"prompts from {load.prompts_file}" if load.prompts_file else \
         f"prompts {_span(load.prompt_tokens)} tokens, outputs {_span(load.output_tokens)} tokens"
+    if load.conversations_file:
+        who = f"{load.users} users (reading {load.think_ms:g} ms between turns)"
+        prompts = f"conversations from {load.conversations_file}, each turn with its history"
     shared = f", {load.shared_prefix} tokens shared by every prompt" if load.shared_prefix else ""
     return f"{who}, {prompts}{shared}"
 
@@ -84,9 +89,10 @@ def trial_line(trial: LlmTrial) -> str:
                                           f" at {load_amount(trial.walked_at, trial.users is not None)}")
     if not trial.ok:
         return f"{stage:<8}  {what}: failed: {trial.error or 'no request completed'}"
+    hits = f", prefix hits {trial.hit_rate:.0%}" if trial.setting.enable_prefix_caching else ""
     return (f"{stage:<8}  {what}: {trial.tokens_per_s:.0f} tokens/s, "
             f"{trial.requests_per_s:.1f} requests/s, TTFT p90 {trial.ttft_at(90):.1f} ms, "
-            f"TPOT p90 {trial.tpot_at(90):.2f} ms")
+            f"TPOT p90 {trial.tpot_at(90):.2f} ms{hits}")
 
 
 def _latencies(figures: SettingFigures) -> str:
@@ -113,6 +119,9 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
                          f"over {passes} side by side" if answer.passes else
                          f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s (search)"),
               ("latency", _latencies(found))]
+    cached = [(found.setting, found.hit_rate), *((g.baseline, g.figures.hit_rate) for g in answer.gains)]
+    if any(setting.enable_prefix_caching for setting, _ in cached):
+        lines.append(("prefix hits", _hits(cached)))
     for g in answer.gains:
         told = "" if g.ratio.clear else ", no different"
         lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}"))
@@ -138,6 +147,18 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
                               + "; ".join(setting_text(f.setting) for f in answer.pareto)))
     lines.append(("details", f"ov-tuner recommend {answer.results} --format python (the form that runs it)"))
     return lines
+
+
+def _hits(cached: list[tuple[LlmSetting, float]]) -> str:
+    """'64% of prompt tokens answered by the prefix cache; LLMPipeline's default 61%, GenAI's scheduler default off
+    (counted ...)': the answer's first."""
+    def rate(setting: LlmSetting, share: float) -> str:
+        return f"{share:.0%}" if setting.enable_prefix_caching else "off"
+
+    (mine, share), others = cached[0], cached[1:]
+    rest = "".join(f"; {setting_text(s)} {rate(s, h)}" for s, h in others)
+    return (f"{rate(mine, share)} of prompt tokens answered by the prefix cache{rest} (counted from the requests sent "
+            "by GenAI's block rule: GenAI reports no hits)")
 
 
 def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
@@ -221,14 +242,16 @@ BOUND_WORDS = {
 
 def hardware_text(b: DecodeBound) -> str:
     """'each step reads 92.5 MB of weights and 4.1 MB of KV cache (u8), 33 steps/s: 3.2 GB/s, 10% of the 33.1 GB/s
-    this host's cores copy at; 690 tokens/s through the model (prompts and outputs) need 186 GFLOP/s, 61% of the 305
-    GFLOP/s its bf16 matmul runs at; compute-bound...; at this load no setting passes about 380 output tokens/s'."""
+    this host's cores copy at; 690 tokens/s computed (prompts less the prefix cache's hits, and outputs) need 186
+    GFLOP/s, 61% of the 305 GFLOP/s its bf16 matmul runs at; compute-bound...; at this load no setting passes about
+    380 output tokens/s'."""
     return (f"each step reads {b.weight_bytes / 1e6:.1f} MB of weights and {b.kv_bytes_per_step / 1e6:.1f} MB of KV "
             f"cache ({b.kv_precision}), {b.steps_per_s:.0f} steps/s: {b.memory_gbs:.1f} GB/s, {b.memory_share:.0%} "
-            f"of the {b.host_memory_gbs:.1f} GB/s this host's cores copy at; {b.tokens_per_s:.0f} tokens/s through "
-            f"the model (prompts and outputs) need {b.gflops:.0f} GFLOP/s, {b.compute_share:.0%} of the "
-            f"{b.host_gflops:.0f} GFLOP/s its {b.matmul_precision} matmul runs at; {BOUND_WORDS[b.bound]}; at this "
-            f"load no setting passes about {b.ceiling_tokens_per_s:.0f} output tokens/s")
+            f"of the {b.host_memory_gbs:.1f} GB/s this host's cores copy at; {b.tokens_per_s:.0f} tokens/s computed "
+            f"(prompts less the prefix cache's hits, and outputs) need {b.gflops:.0f} GFLOP/s, "
+            f"{b.compute_share:.0%} of the {b.host_gflops:.0f} GFLOP/s its {b.matmul_precision} matmul runs at; "
+            f"{BOUND_WORDS[b.bound]}; at this load no setting passes about {b.ceiling_tokens_per_s:.0f} output "
+            "tokens/s")
 
 
 def load_amount(load: float, closed: bool) -> str:

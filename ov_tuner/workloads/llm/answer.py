@@ -28,6 +28,7 @@ from ov_tuner.workloads.llm.agreement import agreements, judged_agreements, lowe
 from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.roofline import DecodeBound, decode_bound
 from ov_tuner.workloads.llm.schema import (
+    OVMS_DEFAULT,
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
     LlmBudget,
@@ -39,8 +40,9 @@ from ov_tuner.workloads.llm.schema import (
     StoredLlm,
 )
 
-# The baselines, in the order they are stated: GenAI's scheduler as constructed, and LLMPipeline's own.
-BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT)
+# The baselines, in the order they are stated: GenAI's scheduler as constructed, LLMPipeline's own, and OVMS's given
+# only the model.
+BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT, OVMS_DEFAULT)
 PERCENTILES = (50.0, 90.0, 99.0)
 GAIN_CONFIDENCE = 0.95
 
@@ -68,6 +70,7 @@ class SettingFigures:
     max_cache_usage: float  # the most of the KV cache in use at once, percent
     peak_rss_bytes: int
     first_request_ms: float
+    hit_rate: float = 0.0  # the timed requests' prompt tokens the prefix cache answered (ov_tuner.workloads.llm.prefix)
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,8 @@ def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudge
         at_budget=at, meets=meets, kv_cache_bytes=max(t.kv_cache_bytes for t in trials),
         max_cache_usage=max(t.max_cache_usage for t in trials),
         peak_rss_bytes=max(t.peak_rss_bytes for t in trials),
-        first_request_ms=float(np.median([t.first_request_ms for t in trials])))
+        first_request_ms=float(np.median([t.first_request_ms for t in trials])),
+        hit_rate=sum(t.cached_tokens for t in trials) / max(sum(t.prompt_tokens for t in trials), 1))
 
 
 def round_table(trials: Sequence[LlmTrial], contenders: Sequence[LlmSetting]) -> np.ndarray:
@@ -273,7 +277,8 @@ def _instance_cores(environment: Environment | None, answer: SettingFigures | No
 
 
 def _simpler(setting: LlmSetting) -> int:
-    """How far a setting is from GenAI left alone: its scheduler default 0, LLMPipeline's default 1, any other 2."""
+    """How far a setting is from GenAI left alone: its scheduler default 0, LLMPipeline's default 1, OVMS's 2, any
+    other 3."""
     return BASELINES.index(setting) if setting in BASELINES else len(BASELINES)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ov_tuner.errors import BadInputError, Input
+from ov_tuner.workloads.llm.conversations import Conversation, read_conversations, turn_messages
 from ov_tuner.workloads.llm.prompts import PromptLine, line_encoder, read_prompts
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel
 
@@ -25,6 +26,10 @@ def check_load_fits(model: LlmModel, folder: Path, load: LlmLoad) -> None:
     if load.prompts_file is not None:
         _check_lines(model, folder, read_prompts(Path(load.prompts_file)), Path(load.prompts_file))
         return
+    if load.conversations_file is not None:
+        path = Path(load.conversations_file)
+        _check_conversations(model, folder, read_conversations(path), path)
+        return
     if load.shared_prefix and load.shared_prefix >= load.prompt_tokens[0]:
         raise BadInputError(f"{Input.SHARED_PREFIX} {load.shared_prefix} is as long as the shortest prompt "
                             f"({load.prompt_tokens[0]} tokens) or longer: give a prefix shorter than the prompts")
@@ -33,6 +38,28 @@ def check_load_fits(model: LlmModel, folder: Path, load: LlmLoad) -> None:
         raise BadInputError(f"prompts of up to {load.prompt_tokens[1]} tokens with outputs of up to "
                             f"{load.output_tokens[1]} need {longest} positions; {model.path} holds {model.context} "
                             "(its context length): ask for shorter prompts or outputs")
+
+
+def _check_conversations(model: LlmModel, folder: Path, conversations: list[Conversation], path: Path) -> None:
+    """A chat template to make the turns' prompts of, and each conversation's last turn within the context: its
+    prompt with every earlier reply as long as its output tokens allow."""
+    import openvino_genai
+
+    tokenizer = openvino_genai.Tokenizer(str(folder))
+    if not tokenizer.chat_template:
+        raise BadInputError(f"{path} holds conversations but {model.path} has no chat template to make a prompt of "
+                            "them: give a prompts file of \"prompt\" texts instead")
+    if not model.context:
+        return
+    encode = line_encoder(tokenizer)
+    for number, conversation in enumerate(conversations, 1):
+        last = turn_messages(conversation, [""] * (len(conversation.turns) - 1))
+        line = PromptLine(1, messages=tuple((m["role"], m["content"]) for m in last))
+        needed = encode(line).size + LEAD_TOKENS + sum(conversation.output_tokens)
+        if needed > model.context:
+            raise BadInputError(f"{path}: conversation {number} needs about {needed} positions by its last turn (its "
+                                f"turns, its replies' output tokens and {LEAD_TOKENS} of ov-tuner's); {model.path} "
+                                f"holds {model.context} (its context length): shorten it or its outputs")
 
 
 def _check_lines(model: LlmModel, folder: Path, lines: list[PromptLine], path: Path) -> None:

@@ -47,8 +47,9 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     """Search, rounds, walks; the answer from everything stored. Raises one line where the model, the device, the
     prompts or the budget cannot be worked with: before anything is measured, or (a budget nothing meets) after the
     search, its trials kept."""
-    prompts = (Path(spec.load.prompts_file),) if spec.load.prompts_file else ()
-    results_file(spec.out, inputs=(spec.model, *prompts))  # before the model is read: seconds for a large one
+    given = [Path(f) for f in (spec.load.prompts_file, spec.load.conversations_file) if f]
+    results_file(spec.out, inputs=(spec.model, *given))  # before the model is read: seconds for a large one
+    spec = replace(spec, space=spec.space.for_traffic(spec.load))
     genai = genai_version()
     model = read_llm(spec.model)
     runtime = Runtime()

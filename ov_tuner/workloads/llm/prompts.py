@@ -11,10 +11,10 @@ a second time in a trial starts with a token of its own for the same reason.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -47,6 +47,27 @@ Encode = Callable[[PromptLine], np.ndarray]
 class LlmRequest:
     prompt: np.ndarray  # int64 token ids
     output_tokens: int
+
+
+class Requests(Protocol):
+    """Where a load's requests come from: each user's next (None: an open loop's arrival), told of each reply."""
+
+    def next(self, user: int | None) -> LlmRequest: ...
+
+    def replied(self, user: int | None, ids: Sequence[int]) -> None: ...
+
+
+class RequestStream:
+    """Requests that hang on no user and no reply: generated ones, or a prompts file's lines in turn."""
+
+    def __init__(self, requests: Iterator[LlmRequest]) -> None:
+        self._requests = requests
+
+    def next(self, user: int | None) -> LlmRequest:
+        return next(self._requests)
+
+    def replied(self, user: int | None, ids: Sequence[int]) -> None:
+        """A reply changes nothing that follows."""
 
 
 def read_prompts(path: Path) -> list[PromptLine]:

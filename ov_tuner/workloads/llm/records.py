@@ -48,12 +48,14 @@ class LlmRecords(Connection):
                 "INSERT INTO llm_trials (round, users, rate, setting, error, ttft_ms, tpot_ms, output_tokens, "
                 "prompt_tokens, wall_s, kv_cache_bytes, max_cache_usage, peak_rss_bytes, first_request_ms, load_s, "
                 "window_s, window_tokens, window_requests, window_steps, window_prompt_tokens, window_context_tokens, "
-                "harness, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "cached_tokens, window_cached_tokens, harness, created_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (trial.pass_number, trial.users, trial.rate, json.dumps(asdict(trial.setting)), trial.error,
                  blob(trial.ttft_ms), blob(trial.tpot_ms), trial.output_tokens, trial.prompt_tokens, trial.wall_s,
                  trial.kv_cache_bytes, trial.max_cache_usage, trial.peak_rss_bytes, trial.first_request_ms,
                  trial.load_s, trial.window_s, trial.window_tokens, trial.window_requests,
-                 trial.window_steps, trial.window_prompt_tokens, trial.window_context_tokens, int(harness), now()))
+                 trial.window_steps, trial.window_prompt_tokens, trial.window_context_tokens, trial.cached_tokens,
+                 trial.window_cached_tokens, int(harness), now()))
 
     def llm_trials(self) -> list[LlmTrial]:
         """The model's trials, in the order they ran."""
@@ -72,7 +74,8 @@ class LlmRecords(Connection):
                          first_request_ms=r["first_request_ms"], load_s=r["load_s"], window_s=r["window_s"],
                          window_tokens=r["window_tokens"], window_requests=r["window_requests"],
                          window_steps=r["window_steps"], window_prompt_tokens=r["window_prompt_tokens"],
-                         window_context_tokens=r["window_context_tokens"])
+                         window_context_tokens=r["window_context_tokens"], cached_tokens=r["cached_tokens"],
+                         window_cached_tokens=r["window_cached_tokens"])
                 for r in self._db.execute("SELECT * FROM llm_trials WHERE harness = ? ORDER BY id", (int(harness),))]
 
     def add_llm_roofline(self, roofline: Roofline) -> None:

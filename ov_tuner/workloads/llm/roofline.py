@@ -38,7 +38,7 @@ class DecodeBound:
     kv_precision: str
     memory_gbs: float  # what the steps read, GB/s
     host_memory_gbs: float
-    tokens_per_s: float  # prompt and output tokens through the model
+    tokens_per_s: float  # prompt and output tokens through the model (not the prompt tokens the prefix cache answered)
     gflops: float  # what those tokens need, 2 FLOP a weight a token
     host_gflops: float
     matmul_precision: str
@@ -83,7 +83,7 @@ def decode_bound(model: LlmModel, setting: LlmSetting, trials: Sequence[LlmTrial
         return None
     kv_per_step = sum(t.window_context_tokens for t in trials) / steps * model.kv_bytes_per_token(KV_ELEMENT_BYTES[kv])
     output = sum(t.window_tokens for t in trials)
-    tokens = output + sum(t.window_prompt_tokens for t in trials)
+    tokens = output + sum(t.window_prompt_tokens - t.window_cached_tokens for t in trials)
     return DecodeBound(steps_per_s=steps / seconds, weight_bytes=weights, kv_bytes_per_step=kv_per_step,
                        kv_precision=kv, memory_gbs=steps * (weights + kv_per_step) / seconds / 1e9,
                        host_memory_gbs=roofline.memory_gbs, tokens_per_s=tokens / seconds,

@@ -10,7 +10,7 @@ that serves the load within the user's latency budget.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -65,18 +65,20 @@ class LlmModel:
 @dataclass(frozen=True)
 class LlmLoad:
     """What the users ask: concurrent users (closed loop) or a request rate (open loop), each request's prompt and
-    output lengths (inclusive ranges drawn uniformly, or a prompts file's), and the seconds of arrivals a trial
-    counts, after a lead-in of the same load that is not. `shared_prefix` tokens begin every prompt alike: prefix
-    caching is then measured for what it gives; without it no two prompts share a token sequence, so a cache cannot
-    answer from an earlier request."""
+    output lengths (inclusive ranges drawn uniformly, a prompts file's, or a conversations file's, whose users each
+    carry a conversation's history turn by turn: ov_tuner.workloads.llm.conversations), and the seconds of arrivals
+    a trial counts, after a lead-in of the same load that is not. `shared_prefix` tokens begin every generated prompt
+    alike: prefix caching is then measured for what it gives; without it no two generated prompts share a token
+    sequence, so a cache cannot answer from an earlier request."""
 
     users: int = 8  # closed loop: each user sends its next request `think_ms` after its last answer ended
     rate: float = 0.0  # open loop (where users is 0): requests a second, arriving as `arrival` says
     arrival: Arrival = Arrival.POISSON
-    think_ms: float = 0.0
+    think_ms: float = 0.0  # in a conversation, the user's reading time before its next turn
     prompt_tokens: tuple[int, int] = (64, 128)
     output_tokens: tuple[int, int] = (32, 64)
     prompts_file: str | None = None
+    conversations_file: str | None = None
     shared_prefix: int = 0
     seconds: float = 4.0
     lead_in_s: float = 1.0
@@ -155,7 +157,8 @@ class LlmJob:
 
 @dataclass(frozen=True)
 class LlmSpace:
-    """What the search tries: every combination of these values (None: the default of whatever reads it)."""
+    """What the search tries: every combination of these values (None: the default of whatever reads it; an axis
+    left empty is decided from the traffic: for_traffic)."""
 
     batched_tokens: tuple[int | None, ...] = (256, 1024, 4096)
     kv_cache_precisions: tuple[str | None, ...] = (None, "u8", "u4")
@@ -164,27 +167,45 @@ class LlmSpace:
     max_seqs: tuple[int, ...] = (256,)
     weights: tuple[str | None, ...] = (None,)
     split_fuse: tuple[bool, ...] = (True,)
-    prefix_caching: tuple[bool, ...] = (False,)
+    prefix_caching: tuple[bool, ...] = ()
     dq_group_sizes: tuple[int | None, ...] = (None,)
     cache_gbs: tuple[int | None, ...] = (None,)
     instances: tuple[int, ...] = (1,)
 
+    def for_traffic(self, load: LlmLoad) -> LlmSpace:
+        """The axes left to the traffic decided: prefix caching off and on where a request can begin as an earlier
+        one did (a conversation's history, a prompts file's shared head, a shared prefix asked for), else off, since
+        no cache answers prompts that share nothing."""
+        repeats = load.conversations_file is not None or load.prompts_file is not None or load.shared_prefix > 0
+        return replace(self, prefix_caching=self.prefix_caching or ((False, True) if repeats else (False,)))
+
+    def axes(self) -> dict[str, tuple[Any, ...]]:
+        """Each setting field searched and its values, in the order an axis-by-axis search takes them (the ones
+        whose effect hangs most on the traffic first), the weights first in a grid (varying slowest)."""
+        return {"weights": self.weights, "enable_prefix_caching": self.prefix_caching,
+                "max_num_batched_tokens": self.batched_tokens, "dynamic_split_fuse": self.split_fuse,
+                "kv_cache_precision": self.kv_cache_precisions, "max_num_seqs": self.max_seqs,
+                "inference_precision": self.inference_precisions, "threads": self.threads,
+                "dq_group_size": self.dq_group_sizes, "cache_gb": self.cache_gbs, "instances": self.instances}
+
     def settings(self) -> list[LlmSetting]:
         """Every combination, the weights varying slowest (a compressed folder's settings side by side)."""
-        axes: dict[str, tuple[Any, ...]] = {
-            "weights": self.weights, "max_num_batched_tokens": self.batched_tokens, "max_num_seqs": self.max_seqs,
-            "dynamic_split_fuse": self.split_fuse, "enable_prefix_caching": self.prefix_caching,
-            "kv_cache_precision": self.kv_cache_precisions, "inference_precision": self.inference_precisions,
-            "threads": self.threads, "dq_group_size": self.dq_group_sizes, "cache_gb": self.cache_gbs,
-            "instances": self.instances}
+        axes = self.axes()
         return [LlmSetting(**dict(zip(axes, values, strict=True))) for values in itertools.product(*axes.values())]
 
+    def pinned(self, setting: LlmSetting) -> LlmSetting:
+        """`setting` with every axis of one value set to it: what a user pinned holds in every setting searched."""
+        return replace(setting, **{name: values[0] for name, values in self.axes().items() if len(values) == 1})
 
-# GenAI left alone, two ways a user gets it: a ContinuousBatchingPipeline with SchedulerConfig() as constructed, and
+
+# GenAI left alone, three ways a user gets it: a ContinuousBatchingPipeline with SchedulerConfig() as constructed;
 # LLMPipeline(path, device), which on CPU builds the same engine with its latency-oriented scheduler (no limit on the
-# tokens a step takes, prefix caching on; GenAI's utils::get_latency_oriented_scheduler_config).
+# tokens a step takes, prefix caching on; GenAI's utils::get_latency_oriented_scheduler_config); and OpenVINO Model
+# Server given only the model, whose graph export writes enable_prefix_caching true and cache_size 0 and leaves
+# max_num_batched_tokens to its proto's default of 256 (docs/llm.md cites the lines).
 SCHEDULER_DEFAULT = LlmSetting()
 PIPELINE_DEFAULT = LlmSetting(max_num_batched_tokens=None, enable_prefix_caching=True)
+OVMS_DEFAULT = LlmSetting(enable_prefix_caching=True)
 
 
 # What the model is asked to say to tell whether a setting changes it: this many held-apart prompts, this many greedy
@@ -230,6 +251,7 @@ class LlmTrial:
     tpot_ms: np.ndarray = field(default_factory=lambda: np.array([]))
     output_tokens: int = 0
     prompt_tokens: int = 0
+    cached_tokens: int = 0  # of prompt_tokens, those the prefix cache answers (ov_tuner.workloads.llm.prefix)
     wall_s: float = 0.0  # from the first counted arrival to the last counted end
     kv_cache_bytes: int = 0
     max_cache_usage: float = 0.0
@@ -241,6 +263,7 @@ class LlmTrial:
     window_requests: int = 0  # requests that ended in window_s
     window_steps: int = 0  # the pipeline's steps in window_s (0: measured before v16)
     window_prompt_tokens: int = 0  # prompt tokens whose first token came in window_s
+    window_cached_tokens: int = 0  # of those, answered by the prefix cache (0: none, or measured before v20)
     window_context_tokens: int = 0  # over the window's steps, the tokens of context every request in flight held
 
     @property
@@ -255,6 +278,11 @@ class LlmTrial:
     @property
     def searched(self) -> bool:
         return self.pass_number is None and self.walked_at is None
+
+    @property
+    def hit_rate(self) -> float:
+        """The share of the timed requests' prompt tokens the prefix cache answered."""
+        return self.cached_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
     @property
     def tokens_per_s(self) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -27,8 +27,18 @@ import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
 from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
+from ov_tuner.workloads.llm.conversations import ConversationRequests, read_conversations
 from ov_tuner.workloads.llm.logits import LogitChecks, logit_checks
-from ov_tuner.workloads.llm.prompts import LlmRequest, file_requests, generated_requests, line_encoder, read_prompts
+from ov_tuner.workloads.llm.prefix import PrefixBlocks, block_tokens
+from ov_tuner.workloads.llm.prompts import (
+    LlmRequest,
+    Requests,
+    RequestStream,
+    file_requests,
+    generated_requests,
+    line_encoder,
+    read_prompts,
+)
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
     AGREEMENT_TOKENS,
@@ -71,17 +81,26 @@ def open_pipeline(model: str, setting: LlmSetting, device: str) -> tuple[object,
 
 @dataclass
 class Flight:
-    """A request in flight: its number on the pipeline, when it arrived, when its first token came, how many it has,
-    and whether it counts."""
+    """A request in flight: its number on the pipeline, when it arrived, whether it counts, its prompt and the prompt
+    tokens the prefix cache answers, when its first token came and the tokens it has."""
 
     handle: object
     number: int
     arrived: float
     counted: bool
     user: int | None
-    prompt_tokens: int
+    prompt: np.ndarray
+    cached: int = 0
     first: float = math.nan
-    tokens: int = 0
+    ids: list[int] = field(default_factory=list)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return int(self.prompt.size)
+
+    @property
+    def tokens(self) -> int:
+        return len(self.ids)
 
 
 @dataclass
@@ -93,6 +112,7 @@ class LoadTally:
     tpot_ms: list[float] = field(default_factory=list)
     output_tokens: int = 0  # the counted requests'
     prompt_tokens: int = 0
+    cached_tokens: int = 0  # of the counted requests' prompt tokens, those the prefix cache answers
     first_arrival: float = math.inf
     last_end: float = 0.0
     counted_s: float = 0.0  # from the window's opening to the run's end (ov_tuner.workloads.llm.arrivals)
@@ -100,6 +120,7 @@ class LoadTally:
     window_requests: int = 0  # ended in counted_s
     window_steps: int = 0  # steps in counted_s
     window_prompt_tokens: int = 0  # prefilled: their request's first token came in counted_s
+    window_cached_tokens: int = 0  # of those, answered by the prefix cache
     window_context_tokens: int = 0  # over those steps, the context of every request in flight
 
 
@@ -107,14 +128,15 @@ class LoadTally:
 class Served:
     """A pipeline built for trials: the stream of requests it sends (one across all its trials, so that a kept
     pipeline's prefix cache never meets a request it has seen), the seconds its build took, its first request's
-    milliseconds (alone, counted nowhere else), and the users' requests its last trial left in flight, paused until
-    the next resumes them."""
+    milliseconds (alone, counted nowhere else), the users' requests its last trial left in flight, paused until
+    the next resumes them, and (with prefix caching) the blocks its cache holds."""
 
     pipe: object
-    requests: Iterator[LlmRequest]
+    requests: Requests
     load_s: float
     first_request_ms: float
     paused: list[Flight] = field(default_factory=list)
+    prefix: PrefixBlocks | None = None
 
     def stop(self) -> None:
         """End the requests its last trial left in flight: a trial after it starts its users afresh, and a pipeline
@@ -127,7 +149,8 @@ def serve(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> S
     """A fresh pipeline at `setting` with its first request done (RuntimeError where the device refuses it)."""
     pipe, load_s = open_pipeline(model.path, setting, device)
     requests = requests_for(pipe, model, load)
-    return Served(pipe, requests, load_s, _first_request(pipe, next(requests)))
+    prefix = PrefixBlocks(block_tokens(device)) if setting.enable_prefix_caching else None
+    return Served(pipe, requests, load_s, _first_request(pipe, requests.next(None), prefix), prefix=prefix)
 
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
@@ -153,12 +176,13 @@ def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     flight go on (run_load says why), and those this trial leaves are paused for the next."""
     _reset_peak_memory()
     try:
-        tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused)
+        tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused, served.prefix)
     except RuntimeError as e:
         return LlmTrial(setting, error=ov_error_text(e))
     metrics = served.pipe.get_metrics()  # type: ignore[attr-defined]
     return LlmTrial(setting, ttft_ms=np.array(tally.ttft_ms), tpot_ms=np.array(tally.tpot_ms),
                     output_tokens=tally.output_tokens, prompt_tokens=tally.prompt_tokens,
+                    cached_tokens=tally.cached_tokens, window_cached_tokens=tally.window_cached_tokens,
                     wall_s=max(tally.last_end - tally.first_arrival, 0.0), window_s=tally.counted_s,
                     window_tokens=tally.window_tokens, window_requests=tally.window_requests,
                     window_steps=tally.window_steps, window_prompt_tokens=tally.window_prompt_tokens,
@@ -181,7 +205,7 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
     try:
         pipe, _ = open_pipeline(model.path, setting, device)
         requests = requests_for(pipe, model, replace(load, seed=load.seed + HELD_APART_SEED))
-        prompts = [next(requests).prompt for _ in range(AGREEMENT_PROMPTS)]
+        prompts = [requests.next(user).prompt for user in range(AGREEMENT_PROMPTS)]
         config = openvino_genai.GenerationConfig(max_new_tokens=AGREEMENT_TOKENS, min_new_tokens=AGREEMENT_TOKENS,
                                                  ignore_eos=True)
         results = pipe.generate([ov.Tensor(p.reshape(1, -1)) for p in prompts],  # type: ignore[attr-defined]
@@ -200,26 +224,57 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
 
 
 def _reply(tokenizer: object, load: LlmLoad, said: tuple[int, ...]) -> tuple[str, str]:
-    """The prompts file's first line as its user wrote it (its last message, or its text) and the answer to it, up
-    to the end of the answer: none for generated prompts, which are no one's words."""
-    if load.prompts_file is None:
+    """The first conversation's first turn, or the prompts file's first line, as its user wrote it (its last
+    message, or its text) and the answer to it, up to the end of the answer: none for generated prompts, which are
+    no one's words."""
+    if load.conversations_file is not None:
+        asked = read_conversations(Path(load.conversations_file))[0].turns[0]
+    elif load.prompts_file is not None:
+        line = read_prompts(Path(load.prompts_file))[0]
+        asked = line.messages[-1][1] if line.messages else line.prompt
+    else:
         return "", ""
-    line = read_prompts(Path(load.prompts_file))[0]
-    end = tokenizer.get_eos_token_id()  # type: ignore[attr-defined]
-    answered = list(said[:said.index(end)] if end in said else said)
-    return (line.messages[-1][1] if line.messages else line.prompt,
-            str(tokenizer.decode(answered, skip_special_tokens=True)).strip())  # type: ignore[attr-defined]
+    return asked, reply_decoder(tokenizer)(said)
 
 
-def requests_for(pipe: object, model: LlmModel, load: LlmLoad) -> Iterator[LlmRequest]:
-    """The load's requests, the same in every trial: from its prompts file through the model's tokenizer, or
-    generated from the vocabulary less its special tokens."""
+def requests_for(pipe: object, model: LlmModel, load: LlmLoad) -> Requests:
+    """The load's requests, the same in every trial: its conversations or its prompts file through the model's
+    tokenizer, or generated from the vocabulary less its special tokens."""
     tokenizer = pipe.get_tokenizer()  # type: ignore[attr-defined]
     special = {tokenizer.get_bos_token_id(), tokenizer.get_eos_token_id(), tokenizer.get_pad_token_id()}
     vocabulary = np.array([i for i in range(model.vocab or len(tokenizer.get_vocab())) if i not in special])
+    if load.conversations_file is not None:
+        return ConversationRequests(read_conversations(Path(load.conversations_file)), chat_encoder(tokenizer),
+                                    reply_decoder(tokenizer), vocabulary, load.seed)
     if load.prompts_file is None:
-        return generated_requests(vocabulary, load.prompt_tokens, load.output_tokens, load.shared_prefix, load.seed)
-    return file_requests(read_prompts(Path(load.prompts_file)), line_encoder(tokenizer), vocabulary, load.seed)
+        return RequestStream(generated_requests(vocabulary, load.prompt_tokens, load.output_tokens,
+                                                load.shared_prefix, load.seed))
+    return RequestStream(file_requests(read_prompts(Path(load.prompts_file)), line_encoder(tokenizer), vocabulary,
+                                       load.seed))
+
+
+def chat_encoder(tokenizer: object) -> Callable[[list[dict[str, str]]], np.ndarray]:
+    """A chat to its prompt's token ids through the model's chat template, the assistant's turn opened."""
+
+    def encode(messages: list[dict[str, str]]) -> np.ndarray:
+        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True)  # type: ignore[attr-defined]
+        ids = tokenizer.encode(text, add_special_tokens=False).input_ids.data  # type: ignore[attr-defined]
+        return np.asarray(ids).reshape(-1)
+
+    return encode
+
+
+def reply_decoder(tokenizer: object) -> Callable[[Sequence[int]], str]:
+    """A reply's token ids to the text its user reads: up to the end of the answer (the output length is held past
+    it), special tokens left out, as a server returns it."""
+    end = tokenizer.get_eos_token_id()  # type: ignore[attr-defined]
+
+    def decode(ids: Sequence[int]) -> str:
+        said = list(ids)
+        said = said[:said.index(end)] if end in said else said
+        return str(tokenizer.decode(said, skip_special_tokens=True)).strip()  # type: ignore[attr-defined]
+
+    return decode
 
 
 def _generation(request: LlmRequest) -> object:
@@ -235,20 +290,24 @@ def _add(pipe: object, number: int, request: LlmRequest) -> object:
     return pipe.add_request(number, ov.Tensor(request.prompt.reshape(1, -1)), _generation(request))  # type: ignore[attr-defined]
 
 
-def _first_request(pipe: object, request: LlmRequest) -> float:
+def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | None) -> float:
     started = time.perf_counter()
     handle = _add(pipe, 0, request)  # held: GenAI drops a request whose handle is released
     while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
         pipe.step()  # type: ignore[attr-defined]
     del handle
+    if prefix is not None:
+        prefix.hold(request.prompt)
     return (time.perf_counter() - started) * 1000
 
 
-def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest],
-             paused: Sequence[Flight] = ()) -> tuple[LoadTally, float, list[Flight]]:
+def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[Flight] = (),
+             prefix: PrefixBlocks | None = None) -> tuple[LoadTally, float, list[Flight]]:
     """The load's arrivals, steps and endings until every counted request has ended; the tally, the highest share
     of the KV cache in use (percent) and the requests left in flight (none counted: end them with `stop_load`, or
-    pass them to the next run on this pipeline as `paused`).
+    pass them to the next run on this pipeline as `paused`). Each reply is told to `requests` (a conversation's next
+    turn carries it); with `prefix` (a pipeline with prefix caching), each request's prompt tokens its cache answers
+    are counted (ov_tuner.workloads.llm.prefix).
 
     Why resume: a closed loop whose users each have a request in flight is in its steady state, so a trial that
     goes on from the last (a kept pipeline's) waits out its lead-in alone, not a wave of first requests sent
@@ -268,12 +327,15 @@ def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest],
         now = time.perf_counter()
         for user, at in list(arrivals.due(now)):
             counted = window.holds(at)
-            request = next(requests)
-            flights.append(Flight(_add(pipe, number, request), number, at, counted, user, request.prompt.size))
+            request = requests.next(user)
+            cached = 0 if prefix is None else prefix.hits(request.prompt)
+            flights.append(Flight(_add(pipe, number, request), number, at, counted, user, request.prompt,
+                                  cached=cached))
             number += 1
             pending_counted += counted
             if counted:
                 tally.prompt_tokens += request.prompt.size
+                tally.cached_tokens += cached
                 tally.first_arrival = min(tally.first_arrival, at)
         if window.over(now) and not pending_counted:
             break  # after the arrivals: every user that sends now has its request in flight, to pause
@@ -290,14 +352,17 @@ def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest],
         for flight in list(flights):
             if flight.handle.can_read():  # type: ignore[attr-defined]
                 outputs = flight.handle.read()  # type: ignore[attr-defined]
-                tokens = sum(len(output.generated_ids) for output in outputs.values())
-                flight.tokens += tokens
-                tally.window_tokens += tokens if counting else 0
+                tokens = [int(t) for output in outputs.values() for t in output.generated_ids]
+                flight.ids += tokens
+                tally.window_tokens += len(tokens) if counting else 0
                 if math.isnan(flight.first):
                     flight.first = now
-                    tally.window_prompt_tokens += flight.prompt_tokens if counting else 0
+                    _prefilled(tally, flight, prefix, counting)
             if flight.handle.get_status() == finished:  # type: ignore[attr-defined]
                 flights.remove(flight)
+                requests.replied(flight.user, flight.ids)
+                if prefix is not None:
+                    prefix.hold(np.concatenate([flight.prompt, np.asarray(flight.ids, dtype=np.int64)]))
                 arrivals.ended(flight.user, now)
                 window.ended(flight.user, now)
                 tally.window_requests += counting
@@ -306,6 +371,15 @@ def run_load(pipe: object, load: LlmLoad, requests: Iterator[LlmRequest],
                     _count(tally, flight, now)
     tally.counted_s = now - window.opens
     return tally, usage, flights
+
+
+def _prefilled(tally: LoadTally, flight: Flight, prefix: PrefixBlocks | None, counting: bool) -> None:
+    """A request's first token came: its prompt is in the cache for the requests after it."""
+    if prefix is not None:
+        prefix.hold(flight.prompt)
+    if counting:
+        tally.window_prompt_tokens += flight.prompt_tokens
+        tally.window_cached_tokens += flight.cached
 
 
 def _count(tally: LoadTally, flight: Flight, now: float) -> None:

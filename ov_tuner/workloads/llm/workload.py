@@ -12,7 +12,7 @@ earlier trial.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,12 +48,14 @@ from ov_tuner.workloads.llm.schema import (
     LlmSpace,
     LlmTrial,
 )
+from ov_tuner.workloads.llm.search import LlmSearch, along, leader, searched_axes
 from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
 
 
 @dataclass(frozen=True)
 class LlmSpec:
-    """An `ov-tuner llm` run: the model, where its trials go, the device, the load, the budget, what is searched,
+    """An `ov-tuner llm` run: the model, where its trials go, the device, the load, the budget, what is searched (and
+    how: ov_tuner.workloads.llm.search),
     the passes side by side (at most; 0: none), how many of the search's best go to them besides the baselines, and
     whether to walk to the most load (users, or requests a second) the answer and the baselines serve within the
     budget (with a budget), up to `most_users` users, or `most_rate` requests a second (None: MOST_RATE_FACTOR times
@@ -72,6 +74,7 @@ class LlmSpec:
     most_rate: float | None = None  # None: MOST_RATE_FACTOR times the rate given
     min_agreement: float = 0.9
     also_walk: tuple[LlmSetting, ...] = ()
+    search: LlmSearch = LlmSearch.AXES
 
 
 # Told of each trial as it is stored.
@@ -90,13 +93,20 @@ class LlmWorkload:
     pipelines: KeptPipelines
 
     def search(self) -> Steps:
-        """The baselines, then every setting of the space, each once (a resumed run skips what is stored); then
-        what the model says at GenAI's scheduler default and at each setting that met the budget, on the held-apart
-        prompts (once each), for what a setting changes in it. A budget no setting met is one line, its trials kept."""
-        tried = {t.setting for t in self.store.llm_trials() if t.searched}
-        for setting in dict.fromkeys([*BASELINES, *self.spec.space.settings()]):
-            if setting not in tried:
-                yield self.measure(setting)
+        """The baselines, then the space axis by axis from the best so far, or every setting of it
+        (ov_tuner.workloads.llm.search), each once (a resumed run skips what is stored); then what the model says at
+        GenAI's scheduler default and at each setting that met the budget, on the held-apart prompts (once each), for
+        what a setting changes in it. A budget no setting met is one line, its trials kept."""
+        yield from self._measured(BASELINES)
+        space, budget = self.spec.space, self.spec.budget
+        if self.spec.search is LlmSearch.GRID:
+            yield from self._measured(space.settings())
+        else:
+            for name, values in [("", ()), *searched_axes(space)]:  # first the best baseline, as the space holds it
+                best = leader(searched_figures(self.store.llm_trials(), budget), budget)
+                if best is not None:
+                    yield from self._measured(along(space, best.setting, name, values) if name else
+                                              [space.pinned(best.setting)])
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         if not any(f.meets for f in searched):
             raise BadInputError(_missed(self.spec.budget, searched))
@@ -106,6 +116,12 @@ class LlmWorkload:
                 outputs = self._outputs(setting)
                 self.store.add_llm_outputs(outputs)
                 yield outputs
+
+    def _measured(self, settings: Sequence[LlmSetting]) -> Steps:
+        """Each of `settings` the search has not measured (a resumed run skips what is stored)."""
+        for setting in settings:
+            if setting not in {t.setting for t in self.store.llm_trials() if t.searched}:
+                yield self.measure(setting)
 
     def _outputs(self, setting: LlmSetting) -> LlmOutputs:
         """What the model says at `setting`; the logits' checks read once for each precision (settings alike in it
@@ -207,7 +223,8 @@ def _missed(budget: LlmBudget, searched: list[SettingFigures]) -> str:
     """No setting met the budget: the one line that says so, with the best seen."""
     if not searched:
         return "no setting ran: every trial failed (ov-tuner show lists why)"
-    best = min(searched, key=lambda f: f.at_budget[0])
+    best = leader(searched, budget)  # none meets it: the one that misses it least
+    assert best is not None
     percentile = f"p{budget.percentile:g}"
     return (f"no setting met the budget ({percentile} TTFT {budget.ttft_ms or '-'} ms, TPOT {budget.tpot_ms or '-'} "
             f"ms) under this load; the closest gave TTFT {best.at_budget[0]:.1f} ms and TPOT "

@@ -1,0 +1,52 @@
+"""Which settings the LLM search measures: GenAI left alone first, then, axis by axis, each value of one axis on the
+best setting so far (the fastest within the budget; where none is, the one that misses it least); or, asked for,
+every combination of the axes.
+
+Why axis by axis: the knobs that pay on a traffic are few (prefix caching on conversations, the batched-token budget
+where prompts are long, a KV precision where memory binds), and their grid grows as a product: three axes of two or
+three values are 18 settings, each a trial of several seconds on a pipeline of its own. One axis at a time measures
+their sum instead, from the setting the last axis chose, and the rounds side by side then decide among the best of
+them and the baselines. What it can miss is two values that pay only together; `--search grid` measures those.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from enum import Enum
+from typing import Any
+
+from ov_tuner.workloads.llm.answer import SettingFigures
+from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting, LlmSpace
+
+
+class LlmSearch(str, Enum):
+    AXES = "axes"  # the baselines, then each axis's values on the best setting so far
+    GRID = "grid"  # the baselines, then every combination of the axes
+
+
+def budget_miss(figures: SettingFigures, budget: LlmBudget) -> float:
+    """How far a setting's latencies at the budget's percentile are from its limits: the larger of each over its
+    limit (1 or less: it meets the budget)."""
+    ratios = [at / limit for at, limit in zip(figures.at_budget, (budget.ttft_ms, budget.tpot_ms), strict=True)
+              if limit is not None and limit > 0]
+    return max(ratios, default=0.0) if all(math.isfinite(r) for r in ratios) else math.inf
+
+
+def leader(searched: Sequence[SettingFigures], budget: LlmBudget) -> SettingFigures | None:
+    """The fastest setting within the budget; where none is, the one that misses it least."""
+    meeting = [f for f in searched if f.meets]
+    if meeting:
+        return max(meeting, key=lambda f: f.tokens_per_s)
+    return min(searched, key=lambda f: budget_miss(f, budget), default=None)
+
+
+def searched_axes(space: LlmSpace) -> list[tuple[str, tuple[Any, ...]]]:
+    """The axes an axis-by-axis search steps along: those of more than one value, in the space's order."""
+    return [(name, values) for name, values in space.axes().items() if len(values) > 1]
+
+
+def along(space: LlmSpace, best: LlmSetting, name: str, values: Sequence[Any]) -> list[LlmSetting]:
+    """Each value of one axis on the best setting so far, the axes a user pinned held."""
+    return list(dict.fromkeys(space.pinned(replace(best, **{name: value})) for value in values))

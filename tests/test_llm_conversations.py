@@ -1,0 +1,250 @@
+"""Conversations as a chat server receives them, and the prompt tokens a prefix cache answers: each turn's request
+built from the conversation's history and the model's replies (constructed, without a model), the block rule the
+hits are counted by, the roofline counting what the model computed, and the job on the tiny GGUF with a
+conversations file (real GenAI). Nothing asserted bets on the host's speed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from ov_tuner.cli import app
+from ov_tuner.errors import BadInputError
+from ov_tuner.workloads.llm.answer import Latencies, SettingFigures
+from ov_tuner.workloads.llm.conversations import (
+    Conversation,
+    ConversationRequests,
+    read_conversations,
+    turn_messages,
+)
+from ov_tuner.workloads.llm.prefix import PrefixBlocks, block_tokens
+from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.llm.roofline import decode_bound
+from ov_tuner.workloads.llm.schema import (
+    OVMS_DEFAULT,
+    PIPELINE_DEFAULT,
+    SCHEDULER_DEFAULT,
+    LlmBudget,
+    LlmFormat,
+    LlmLoad,
+    LlmModel,
+    LlmSetting,
+    LlmSpace,
+    LlmTrial,
+    Roofline,
+)
+from ov_tuner.workloads.llm.search import along, budget_miss, leader, searched_axes
+
+SHIPPED = Path(__file__).parent.parent / "scripts" / "demo_conversations.jsonl"
+
+
+def _encode(messages: list[dict[str, str]]) -> np.ndarray:
+    """A chat template of one character a token: each message as its role's first letter, ':', its content, '|'."""
+    return np.array([ord(c) for m in messages for c in f"{m['role'][0]}:{m['content']}|"] + [ord(">")])
+
+
+def _decode(ids: Sequence[int]) -> str:
+    return "".join(chr(i) for i in ids)
+
+
+def _text(prompt: np.ndarray) -> str:
+    return "".join(chr(int(i)) for i in prompt)
+
+
+def test_a_turn_carries_the_system_prompt_every_earlier_turn_and_the_replies_to_them() -> None:
+    talk = Conversation("be brief", ("hi", "and then?", "thanks"), (4, 5, 6))
+    assert turn_messages(talk, ["hello", "more"]) == [
+        {"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"}, {"role": "user", "content": "and then?"},
+        {"role": "assistant", "content": "more"}, {"role": "user", "content": "thanks"}]
+
+    other = Conversation("be brief", ("yo",), (7,))
+    requests = ConversationRequests([talk, other], _encode, _decode, np.arange(200, 300), seed=0)
+    first = requests.next(0)
+    assert _text(first.prompt) == "s:be brief|u:hi|>" and first.output_tokens == 4
+    assert _text(requests.next(1).prompt) == "s:be brief|u:yo|>"  # the next user takes the next conversation
+    requests.replied(0, [ord(c) for c in "hello"])
+    second = requests.next(0)
+    # the next turn repeats the last request whole, then the reply as the user read it, then the new turn
+    assert _text(second.prompt) == "s:be brief|u:hi|a:hello|u:and then?|>" and second.output_tokens == 5
+    assert _text(second.prompt).startswith(_text(first.prompt)[:-1])
+
+
+def test_a_conversation_sent_again_carries_a_token_of_its_own_after_the_system_prompt() -> None:
+    talk = Conversation("sys", ("a", "b"), (4, 4))
+    requests = ConversationRequests([talk, Conversation("sys", ("c",), (4,))], _encode, _decode,
+                                    np.arange(1000, 1100), seed=0)
+    requests.next(0)
+    requests.replied(0, [ord("x")])
+    assert _text(requests.next(0).prompt) == "s:sys|u:a|a:x|u:b|>"
+    requests.replied(0, [ord("y")])
+    assert _text(requests.next(0).prompt) == "s:sys|u:c|>"  # done: the file's next conversation
+    requests.replied(0, [ord("z")])
+    again = [requests.next(0).prompt]  # the file's first again, a second time through
+    requests.replied(0, [ord("x")])
+    again.append(requests.next(0).prompt)
+    head = len("s:sys|u:")  # what the conversations' first turns share: the system prompt, the template's opening
+    leads = [int(p[head]) for p in again]
+    assert all(1000 <= lead < 1100 for lead in leads) and leads[0] == leads[1]  # one token for the whole conversation
+    assert _text(np.delete(again[1], head)) == "s:sys|u:a|a:x|u:b|>"
+
+
+def test_a_turn_never_answered_ends_its_users_conversation() -> None:
+    talks = [Conversation("", ("one", "two"), (4, 4)), Conversation("", ("three",), (4,))]
+    requests = ConversationRequests(talks, _encode, _decode, np.arange(500, 600), seed=0)
+    requests.next(3)  # cancelled: no reply comes
+    assert _text(requests.next(3).prompt) == "u:three|>"
+
+
+def test_a_conversations_file_is_read_with_its_system_prompt_and_a_bad_line_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in [
+        {"system": "You help."}, {"turns": ["a", "b"], "output_tokens": 8},
+        {"turns": ["c"], "output_tokens": [9], "system": "Own."}, {"system": "Later."}, {"turns": ["d"],
+                                                                                         "output_tokens": 3}]))
+    assert read_conversations(path) == [Conversation("You help.", ("a", "b"), (8, 8)),
+                                        Conversation("Own.", ("c",), (9,)), Conversation("Later.", ("d",), (3,))]
+    for bad, said in (({"turns": [], "output_tokens": 8}, '"turns" is not a list'),
+                      ({"turns": ["a", "b"], "output_tokens": [8]}, 'has "output_tokens" [8]'),
+                      ({"turns": ["a"], "output_tokens": 0}, "a whole number above 0"),
+                      ({"turns": ["a", ""], "output_tokens": 8}, '"turns" is not some text')):
+        path.write_text(json.dumps({"system": "s"}) + "\n" + json.dumps(bad) + "\n")
+        with pytest.raises(BadInputError, match="line 2") as raised:
+            read_conversations(path)
+        assert said in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_the_shipped_conversations_are_many_real_ones_behind_one_system_prompt() -> None:
+    talks = read_conversations(SHIPPED)
+    assert len(talks) >= 48 and all(2 <= len(t.turns) <= 6 for t in talks)
+    assert len({t.system for t in talks}) == 1 and len(talks[0].system.split()) >= 200
+    assert sum(any(len(turn.split()) > 80 for turn in t.turns) for t in talks) >= 12  # some quote a document
+
+
+def test_the_cache_answers_whole_blocks_an_earlier_request_left_short_of_the_last_token() -> None:
+    assert block_tokens("CPU") == 32 and block_tokens("GPU.1") == 16
+    blocks = PrefixBlocks(4)
+    first = np.arange(10)
+    assert blocks.hits(first) == 0
+    blocks.hold(first)  # its prompt computed: blocks 0-3 and 4-7 kept, 8-9 not a whole block
+    assert blocks.hits(np.arange(12)) == 8
+    assert blocks.hits(np.arange(8)) == 4  # never the whole prompt: its last token is computed
+    assert blocks.hits(np.array([0, 1, 2, 9, 4, 5, 6, 7, 8])) == 0  # a block differs: nothing after it either
+    reply = np.concatenate([first, [50, 51, 52, 53, 54, 55]])  # the prompt and its reply, once the request ended
+    blocks.hold(reply)
+    assert blocks.hits(np.concatenate([reply, [60, 61]])) == 16
+
+
+def test_the_roofline_counts_the_tokens_the_model_computed_not_those_the_cache_answered() -> None:
+    model = LlmModel(path="m.gguf", format=LlmFormat.GGUF, sha256="0", architecture="llama", layers=2, width=256,
+                     vocab=1000, heads=4, kv_heads=2, feed_forward=512)
+    roofline = Roofline(memory_gbs=10.0, matmul_gflops=((None, "bf16", 100.0),), kv_precision="u8",
+                        weight_bytes=((None, 90_000_000),))
+    plain = LlmTrial(OVMS_DEFAULT, ttft_ms=np.array([1.0]), tpot_ms=np.array([1.0]), window_s=2.0, window_tokens=400,
+                     window_steps=100, window_prompt_tokens=3000, window_context_tokens=50_000)
+    cached = LlmTrial(OVMS_DEFAULT, ttft_ms=np.array([1.0]), tpot_ms=np.array([1.0]), window_s=2.0,
+                      window_tokens=400, window_steps=100, window_prompt_tokens=3000, window_cached_tokens=2400,
+                      window_context_tokens=50_000)
+    every, computed = (decode_bound(model, OVMS_DEFAULT, [t], roofline) for t in (plain, cached))
+    assert every is not None and computed is not None
+    assert every.tokens_per_s == 1700 and computed.tokens_per_s == 500  # 400 outputs and 600 prompt tokens, over 2 s
+    assert computed.gflops == pytest.approx(every.gflops * 500 / 1700)
+    assert computed.kv_bytes_per_step == every.kv_bytes_per_step  # the cache's blocks are read all the same
+
+
+def test_prefix_caching_is_searched_where_requests_can_begin_alike() -> None:
+    space = LlmSpace()
+    assert space.for_traffic(LlmLoad()).prefix_caching == (False,)  # generated prompts share nothing
+    for load in (LlmLoad(conversations_file="c.jsonl"), LlmLoad(prompts_file="p.jsonl"), LlmLoad(shared_prefix=64)):
+        assert space.for_traffic(load).prefix_caching == (False, True)
+    assert LlmSpace(prefix_caching=(True,)).for_traffic(LlmLoad(conversations_file="c")).prefix_caching == (True,)
+
+
+def test_conversations_are_tuned_with_prefix_caching_and_ovms_left_alone_by_default(tiny_gguf: Path,
+                                                                                     tmp_path: Path) -> None:
+    db, talks = tmp_path / "chat.db", tmp_path / "talks.jsonl"
+    system = SHIPPED.read_text().splitlines()[0]  # the shipped system prompt, a few hundred tokens
+    talks.write_text("\n".join([system, *(json.dumps({"turns": [f"Question {n}?", "Go on.", "Shorter, please."],
+                                                       "output_tokens": 8}) for n in range(4))]))
+    result = CliRunner().invoke(app, [
+        "llm", str(tiny_gguf), "--out", str(db), "--conversations", str(talks), "--users", "3", "--seconds", "0.5",
+        "--lead-in", "0.1", "--batched-tokens", "256", "--kv-precision", "default", "--passes", "2",
+        "--ttft-ms", "60000", "--most-users", "3"])
+    assert result.exit_code == 0, result.output
+    with LlmStore(db, create=False) as store:
+        trials = store.llm_trials()
+        job = store.llm_job()
+    assert job is not None and job.load.conversations_file == str(talks)
+    searched = {t.setting: t for t in trials if t.searched}
+    # GenAI left alone three ways; with the traffic repeating its prefixes, prefix caching is searched (at 256
+    # batched tokens it is OVMS's default)
+    assert set(searched) == {SCHEDULER_DEFAULT, PIPELINE_DEFAULT, OVMS_DEFAULT}
+    ran = [t for t in trials if t.ok]
+    assert all(t.cached_tokens == 0 for t in ran if not t.setting.enable_prefix_caching)
+    # with prefix caching, every turn after the first finds at least the system prompt's whole blocks
+    assert all(0 < t.cached_tokens < t.prompt_tokens for t in ran if t.setting.enable_prefix_caching)
+    assert all(t.window_cached_tokens <= t.window_prompt_tokens for t in ran)
+    assert {OVMS_DEFAULT, PIPELINE_DEFAULT, SCHEDULER_DEFAULT} <= {t.setting for t in trials if t.users is not None}
+    assert "conversations from" in result.output and "of prompt tokens answered by the prefix cache" in result.output
+    assert "prefix hits " in result.output
+
+
+def test_conversations_with_a_rate_or_prompts_are_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
+    for extra in (["--rate", "2"], ["--prompts", str(SHIPPED)]):
+        result = CliRunner().invoke(app, ["llm", str(tiny_gguf), "--out", str(tmp_path / "x.db"), "--conversations",
+                                          str(SHIPPED), *extra])
+        assert result.exit_code != 0 and "--conversations are sent by users" in result.output
+        assert not (tmp_path / "x.db").exists()
+
+
+def test_a_conversation_past_the_context_is_one_line_before_anything_runs(tiny_gguf: Path, tmp_path: Path) -> None:
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps({"turns": ["word " * 40, "more"], "output_tokens": 100_000}) + "\n")
+    result = CliRunner().invoke(app, ["llm", str(tiny_gguf), "--out", str(tmp_path / "x.db"), "--conversations",
+                                      str(path)])
+    assert result.exit_code != 0 and "conversation 1 needs about" in result.output
+    assert "context length" in result.output and not (tmp_path / "x.db").exists()
+
+
+def test_a_v19_llm_file_reads_no_hits_and_shows_as_before(llm_db: Path, tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    old = tmp_path / "v19.db"
+    shutil.copy(llm_db, old)
+    with sqlite3.connect(old) as db:  # as ov-tuner wrote it before the prefix cache's hits were counted
+        for column in ("cached_tokens", "window_cached_tokens"):
+            db.execute(f"ALTER TABLE llm_trials DROP COLUMN {column}")
+        db.execute("UPDATE meta SET value = '19' WHERE key = 'schema_version'")
+    with LlmStore(old, create=False) as store:
+        trials = store.llm_trials()
+    assert trials and all(t.cached_tokens == 0 and t.hit_rate == 0.0 for t in trials)
+    shown = CliRunner().invoke(app, ["show", str(old)])
+    assert shown.exit_code == 0 and "deploy " in shown.output
+
+
+def _figures(setting: LlmSetting, tokens_per_s: float, ttft_ms: float, tpot_ms: float, meets: bool) -> SettingFigures:
+    return SettingFigures(setting=setting, trials=1, tokens_per_s=tokens_per_s, requests_per_s=1.0,
+                          latencies=Latencies((ttft_ms,) * 3, (tpot_ms,) * 3), at_budget=(ttft_ms, tpot_ms),
+                          meets=meets, kv_cache_bytes=0, max_cache_usage=0.0, peak_rss_bytes=0, first_request_ms=0.0)
+
+
+def test_the_search_steps_axis_by_axis_from_the_best_so_far_holding_what_was_pinned() -> None:
+    budget = LlmBudget(ttft_ms=1000, tpot_ms=50)
+    fast_missing, slow_meeting, closest = (_figures(SCHEDULER_DEFAULT, 900, 2000, 40, False),
+                                           _figures(OVMS_DEFAULT, 300, 500, 45, True),
+                                           _figures(PIPELINE_DEFAULT, 800, 1100, 52, False))
+    assert leader([fast_missing, slow_meeting, closest], budget) == slow_meeting  # within the budget beats faster
+    # none within it: the one that misses it least (TPOT 52 of 50 ms, TTFT 1.1 s of 1 s), not the fastest
+    assert leader([fast_missing, closest], budget) == closest and budget_miss(closest, budget) == pytest.approx(1.1)
+    space = LlmSpace(batched_tokens=(256, 4096), kv_cache_precisions=("u8",), prefix_caching=(False, True))
+    assert [name for name, _ in searched_axes(space)] == ["enable_prefix_caching", "max_num_batched_tokens"]
+    # each value of one axis on the best so far, the KV precision the user pinned held in every one
+    assert along(space, OVMS_DEFAULT, "max_num_batched_tokens", (256, 4096)) == [
+        LlmSetting(max_num_batched_tokens=256, enable_prefix_caching=True, kv_cache_precision="u8"),
+        LlmSetting(max_num_batched_tokens=4096, enable_prefix_caching=True, kv_cache_precision="u8")]
