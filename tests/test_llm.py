@@ -35,6 +35,7 @@ from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, li
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.roofline import Bound, DecodeBound, decode_bound
 from ov_tuner.workloads.llm.schema import (
+    OVMS_DEFAULT,
     PIPELINE_DEFAULT,
     SCHEDULER_DEFAULT,
     LlmBudget,
@@ -305,10 +306,17 @@ def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials
                                                                                        tmp_path: Path) -> None:
     db = tmp_path / "llm.db"
     code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
-                        "default", "--search", "grid", "--ttft-ms", "0.001")
+                        "default", "--search", "grid", "--ttft-ms", "0.001", "--no-walk")
     assert code == 2 and err.count("\n") == 1 and "no setting met the budget" in err and "the closest gave" in err
     with LlmStore(db, create=False) as store:
         assert len(store.llm_trials()) == len(BASELINES)
+    # with the walks (the default), each baseline walks down from 4 users to 1 before the line is said
+    code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
+                        "default", "--search", "grid", "--ttft-ms", "0.001")
+    assert code == 2 and err.count("\n") == 1 and "no setting met the budget" in err and "at any load tried" in err
+    with LlmStore(db, create=False) as store:
+        walked = [t for t in store.llm_trials() if t.users is not None]
+    assert {t.setting for t in walked} == set(BASELINES) and all(t.users == 1 for t in walked[-len(BASELINES):])
 
 
 def _trial(setting: LlmSetting, number: int | None, tokens_per_s: float, kv: int = 1000) -> LlmTrial:
@@ -486,6 +494,29 @@ def test_a_walk_that_serves_more_users_told_apart_decides_the_answer() -> None:
     assert "told apart (the difference's 95% interval above 0)" in words["why"]
     close = StoredLlm("r.db", None, job, (*rounds, *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 21)), ())
     assert llm_answer(close).answer.setting == SCHEDULER_DEFAULT  # type: ignore[union-attr]  # 21 vs 20: not apart
+
+
+def test_where_nothing_meets_the_budget_at_the_load_given_the_one_that_serves_most_walking_down_is_the_answer(
+) -> None:
+    budget = LlmBudget(ttft_ms=100.0)
+    job = dataclasses.replace(JOB, budget=budget, load=LlmLoad(users=8))
+    fast, slow = np.full(10, 5.0), np.full(10, 500.0)
+
+    def trial(setting: LlmSetting, users: int | None, met: bool, number: int | None = None) -> LlmTrial:
+        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=fast if met else slow, tpot_ms=fast,
+                        output_tokens=1000, wall_s=1.0)
+
+    missed = [trial(s, None, False) for s in BASELINES]  # the search: every one missed at 8 users
+    stored = StoredLlm("r.db", None, job, tuple(missed), ())
+    before = llm_answer(stored)
+    assert before.answer is None and before.closest is not None  # the walks start from the one that missed least
+    walks = [trial(s, n, n <= served) for s, served in ((SCHEDULER_DEFAULT, 2), (OVMS_DEFAULT, 5))
+             for n in (8, 4, 2, *[served] * 3, *[served + 1] * 3)]
+    answer = llm_answer(dataclasses.replace(stored, trials=(*missed, *walks)))
+    assert answer.answer is not None and answer.answer.setting == OVMS_DEFAULT and answer.rule is Rule.WALKED_DOWN
+    assert [(w.setting, w.served) for w in answer.walks] == [(OVMS_DEFAULT, 5), (SCHEDULER_DEFAULT, 2)]
+    why = dict(answer_lines(answer))["why"]
+    assert why.startswith("no setting met the budget at 8 users; walked down, it serves the most within it, 5 users")
 
 
 def test_the_rounds_trials_are_the_walks_windows_at_the_load_given() -> None:

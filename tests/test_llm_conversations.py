@@ -6,6 +6,8 @@ conversations file (real GenAI). Nothing asserted bets on the host's speed."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,7 +24,9 @@ from ov_tuner.workloads.llm.conversations import (
     read_conversations,
     turn_messages,
 )
+from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.prefix import PrefixBlocks, block_tokens
+from ov_tuner.workloads.llm.process import trial_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.roofline import decode_bound
 from ov_tuner.workloads.llm.schema import (
@@ -248,3 +252,41 @@ def test_the_search_steps_axis_by_axis_from_the_best_so_far_holding_what_was_pin
     assert along(space, OVMS_DEFAULT, "max_num_batched_tokens", (256, 4096)) == [
         LlmSetting(max_num_batched_tokens=256, enable_prefix_caching=True, kv_cache_precision="u8"),
         LlmSetting(max_num_batched_tokens=4096, enable_prefix_caching=True, kv_cache_precision="u8")]
+
+
+def test_a_trial_with_prompt_lookup_holds_every_requests_length_on_the_files_requests(tiny_gguf: Path,
+                                                                                       tmp_path: Path) -> None:
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text("\n".join(json.dumps({"prompt": f"repeat after me: one two three {n} one two three",
+                                             "output_tokens": 8}) for n in range(6)))
+    load = LlmLoad(users=2, seconds=0.4, lead_in_s=0.1, prompts_file=str(prompts))
+    lookup = LlmSetting(lookup_tokens=5, lookup_ngram=3)
+    trial = trial_in_process(read_llm(tiny_gguf), "CPU", lookup, load)
+    assert trial.ok, trial.error
+    assert trial.output_tokens == 8 * trial.ttft_ms.size  # proposed tokens kept or not, each request says 8
+    assert LlmSpace().for_traffic(load).prompt_lookups == ((0, 0), (5, 3))  # searched on a file's text by default
+    assert LlmSpace().for_traffic(LlmLoad()).prompt_lookups == ((0, 0),)  # never on generated tokens
+
+
+def test_the_python_form_serves_with_prefix_caching_and_prompt_lookup(tiny_gguf: Path, tmp_path: Path) -> None:
+    from ov_tuner.present.llm_forms import llm_ovms, llm_python
+    from ov_tuner.workloads.llm.answer import llm_answer
+    from ov_tuner.workloads.llm.schema import LlmJob, StoredLlm
+
+    chosen = LlmSetting(enable_prefix_caching=True, lookup_tokens=4, lookup_ngram=2)
+    met = np.full(10, 5.0)
+    trials = tuple(LlmTrial(s, pass_number=p, ttft_ms=met, tpot_ms=met / 5, output_tokens=int(f) + p, wall_s=1.0)
+                   for p in range(3) for s, f in ((chosen, 2000), (SCHEDULER_DEFAULT, 1000),
+                                                  (PIPELINE_DEFAULT, 990), (OVMS_DEFAULT, 980)))
+    job = LlmJob(read_llm(tiny_gguf), "CPU", LlmLoad(output_tokens=(4, 4)), LlmBudget(), "x")
+    answer = llm_answer(StoredLlm("r.db", None, job, trials, ()))
+    assert answer.answer is not None and answer.answer.setting == chosen
+    form = tmp_path / "serve.py"
+    form.write_text(llm_python(answer))
+    ran = subprocess.run([sys.executable, str(form), "one two three one two"], capture_output=True, text=True,
+                         timeout=300, check=True)
+    served = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert served["scheduler"]["enable_prefix_caching"] is True and served["properties"] == {"prompt_lookup": True}
+    assert isinstance(served["text"], str) and served["text"]
+    graph, _ = llm_ovms(answer, "graph.pbtxt")  # OVMS reads the switch from plugin_config, a JSON true
+    assert 'plugin_config: \'{"prompt_lookup": true}\'' in graph and "enable_prefix_caching: true" in graph

@@ -76,6 +76,10 @@ def llm(
     prefix_caching: Annotated[str, typer.Option(help="enable_prefix_caching values searched: off, on, or auto (off "
                                                 "and on where requests can begin alike: conversations, a prompts "
                                                 "file, --shared-prefix; else off).")] = "auto",
+    prompt_lookup: Annotated[str, typer.Option(help="Prompt lookup decoding searched: off, TOKENS:NGRAM (the tokens "
+                                               "a step proposes from the prompt's n-grams of up to NGRAM), or auto "
+                                               "(off and 5:3 where the requests are a file's text, else off).")]
+    = "auto",
     dq_group_size: Annotated[str, typer.Option(help="DYNAMIC_QUANTIZATION_GROUP_SIZE values searched (0: off).")]
     = "default",
     cache_gb: Annotated[str, typer.Option(help="SchedulerConfig.cache_size values searched: a KV cache of N GB made "
@@ -117,7 +121,8 @@ def llm(
                    seconds=seconds, lead_in_s=lead_in)
     space = _space(batched_tokens=batched_tokens, kv_precision=kv_precision, threads=threads,
                    precision_hint=precision_hint, max_seqs=max_seqs, weights=weights, split_fuse=split_fuse,
-                   prefix_caching=prefix_caching, dq_group_size=dq_group_size, cache_gb=cache_gb, instances=instances)
+                   prefix_caching=prefix_caching, dq_group_size=dq_group_size, cache_gb=cache_gb, instances=instances,
+                   prompt_lookup=prompt_lookup)
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, passes=passes, walk=walk,
                    most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,
@@ -159,7 +164,8 @@ def _search(text: str) -> LlmSearch:
 
 
 def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hint: str, max_seqs: str, weights: str,
-           split_fuse: str, prefix_caching: str, dq_group_size: str, cache_gb: str, instances: str) -> LlmSpace:
+           split_fuse: str, prefix_caching: str, dq_group_size: str, cache_gb: str, instances: str,
+           prompt_lookup: str) -> LlmSpace:
     """The settings searched, from their flags: each a list of values (default: GenAI's or the plugin's own)."""
     from ov_tuner.workloads.llm.schema import LlmSpace
 
@@ -175,4 +181,19 @@ def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hi
                                                                                           "--prefix-caching"),
         dq_group_sizes=parse_values(dq_group_size, "--dq-group-size", whole_number),
         cache_gbs=parse_values(cache_gb, "--cache-gb", count_above_zero),
-        instances=tuple(v for v in parse_values(instances, "--instances", count_above_zero) if v is not None) or (1,))
+        instances=tuple(v for v in parse_values(instances, "--instances", count_above_zero) if v is not None) or (1,),
+        prompt_lookups=() if prompt_lookup.strip().lower() == "auto" else _lookups(prompt_lookup))
+
+
+def _lookups(text: str) -> tuple[tuple[int, int], ...]:
+    """'off,5:3' as prompt lookup's (tokens, n-gram) values searched; off is (0, 0)."""
+    found = []
+    for word in (w.strip().lower() for w in text.split(",") if w.strip()):
+        tokens, _, ngram = word.partition(":")
+        if word == "off":
+            found.append((0, 0))
+        elif tokens.isdigit() and ngram.isdigit() and int(tokens) > 0 and int(ngram) > 0:
+            found.append((int(tokens), int(ngram)))
+        else:
+            raise BadInputError(f"--prompt-lookup {text}: give auto, or off and TOKENS:NGRAM values such as 5:3")
+    return tuple(dict.fromkeys(found)) or ((0, 0),)

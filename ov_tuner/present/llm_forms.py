@@ -57,6 +57,7 @@ tokenizer = pipe.get_tokenizer()
 if tokenizer.chat_template:
     prompt = tokenizer.apply_chat_template([{{"role": "user", "content": prompt}}], add_generation_prompt=True)
 config = openvino_genai.GenerationConfig(max_new_tokens=MAX_NEW_TOKENS)
+{lookup_fields}
 text = pipe.generate([prompt], [config])[0].m_generation_ids[0]
 held = {{name: getattr(scheduler, name) for name in ("max_num_batched_tokens", "max_num_seqs", "dynamic_split_fuse",
                                                    "enable_prefix_caching", "cache_size")}}
@@ -100,6 +101,7 @@ def instance(cores, link):
     pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, held, DEVICE, properties, {{}})
     tokenizer = pipe.get_tokenizer()
     config = openvino_genai.GenerationConfig(max_new_tokens=MAX_NEW_TOKENS)
+{lookup_fields}
     fields = {{name: getattr(held, name) for name in ("max_num_batched_tokens", "max_num_seqs", "dynamic_split_fuse",
                                                     "enable_prefix_caching", "cache_size")}}
     while True:
@@ -161,9 +163,18 @@ def llm_python(answer: LlmAnswer) -> str:
     setting, job = answer.answer.setting, answer.job
     return (_SCRIPT if setting.instances == 1 else _INSTANCES_SCRIPT).format(
         what=setting_text(setting), model=model_path(answer), device=job.device, instances=setting.instances,
-        max_new_tokens=job.load.output_tokens[1], properties=setting.properties(),
+        max_new_tokens=job.load.output_tokens[1], properties=setting.pipeline_properties(),
         scheduler_fields=_scheduler_fields(setting, "scheduler", ""),
-        config_fields=_scheduler_fields(setting, "config", "    "), default_prompt=DEFAULT_PROMPT)
+        config_fields=_scheduler_fields(setting, "config", "    "), default_prompt=DEFAULT_PROMPT,
+        lookup_fields=_lookup_fields(setting, "" if setting.instances == 1 else "    "))
+
+
+def _lookup_fields(setting: LlmSetting, indent: str) -> str:
+    """With prompt lookup, the line every request's GenerationConfig needs (GenAI refuses a request without both)."""
+    if not setting.lookup_tokens:
+        return ""
+    return (f"{indent}config.num_assistant_tokens, config.max_ngram_size = {setting.lookup_tokens}, "
+            f"{setting.lookup_ngram}  # prompt lookup: tokens proposed a step, longest n-gram")
 
 
 def _scheduler_fields(setting: LlmSetting, name: str, indent: str) -> str:
@@ -239,17 +250,16 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
         copy = f"cp -r {shlex.quote(model_path(answer).rstrip('/') + '/.')} {folder}/"
     cache_size = setting.cache_gb or 0  # what the trials ran, as the Python form sets it
     shares = answer.instance_cores
-    properties = setting.properties()
+    properties: dict[str, Any] = setting.properties()
     if setting.instances > 1:
         # Outside a container OVMS sets no CPU property of its own (applyDefaultCpuProperties in its src/ov_utils.cpp
         # acts only in one): each server is told its share and pinned to it.
         properties.update({"INFERENCE_NUM_THREADS": min(len(share) for share in shares), "ENABLE_CPU_PINNING": "true"})
-    # plugin_config's values as strings, which every plugin property parses (a JSON integer reaches it as an int64).
     options = {"models_path": f'"{models_path}"', "device": f'"{job.device}"',
                "max_num_batched_tokens": setting.max_num_batched_tokens or _UNLIMITED_VALUE,
                "max_num_seqs": setting.max_num_seqs, "dynamic_split_fuse": _bool(setting.dynamic_split_fuse),
                "enable_prefix_caching": _bool(setting.enable_prefix_caching), "cache_size": cache_size,
-               "plugin_config": f"'{json.dumps({k: str(v) for k, v in properties.items()})}'"}
+               "plugin_config": f"'{json.dumps(_plugin_config(properties, setting))}'"}
     cache_why = ("the KV cache the answer ran with, made at once" if setting.cache_gb else
                  f"grown as requests need it, as the trials ran (to {figures.kv_cache_bytes / 2**20:.1f} MiB at the "
                  "load measured); a size in GB makes it at once and bounds it")
@@ -270,6 +280,16 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
              "server { listen 8080; location / { proxy_pass http://llm; } } }")
     balancer = f"printf '%s\\n' {shlex.quote(nginx)} > nginx.conf && nginx -c \"$PWD/nginx.conf\""
     return graph, (*steps, *servers, balancer)
+
+
+def _plugin_config(properties: dict[str, Any], setting: LlmSetting) -> dict[str, Any]:
+    """plugin_config's JSON: the plugin's properties as strings, which every plugin property parses (a JSON integer
+    reaches it as an int64); with prompt lookup, OVMS's switch for it, a JSON true (src/llm/servable.cpp reads it
+    there; a request's num_assistant_tokens and max_ngram_size default to 5 and 3)."""
+    config: dict[str, Any] = {k: str(v) for k, v in properties.items()}
+    if setting.lookup_tokens:
+        config["prompt_lookup"] = True
+    return config
 
 
 def _cpu_list(cpus: Sequence[int]) -> str:
@@ -353,7 +373,9 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
 def _setting(setting: LlmSetting) -> dict[str, Any]:
     return {"max_num_batched_tokens": setting.max_num_batched_tokens, "max_num_seqs": setting.max_num_seqs,
             "dynamic_split_fuse": setting.dynamic_split_fuse, "enable_prefix_caching": setting.enable_prefix_caching,
-            "properties": setting.properties(), "weights": setting.weights, "cache_gb": setting.cache_gb}
+            "properties": setting.properties(), "weights": setting.weights, "cache_gb": setting.cache_gb,
+            "prompt_lookup": {"num_assistant_tokens": setting.lookup_tokens, "max_ngram_size": setting.lookup_ngram}
+            if setting.lookup_tokens else None}
 
 
 def _figures(f: SettingFigures) -> dict[str, Any]:

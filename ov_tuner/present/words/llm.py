@@ -55,6 +55,8 @@ def setting_text(setting: LlmSetting) -> str:
         parts.append(f"KV cache of {setting.cache_gb} GB made at once")
     if setting.instances > 1:
         parts.append(f"{setting.instances} instances, each pinned to its share of the cores")
+    if setting.lookup_tokens:
+        parts.append(f"prompt lookup ({setting.lookup_tokens} tokens from {setting.lookup_ngram}-grams)")
     return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
 
 
@@ -294,9 +296,14 @@ def _signed(value: float, closed: bool, unit: bool = True) -> str:
 
 def _why(answer: LlmAnswer) -> str:
     found, fastest = answer.answer, answer.fastest
-    assert found is not None and fastest is not None
+    assert found is not None
+    closed = answer.job.load.closed
+    if answer.rule is Rule.WALKED_DOWN:
+        others = "; ".join(f"{walk_text(w, closed)} for {setting_text(w.setting)}" for w in answer.walks[1:])
+        return (f"no setting met the budget at {load_amount(answer.job.load.amount, closed)}; walked down, it serves "
+                f"the most within it, {walk_text(answer.walks[0], closed)}" + (f", against {others}" if others else ""))
+    assert fastest is not None
     if answer.rule is Rule.MOST_SERVED:
-        closed = answer.job.load.closed
         others = "; ".join(f"{walk_text(w, closed)} for {setting_text(w.setting)}" for w in answer.walks[1:])
         return (f"serves the most within the budget, {walk_text(answer.walks[0], closed)}, against {others}, told "
                 "apart (the difference's 95% interval above 0); the rounds' tokens a second at the load given did not "

@@ -88,6 +88,7 @@ class Rule(str, Enum):
     FASTEST = "fastest"  # the rounds' leader within the budget, told apart from the rest (or the search's)
     TIED_SIMPLER = "tied, simpler"  # not told apart from the others, and GenAI left alone or the smallest KV cache
     MOST_SERVED = "most served"  # its walk served more load within the budget than the rounds' choice's, told apart
+    WALKED_DOWN = "walked down"  # nothing met the budget at the load given; its walk down served the most
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,7 @@ class LlmAnswer:
     job: LlmJob
     answer: SettingFigures | None  # None: no setting met the budget
     fastest: SettingFigures | None  # the rounds' leader within the budget (the answer, unless tied with simpler)
+    closest: SettingFigures | None  # where nothing met the budget: the one that missed it least (rounds, else search)
     best_seen: SettingFigures | None  # the search's fastest, whether or not it met the budget
     gains: tuple[LlmGain, ...]
     searched: tuple[SettingFigures, ...]
@@ -242,10 +244,16 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     elif not contenders:
         meeting = [f for f in searched if f.meets and f.setting not in held]
         answer = fastest = max(meeting, key=lambda f: f.tokens_per_s) if meeting else None
+    closest = None if answer is not None else least_missed([*in_rounds.values()] or searched, job.budget)
+    if answer is None and any(w.served > 0 for w in walked):
+        down = max(walked, key=lambda w: (w.served, -_simpler(w.setting)))
+        answer, rule = in_rounds.get(down.setting) or figures_of(down.setting, _searched(trials, down.setting),
+                                                                 job.budget), Rule.WALKED_DOWN
     best_seen = max(searched, key=lambda f: f.tokens_per_s) if searched else None
     failed = tuple((t.setting, t.error) for t in trials if t.error is not None and t.searched)
     kept_back = tuple(sorted((f for f in searched if f.meets and f.setting in held), key=lambda f: -f.tokens_per_s))
     return LlmAnswer(results=stored.results, environment=stored.environment, job=job, answer=answer, fastest=fastest,
+                     closest=closest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), passes=table.shape[0], trials=tuple(trials),
                      walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer, closed),
@@ -258,6 +266,19 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      bound=None if answer is None else decode_bound(
                          job.model, answer.setting, pooled.get(answer.setting) or _searched(trials, answer.setting),
                          stored.roofline))
+
+
+def budget_miss(figures: SettingFigures, budget: LlmBudget) -> float:
+    """How far a setting's latencies at the budget's percentile are from its limits: the larger of each over its
+    limit (1 or less: it meets the budget)."""
+    ratios = [at / limit for at, limit in zip(figures.at_budget, (budget.ttft_ms, budget.tpot_ms), strict=True)
+              if limit is not None and limit > 0]
+    return max(ratios, default=0.0) if all(math.isfinite(r) for r in ratios) else math.inf
+
+
+def least_missed(figures: Sequence[SettingFigures], budget: LlmBudget) -> SettingFigures | None:
+    """The setting that misses the budget least."""
+    return min(figures, key=lambda f: budget_miss(f, budget), default=None)
 
 
 def _searched(trials: Sequence[LlmTrial], setting: LlmSetting) -> list[LlmTrial]:

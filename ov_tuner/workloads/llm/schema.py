@@ -10,6 +10,7 @@ that serves the load within the user's latency budget.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
@@ -115,6 +116,23 @@ class LlmSetting:
     dq_group_size: int | None = None  # DYNAMIC_QUANTIZATION_GROUP_SIZE (0: off)
     cache_gb: int | None = None  # SchedulerConfig.cache_size: a KV cache of this many GB made at once (None: grown)
     instances: int = 1  # pipelines, each in a process of its own pinned to its share of the cores (threads: the share)
+    lookup_tokens: int = 0  # prompt lookup decoding: the tokens a step proposes from the prompt's n-grams (0: off)
+    lookup_ngram: int = 0  # the longest n-gram of the prompt it matches (0: off)
+
+    @property
+    def lookup(self) -> tuple[int, int]:
+        """Prompt lookup decoding's (proposed tokens, longest n-gram); (0, 0): off."""
+        return self.lookup_tokens, self.lookup_ngram
+
+    def with_value(self, axis: str, value: Any) -> LlmSetting:
+        """This setting with one axis of LlmSpace.axes set to `value` (prompt lookup's a pair)."""
+        if axis == "prompt_lookup":
+            return replace(self, lookup_tokens=value[0], lookup_ngram=value[1])
+        return replace(self, **{axis: value})
+
+    def pipeline_properties(self) -> dict[str, str | int | bool]:
+        """What the pipeline is given: the plugin's properties and, with prompt lookup, GenAI's switch for it."""
+        return {**self.properties(), **({"prompt_lookup": True} if self.lookup_tokens else {})}
 
     def properties(self) -> dict[str, str | int]:
         """The plugin properties this setting gives the pipeline (the unset ones are left to the plugin)."""
@@ -171,13 +189,18 @@ class LlmSpace:
     dq_group_sizes: tuple[int | None, ...] = (None,)
     cache_gbs: tuple[int | None, ...] = (None,)
     instances: tuple[int, ...] = (1,)
+    prompt_lookups: tuple[tuple[int, int], ...] = ()  # (proposed tokens, longest n-gram); (0, 0): off
 
     def for_traffic(self, load: LlmLoad) -> LlmSpace:
         """The axes left to the traffic decided: prefix caching off and on where a request can begin as an earlier
         one did (a conversation's history, a prompts file's shared head, a shared prefix asked for), else off, since
-        no cache answers prompts that share nothing."""
-        repeats = load.conversations_file is not None or load.prompts_file is not None or load.shared_prefix > 0
-        return replace(self, prefix_caching=self.prefix_caching or ((False, True) if repeats else (False,)))
+        no cache answers prompts that share nothing; prompt lookup off and on (5 tokens from 3-grams, GenAI's and
+        OVMS's own defaults) where the requests are text people wrote, whose answers repeat their words (a
+        conversations or prompts file), else off: generated tokens never recur in an answer."""
+        written = load.conversations_file is not None or load.prompts_file is not None
+        repeats = written or load.shared_prefix > 0
+        return replace(self, prefix_caching=self.prefix_caching or ((False, True) if repeats else (False,)),
+                       prompt_lookups=self.prompt_lookups or (((0, 0), LOOKUP) if written else ((0, 0),)))
 
     def axes(self) -> dict[str, tuple[Any, ...]]:
         """Each setting field searched and its values, in the order an axis-by-axis search takes them (the ones
@@ -186,16 +209,28 @@ class LlmSpace:
                 "max_num_batched_tokens": self.batched_tokens, "dynamic_split_fuse": self.split_fuse,
                 "kv_cache_precision": self.kv_cache_precisions, "max_num_seqs": self.max_seqs,
                 "inference_precision": self.inference_precisions, "threads": self.threads,
-                "dq_group_size": self.dq_group_sizes, "cache_gb": self.cache_gbs, "instances": self.instances}
+                "dq_group_size": self.dq_group_sizes, "cache_gb": self.cache_gbs, "instances": self.instances,
+                "prompt_lookup": self.prompt_lookups or ((0, 0),)}
 
     def settings(self) -> list[LlmSetting]:
         """Every combination, the weights varying slowest (a compressed folder's settings side by side)."""
         axes = self.axes()
-        return [LlmSetting(**dict(zip(axes, values, strict=True))) for values in itertools.product(*axes.values())]
+        return [_set(LlmSetting(), zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
 
     def pinned(self, setting: LlmSetting) -> LlmSetting:
         """`setting` with every axis of one value set to it: what a user pinned holds in every setting searched."""
-        return replace(setting, **{name: values[0] for name, values in self.axes().items() if len(values) == 1})
+        return _set(setting, ((name, values[0]) for name, values in self.axes().items() if len(values) == 1))
+
+
+def _set(setting: LlmSetting, values: Iterable[tuple[str, Any]]) -> LlmSetting:
+    for axis, value in values:
+        setting = setting.with_value(axis, value)
+    return setting
+
+
+# Prompt lookup decoding as GenAI and OVMS apply it where a request asks for it without numbers: 5 proposed tokens,
+# n-grams of up to 3.
+LOOKUP = (5, 3)
 
 
 # GenAI left alone, three ways a user gets it: a ContinuousBatchingPipeline with SchedulerConfig() as constructed;

@@ -11,13 +11,11 @@ them and the baselines. What it can miss is two values that pay only together; `
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import replace
 from enum import Enum
 from typing import Any
 
-from ov_tuner.workloads.llm.answer import SettingFigures
+from ov_tuner.workloads.llm.answer import SettingFigures, least_missed
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting, LlmSpace
 
 
@@ -26,20 +24,12 @@ class LlmSearch(str, Enum):
     GRID = "grid"  # the baselines, then every combination of the axes
 
 
-def budget_miss(figures: SettingFigures, budget: LlmBudget) -> float:
-    """How far a setting's latencies at the budget's percentile are from its limits: the larger of each over its
-    limit (1 or less: it meets the budget)."""
-    ratios = [at / limit for at, limit in zip(figures.at_budget, (budget.ttft_ms, budget.tpot_ms), strict=True)
-              if limit is not None and limit > 0]
-    return max(ratios, default=0.0) if all(math.isfinite(r) for r in ratios) else math.inf
-
-
 def leader(searched: Sequence[SettingFigures], budget: LlmBudget) -> SettingFigures | None:
     """The fastest setting within the budget; where none is, the one that misses it least."""
     meeting = [f for f in searched if f.meets]
     if meeting:
         return max(meeting, key=lambda f: f.tokens_per_s)
-    return min(searched, key=lambda f: budget_miss(f, budget), default=None)
+    return least_missed(searched, budget)
 
 
 def searched_axes(space: LlmSpace) -> list[tuple[str, tuple[Any, ...]]]:
@@ -49,4 +39,4 @@ def searched_axes(space: LlmSpace) -> list[tuple[str, tuple[Any, ...]]]:
 
 def along(space: LlmSpace, best: LlmSetting, name: str, values: Sequence[Any]) -> list[LlmSetting]:
     """Each value of one axis on the best setting so far, the axes a user pinned held."""
-    return list(dict.fromkeys(space.pinned(replace(best, **{name: value})) for value in values))
+    return list(dict.fromkeys(space.pinned(best.with_value(name, value)) for value in values))

@@ -74,8 +74,8 @@ def open_pipeline(model: str, setting: LlmSetting, device: str) -> tuple[object,
     import openvino_genai
 
     started = time.perf_counter()
-    pipe = openvino_genai.ContinuousBatchingPipeline(model, scheduler_config(setting), device, setting.properties(),
-                                                     {})
+    pipe = openvino_genai.ContinuousBatchingPipeline(model, scheduler_config(setting), device,
+                                                     setting.pipeline_properties(), {})
     return pipe, time.perf_counter() - started
 
 
@@ -137,6 +137,7 @@ class Served:
     first_request_ms: float
     paused: list[Flight] = field(default_factory=list)
     prefix: PrefixBlocks | None = None
+    lookup: tuple[int, int] = (0, 0)  # each request's prompt lookup (ov_tuner.workloads.llm.schema.LlmSetting.lookup)
 
     def stop(self) -> None:
         """End the requests its last trial left in flight: a trial after it starts its users afresh, and a pipeline
@@ -150,7 +151,8 @@ def serve(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> S
     pipe, load_s = open_pipeline(model.path, setting, device)
     requests = requests_for(pipe, model, load)
     prefix = PrefixBlocks(block_tokens(device)) if setting.enable_prefix_caching else None
-    return Served(pipe, requests, load_s, _first_request(pipe, requests.next(None), prefix), prefix=prefix)
+    first = _first_request(pipe, requests.next(None), prefix, setting.lookup)
+    return Served(pipe, requests, load_s, first, prefix=prefix, lookup=setting.lookup)
 
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
@@ -176,7 +178,8 @@ def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     flight go on (run_load says why), and those this trial leaves are paused for the next."""
     _reset_peak_memory()
     try:
-        tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused, served.prefix)
+        tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused, served.prefix,
+                                               served.lookup)
     except RuntimeError as e:
         return LlmTrial(setting, error=ov_error_text(e))
     metrics = served.pipe.get_metrics()  # type: ignore[attr-defined]
@@ -200,14 +203,12 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
     at the setting, or where `reference` is None; and with a prompts file, the reply to its first line, up to the end
     of the answer."""
     import openvino as ov
-    import openvino_genai
 
     try:
         pipe, _ = open_pipeline(model.path, setting, device)
         requests = requests_for(pipe, model, replace(load, seed=load.seed + HELD_APART_SEED))
         prompts = [requests.next(user).prompt for user in range(AGREEMENT_PROMPTS)]
-        config = openvino_genai.GenerationConfig(max_new_tokens=AGREEMENT_TOKENS, min_new_tokens=AGREEMENT_TOKENS,
-                                                 ignore_eos=True)
+        config = generation(AGREEMENT_TOKENS, setting.lookup)
         results = pipe.generate([ov.Tensor(p.reshape(1, -1)) for p in prompts],  # type: ignore[attr-defined]
                                 [config] * len(prompts))
     except RuntimeError as e:
@@ -277,22 +278,27 @@ def reply_decoder(tokenizer: object) -> Callable[[Sequence[int]], str]:
     return decode
 
 
-def _generation(request: LlmRequest) -> object:
+def generation(tokens: int, lookup: tuple[int, int] = (0, 0)) -> object:
+    """A request's GenerationConfig: greedy, exactly `tokens` long; with prompt lookup (proposed tokens, longest
+    n-gram), both set, as GenAI's prompt lookup requires of every request."""
     import openvino_genai
 
-    return openvino_genai.GenerationConfig(max_new_tokens=request.output_tokens, min_new_tokens=request.output_tokens,
-                                           ignore_eos=True)
+    config = openvino_genai.GenerationConfig(max_new_tokens=tokens, min_new_tokens=tokens, ignore_eos=True)
+    if lookup[0]:
+        config.num_assistant_tokens, config.max_ngram_size = lookup
+    return config
 
 
-def _add(pipe: object, number: int, request: LlmRequest) -> object:
+def _add(pipe: object, number: int, request: LlmRequest, lookup: tuple[int, int]) -> object:
     import openvino as ov
 
-    return pipe.add_request(number, ov.Tensor(request.prompt.reshape(1, -1)), _generation(request))  # type: ignore[attr-defined]
+    prompt = ov.Tensor(request.prompt.reshape(1, -1))
+    return pipe.add_request(number, prompt, generation(request.output_tokens, lookup))  # type: ignore[attr-defined]
 
 
-def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | None) -> float:
+def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | None, lookup: tuple[int, int]) -> float:
     started = time.perf_counter()
-    handle = _add(pipe, 0, request)  # held: GenAI drops a request whose handle is released
+    handle = _add(pipe, 0, request, lookup)  # held: GenAI drops a request whose handle is released
     while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
         pipe.step()  # type: ignore[attr-defined]
     del handle
@@ -302,12 +308,13 @@ def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | Non
 
 
 def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[Flight] = (),
-             prefix: PrefixBlocks | None = None) -> tuple[LoadTally, float, list[Flight]]:
+             prefix: PrefixBlocks | None = None,
+             lookup: tuple[int, int] = (0, 0)) -> tuple[LoadTally, float, list[Flight]]:
     """The load's arrivals, steps and endings until every counted request has ended; the tally, the highest share
     of the KV cache in use (percent) and the requests left in flight (none counted: end them with `stop_load`, or
     pass them to the next run on this pipeline as `paused`). Each reply is told to `requests` (a conversation's next
     turn carries it); with `prefix` (a pipeline with prefix caching), each request's prompt tokens its cache answers
-    are counted (ov_tuner.workloads.llm.prefix).
+    are counted (ov_tuner.workloads.llm.prefix); `lookup`: each request's prompt lookup (a pipeline built for it).
 
     Why resume: a closed loop whose users each have a request in flight is in its steady state, so a trial that
     goes on from the last (a kept pipeline's) waits out its lead-in alone, not a wave of first requests sent
@@ -329,7 +336,7 @@ def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[F
             counted = window.holds(at)
             request = requests.next(user)
             cached = 0 if prefix is None else prefix.hits(request.prompt)
-            flights.append(Flight(_add(pipe, number, request), number, at, counted, user, request.prompt,
+            flights.append(Flight(_add(pipe, number, request, lookup), number, at, counted, user, request.prompt,
                                   cached=cached))
             number += 1
             pending_counted += counted

@@ -96,7 +96,8 @@ class LlmWorkload:
         """The baselines, then the space axis by axis from the best so far, or every setting of it
         (ov_tuner.workloads.llm.search), each once (a resumed run skips what is stored); then what the model says at
         GenAI's scheduler default and at each setting that met the budget, on the held-apart prompts (once each), for
-        what a setting changes in it. A budget no setting met is one line, its trials kept."""
+        what a setting changes in it. A budget no setting met is one line, its trials kept, unless the walks may go
+        down to the load it is met at."""
         yield from self._measured(BASELINES)
         space, budget = self.spec.space, self.spec.budget
         if self.spec.search is LlmSearch.GRID:
@@ -108,10 +109,17 @@ class LlmWorkload:
                     yield from self._measured(along(space, best.setting, name, values) if name else
                                               [space.pinned(best.setting)])
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
-        if not any(f.meets for f in searched):
+        if not any(f.meets for f in searched) and not (searched and self._walking()):
             raise BadInputError(_missed(self.spec.budget, searched))
+        yield from self._read([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)])
+
+    def _walking(self) -> bool:
+        return self.spec.walk and self.spec.budget.bounded
+
+    def _read(self, settings: Sequence[LlmSetting]) -> Steps:
+        """What the model says at each of `settings` not read yet."""
         read = {o.setting for o in self.store.llm_outputs()}
-        for setting in dict.fromkeys([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)]):
+        for setting in dict.fromkeys(settings):
             if setting not in read:
                 outputs = self._outputs(setting)
                 self.store.add_llm_outputs(outputs)
@@ -139,9 +147,9 @@ class LlmWorkload:
     def rounds(self) -> AbstractContextManager[Rounds | None]:
         """The contenders (the search's fastest within the budget that say enough alike, and the baselines) side by
         side, going on from the passes stored; their figure is output tokens a second."""
-        if self.spec.passes < 2:
-            return nullcontext(None)
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
+        if self.spec.passes < 2 or not any(f.meets for f in searched):
+            return nullcontext(None)
         held = held_back(judged_agreements(self.store.llm_outputs()), self.job.min_agreement)
         contenders = contenders_of(searched, self.spec.contenders, held)
         met = {f.setting for f in searched if f.meets}
@@ -158,15 +166,18 @@ class LlmWorkload:
         """The walks to the most load (users, or requests a second) the answer, the fastest, each baseline (and the
         settings the spec also walks) serve within the budget (with a budget, where asked for), alternately: one
         trial of each in turn while its walk goes on, so the host's drift meets each alike; a resumed run goes on
-        from the loads stored."""
+        from the loads stored. Where nothing met the budget at the load given, the one that missed it least and the
+        baselines walk down to what each serves, and the one that serves most is the answer (what it says read
+        then); where none serves even the least load, that is one line, the trials kept."""
         answer = self.answer()
-        if not (self.spec.walk and self.spec.budget.bounded and answer.answer is not None):
+        chosen = answer.answer or answer.closest
+        if not self._walking() or chosen is None:
             return
         closed, start = self.spec.load.closed, self.spec.load.amount
         most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
         rule = walk_rule(start, most, closed)
         ran = {f.setting for f in answer.searched}  # a setting whose search trial failed is not walked
-        walking = list(dict.fromkeys([answer.answer.setting, *([answer.fastest.setting] if answer.fastest else []),
+        walking = list(dict.fromkeys([chosen.setting, *([answer.fastest.setting] if answer.fastest else []),
                                       *BASELINES, *(s for s in self.spec.also_walk if s in ran)]))
         while walking:
             for setting in list(walking):
@@ -175,6 +186,10 @@ class LlmWorkload:
                     walking.remove(setting)
                 else:
                     yield self.measure(setting, at=at)
+        found = self.answer().answer
+        if found is None:
+            raise BadInputError(_missed(self.spec.budget, list(answer.searched), walked=True))
+        yield from self._read([found.setting])
         yield from self._harness()
 
     def _harness(self) -> Steps:
@@ -219,14 +234,16 @@ class LlmWorkload:
         return llm_answer(stored)
 
 
-def _missed(budget: LlmBudget, searched: list[SettingFigures]) -> str:
-    """No setting met the budget: the one line that says so, with the best seen."""
+def _missed(budget: LlmBudget, searched: list[SettingFigures], walked: bool = False) -> str:
+    """No setting met the budget (`walked`: at any load its walk tried): the one line that says so, with the best
+    seen."""
     if not searched:
         return "no setting ran: every trial failed (ov-tuner show lists why)"
     best = leader(searched, budget)  # none meets it: the one that misses it least
     assert best is not None
     percentile = f"p{budget.percentile:g}"
     return (f"no setting met the budget ({percentile} TTFT {budget.ttft_ms or '-'} ms, TPOT {budget.tpot_ms or '-'} "
-            f"ms) under this load; the closest gave TTFT {best.at_budget[0]:.1f} ms and TPOT "
+            f"ms) {'at any load tried' if walked else 'under this load'}; the closest gave TTFT "
+            f"{best.at_budget[0]:.1f} ms and TPOT "
             f"{best.at_budget[1]:.2f} ms at {percentile}: raise the budget or lower the load (fewer users or a lower "
             "rate)")
