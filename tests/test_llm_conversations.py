@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.errors import BadInputError
-from ov_tuner.workloads.llm.answer import Latencies, SettingFigures
+from ov_tuner.workloads.llm.answer import Latencies, SettingFigures, budget_miss
 from ov_tuner.workloads.llm.conversations import (
     Conversation,
     ConversationRequests,
@@ -42,7 +42,7 @@ from ov_tuner.workloads.llm.schema import (
     LlmTrial,
     Roofline,
 )
-from ov_tuner.workloads.llm.search import along, budget_miss, leader, searched_axes
+from ov_tuner.workloads.llm.search import along, leader, searched_axes
 
 SHIPPED = Path(__file__).parent.parent / "scripts" / "demo_conversations.jsonl"
 
@@ -290,3 +290,24 @@ def test_the_python_form_serves_with_prefix_caching_and_prompt_lookup(tiny_gguf:
     assert isinstance(served["text"], str) and served["text"]
     graph, _ = llm_ovms(answer, "graph.pbtxt")  # OVMS reads the switch from plugin_config, a JSON true
     assert 'plugin_config: \'{"prompt_lookup": true}\'' in graph and "enable_prefix_caching: true" in graph
+
+
+def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_it_is_slower() -> None:
+    from ov_tuner.present.words.llm import by_load_text
+    from ov_tuner.workloads.llm.by_load import by_load
+
+    lookup = LlmSetting(lookup_tokens=5, lookup_ngram=3)
+
+    def passes(ratio: float) -> list[tuple[float, float]]:
+        return [(100 * ratio * (1 + 0.01 * n), 100.0) for n in (-1, 0, 1, 0)]
+
+    verdict = by_load({1: passes(1.3), 2: passes(1.2), 4: passes(0.8), 8: passes(0.7)})
+    assert [p.load for p in verdict.at] == [1, 2, 4, 8] and verdict.at[0].ratio.value == pytest.approx(1.3, rel=0.01)
+    assert verdict.pays_up_to == 2 and verdict.slower_from == 4 and verdict.holds_at(2) and not verdict.holds_at(4)
+    # a load that tells nothing apart ends the run of loads it pays at, though a larger load reads faster again
+    noisy = by_load({1: passes(1.3), 2: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)], 4: passes(1.3), 8: [(1, 1)]})
+    assert noisy.pays_up_to == 1 and noisy.slower_from is None and [p.load for p in noisy.at] == [1, 2, 4]
+    said = by_load_text(lookup, SCHEDULER_DEFAULT, verdict, closed=True)
+    assert said.startswith("prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +30.0% (95%: ")
+    assert said.endswith("pays up to 2 users, slower from 4 users")
+    assert by_load({1: passes(0.9)}).pays_up_to is None

@@ -1,0 +1,75 @@
+"""Whether a setting pays at each load: its output tokens a second over its twin's (the same setting without the knob,
+speculative decoding's or another's), measured side by side in passes at each load, and the loads where it is told
+faster or slower.
+
+Why by load: a knob that trades work for latency pays while the device has idle capacity and costs once it is busy.
+Prompt lookup decoding proposes tokens from the prompt and verifies them in one step: at one user the step's weights
+are read once for several tokens (1.20-1.38x the tokens a second on summarise/rewrite requests, 2-core Zen 4), while
+with four requests in a batch the step is already full and the rejected proposals are work thrown away (0.71-0.94x).
+One verdict at one load would be wrong at the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ov_tuner.stats.headtohead import Ratio, paired_ratio
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class AtLoad:
+    """The setting over its twin at one load (users, or requests a second): the ratio of output tokens a second,
+    paired by pass, with its interval."""
+
+    load: float
+    ratio: Ratio
+
+    @property
+    def faster(self) -> bool:
+        return self.ratio.clear and self.ratio.value > 1
+
+    @property
+    def slower(self) -> bool:
+        return self.ratio.clear and self.ratio.value < 1
+
+
+@dataclass(frozen=True)
+class ByLoad:
+    """The setting against its twin at each load measured, in ascending load."""
+
+    at: tuple[AtLoad, ...]
+
+    @property
+    def pays_up_to(self) -> float | None:
+        """The highest load of the run of loads, from the least, where it is told faster (None: not at the least)."""
+        found = None
+        for point in self.at:
+            if not point.faster:
+                break
+            found = point.load
+        return found
+
+    @property
+    def slower_from(self) -> float | None:
+        """The least load where it is told slower (None: at none measured)."""
+        return next((point.load for point in self.at if point.slower), None)
+
+    def holds_at(self, load: float) -> bool:
+        """Whether it is told faster at `load` and at every load measured below it."""
+        return self.pays_up_to is not None and load <= self.pays_up_to and any(p.load == load for p in self.at)
+
+
+def by_load(passes: Mapping[float, Sequence[tuple[float, float]]]) -> ByLoad:
+    """Each load's passes, (the setting's output tokens a second, its twin's) side by side, as ratios; a load with
+    fewer than two passes has no interval and is left out."""
+    found = []
+    for load in sorted(passes):
+        pairs = np.asarray(passes[load], dtype=float).reshape(-1, 2)
+        if pairs.shape[0] >= 2:
+            found.append(AtLoad(load, paired_ratio(pairs[:, 0], pairs[:, 1], CONFIDENCE)))
+    return ByLoad(tuple(found))
