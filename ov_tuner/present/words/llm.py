@@ -122,7 +122,8 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
                          f"over {passes} side by side" if answer.passes else
                          f"{found.tokens_per_s:.0f} output tokens/s, {found.requests_per_s:.1f} requests/s (search)"),
               ("latency", _latencies(found))]
-    cached = [(found.setting, found.hit_rate), *((g.baseline, g.figures.hit_rate) for g in answer.gains)]
+    shown = [found.setting, *(b for b in BASELINES if b != found.setting)]
+    cached = [(f.setting, f.hit_rate) for s in shown for f in answer.searched if f.setting == s]
     if any(setting.enable_prefix_caching for setting, _ in cached):
         lines.append(("prefix hits", _hits(cached)))
     for g in answer.gains:
@@ -160,8 +161,8 @@ def _hits(cached: list[tuple[LlmSetting, float]]) -> str:
 
     (mine, share), others = cached[0], cached[1:]
     rest = "".join(f"; {setting_text(s)} {rate(s, h)}" for s, h in others)
-    return (f"{rate(mine, share)} of prompt tokens answered by the prefix cache{rest} (counted from the requests sent "
-            "by GenAI's block rule: GenAI reports no hits)")
+    return (f"{rate(mine, share)} of prompt tokens answered by the prefix cache{rest} (in the search; counted from "
+            "the requests sent by GenAI's block rule: GenAI reports no hits)")
 
 
 def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
