@@ -311,3 +311,31 @@ def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_i
     assert said.startswith("prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +30.0% (95%: ")
     assert said.endswith("pays up to 2 users, slower from 4 users")
     assert by_load({1: passes(0.9)}).pays_up_to is None
+
+
+def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_with_the_figure() -> None:
+    from ov_tuner.present.words.llm import answer_lines
+    from ov_tuner.workloads.llm.agreement import LOSSLESS_MARGIN, lossless_twin, rounding_twin
+    from ov_tuner.workloads.llm.answer import llm_answer
+    from ov_tuner.workloads.llm.schema import LlmJob, LlmOutputs, StoredLlm
+
+    lookup = LlmSetting(enable_prefix_caching=True, lookup_tokens=5, lookup_ngram=3)
+    assert lossless_twin(lookup) == SCHEDULER_DEFAULT and lossless_twin(OVMS_DEFAULT) == SCHEDULER_DEFAULT
+    assert rounding_twin(lookup) == LlmSetting(max_num_batched_tokens=1024)
+    said = tuple(tuple(range(p, p + 8)) for p in range(16))
+    parted = tuple(s[:4] + (99,) * 4 for s in said)  # rounding parts every text halfway: the floor is 0.5
+    outputs = (LlmOutputs(SCHEDULER_DEFAULT, said), LlmOutputs(LlmSetting(max_num_batched_tokens=1024), parted),
+               LlmOutputs(OVMS_DEFAULT, said), LlmOutputs(lookup, tuple((99,) * 8 for _ in said)))
+    met = np.full(10, 5.0)
+    trials = tuple(LlmTrial(s, pass_number=p, ttft_ms=met, tpot_ms=met / 5, output_tokens=f + (p or 0), wall_s=1.0)
+                   for p in (None, 0, 1, 2) for s, f in ((lookup, 3000), (SCHEDULER_DEFAULT, 1000),
+                                                         (PIPELINE_DEFAULT, 990), (OVMS_DEFAULT, 2000)))
+    job = LlmJob(LlmModel("m.gguf", LlmFormat.GGUF, "0" * 64, "llama", 2, 8, 10), "CPU", LlmLoad(), LlmBudget(), "x")
+    answer = llm_answer(StoredLlm("r.db", None, job, trials, outputs))
+    assert answer.lossless[OVMS_DEFAULT].alike == 1.0 and answer.lossless[OVMS_DEFAULT].floor == 0.5
+    assert answer.lossless[lookup].alike == 0.0 < 0.5 - LOSSLESS_MARGIN  # beyond rounding: held back, though fastest
+    assert answer.answer is not None and answer.answer.setting == OVMS_DEFAULT
+    words = dict(answer_lines(answer))
+    assert "100.0% alike with the same setting's without prefix caching (rounding alone: 50.0%)" in words["outputs"]
+    assert ("greedy text 0.0% alike with the same setting's without prefix caching and prompt lookup, where rounding "
+            "alone gives 50.0%") in words["held back"]

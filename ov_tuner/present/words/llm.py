@@ -183,6 +183,10 @@ def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
         rounding = "" if setting in answer.judged else ", where only rounding parts them: no precision changed"
         parts.append(f"greedy text {share:.1%} alike with GenAI's scheduler default's, up to the first token that "
                      f"differs{rounding}")
+    check = answer.lossless.get(setting)
+    if check is not None:
+        parts.append(f"{check.alike:.1%} alike with the same setting's without {_knobs(setting)} (rounding alone: "
+                     f"{check.floor:.1%}{', beyond it: held back' if check.differs else ''})")
     return "; ".join([*parts, cosine_text(answer, setting)])
 
 
@@ -209,13 +213,28 @@ def cosine_text(answer: LlmAnswer, setting: LlmSetting) -> str:
     return f"the logits choosing the first token: cosine {cosine:.5f} or more against f32 inference and KV cache"
 
 
+def _held_because(answer: LlmAnswer, setting: LlmSetting) -> str:
+    """'87.5% alike', or what its lossless knob changed against rounding alone."""
+    if setting in answer.judged:
+        return f"{answer.judged[setting]:.1%} alike"
+    check = answer.lossless[setting]
+    return (f"greedy text {check.alike:.1%} alike with the same setting's without {_knobs(setting)}, where rounding "
+            f"alone gives {check.floor:.1%}")
+
+
+def _knobs(setting: LlmSetting) -> str:
+    return " and ".join(name for name, on in (("prefix caching", setting.enable_prefix_caching),
+                                              ("prompt lookup", setting.lookup_tokens > 0)) if on)
+
+
 def _held(answer: LlmAnswer) -> str:
     """What the agreement limit kept out, and how to let it in."""
-    held = [f"{setting_text(f.setting)} ({f.tokens_per_s:.0f} tokens/s, {answer.judged[f.setting]:.1%} alike)"
+    held = [f"{setting_text(f.setting)} ({f.tokens_per_s:.0f} tokens/s, {_held_because(answer, f.setting)})"
             for f in answer.held_back]
-    lowest = min(answer.judged[f.setting] for f in answer.held_back)
+    judged = [answer.judged[f.setting] for f in answer.held_back if f.setting in answer.judged]
+    limit = max(min(judged) - 0.005, 0) if len(judged) == len(held) else 0
     return (f"{'; '.join(held)}: under the {answer.min_agreement:.0%} agreement limit; `ov-tuner llm ... "
-            f"--min-agreement {max(lowest - 0.005, 0):.2f}` lets {'it' if len(held) == 1 else 'them'} in")
+            f"--min-agreement {limit:.2f}` lets {'it' if len(held) == 1 else 'them'} in")
 
 
 def harness_text(h: LlmHarness, closed: bool) -> str:

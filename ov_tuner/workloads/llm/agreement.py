@@ -19,6 +19,7 @@ rounding alone gives.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -75,3 +76,50 @@ def judged_agreements(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, float]:
     in a file written before they were read, its greedy text alike."""
     greedy, next_tokens = agreements(outputs), next_token_agreements(outputs)
     return {s: next_tokens.get(s, share) for s, share in greedy.items() if changes_precision(s)}
+
+
+# The fields of a setting that change how much work is done, not what is computed: prefix caching reuses the KV cache
+# of a prompt's beginning, prompt lookup verifies proposed tokens; lossless in exact arithmetic.
+LOSSLESS_FIELDS = ("enable_prefix_caching", "lookup_tokens", "lookup_ngram")
+# How far a lossless knob's greedy text alike with its twin's may fall below the rounding floor before it is held back:
+# over 16 prompts a share moves this much from one rounding to another (a guess not yet measured across hosts).
+LOSSLESS_MARGIN = 0.15
+
+
+@dataclass(frozen=True)
+class LosslessCheck:
+    """A setting with a lossless knob against its twin without it: its greedy text alike with the twin's, and the
+    floor rounding alone gives (the twin against the twin with the prompt chunked otherwise)."""
+
+    alike: float
+    floor: float
+
+    @property
+    def differs(self) -> bool:
+        """It changes the answers beyond what rounding does: held back."""
+        return self.alike < self.floor - LOSSLESS_MARGIN
+
+
+def has_lossless(setting: LlmSetting) -> bool:
+    return any(getattr(setting, name) != getattr(SCHEDULER_DEFAULT, name) for name in LOSSLESS_FIELDS)
+
+
+def lossless_twin(setting: LlmSetting) -> LlmSetting:
+    """`setting` without its lossless knobs."""
+    return replace(setting, **{name: getattr(SCHEDULER_DEFAULT, name) for name in LOSSLESS_FIELDS})
+
+
+def rounding_twin(setting: LlmSetting) -> LlmSetting:
+    """`setting`'s lossless twin with its prompts chunked otherwise (256 batched tokens, or 1024 where it takes 256):
+    a change of rounding alone, for the floor."""
+    twin = lossless_twin(setting)
+    return replace(twin, max_num_batched_tokens=1024 if twin.max_num_batched_tokens == 256 else 256)
+
+
+def lossless_checks(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, LosslessCheck]:
+    """Each setting with a lossless knob whose twin's and rounding twin's outputs were read."""
+    said = {o.setting: o.tokens for o in outputs if o.error is None and o.tokens}
+    return {s: LosslessCheck(agreement(tokens, said[lossless_twin(s)]),
+                             agreement(said[rounding_twin(s)], said[lossless_twin(s)]))
+            for s, tokens in said.items()
+            if has_lossless(s) and lossless_twin(s) in said and rounding_twin(s) in said}

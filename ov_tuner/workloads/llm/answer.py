@@ -24,7 +24,14 @@ from ov_tuner.engine.boundary import Boundary, BoundaryDifference, Window, bound
 from ov_tuner.schema import Box, Environment
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import pass_adjusted_means
-from ov_tuner.workloads.llm.agreement import agreements, judged_agreements, lowest_cosines, next_token_agreements
+from ov_tuner.workloads.llm.agreement import (
+    LosslessCheck,
+    agreements,
+    judged_agreements,
+    lossless_checks,
+    lowest_cosines,
+    next_token_agreements,
+)
 from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.roofline import DecodeBound, decode_bound
 from ov_tuner.workloads.llm.schema import (
@@ -35,6 +42,7 @@ from ov_tuner.workloads.llm.schema import (
     LlmHarness,
     LlmJob,
     LlmLoad,
+    LlmOutputs,
     LlmSetting,
     LlmTrial,
     StoredLlm,
@@ -143,6 +151,7 @@ class LlmAnswer:
     replies: dict[LlmSetting, tuple[str, str]]  # a prompts file's first line, and each setting's answer to it
     min_agreement: float
     held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
+    lossless: dict[LlmSetting, LosslessCheck]  # a lossless knob's greedy text against its twin's, and rounding's floor
     rule: Rule
     harness: LlmHarness | None = None  # the load harness alone at the load the answer serves (its walks done)
     instance_cores: tuple[tuple[int, ...], ...] = ()  # the cores each of the answer's instances ran on
@@ -198,9 +207,11 @@ def contenders_of(searched: Sequence[SettingFigures], most: int, held: Collectio
     return [*(f.setting for f in meeting[:most]), *BASELINES]
 
 
-def held_back(agreed: dict[LlmSetting, float], limit: float) -> set[LlmSetting]:
-    """The settings whose agreement (ov_tuner.workloads.llm.agreement.judged_agreements) is below `limit`."""
-    return {s for s, share in agreed.items() if share < limit}
+def held_back(outputs: Sequence[LlmOutputs], limit: float) -> set[LlmSetting]:
+    """The settings whose agreement (ov_tuner.workloads.llm.agreement.judged_agreements) is below `limit`, and those
+    whose lossless knob changes the greedy text beyond rounding (lossless_checks), unless `limit` is 0 (keep all)."""
+    return ({s for s, share in judged_agreements(outputs).items() if share < limit} |
+            {s for s, check in lossless_checks(outputs).items() if check.differs and limit > 0})
 
 
 def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnswer:
@@ -214,7 +225,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     job, trials = stored.job, stored.trials
     limit = job.min_agreement if min_agreement is None else min_agreement
     judged = judged_agreements(stored.outputs)
-    held = held_back(judged, limit)
+    held = held_back(stored.outputs, limit)
     searched = searched_figures(trials, job.budget)
     contenders = list(dict.fromkeys(t.setting for t in trials if t.pass_number is not None))
     table = round_table(trials, contenders)
@@ -245,8 +256,9 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
         meeting = [f for f in searched if f.meets and f.setting not in held]
         answer = fastest = max(meeting, key=lambda f: f.tokens_per_s) if meeting else None
     closest = None if answer is not None else least_missed([*in_rounds.values()] or searched, job.budget)
-    if answer is None and any(w.served > 0 for w in walked):
-        down = max(walked, key=lambda w: (w.served, -_simpler(w.setting)))
+    serving = [w for w in walked if w.served > 0 and w.setting not in held]
+    if answer is None and serving:
+        down = max(serving, key=lambda w: (w.served, -_simpler(w.setting)))
         answer, rule = in_rounds.get(down.setting) or figures_of(down.setting, _searched(trials, down.setting),
                                                                  job.budget), Rule.WALKED_DOWN
     best_seen = max(searched, key=lambda f: f.tokens_per_s) if searched else None
@@ -260,7 +272,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      agreements=agreements(stored.outputs), next_tokens=next_token_agreements(stored.outputs),
                      judged=judged, cosines=lowest_cosines(stored.outputs),
                      replies={o.setting: (o.asked, o.reply) for o in stored.outputs if o.reply},
-                     min_agreement=limit, held_back=kept_back, rule=rule,
+                     min_agreement=limit, held_back=kept_back, lossless=lossless_checks(stored.outputs), rule=rule,
                      harness=LlmHarness(stored.harness[-1], job.budget) if stored.harness else None,
                      instance_cores=_instance_cores(stored.environment, answer),
                      bound=None if answer is None else decode_bound(

@@ -197,7 +197,9 @@ def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
 def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                    reference: LlmModel | None) -> LlmOutputs:
     """What the model says at `setting` on AGREEMENT_PROMPTS held-apart requests (drawn with another seed than the
-    trials'; a prompts file's first lines, as written), greedy, AGREEMENT_TOKENS tokens each: compared with GenAI's
+    trials'; a prompts file's first lines, as written; the first turns of a conversations file's first
+    conversations), greedy, AGREEMENT_TOKENS tokens each, with prefix caching after the first alone has filled the
+    cache with what they share: compared with GenAI's
     default's to tell what a setting changes. With them, against the most exact setting on `reference` (the weights
     as given), the logits' checks (ov_tuner.workloads.llm.logits), none where the model IR does not compile at f32 or
     at the setting, or where `reference` is None; and with a prompts file, the reply to its first line, up to the end
@@ -209,8 +211,10 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
         requests = requests_for(pipe, model, replace(load, seed=load.seed + HELD_APART_SEED))
         prompts = [requests.next(user).prompt for user in range(AGREEMENT_PROMPTS)]
         config = generation(AGREEMENT_TOKENS, setting.lookup)
-        results = pipe.generate([ov.Tensor(p.reshape(1, -1)) for p in prompts],  # type: ignore[attr-defined]
-                                [config] * len(prompts))
+        tensors = [ov.Tensor(p.reshape(1, -1)) for p in prompts]
+        if setting.enable_prefix_caching:  # the first alone, so that the cache answers what the others share with it
+            pipe.generate(tensors[:1], [config])  # type: ignore[attr-defined]
+        results = pipe.generate(tensors, [config] * len(prompts))  # type: ignore[attr-defined]
     except RuntimeError as e:
         return LlmOutputs(setting, error=ov_error_text(e))
     said = tuple(tuple(int(t) for t in r.m_generation_ids[0]) for r in results)

@@ -21,7 +21,12 @@ from ov_tuner.engine.boundary import next_load
 from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.errors import BadInputError, ModelError
-from ov_tuner.workloads.llm.agreement import judged_agreements, precision_of
+from ov_tuner.workloads.llm.agreement import (
+    has_lossless,
+    lossless_twin,
+    precision_of,
+    rounding_twin,
+)
 from ov_tuner.workloads.llm.answer import (
     BASELINES,
     LlmAnswer,
@@ -113,17 +118,22 @@ class LlmWorkload:
             raise BadInputError(_missed(self.spec.budget, searched))
         yield from self._read([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)])
 
-    def _walking(self) -> bool:
-        return self.spec.walk and self.spec.budget.bounded
-
     def _read(self, settings: Sequence[LlmSetting]) -> Steps:
-        """What the model says at each of `settings` not read yet."""
+        """What the model says at each of `settings` not read yet, and for one with a lossless knob (prefix caching,
+        prompt lookup), at its twin without it and at that twin chunked otherwise, the floor rounding gives."""
+        checked = [s for setting in settings
+                   for s in (setting, *((lossless_twin(setting), rounding_twin(setting)) if has_lossless(setting)
+                                        else ()))]
         read = {o.setting for o in self.store.llm_outputs()}
-        for setting in dict.fromkeys(settings):
+        for setting in dict.fromkeys(checked):
             if setting not in read:
                 outputs = self._outputs(setting)
                 self.store.add_llm_outputs(outputs)
                 yield outputs
+
+    def _walking(self) -> bool:
+        return self.spec.walk and self.spec.budget.bounded
+
 
     def _measured(self, settings: Sequence[LlmSetting]) -> Steps:
         """Each of `settings` the search has not measured (a resumed run skips what is stored)."""
@@ -150,7 +160,7 @@ class LlmWorkload:
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         if self.spec.passes < 2 or not any(f.meets for f in searched):
             return nullcontext(None)
-        held = held_back(judged_agreements(self.store.llm_outputs()), self.job.min_agreement)
+        held = held_back(self.store.llm_outputs(), self.job.min_agreement)
         contenders = contenders_of(searched, self.spec.contenders, held)
         met = {f.setting for f in searched if f.meets}
 
