@@ -289,8 +289,8 @@ def by_load_text(setting: LlmSetting, twin: LlmSetting, verdict: ByLoad, closed:
 
 
 def load_amount(load: float, closed: bool) -> str:
-    """'24 users', or '7.25 requests/s' (an open loop's)."""
-    return f"{load:g} users" if closed else f"{load:.3g} requests/s"
+    """'24 users', '1 user', or '7.25 requests/s' (an open loop's)."""
+    return f"{load:g} user{'' if load == 1 else 's'}" if closed else f"{load:.3g} requests/s"
 
 
 def _served(answer: LlmAnswer) -> str:
