@@ -341,3 +341,11 @@ def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_w
     assert "100.0% alike with the same setting's without prefix caching (rounding alone: 50.0%)" in words["outputs"]
     assert ("greedy text 0.0% alike with the same setting's without prefix caching and prompt lookup, where rounding "
             "alone gives 50.0%") in words["held back"]
+
+
+def test_the_shipped_documents_are_long_requests_to_work_on_a_document() -> None:
+    from ov_tuner.workloads.llm.prompts import read_prompts
+
+    lines = read_prompts(SHIPPED.parent / "demo_documents.jsonl")
+    assert len(lines) >= 12 and all(line.messages[-1][0] == "user" for line in lines)
+    assert min(len(line.messages[-1][1].split()) for line in lines) >= 700  # 1-4k tokens through a chat template
