@@ -213,7 +213,7 @@ def test_a_conversation_past_the_context_is_one_line_before_anything_runs(tiny_g
     path.write_text(json.dumps({"turns": ["word " * 40, "more"], "output_tokens": 100_000}) + "\n")
     result = CliRunner().invoke(app, ["llm", str(tiny_gguf), "--out", str(tmp_path / "x.db"), "--conversations",
                                       str(path)])
-    assert result.exit_code != 0 and "conversation 1 needs about" in result.output
+    assert result.exit_code != 0 and "conversation 1 needs " in result.output
     assert "context length" in result.output and not (tmp_path / "x.db").exists()
 
 

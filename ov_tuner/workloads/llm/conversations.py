@@ -14,7 +14,6 @@ a conversation's line is {"turns": ["...", ...], "output_tokens": N} (or a list 
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.workloads.llm.prompts import LlmRequest, shared_head
+from ov_tuner.workloads.llm.prompts import LlmRequest, json_object, shared_head
 
 EXAMPLE = '{"system": "You are ..."} then {"turns": ["first message", "next message"], "output_tokens": 64}'
 
@@ -61,7 +60,7 @@ def read_conversations(path: Path) -> list[Conversation]:
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
-        data = _object(path, number, text)
+        data = json_object(path, number, text, EXAMPLE)
         if "turns" not in data:
             system = _text(path, number, data.get("system"), "system")
             continue
@@ -70,16 +69,6 @@ def read_conversations(path: Path) -> list[Conversation]:
     if not found:
         raise BadInputError(f"conversations file {path} holds no conversation; write one JSON object a line, {EXAMPLE}")
     return found
-
-
-def _object(path: Path, number: int, text: str) -> dict:
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        raise BadInputError(f"{path} line {number} is not JSON ({e.args[0]}); write {EXAMPLE}") from e
-    if not isinstance(data, dict):
-        raise BadInputError(f"{path} line {number} is not a JSON object; write {EXAMPLE}")
-    return data
 
 
 def _text(path: Path, number: int, value: object, key: str) -> str:

@@ -41,40 +41,28 @@ def check_load_fits(model: LlmModel, folder: Path, load: LlmLoad) -> None:
 
 
 def _check_conversations(model: LlmModel, folder: Path, conversations: list[Conversation], path: Path) -> None:
-    """A chat template to make the turns' prompts of, and each conversation's last turn within the context: its
-    prompt with every earlier reply as long as its output tokens allow."""
-    import openvino_genai
-
-    tokenizer = openvino_genai.Tokenizer(str(folder))
-    if not tokenizer.chat_template:
-        raise BadInputError(f"{path} holds conversations but {model.path} has no chat template to make a prompt of "
-                            "them: give a prompts file of \"prompt\" texts instead")
-    if not model.context:
-        return
-    encode = line_encoder(tokenizer)
-    for number, conversation in enumerate(conversations, 1):
-        last = turn_messages(conversation, [""] * (len(conversation.turns) - 1))
-        line = PromptLine(1, messages=tuple((m["role"], m["content"]) for m in last))
-        needed = encode(line).size + LEAD_TOKENS + sum(conversation.output_tokens)
-        if needed > model.context:
-            raise BadInputError(f"{path}: conversation {number} needs about {needed} positions by its last turn (its "
-                                f"turns, its replies' output tokens and {LEAD_TOKENS} of ov-tuner's); {model.path} "
-                                f"holds {model.context} (its context length): shorten it or its outputs")
+    """Each conversation's last turn as one line: its prompt with every earlier reply empty, and every reply's output
+    tokens (a reply takes no more positions than its output tokens, give or take its text's tokenizing anew)."""
+    lasts = [PromptLine(sum(c.output_tokens), messages=tuple(
+        (m["role"], m["content"]) for m in turn_messages(c, [""] * (len(c.turns) - 1)))) for c in conversations]
+    _check_lines(model, folder, lasts, path, "conversation", "by its last turn (its turns, its replies' output tokens")
 
 
-def _check_lines(model: LlmModel, folder: Path, lines: list[PromptLine], path: Path) -> None:
+def _check_lines(model: LlmModel, folder: Path, lines: list[PromptLine], path: Path, item: str = "line",
+                 needs: str = "(its prompt, its output tokens") -> None:
+    """A chat template where the lines are chats, and each line (its prompt and output) within the context."""
     import openvino_genai
 
     tokenizer = openvino_genai.Tokenizer(str(folder))
     if any(line.messages for line in lines) and not tokenizer.chat_template:
-        raise BadInputError(f'{path} holds chat "messages" but {model.path} has no chat template to make a prompt '
-                            'of them: give each line a "prompt" text instead')
+        raise BadInputError(f'{path} holds chats but {model.path} has no chat template to make a prompt of them: '
+                            'give each line a "prompt" text instead')
     if not model.context:
         return
     encode = line_encoder(tokenizer)
     for number, line in enumerate(lines, 1):
         needed = encode(line).size + LEAD_TOKENS + line.output_tokens
         if needed > model.context:
-            raise BadInputError(f"{path} line {number} needs {needed} positions (its prompt, {line.output_tokens} "
-                                f"output tokens and {LEAD_TOKENS} of ov-tuner's); {model.path} holds "
-                                f"{model.context} (its context length): shorten the prompt or its output")
+            raise BadInputError(f"{path} {item} {number} needs {needed} positions {needs} and {LEAD_TOKENS} of "
+                                f"ov-tuner's); {model.path} holds {model.context} (its context length): shorten it "
+                                "or its output")

@@ -84,13 +84,19 @@ def read_prompts(path: Path) -> list[PromptLine]:
     return found
 
 
-def _line(path: Path, number: int, text: str) -> PromptLine:
+def json_object(path: Path, number: int, text: str, example: str) -> dict:
+    """A JSONL file's line as the object it must be, or one error naming the line and saying what to write."""
     try:
         data = json.loads(text)
     except ValueError as e:
-        raise BadInputError(f"{path} line {number} is not JSON ({e.args[0]}); each line is {EXAMPLE}") from e
+        raise BadInputError(f"{path} line {number} is not JSON ({e.args[0]}); each line is {example}") from e
     if not isinstance(data, dict):
-        raise BadInputError(f"{path} line {number} is not a JSON object; each line is {EXAMPLE}")
+        raise BadInputError(f"{path} line {number} is not a JSON object; each line is {example}")
+    return data
+
+
+def _line(path: Path, number: int, text: str) -> PromptLine:
+    data = json_object(path, number, text, EXAMPLE)
     tokens = data.get("output_tokens")
     if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1:
         raise BadInputError(f'{path} line {number} has "output_tokens" {tokens!r}, not a whole number above 0; each '
