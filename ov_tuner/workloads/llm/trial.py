@@ -199,11 +199,11 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
     """What the model says at `setting` on AGREEMENT_PROMPTS held-apart requests (drawn with another seed than the
     trials'; a prompts file's first lines, as written; the first turns of a conversations file's first
     conversations), greedy, AGREEMENT_TOKENS tokens each, with prefix caching after the first alone has filled the
-    cache with what they share: compared with GenAI's
-    default's to tell what a setting changes. With them, against the most exact setting on `reference` (the weights
-    as given), the logits' checks (ov_tuner.workloads.llm.logits), none where the model IR does not compile at f32 or
-    at the setting, or where `reference` is None; and with a prompts file, the reply to its first line, up to the end
-    of the answer."""
+    cache with what they share: compared with GenAI's default's to tell what a setting changes. With them, against
+    the most exact setting on `reference` (the weights as given), the logits' checks
+    (ov_tuner.workloads.llm.logits), none where the model IR does not compile at f32 or at the setting, or where
+    `reference` is None; and with a prompts or conversations file, the reply to its first request, up to the end of
+    the answer."""
     import openvino as ov
 
     try:

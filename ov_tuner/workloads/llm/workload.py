@@ -134,7 +134,6 @@ class LlmWorkload:
     def _walking(self) -> bool:
         return self.spec.walk and self.spec.budget.bounded
 
-
     def _measured(self, settings: Sequence[LlmSetting]) -> Steps:
         """Each of `settings` the search has not measured (a resumed run skips what is stored)."""
         for setting in settings:
