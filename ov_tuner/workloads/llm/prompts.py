@@ -126,12 +126,25 @@ def _messages(path: Path, number: int, messages: object) -> tuple[tuple[str, str
 def line_encoder(tokenizer: Any) -> Encode:
     """`tokenizer` (GenAI's) as the requests use it: a chat through the model's chat template with the assistant's
     turn opened, a prompt's text as it is; the special tokens are the template's own, none added."""
+    chat = chat_encoder(tokenizer)
 
     def encode(line: PromptLine) -> np.ndarray:
-        text = tokenizer.apply_chat_template(line.chat(), add_generation_prompt=True) if line.messages else line.prompt
-        return np.asarray(tokenizer.encode(text, add_special_tokens=False).input_ids.data).reshape(-1)
+        return chat(line.chat()) if line.messages else _token_ids(tokenizer, line.prompt)
 
     return encode
+
+
+def chat_encoder(tokenizer: Any) -> Callable[[list[dict[str, str]]], np.ndarray]:
+    """Chat messages (as apply_chat_template takes them) to their prompt's token ids, the assistant's turn opened."""
+
+    def encode(messages: list[dict[str, str]]) -> np.ndarray:
+        return _token_ids(tokenizer, tokenizer.apply_chat_template(messages, add_generation_prompt=True))
+
+    return encode
+
+
+def _token_ids(tokenizer: Any, text: str) -> np.ndarray:
+    return np.asarray(tokenizer.encode(text, add_special_tokens=False).input_ids.data).reshape(-1)
 
 
 def generated_requests(vocabulary: np.ndarray, prompt_tokens: tuple[int, int], output_tokens: tuple[int, int],

@@ -34,6 +34,7 @@ from ov_tuner.workloads.llm.prompts import (
     LlmRequest,
     Requests,
     RequestStream,
+    chat_encoder,
     file_requests,
     generated_requests,
     line_encoder,
@@ -256,17 +257,6 @@ def requests_for(pipe: object, model: LlmModel, load: LlmLoad) -> Requests:
                                                 load.shared_prefix, load.seed))
     return RequestStream(file_requests(read_prompts(Path(load.prompts_file)), line_encoder(tokenizer), vocabulary,
                                        load.seed))
-
-
-def chat_encoder(tokenizer: object) -> Callable[[list[dict[str, str]]], np.ndarray]:
-    """A chat to its prompt's token ids through the model's chat template, the assistant's turn opened."""
-
-    def encode(messages: list[dict[str, str]]) -> np.ndarray:
-        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True)  # type: ignore[attr-defined]
-        ids = tokenizer.encode(text, add_special_tokens=False).input_ids.data  # type: ignore[attr-defined]
-        return np.asarray(ids).reshape(-1)
-
-    return encode
 
 
 def reply_decoder(tokenizer: object) -> Callable[[Sequence[int]], str]:

@@ -107,12 +107,11 @@ class LlmWorkload:
         space, budget = self.spec.space, self.spec.budget
         if self.spec.search is LlmSearch.GRID:
             yield from self._measured(space.settings())
-        else:
-            for name, values in [("", ()), *searched_axes(space)]:  # first the best baseline, as the space holds it
-                best = leader(searched_figures(self.store.llm_trials(), budget), budget)
-                if best is not None:
-                    yield from self._measured(along(space, best.setting, name, values) if name else
-                                              [space.pinned(best.setting)])
+        elif (best := leader(searched_figures(self.store.llm_trials(), budget), budget)) is not None:
+            yield from self._measured([space.pinned(best.setting)])  # the best baseline, as the space holds it
+            for name, values in searched_axes(space):
+                best = leader(searched_figures(self.store.llm_trials(), budget), budget) or best
+                yield from self._measured(along(space, best.setting, name, values))
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         if not any(f.meets for f in searched) and not (searched and self._walking()):
             raise BadInputError(_missed(self.spec.budget, searched))
@@ -136,8 +135,10 @@ class LlmWorkload:
 
     def _measured(self, settings: Sequence[LlmSetting]) -> Steps:
         """Each of `settings` the search has not measured (a resumed run skips what is stored)."""
+        tried = {t.setting for t in self.store.llm_trials() if t.searched}
         for setting in settings:
-            if setting not in {t.setting for t in self.store.llm_trials() if t.searched}:
+            if setting not in tried:
+                tried.add(setting)
                 yield self.measure(setting)
 
     def _outputs(self, setting: LlmSetting) -> LlmOutputs:
