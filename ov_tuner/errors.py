@@ -44,6 +44,7 @@ class Input(Enum):
     DQ_GROUP_SIZE = "dynamic quantization group sizes"  # an LLM's DYNAMIC_QUANTIZATION_GROUP_SIZE values searched
     SHARED_PREFIX = "shared prefix"  # the tokens an LLM load's generated prompts begin with alike
     INSTANCES = "instances"  # an LLM's pipelines searched, each pinned to its share of the cores
+    DRAFT = "draft model"  # an LLM's model proposing tokens for speculative decoding
 
     def __str__(self) -> str:
         return f"\ue000{self.name}\ue001"

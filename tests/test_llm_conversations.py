@@ -179,7 +179,7 @@ def test_conversations_are_tuned_with_prefix_caching_and_ovms_left_alone_by_defa
     result = CliRunner().invoke(app, [
         "llm", str(tiny_gguf), "--out", str(db), "--conversations", str(talks), "--users", "3", "--seconds", "0.5",
         "--lead-in", "0.1", "--batched-tokens", "256", "--kv-precision", "default", "--passes", "2",
-        "--ttft-ms", "60000", "--most-users", "3"])
+        "--ttft-ms", "60000", "--most-users", "3", "--draft", str(tiny_gguf)])
     assert result.exit_code == 0, result.output
     with LlmStore(db, create=False) as store:
         trials = store.llm_trials()
@@ -187,9 +187,12 @@ def test_conversations_are_tuned_with_prefix_caching_and_ovms_left_alone_by_defa
     assert job is not None and job.load.conversations_file == str(talks)
     searched = {t.setting: t for t in trials if t.searched}
     # GenAI left alone three ways; with the traffic repeating its prefixes, prefix caching is searched (at 256
-    # batched tokens it is OVMS's default), then, on written text, prompt lookup on the better of the two
+    # batched tokens it is OVMS's default), then, on written text, prompt lookup on the better of the two, then the
+    # draft model given on the best so far
     lookups = {dataclasses.replace(s, lookup_tokens=5, lookup_ngram=3) for s in (SCHEDULER_DEFAULT, OVMS_DEFAULT)}
-    assert set(BASELINES) < set(searched) and len(searched) == 4 and set(searched) - set(BASELINES) <= lookups
+    drafted = [s for s in searched if s.draft is not None]
+    assert set(BASELINES) < set(searched) and len(searched) == 5 and len(drafted) == 1
+    assert set(searched) - set(BASELINES) - set(drafted) <= lookups and drafted[0].draft_tokens == 5
     ran = [t for t in trials if t.ok]
     assert all(t.cached_tokens == 0 for t in ran if not t.setting.enable_prefix_caching)
     # with prefix caching, every turn after the first finds at least the system prompt's whole blocks
@@ -198,6 +201,11 @@ def test_conversations_are_tuned_with_prefix_caching_and_ovms_left_alone_by_defa
     assert {OVMS_DEFAULT, PIPELINE_DEFAULT, SCHEDULER_DEFAULT} <= {t.setting for t in trials if t.users is not None}
     assert "conversations from" in result.output and "of prompt tokens answered by the prefix cache" in result.output
     assert "prefix hits " in result.output
+    # the search's fastest speculative setting against its twin, in passes side by side at one user and the users
+    # given
+    paired = {(t.setting.speculative, t.users, t.pass_number) for t in trials if t.by_load}
+    assert paired == {(on, users, n) for on in (True, False) for users in (1, 3) for n in (0, 1)}
+    assert "by load" in result.output and "output tokens/s at 1 user" in result.output
 
 
 def test_conversations_with_a_rate_or_prompts_are_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
@@ -270,12 +278,17 @@ def test_a_trial_with_prompt_lookup_holds_every_requests_length_on_the_files_req
     assert LlmSpace().for_traffic(LlmLoad()).prompt_lookups == ((0, 0),)  # never on generated tokens
 
 
-def test_the_python_form_serves_with_prefix_caching_and_prompt_lookup(tiny_gguf: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("speculation", ["lookup", "draft"])
+def test_the_python_form_serves_with_prefix_caching_and_speculative_decoding(tiny_gguf: Path, tmp_path: Path,
+                                                                             speculation: str) -> None:
     from ov_tuner.present.llm_forms import llm_ovms, llm_python
     from ov_tuner.workloads.llm.answer import llm_answer
+    from ov_tuner.workloads.llm.ir import served_model
     from ov_tuner.workloads.llm.schema import LlmJob, StoredLlm
 
-    chosen = LlmSetting(enable_prefix_caching=True, lookup_tokens=4, lookup_ngram=2)
+    draft = served_model(read_llm(tiny_gguf)).path  # the model as its own draft: the same tokenizer
+    chosen = (LlmSetting(enable_prefix_caching=True, lookup_tokens=4, lookup_ngram=2) if speculation == "lookup" else
+              LlmSetting(enable_prefix_caching=True, draft=draft, draft_tokens=3))
     met = np.full(10, 5.0)
     trials = tuple(LlmTrial(s, pass_number=p, ttft_ms=met, tpot_ms=met / 5, output_tokens=int(f) + p, wall_s=1.0)
                    for p in range(3) for s, f in ((chosen, 2000), (SCHEDULER_DEFAULT, 1000),
@@ -288,10 +301,43 @@ def test_the_python_form_serves_with_prefix_caching_and_prompt_lookup(tiny_gguf:
     ran = subprocess.run([sys.executable, str(form), "one two three one two"], capture_output=True, text=True,
                          timeout=300, check=True)
     served = json.loads(ran.stdout.strip().splitlines()[-1])
-    assert served["scheduler"]["enable_prefix_caching"] is True and served["properties"] == {"prompt_lookup": True}
+    assert served["scheduler"]["enable_prefix_caching"] is True
     assert isinstance(served["text"], str) and served["text"]
-    graph, _ = llm_ovms(answer, "graph.pbtxt")  # OVMS reads the switch from plugin_config, a JSON true
-    assert 'plugin_config: \'{"prompt_lookup": true}\'' in graph and "enable_prefix_caching: true" in graph
+    graph, steps = llm_ovms(answer, "graph.pbtxt")
+    assert "enable_prefix_caching: true" in graph
+    if speculation == "lookup":  # OVMS reads the switch from plugin_config, a JSON true
+        assert served["properties"] == {"prompt_lookup": True}
+        assert 'plugin_config: \'{"prompt_lookup": true}\'' in graph
+        return
+    # the pipeline is built with the draft: pointed at a folder that is not there, it fails
+    form.write_text(llm_python(answer).replace(repr(draft), repr(str(tmp_path / "gone"))))
+    refused = subprocess.run([sys.executable, str(form)], capture_output=True, text=True, timeout=300, check=False)
+    assert refused.returncode != 0 and "gone" in refused.stderr
+    assert 'draft_models_path: "' in graph and "/draft/" in steps[0]  # beside the model, where the graph says
+
+
+def test_a_draft_model_is_searched_off_and_on_and_one_of_another_vocabulary_is_one_line(
+        tiny_gguf: Path, tmp_path: Path) -> None:
+    from ov_tuner.workloads.llm.gguf import LlamaShape, write_llama_gguf
+    from ov_tuner.workloads.llm.ir import served_model
+
+    draft = served_model(read_llm(tiny_gguf)).path
+    space = LlmSpace(batched_tokens=(256,), kv_cache_precisions=(None,), prefix_caching=(False,),
+                     prompt_lookups=((0, 0), (5, 3)), drafts=((None, 0), (draft, 5)))
+    # the two ways to speculate exclude each other: a grid holds the draft alone, never both
+    assert [(s.lookup_tokens, s.draft is not None) for s in space.settings()] == [(0, False), (0, True), (5, False)]
+    drafted = LlmSetting().with_value("prompt_lookup", (5, 3)).with_value("draft", (draft, 5))
+    assert drafted.lookup == (0, 0) and drafted.assistant == (5, 0) and drafted.speculative
+    assert drafted.without_speculation() == SCHEDULER_DEFAULT
+    trial = trial_in_process(read_llm(tiny_gguf), "CPU", drafted, LlmLoad(users=2, seconds=0.4, lead_in_s=0.1,
+                                                                          output_tokens=(6, 6)))
+    assert trial.ok, trial.error
+    assert trial.output_tokens == 6 * trial.ttft_ms.size  # proposals kept or not, each request says its 6
+    other = write_llama_gguf(tmp_path / "other.gguf", LlamaShape(layers=1, width=64, heads=2, kv_heads=1,
+                                                                 feed_forward=128, vocab=1000))
+    result = CliRunner().invoke(app, ["llm", str(tiny_gguf), "--out", str(tmp_path / "x.db"), "--draft", str(other)])
+    assert result.exit_code != 0 and not (tmp_path / "x.db").exists()
+    assert "--draft" in result.output and "vocabulary" in result.output and len(result.output.splitlines()) == 1
 
 
 def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_it_is_slower() -> None:
@@ -305,7 +351,7 @@ def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_i
 
     verdict = by_load({1: passes(1.3), 2: passes(1.2), 4: passes(0.8), 8: passes(0.7)})
     assert [p.load for p in verdict.at] == [1, 2, 4, 8] and verdict.at[0].ratio.value == pytest.approx(1.3, rel=0.01)
-    assert verdict.pays_up_to == 2 and verdict.slower_from == 4 and verdict.holds_at(2) and not verdict.holds_at(4)
+    assert verdict.pays_up_to == 2 and verdict.slower_from == 4 and verdict.at_load(4) is verdict.at[2]
     # a load that tells nothing apart ends the run of loads it pays at, though a larger load reads faster again
     noisy = by_load({1: passes(1.3), 2: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)], 4: passes(1.3), 8: [(1, 1)]})
     assert noisy.pays_up_to == 1 and noisy.slower_from is None and [p.load for p in noisy.at] == [1, 2, 4]
@@ -313,6 +359,38 @@ def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_i
     assert said.startswith("prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +30.0% (95%: ")
     assert said.endswith("pays up to 2 users, slower from 4 users")
     assert by_load({1: passes(0.9)}).pays_up_to is None
+
+
+def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and_nothing_else() -> None:
+    from ov_tuner.workloads.llm.answer import round_table, walk_windows
+    from ov_tuner.workloads.llm.by_load import deciding_loads, knob_by_load
+
+    lookup = LlmSetting(lookup_tokens=5, lookup_ngram=3)
+    twin = lookup.without_speculation()
+    assert twin == SCHEDULER_DEFAULT and lookup.speculative and not twin.speculative
+
+    def trial(setting: LlmSetting, tokens: int, number: int | None, users: int | None) -> LlmTrial:
+        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=np.array([10.0]), tpot_ms=np.array([5.0]),
+                        window_tokens=tokens, window_s=1.0)
+
+    ratios = {1: 1.3, 4: 1.0, 8: 0.7}  # the twin serves 100 tokens/s at every load; the knob these times it
+    trials = [trial(SCHEDULER_DEFAULT, 100, 0, None), trial(lookup, 999, None, None),  # a round, the search
+              trial(SCHEDULER_DEFAULT, 100, None, 8),  # a walk's window
+              *(trial(side, round((100 * r if side == lookup else 100) * (1 + 0.01 * n)), n, users)
+                for users, r in ratios.items() for n in range(3) for side in (lookup, twin)),
+              trial(lookup, 500, 3, 1)]  # a pass whose twin did not run: no pair
+    knob = knob_by_load(trials, lookup)
+    assert knob.twin == SCHEDULER_DEFAULT and [p.load for p in knob.verdict.at] == [1, 4, 8]
+    assert all(p.ratio.passes == 3 for p in knob.verdict.at)
+    assert knob.verdict.pays_up_to == 1 and knob.verdict.slower_from == 8
+    one = knob.verdict.at_load(1)
+    assert one is not None and one.ratio.value == pytest.approx(1.3, rel=0.02)
+    # the rounds and the walks read none of them
+    assert round_table(trials, [SCHEDULER_DEFAULT]).shape == (1, 1)
+    assert walk_windows(trials, SCHEDULER_DEFAULT, LlmLoad(users=4), LlmBudget()) == [(4.0, True), (8.0, True)]
+    # one user, the load given and the edge of the budget, each once
+    assert deciding_loads(8, True, 11.0) == [1.0, 8, 11.0] and deciding_loads(1, True, None) == [1.0]
+    assert deciding_loads(2.5, False, None) == [2.5]
 
 
 def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_with_the_figure() -> None:

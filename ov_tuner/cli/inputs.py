@@ -28,6 +28,7 @@ FLAGS: dict[Input, str] = {
     Input.DQ_GROUP_SIZE: "--dq-group-size",
     Input.SHARED_PREFIX: "--shared-prefix",
     Input.INSTANCES: "--instances",
+    Input.DRAFT: "--draft",
 }
 
 

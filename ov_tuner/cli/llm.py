@@ -80,6 +80,9 @@ def llm(
                                                "a step proposes from the prompt's n-grams of up to NGRAM), or auto "
                                                "(off and 5:3 where the requests are a file's text, else off).")]
     = "auto",
+    draft: Annotated[Path | None, typer.Option(help="A draft model (GGUF or GenAI folder, the model's tokenizer) "
+                                               "for speculative decoding, searched off and on: it proposes 5 "
+                                               "tokens a step, which the model verifies at once.")] = None,
     dq_group_size: Annotated[str, typer.Option(help="DYNAMIC_QUANTIZATION_GROUP_SIZE values searched (0: off).")]
     = "default",
     cache_gb: Annotated[str, typer.Option(help="SchedulerConfig.cache_size values searched: a KV cache of N GB made "
@@ -126,7 +129,7 @@ def llm(
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
                    budget=LlmBudget(ttft_ms, tpot_ms, percentile), space=space, passes=passes, walk=walk,
                    most_users=max(most_users, users), most_rate=max(most_rate, rate) if most_rate else None,
-                   min_agreement=min_agreement, search=_search(search))
+                   min_agreement=min_agreement, search=_search(search), draft=draft)
 
     def seen(trial: LlmTrial) -> None:
         out.print(trial_line(trial), highlight=False, soft_wrap=True)

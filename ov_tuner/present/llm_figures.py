@@ -103,7 +103,7 @@ def pareto_figure(answer: LlmAnswer) -> Figure:
 def rounds_figure(answer: LlmAnswer) -> Figure:
     """Each contender's output tokens/s in each pass, a line per contender, so that the passes pair them (a gap: the
     pass failed it); the answer's line thick in its colour, GenAI left alone's in its shapes."""
-    trials = [t for t in answer.trials if t.pass_number is not None]
+    trials = [t for t in answer.trials if t.in_rounds]
     contenders = list(dict.fromkeys(t.setting for t in trials))
     chosen = answer.answer.setting if answer.answer is not None else None
     passes = list(range(1, answer.passes + 1))

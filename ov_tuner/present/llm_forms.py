@@ -45,19 +45,19 @@ import openvino_genai
 
 MODEL = {model!r}
 DEVICE = {device!r}
-MAX_NEW_TOKENS = {max_new_tokens}
+MAX_NEW_TOKENS = {max_new_tokens}{draft_constant}
 
 scheduler = openvino_genai.SchedulerConfig()
 {scheduler_fields}
 properties = {properties!r}
 
-pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, scheduler, DEVICE, properties, {{}})
+pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, scheduler, DEVICE, {given}, {{}})
 prompt = sys.argv[1] if len(sys.argv) > 1 else {default_prompt!r}
 tokenizer = pipe.get_tokenizer()
 if tokenizer.chat_template:
     prompt = tokenizer.apply_chat_template([{{"role": "user", "content": prompt}}], add_generation_prompt=True)
 config = openvino_genai.GenerationConfig(max_new_tokens=MAX_NEW_TOKENS)
-{lookup_fields}
+{assistant_fields}
 text = pipe.generate([prompt], [config])[0].m_generation_ids[0]
 held = {{name: getattr(scheduler, name) for name in ("max_num_batched_tokens", "max_num_seqs", "dynamic_split_fuse",
                                                    "enable_prefix_caching", "cache_size")}}
@@ -85,7 +85,7 @@ MODEL = {model!r}
 DEVICE = {device!r}
 MAX_NEW_TOKENS = {max_new_tokens}
 INSTANCES = {instances}
-PROPERTIES = {properties!r}
+PROPERTIES = {properties!r}{draft_constant}
 
 
 def scheduler():
@@ -98,10 +98,10 @@ def instance(cores, link):
     os.sched_setaffinity(0, cores)  # before the pipeline loads OpenVINO's CPU plugin, which reads the cores it may use
     properties = {{**PROPERTIES, "INFERENCE_NUM_THREADS": len(cores)}}
     held = scheduler()
-    pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, held, DEVICE, properties, {{}})
+    pipe = openvino_genai.ContinuousBatchingPipeline(MODEL, held, DEVICE, {given}, {{}})
     tokenizer = pipe.get_tokenizer()
     config = openvino_genai.GenerationConfig(max_new_tokens=MAX_NEW_TOKENS)
-{lookup_fields}
+{assistant_fields}
     fields = {{name: getattr(held, name) for name in ("max_num_batched_tokens", "max_num_seqs", "dynamic_split_fuse",
                                                     "enable_prefix_caching", "cache_size")}}
     while True:
@@ -161,20 +161,27 @@ def llm_python(answer: LlmAnswer) -> str:
     """The script that serves the model at the answer's setting."""
     assert answer.answer is not None, "an LLM answer with no setting has no form"
     setting, job = answer.answer.setting, answer.job
+    indent = "" if setting.instances == 1 else "    "
     return (_SCRIPT if setting.instances == 1 else _INSTANCES_SCRIPT).format(
         what=setting_text(setting), model=model_path(answer), device=job.device, instances=setting.instances,
         max_new_tokens=job.load.output_tokens[1], properties=setting.pipeline_properties(),
         scheduler_fields=_scheduler_fields(setting, "scheduler", ""),
         config_fields=_scheduler_fields(setting, "config", "    "), default_prompt=DEFAULT_PROMPT,
-        lookup_fields=_lookup_fields(setting, "" if setting.instances == 1 else "    "))
+        assistant_fields=_assistant_fields(setting, indent),
+        draft_constant="" if setting.draft is None else f"\nDRAFT = {setting.draft!r}  # the model proposing tokens",
+        given="properties" if setting.draft is None else
+        f'\n{indent}    {{**properties, "draft_model": openvino_genai.draft_model(DRAFT, DEVICE)}}')
 
 
-def _lookup_fields(setting: LlmSetting, indent: str) -> str:
-    """With prompt lookup, the line every request's GenerationConfig needs (GenAI refuses a request without both)."""
-    if not setting.lookup_tokens:
-        return ""
-    return (f"{indent}config.num_assistant_tokens, config.max_ngram_size = {setting.lookup_tokens}, "
-            f"{setting.lookup_ngram}  # prompt lookup: tokens proposed a step, longest n-gram")
+def _assistant_fields(setting: LlmSetting, indent: str) -> str:
+    """With speculative decoding, the line every request's GenerationConfig needs (GenAI refuses a request to a
+    pipeline built for it without)."""
+    if setting.lookup_tokens:
+        return (f"{indent}config.num_assistant_tokens, config.max_ngram_size = {setting.lookup_tokens}, "
+                f"{setting.lookup_ngram}  # prompt lookup: tokens proposed a step, longest n-gram")
+    if setting.draft is not None:
+        return f"{indent}config.num_assistant_tokens = {setting.draft_tokens}  # tokens the draft proposes a step"
+    return ""
 
 
 def _scheduler_fields(setting: LlmSetting, name: str, indent: str) -> str:
@@ -260,6 +267,9 @@ def llm_ovms(answer: LlmAnswer, graph_file: str) -> tuple[str, tuple[str, ...]]:
                "max_num_seqs": setting.max_num_seqs, "dynamic_split_fuse": _bool(setting.dynamic_split_fuse),
                "enable_prefix_caching": _bool(setting.enable_prefix_caching), "cache_size": cache_size,
                "plugin_config": f"'{json.dumps(_plugin_config(properties, setting))}'"}
+    if setting.draft is not None:  # a request's num_assistant_tokens defaults to 5 (base_generation_config_builder.cpp)
+        options["draft_models_path"] = f'"{folder}/draft"'
+        copy += f" && mkdir -p {folder}/draft && cp -r {shlex.quote(setting.draft.rstrip('/') + '/.')} {folder}/draft/"
     cache_why = ("the KV cache the answer ran with, made at once" if setting.cache_gb else
                  f"grown as requests need it, as the trials ran (to {figures.kv_cache_bytes / 2**20:.1f} MiB at the "
                  "load measured); a size in GB makes it at once and bounds it")
@@ -354,6 +364,13 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
         "walk_gains": [{"baseline": _setting(g.baseline), "difference": g.difference.value, "low": g.difference.low,
                         "high": g.difference.high, "confidence": CONFIDENCE, "differs": g.difference.differs}
                        for g in answer.walk_gains],
+        "by_load": [{"setting": _setting(k.setting), "twin": _setting(k.twin),
+                     "unit": "users" if job.load.closed else "requests/s",
+                     "pays_up_to": k.verdict.pays_up_to, "slower_from": k.verdict.slower_from,
+                     "at": [{"load": p.load, "ratio": p.ratio.value, "low": p.ratio.low, "high": p.ratio.high,
+                             "passes": p.ratio.passes, "faster": p.faster, "slower": p.slower}
+                            for p in k.verdict.at]}
+                    for k in answer.by_load],
         "harness": None if (h := answer.harness) is None else {
             "load": h.trial.walked_at, "ok": h.trial.ok, "ttft_ms": h.ttft_ms, "tpot_ms": h.tpot_ms,
             "ttft_share": h.ttft_share, "tpot_share": h.tpot_share, "limited": h.limited},
@@ -375,7 +392,8 @@ def _setting(setting: LlmSetting) -> dict[str, Any]:
             "dynamic_split_fuse": setting.dynamic_split_fuse, "enable_prefix_caching": setting.enable_prefix_caching,
             "properties": setting.properties(), "weights": setting.weights, "cache_gb": setting.cache_gb,
             "prompt_lookup": {"num_assistant_tokens": setting.lookup_tokens, "max_ngram_size": setting.lookup_ngram}
-            if setting.lookup_tokens else None}
+            if setting.lookup_tokens else None,
+            "draft": {"model": setting.draft, "num_assistant_tokens": setting.draft_tokens} if setting.draft else None}
 
 
 def _figures(f: SettingFigures) -> dict[str, Any]:

@@ -58,6 +58,8 @@ def setting_text(setting: LlmSetting) -> str:
         parts.append(f"{setting.instances} instances, each pinned to its share of the cores")
     if setting.lookup_tokens:
         parts.append(f"prompt lookup ({setting.lookup_tokens} tokens from {setting.lookup_ngram}-grams)")
+    if setting.draft is not None:
+        parts.append(f"draft model ({setting.draft_tokens} tokens a step)")
     return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
 
 
@@ -87,7 +89,8 @@ def budget_text(budget: LlmBudget) -> str:
 
 def trial_line(trial: LlmTrial) -> str:
     """A trial as it is stored: 'search  4096 batched tokens: 4351 tokens/s, 89.2 requests/s, TTFT p90 6.4 ms, ...'."""
-    stage = "search" if trial.searched else "walk" if trial.pass_number is None else f"pass {trial.pass_number + 1}"
+    stage = ("search" if trial.searched else "walk" if trial.walked else
+             f"{'by load ' if trial.by_load else ''}pass {(trial.pass_number or 0) + 1}")
     what = setting_text(trial.setting) + ("" if trial.walked_at is None else
                                           f" at {load_amount(trial.walked_at, trial.users is not None)}")
     if not trial.ok:
@@ -129,6 +132,7 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
     for g in answer.gains:
         told = "" if g.ratio.clear else ", no different"
         lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}"))
+    lines += [("by load", by_load_text(k.setting, k.twin, k.verdict, job.load.closed)) for k in answer.by_load]
     lines.append(("why", _why(answer)))
     lines.append(("outputs", _outputs(answer, found.setting)))
     reply = reply_text(answer, found.setting)
@@ -224,7 +228,8 @@ def _held_because(answer: LlmAnswer, setting: LlmSetting) -> str:
 
 def _knobs(setting: LlmSetting) -> str:
     return " and ".join(name for name, on in (("prefix caching", setting.enable_prefix_caching),
-                                              ("prompt lookup", setting.lookup_tokens > 0)) if on)
+                                              ("prompt lookup", setting.lookup_tokens > 0),
+                                              ("the draft model", setting.draft is not None)) if on)
 
 
 def _held(answer: LlmAnswer) -> str:
@@ -280,6 +285,8 @@ def hardware_text(b: DecodeBound) -> str:
 def by_load_text(setting: LlmSetting, twin: LlmSetting, verdict: ByLoad, closed: bool) -> str:
     """'prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +24.1% (95%: +9.8..+40.3%) output
     tokens/s at 1 users, ...; pays up to 2 users, slower from 4 users'."""
+    if not verdict.at:
+        return f"{setting_text(setting)} over {setting_text(twin)}: not measured (no load ran two passes of both)"
     each = "; ".join(f"{gain(p.ratio)} output tokens/s at {load_amount(p.load, closed)}"
                      f"{'' if p.ratio.clear else ', no different'}" for p in verdict.at)
     ends = [f"pays up to {load_amount(verdict.pays_up_to, closed)}" if verdict.pays_up_to is not None else

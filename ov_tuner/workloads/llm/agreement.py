@@ -79,8 +79,9 @@ def judged_agreements(outputs: Sequence[LlmOutputs]) -> dict[LlmSetting, float]:
 
 
 # The fields of a setting that change how much work is done, not what is computed: prefix caching reuses the KV cache
-# of a prompt's beginning, prompt lookup verifies proposed tokens; lossless in exact arithmetic.
-LOSSLESS_FIELDS = ("enable_prefix_caching", "lookup_tokens", "lookup_ngram")
+# of a prompt's beginning, prompt lookup and a draft model propose tokens the model verifies; lossless in exact
+# arithmetic.
+LOSSLESS_FIELDS = ("enable_prefix_caching", "lookup_tokens", "lookup_ngram", "draft", "draft_tokens")
 # How far a lossless knob's greedy text alike with its twin's may fall below the rounding floor before it is held back:
 # over 16 prompts a share moves this much from one rounding to another (a guess not yet measured across hosts).
 LOSSLESS_MARGIN = 0.15

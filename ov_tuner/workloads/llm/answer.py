@@ -32,6 +32,7 @@ from ov_tuner.workloads.llm.agreement import (
     lowest_cosines,
     next_token_agreements,
 )
+from ov_tuner.workloads.llm.by_load import KnobByLoad, knob_by_load
 from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.roofline import DecodeBound, decode_bound
 from ov_tuner.workloads.llm.schema import (
@@ -156,6 +157,7 @@ class LlmAnswer:
     harness: LlmHarness | None = None  # the load harness alone at the load the answer serves (its walks done)
     instance_cores: tuple[tuple[int, ...], ...] = ()  # the cores each of the answer's instances ran on
     bound: DecodeBound | None = None  # the answer's steps against the host's roofline (None: not measured)
+    by_load: tuple[KnobByLoad, ...] = ()  # each speculative setting against its twin at the loads that decide it
 
     @property
     def box(self) -> Box | None:
@@ -185,10 +187,10 @@ def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudge
 
 def round_table(trials: Sequence[LlmTrial], contenders: Sequence[LlmSetting]) -> np.ndarray:
     """The rounds' output tokens a second, passes x contenders (NaN where a pass did not measure one or it failed)."""
-    rows = 1 + max((t.pass_number for t in trials if t.pass_number is not None), default=-1)
+    rows = 1 + max((t.pass_number for t in trials if t.in_rounds and t.pass_number is not None), default=-1)
     table = np.full((rows, len(contenders)), math.nan)
     for t in trials:
-        if t.pass_number is not None and t.ok and t.setting in contenders:
+        if t.in_rounds and t.pass_number is not None and t.ok and t.setting in contenders:
             table[t.pass_number, contenders.index(t.setting)] = t.tokens_per_s
     return table
 
@@ -227,9 +229,9 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     judged = judged_agreements(stored.outputs)
     held = held_back(stored.outputs, limit)
     searched = searched_figures(trials, job.budget)
-    contenders = list(dict.fromkeys(t.setting for t in trials if t.pass_number is not None))
+    contenders = list(dict.fromkeys(t.setting for t in trials if t.in_rounds))
     table = round_table(trials, contenders)
-    pooled = {s: [t for t in trials if t.pass_number is not None and t.ok and t.setting == s] for s in contenders}
+    pooled = {s: [t for t in trials if t.in_rounds and t.ok and t.setting == s] for s in contenders}
     in_rounds = {s: figures_of(s, pooled[s], job.budget) for s in contenders if pooled[s]}
     means = pass_adjusted_means(table) if table.size else np.array([])
     leading = [i for i, s in enumerate(contenders)
@@ -277,7 +279,9 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      instance_cores=_instance_cores(stored.environment, answer),
                      bound=None if answer is None else decode_bound(
                          job.model, answer.setting, pooled.get(answer.setting) or _searched(trials, answer.setting),
-                         stored.roofline))
+                         stored.roofline),
+                     by_load=tuple(knob_by_load(trials, s) for s in dict.fromkeys(
+                         t.setting for t in trials if t.by_load and t.setting.speculative)))
 
 
 def budget_miss(figures: SettingFigures, budget: LlmBudget) -> float:
@@ -349,11 +353,11 @@ def walk_windows(trials: Sequence[LlmTrial], setting: LlmSetting, load: LlmLoad,
     does not measure it again: each of them cost a window of up to 10 s, at a load every setting that reached the
     rounds met."""
     return [(load.amount if t.walked_at is None else t.walked_at, t.ok and figures_of(setting, [t], budget).meets)
-            for t in trials if t.setting == setting and (t.walked_at is not None or t.pass_number is not None)]
+            for t in trials if t.setting == setting and (t.walked or t.in_rounds)]
 
 
 def _walks(trials: Sequence[LlmTrial], job: LlmJob) -> tuple[Walk, ...]:
-    walked = list(dict.fromkeys(t.setting for t in trials if t.walked_at is not None))
+    walked = list(dict.fromkeys(t.setting for t in trials if t.walked))
     found = []
     for setting in walked:
         windows = walk_windows(trials, setting, job.load, job.budget)

@@ -17,8 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
+from ov_tuner.workloads.llm.schema import LlmSetting, LlmTrial
 
 CONFIDENCE = 0.95
+# The passes of a speculative setting and its twin at each load that decides it, at most (the job's passes, if fewer).
+BY_LOAD_PASSES = 3
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,18 @@ class ByLoad:
         """The least load where it is told slower (None: at none measured)."""
         return next((point.load for point in self.at if point.slower), None)
 
-    def holds_at(self, load: float) -> bool:
-        """Whether it is told faster at `load` and at every load measured below it."""
-        return self.pays_up_to is not None and load <= self.pays_up_to and any(p.load == load for p in self.at)
+    def at_load(self, load: float) -> AtLoad | None:
+        """The ratio at `load` (None: not measured there)."""
+        return next((p for p in self.at if p.load == load), None)
+
+
+@dataclass(frozen=True)
+class KnobByLoad:
+    """A speculative setting against its twin (the same setting proposing nothing), load by load."""
+
+    setting: LlmSetting
+    twin: LlmSetting
+    verdict: ByLoad
 
 
 def by_load(passes: Mapping[float, Sequence[tuple[float, float]]]) -> ByLoad:
@@ -73,3 +85,20 @@ def by_load(passes: Mapping[float, Sequence[tuple[float, float]]]) -> ByLoad:
         if pairs.shape[0] >= 2:
             found.append(AtLoad(load, paired_ratio(pairs[:, 0], pairs[:, 1], CONFIDENCE)))
     return ByLoad(tuple(found))
+
+
+def deciding_loads(given: float, closed: bool, edge: float | None) -> list[float]:
+    """The loads that decide a speculative setting: one user (a closed loop's least), the load given, and the edge of
+    the budget (the most the answer's walk served; None: not walked), ascending."""
+    return sorted({*([1.0] if closed else []), given, *([edge] if edge else [])})
+
+
+def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting) -> KnobByLoad:
+    """`setting` against its twin from their by-load passes: each load's passes where both ran."""
+    twin = setting.without_speculation()
+    figures = {(t.setting, t.walked_at, t.pass_number): t.tokens_per_s for t in trials if t.by_load and t.ok}
+    passes: dict[float, list[tuple[float, float]]] = {}
+    for (found, load, number), tokens_per_s in figures.items():
+        if found == setting and load is not None and (theirs := figures.get((twin, load, number))) is not None:
+            passes.setdefault(load, []).append((tokens_per_s, theirs))
+    return KnobByLoad(setting, twin, by_load(passes))

@@ -7,6 +7,7 @@ scheduler alone, so the answer can say whether they, not the model on this devic
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from ov_tuner.workloads.llm.gguf import LlamaShape, write_llama_gguf
@@ -19,9 +20,10 @@ TRIVIAL_SHAPE = LlamaShape(layers=1, width=64, heads=2, kv_heads=1, feed_forward
 
 def harness_trial(device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     """`setting` under `load` on the trivial model (its own vocabulary: prompts of the same lengths), in a process
-    of its own as every trial."""
+    of its own as every trial; a draft model left out, since it is a model, not the harness (and proposes another
+    vocabulary's tokens)."""
     with tempfile.TemporaryDirectory(prefix="ov-tuner-harness-") as folder:
         path = write_llama_gguf(Path(folder) / "trivial.gguf", TRIVIAL_SHAPE)
         trivial = LlmModel(str(path), LlmFormat.GGUF, sha256="", architecture="llama", layers=TRIVIAL_SHAPE.layers,
                            width=TRIVIAL_SHAPE.width, vocab=0)
-        return trial_in_process(trivial, device, setting, load)
+        return trial_in_process(trivial, device, replace(setting, draft=None, draft_tokens=0), load)

@@ -41,6 +41,9 @@ from ov_tuner.workloads.llm.schema import (
 from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder, model_weight_bytes
 from ov_tuner.workloads.llm.workload import LlmSpec, LlmWorkload, Seen
 
+# The tokens a draft model proposes a step: OVMS's default where a request sets none (GenAI's samples use 5 too).
+DRAFT_TOKENS = 5
+
 
 def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
             making: Callable[[str], None] = lambda weights: None) -> LlmAnswer:
@@ -59,6 +62,9 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     _check_instances(spec.space, spec.load)
     served = served_model(model)
     check_load_fits(model, Path(served.path), spec.load)
+    if spec.draft is not None:
+        drafted = (_draft_folder(spec.draft, model), DRAFT_TOKENS)
+        spec = replace(spec, space=replace(spec.space, drafts=((None, 0), drafted)))
     folders = _weights(served, spec.space, making)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
     with LlmStore(spec.out) as store, KeptPipelines() as pipelines:
@@ -69,6 +75,16 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
         workload = LlmWorkload(spec, job, store, folders, seen, pipelines)
         drive(workload, stop)
         return workload.answer()
+
+
+def _draft_folder(draft: Path, model: LlmModel) -> str:
+    """The draft model's GenAI folder (a GGUF's: the one GenAI converts it to), once it is known to share the
+    model's vocabulary: its proposals are token ids the model verifies."""
+    found = read_llm(draft)
+    if found.vocab and model.vocab and found.vocab != model.vocab:
+        raise BadInputError(f"{Input.DRAFT} {draft}: its vocabulary has {found.vocab} tokens and the model's "
+                            f"{model.vocab}; give a draft model of the same tokenizer")
+    return served_model(found).path
 
 
 def _check_weights(space: LlmSpace) -> None:

@@ -118,20 +118,45 @@ class LlmSetting:
     instances: int = 1  # pipelines, each in a process of its own pinned to its share of the cores (threads: the share)
     lookup_tokens: int = 0  # prompt lookup decoding: the tokens a step proposes from the prompt's n-grams (0: off)
     lookup_ngram: int = 0  # the longest n-gram of the prompt it matches (0: off)
+    draft: str | None = None  # speculative decoding: the draft model's GenAI folder, which proposes tokens (None: off)
+    draft_tokens: int = 0  # the tokens the draft proposes a step
+
+    @property
+    def assistant(self) -> tuple[int, int]:
+        """What each request asks of speculative decoding: (tokens proposed a step, longest n-gram), GenAI's
+        num_assistant_tokens and max_ngram_size; prompt lookup sets both, a draft model the first; (0, 0): off."""
+        return self.lookup if self.lookup_tokens else (self.draft_tokens, 0)
 
     @property
     def lookup(self) -> tuple[int, int]:
         """Prompt lookup decoding's (proposed tokens, longest n-gram); (0, 0): off."""
         return self.lookup_tokens, self.lookup_ngram
 
+    @property
+    def speculative(self) -> bool:
+        """Whether a step proposes tokens to verify (prompt lookup or a draft model), which pays while the device has
+        room and costs once it is busy."""
+        return self.lookup_tokens > 0 or self.draft is not None
+
+    def without_speculation(self) -> LlmSetting:
+        """This setting proposing nothing: its twin for a speculative knob's verdict by load."""
+        return replace(self, lookup_tokens=0, lookup_ngram=0, draft=None, draft_tokens=0)
+
     def with_value(self, axis: str, value: Any) -> LlmSetting:
-        """This setting with one axis of LlmSpace.axes set to `value` (prompt lookup's a pair)."""
+        """This setting with one axis of LlmSpace.axes set to `value` (prompt lookup's a pair, the draft's its folder
+        and tokens). The two ways to speculate exclude each other (GenAI takes one): turning one on turns the other
+        off."""
         if axis == "prompt_lookup":
-            return replace(self, lookup_tokens=value[0], lookup_ngram=value[1])
+            found = replace(self, lookup_tokens=value[0], lookup_ngram=value[1])
+            return replace(found, draft=None, draft_tokens=0) if value[0] else found
+        if axis == "draft":
+            found = replace(self, draft=value[0], draft_tokens=value[1])
+            return replace(found, lookup_tokens=0, lookup_ngram=0) if value[0] else found
         return replace(self, **{axis: value})
 
     def pipeline_properties(self) -> dict[str, str | int | bool]:
-        """What the pipeline is given: the plugin's properties and, with prompt lookup, GenAI's switch for it."""
+        """What the pipeline is given: the plugin's properties and, with prompt lookup, GenAI's switch for it (a
+        draft model is an object GenAI makes: ov_tuner.workloads.llm.trial.open_pipeline adds it)."""
         return {**self.properties(), **({"prompt_lookup": True} if self.lookup_tokens else {})}
 
     def properties(self) -> dict[str, str | int]:
@@ -190,6 +215,7 @@ class LlmSpace:
     cache_gbs: tuple[int | None, ...] = (None,)
     instances: tuple[int, ...] = (1,)
     prompt_lookups: tuple[tuple[int, int], ...] = ()  # (proposed tokens, longest n-gram); (0, 0): off
+    drafts: tuple[tuple[str | None, int], ...] = ((None, 0),)  # (a draft model's folder, tokens it proposes a step)
 
     def for_traffic(self, load: LlmLoad) -> LlmSpace:
         """The axes left to the traffic decided: prefix caching off and on where a request can begin as an earlier
@@ -210,12 +236,14 @@ class LlmSpace:
                 "kv_cache_precision": self.kv_cache_precisions, "max_num_seqs": self.max_seqs,
                 "inference_precision": self.inference_precisions, "threads": self.threads,
                 "dq_group_size": self.dq_group_sizes, "cache_gb": self.cache_gbs, "instances": self.instances,
-                "prompt_lookup": self.prompt_lookups or ((0, 0),)}
+                "prompt_lookup": self.prompt_lookups or ((0, 0),), "draft": self.drafts}
 
     def settings(self) -> list[LlmSetting]:
-        """Every combination, the weights varying slowest (a compressed folder's settings side by side)."""
+        """Every combination, the weights varying slowest (a compressed folder's settings side by side); prompt
+        lookup with a draft is the draft alone (LlmSetting.with_value), so once."""
         axes = self.axes()
-        return [_set(LlmSetting(), zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
+        return list(dict.fromkeys(_set(LlmSetting(), zip(axes, values, strict=True))
+                                  for values in itertools.product(*axes.values())))
 
     def pinned(self, setting: LlmSetting) -> LlmSetting:
         """`setting` with every axis of one value set to it: what a user pinned holds in every setting searched."""
@@ -275,7 +303,8 @@ class LlmTrial:
     pipeline's first request (compile and cache allocation included), timed apart and counted nowhere else.
     `pass_number` None is a search trial; a number (from 0) is a pass of the rounds side by side; `users` (a closed
     loop's) or `rate` (an open loop's) a number is a trial of the walk to the most a setting serves, at that load
-    (None: the job's). A setting the device refuses is a trial with its `error` and no figures."""
+    (None: the job's); both a number: a pass of a speculative setting against its twin at that load
+    (ov_tuner.workloads.llm.by_load). A setting the device refuses is a trial with its `error` and no figures."""
 
     setting: LlmSetting
     pass_number: int | None = None
@@ -313,6 +342,21 @@ class LlmTrial:
     @property
     def searched(self) -> bool:
         return self.pass_number is None and self.walked_at is None
+
+    @property
+    def in_rounds(self) -> bool:
+        """A pass of the rounds side by side, at the job's load."""
+        return self.pass_number is not None and self.walked_at is None
+
+    @property
+    def walked(self) -> bool:
+        """A window of the walk to the most load a setting serves."""
+        return self.pass_number is None and self.walked_at is not None
+
+    @property
+    def by_load(self) -> bool:
+        """A pass of a speculative setting against its twin, at one of the loads that decide it."""
+        return self.pass_number is not None and self.walked_at is not None
 
     @property
     def hit_rate(self) -> float:

@@ -75,8 +75,10 @@ def open_pipeline(model: str, setting: LlmSetting, device: str) -> tuple[object,
     import openvino_genai
 
     started = time.perf_counter()
-    pipe = openvino_genai.ContinuousBatchingPipeline(model, scheduler_config(setting), device,
-                                                     setting.pipeline_properties(), {})
+    properties: dict[str, object] = {**setting.pipeline_properties()}
+    if setting.draft is not None:  # on the same device, its scheduler GenAI's own choice from the main model's
+        properties["draft_model"] = openvino_genai.draft_model(setting.draft, device)
+    pipe = openvino_genai.ContinuousBatchingPipeline(model, scheduler_config(setting), device, properties, {})
     return pipe, time.perf_counter() - started
 
 
@@ -138,7 +140,7 @@ class Served:
     first_request_ms: float
     paused: list[Flight] = field(default_factory=list)
     prefix: PrefixBlocks | None = None
-    lookup: tuple[int, int] = (0, 0)  # each request's prompt lookup (ov_tuner.workloads.llm.schema.LlmSetting.lookup)
+    assistant: tuple[int, int] = (0, 0)  # each request's speculative decoding (LlmSetting.assistant)
 
     def stop(self) -> None:
         """End the requests its last trial left in flight: a trial after it starts its users afresh, and a pipeline
@@ -152,8 +154,8 @@ def serve(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> S
     pipe, load_s = open_pipeline(model.path, setting, device)
     requests = requests_for(pipe, model, load)
     prefix = PrefixBlocks(block_tokens(device)) if setting.enable_prefix_caching else None
-    first = _first_request(pipe, requests.next(None), prefix, setting.lookup)
-    return Served(pipe, requests, load_s, first, prefix=prefix, lookup=setting.lookup)
+    first = _first_request(pipe, requests.next(None), prefix, setting.assistant)
+    return Served(pipe, requests, load_s, first, prefix=prefix, assistant=setting.assistant)
 
 
 def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
@@ -180,7 +182,7 @@ def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     _reset_peak_memory()
     try:
         tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused, served.prefix,
-                                               served.lookup)
+                                               served.assistant)
     except RuntimeError as e:
         return LlmTrial(setting, error=ov_error_text(e))
     metrics = served.pipe.get_metrics()  # type: ignore[attr-defined]
@@ -211,7 +213,7 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
         pipe, _ = open_pipeline(model.path, setting, device)
         requests = requests_for(pipe, model, replace(load, seed=load.seed + HELD_APART_SEED))
         prompts = [requests.next(user).prompt for user in range(AGREEMENT_PROMPTS)]
-        config = generation(AGREEMENT_TOKENS, setting.lookup)
+        config = generation(AGREEMENT_TOKENS, setting.assistant)
         tensors = [ov.Tensor(p.reshape(1, -1)) for p in prompts]
         if setting.enable_prefix_caching:  # the first alone, so that the cache answers what the others share with it
             pipe.generate(tensors[:1], [config])  # type: ignore[attr-defined]
@@ -272,27 +274,30 @@ def reply_decoder(tokenizer: object) -> Callable[[Sequence[int]], str]:
     return decode
 
 
-def generation(tokens: int, lookup: tuple[int, int] = (0, 0)) -> object:
-    """A request's GenerationConfig: greedy, exactly `tokens` long; with prompt lookup (proposed tokens, longest
-    n-gram), both set, as GenAI's prompt lookup requires of every request."""
+def generation(tokens: int, assistant: tuple[int, int] = (0, 0)) -> object:
+    """A request's GenerationConfig: greedy, exactly `tokens` long; with speculative decoding, the tokens proposed a
+    step and (prompt lookup's) the longest n-gram, as GenAI requires of every request to a pipeline built for it."""
     import openvino_genai
 
     config = openvino_genai.GenerationConfig(max_new_tokens=tokens, min_new_tokens=tokens, ignore_eos=True)
-    if lookup[0]:
-        config.num_assistant_tokens, config.max_ngram_size = lookup
+    if assistant[0]:
+        config.num_assistant_tokens = assistant[0]
+    if assistant[1]:
+        config.max_ngram_size = assistant[1]
     return config
 
 
-def _add(pipe: object, number: int, request: LlmRequest, lookup: tuple[int, int]) -> object:
+def _add(pipe: object, number: int, request: LlmRequest, assistant: tuple[int, int]) -> object:
     import openvino as ov
 
     prompt = ov.Tensor(request.prompt.reshape(1, -1))
-    return pipe.add_request(number, prompt, generation(request.output_tokens, lookup))  # type: ignore[attr-defined]
+    return pipe.add_request(number, prompt, generation(request.output_tokens, assistant))  # type: ignore[attr-defined]
 
 
-def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | None, lookup: tuple[int, int]) -> float:
+def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | None,
+                   assistant: tuple[int, int]) -> float:
     started = time.perf_counter()
-    handle = _add(pipe, 0, request, lookup)  # held: GenAI drops a request whose handle is released
+    handle = _add(pipe, 0, request, assistant)  # held: GenAI drops a request whose handle is released
     while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
         pipe.step()  # type: ignore[attr-defined]
     del handle
@@ -303,12 +308,13 @@ def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | Non
 
 def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[Flight] = (),
              prefix: PrefixBlocks | None = None,
-             lookup: tuple[int, int] = (0, 0)) -> tuple[LoadTally, float, list[Flight]]:
+             assistant: tuple[int, int] = (0, 0)) -> tuple[LoadTally, float, list[Flight]]:
     """The load's arrivals, steps and endings until every counted request has ended; the tally, the highest share
     of the KV cache in use (percent) and the requests left in flight (none counted: end them with `stop_load`, or
     pass them to the next run on this pipeline as `paused`). Each reply is told to `requests` (a conversation's next
     turn carries it); with `prefix` (a pipeline with prefix caching), each request's prompt tokens its cache answers
-    are counted (ov_tuner.workloads.llm.prefix); `lookup`: each request's prompt lookup (a pipeline built for it).
+    are counted (ov_tuner.workloads.llm.prefix); `assistant`: each request's speculative decoding (a pipeline built
+    for it).
 
     Why resume: a closed loop whose users each have a request in flight is in its steady state, so a trial that
     goes on from the last (a kept pipeline's) waits out its lead-in alone, not a wave of first requests sent
@@ -330,7 +336,7 @@ def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[F
             counted = window.holds(at)
             request = requests.next(user)
             cached = 0 if prefix is None else prefix.hits(request.prompt)
-            flights.append(Flight(_add(pipe, number, request, lookup), number, at, counted, user, request.prompt,
+            flights.append(Flight(_add(pipe, number, request, assistant), number, at, counted, user, request.prompt,
                                   cached=cached))
             number += 1
             pending_counted += counted

@@ -1,6 +1,7 @@
 """The LLM as a workload of the one driver (ov_tuner.engine.driver): the search over scheduler and plugin settings
 under the users' load, then rounds side by side of the fastest settings within the budget against GenAI left alone,
-then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.workloads.llm.users).
+then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.workloads.llm.users),
+then a speculative setting against its twin at the loads that decide it (ov_tuner.workloads.llm.by_load).
 Every trial is stored as it ends; a rerun of the same command resumes (the search skips what is stored, the rounds
 and walks go on from what they stored); Ctrl-C stops after the trial under way.
 
@@ -38,6 +39,7 @@ from ov_tuner.workloads.llm.answer import (
     searched_figures,
     walk_windows,
 )
+from ov_tuner.workloads.llm.by_load import BY_LOAD_PASSES, deciding_loads
 from ov_tuner.workloads.llm.harness import harness_trial
 from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.process import outputs_in_process
@@ -61,7 +63,8 @@ from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
 class LlmSpec:
     """An `ov-tuner llm` run: the model, where its trials go, the device, the load, the budget, what is searched (and
     how: ov_tuner.workloads.llm.search),
-    the passes side by side (at most; 0: none), how many of the search's best go to them besides the baselines, and
+    the passes side by side (at most; 0: none), how many of the search's best go to them besides the baselines, a
+    draft model for speculative decoding (searched off and on), and
     whether to walk to the most load (users, or requests a second) the answer and the baselines serve within the
     budget (with a budget), up to `most_users` users, or `most_rate` requests a second (None: MOST_RATE_FACTOR times
     the rate given); `also_walk`: settings walked beside those (a table of what each serves)."""
@@ -80,6 +83,7 @@ class LlmSpec:
     min_agreement: float = 0.9
     also_walk: tuple[LlmSetting, ...] = ()
     search: LlmSearch = LlmSearch.AXES
+    draft: Path | None = None  # a draft model for speculative decoding, searched off and on
 
 
 # Told of each trial as it is stored.
@@ -173,6 +177,14 @@ class LlmWorkload:
                                   round_table(self.store.llm_trials(), contenders)))
 
     def walks(self) -> Steps:
+        """After the rounds: the walks to the most load the answer and the baselines serve, then a speculative
+        setting against its twin at the loads that decide it, then the harness alone at the load the answer
+        serves."""
+        yield from self._walks()
+        yield from self._by_load()
+        yield from self._harness()
+
+    def _walks(self) -> Steps:
         """The walks to the most load (users, or requests a second) the answer, the fastest, each baseline (and the
         settings the spec also walks) serve within the budget (with a budget, where asked for), alternately: one
         trial of each in turn while its walk goes on, so the host's drift meets each alike; a resumed run goes on
@@ -200,7 +212,27 @@ class LlmWorkload:
         if found is None:
             raise BadInputError(_missed(self.spec.budget, list(answer.searched), walked=True))
         yield from self._read([found.setting])
-        yield from self._harness()
+
+    def _by_load(self) -> Steps:
+        """The speculative setting that decides (ov_tuner.workloads.llm.by_load: the answer where it proposes
+        tokens, else the search's fastest that does) against its twin proposing nothing, in passes side by side at
+        one user, the load given and the most the answer's walk served, the order within each pair alternating from
+        pass to pass; a resumed run measures what is not stored."""
+        answer = self.answer()
+        setting, passes = _speculative(answer), min(self.spec.passes, BY_LOAD_PASSES)
+        if setting is None or passes < 2:
+            return
+        walk = next((w for w in answer.walks if answer.answer is not None and w.setting == answer.answer.setting),
+                    None)
+        loads = deciding_loads(self.spec.load.amount, self.spec.load.closed,
+                               walk.served if walk is not None and walk.served > 0 else None)
+        done = {(t.setting, t.walked_at, t.pass_number) for t in self.store.llm_trials() if t.by_load}
+        pair = (setting, setting.without_speculation())
+        for number in range(passes):
+            for at in loads:
+                for side in pair if number % 2 == 0 else pair[::-1]:
+                    if (side, at, number) not in done:
+                        yield self.measure(side, number, at)
 
     def _harness(self) -> Steps:
         """Once the walks are done: the answer's setting at the load its walk served, with the model made trivial
@@ -242,6 +274,16 @@ class LlmWorkload:
         stored = self.store.stored_llm()
         assert stored is not None  # the job was claimed before the workload began
         return llm_answer(stored)
+
+
+def _speculative(answer: LlmAnswer) -> LlmSetting | None:
+    """The speculative setting whose verdict by load is measured: the answer where it proposes tokens, else the
+    search's fastest that does and was not held back (None: the search tried none)."""
+    if answer.answer is not None and answer.answer.setting.speculative:
+        return answer.answer.setting
+    held = {f.setting for f in answer.held_back}
+    proposing = [f for f in answer.searched if f.setting.speculative and f.setting not in held]
+    return max(proposing, key=lambda f: f.tokens_per_s).setting if proposing else None
 
 
 def _missed(budget: LlmBudget, searched: list[SettingFigures], walked: bool = False) -> str:
