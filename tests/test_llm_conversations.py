@@ -359,6 +359,9 @@ def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_i
     assert said.startswith("prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +30.0% (95%: ")
     assert said.endswith("pays up to 2 users, slower from 4 users")
     assert by_load({1: passes(0.9)}).pays_up_to is None
+    alike = by_load({1: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)]})
+    assert by_load_text(lookup, SCHEDULER_DEFAULT, alike, closed=True).endswith("no different; told apart at no load "
+                                                                               "measured")
 
 
 def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and_nothing_else() -> None:

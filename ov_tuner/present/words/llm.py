@@ -289,6 +289,8 @@ def by_load_text(setting: LlmSetting, twin: LlmSetting, verdict: ByLoad, closed:
         return f"{setting_text(setting)} over {setting_text(twin)}: not measured (no load ran two passes of both)"
     each = "; ".join(f"{gain(p.ratio)} output tokens/s at {load_amount(p.load, closed)}"
                      f"{'' if p.ratio.clear else ', no different'}" for p in verdict.at)
+    if not any(p.ratio.clear for p in verdict.at):
+        return f"{setting_text(setting)} over {setting_text(twin)}: {each}; told apart at no load measured"
     ends = [f"pays up to {load_amount(verdict.pays_up_to, closed)}" if verdict.pays_up_to is not None else
             "not told faster at the least load", *([f"slower from {load_amount(verdict.slower_from, closed)}"]
                                                     if verdict.slower_from is not None else [])]

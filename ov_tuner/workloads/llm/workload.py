@@ -104,9 +104,9 @@ class LlmWorkload:
     def search(self) -> Steps:
         """The baselines, then the space axis by axis from the best so far, or every setting of it
         (ov_tuner.workloads.llm.search), each once (a resumed run skips what is stored); then what the model says at
-        GenAI's scheduler default and at each setting that met the budget, on the held-apart prompts (once each), for
-        what a setting changes in it. A budget no setting met is one line, its trials kept, unless the walks may go
-        down to the load it is met at."""
+        GenAI's scheduler default and at the settings that met the budget and may go to the rounds, on the held-apart
+        prompts (once each), for what a setting changes in it. A budget no setting met is one line, its trials kept,
+        unless the walks may go down to the load it is met at."""
         yield from self._measured(BASELINES)
         space, budget = self.spec.space, self.spec.budget
         if self.spec.search is LlmSearch.GRID:
@@ -119,7 +119,21 @@ class LlmWorkload:
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         if not any(f.meets for f in searched) and not (searched and self._walking()):
             raise BadInputError(_missed(self.spec.budget, searched))
-        yield from self._read([SCHEDULER_DEFAULT, *(f.setting for f in searched if f.meets)])
+        yield from self._read_contenders(searched)
+
+    def _read_contenders(self, searched: Sequence[SettingFigures]) -> Steps:
+        """What the model says at GenAI's scheduler default, at each baseline that met the budget, and at the other
+        settings that met it, fastest first, until as many say enough alike as go to the rounds: a setting the
+        rounds would never take is not read (a check of the logits in a precision of its own takes about 50 s of
+        the demo's)."""
+        meeting = [f for f in searched if f.meets]
+        yield from self._read([SCHEDULER_DEFAULT, *(f.setting for f in meeting if f.setting in BASELINES)])
+        kept = 0
+        for f in sorted((f for f in meeting if f.setting not in BASELINES), key=lambda f: -f.tokens_per_s):
+            if kept >= max(self.spec.contenders, 1):
+                return
+            yield from self._read([f.setting])
+            kept += f.setting not in held_back(self.store.llm_outputs(), self.job.min_agreement)
 
     def _read(self, settings: Sequence[LlmSetting]) -> Steps:
         """What the model says at each of `settings` not read yet, and for one with a lossless knob (prefix caching,
