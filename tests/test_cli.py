@@ -87,6 +87,31 @@ def test_no_command_offers_or_mentions_a_retired_flag() -> None:
     assert measures_seconds == {"sweep", "fleet sweep", "profile", "capacity", "soak", "pipeline", "llm", "neighbours"}
 
 
+@pytest.mark.parametrize(("command", "given", "said"), [
+    ("sweep", "--time soon", "--seconds: 'soon' is neither a number"),
+    ("fleet sweep", "--max-time=0.01", "Invalid value for '--max-seconds'"),
+    ("sweep", "--confirm-rounds 1", "Invalid value for '--passes'"),
+    ("profile", "--time 0.01", "Invalid value for '--seconds'"),
+    ("soak", "--minutes 0.001", "Invalid value for '--seconds'"),  # 0.06 s: below the least, 0.6
+    ("neighbours", "--rounds 1", "Invalid value for '--passes'"),
+    ("pipeline", "--rounds 1", "--passes 1 gives no interval"),
+    ("llm", "--rounds 1", "--passes 1 gives no interval"),
+])
+def test_a_renamed_flag_works_for_a_release_under_its_successor_and_names_it(command: str, given: str,
+                                                                             said: str) -> None:
+    """Each value reaches the successor's own check (minutes as seconds), which is what the command then says."""
+    from ov_tuner.cli.renamed import RENAMED, successors
+
+    old = given.split(" ")[0].split("=")[0]
+    code, _, err = run(*command.split(" "), "model.file", *given.split(" "))
+    new = RENAMED[command][old].successor
+    assert code != 0 and said in err
+    assert f"ov-tuner {command}: {old} is now {new}" in err and f"{old} goes in the next release" in err
+    if old == "--minutes":
+        assert "(--minutes 0.001 is --seconds 0.06)" in err
+    assert successors(command, ["--", old])[0] == ["--", old]  # nothing after -- is a flag
+
+
 def test_missing_model(tmp_path: Path) -> None:
     code, _, err = run(*sweep_args(tmp_path / "absent.xml", tmp_path / "r.db"))
     assert code == EXIT_BAD_INPUT

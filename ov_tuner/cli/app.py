@@ -18,12 +18,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from ov_tuner.cli.inputs import said
+from ov_tuner.cli.renamed import RenamedFlagsGroup
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.words.notices import notice_text, reading_text
 from ov_tuner.workloads.sweep.notices import Quantizing
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
+                  cls=RenamedFlagsGroup,
                   help="Find the OpenVINO streams x requests x batch x precision that gets the most out of a device.")
 # Piped or captured output is still read by people (logs, reports): give tables room there.
 # A terminal's own width; piped output, COLUMNS where the user set it, else 180 (long table rows stay whole).

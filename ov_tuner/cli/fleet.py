@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ov_tuner.cli.app import EXIT_INTERRUPTED, app, ctrl_c_interrupts, err, one_line_errors, out, with_options_of
+from ov_tuner.cli.renamed import RenamedFlagsGroup
 from ov_tuner.cli.sweep import ProgressBar, progress_columns, sweep_spec
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.terminal import print_blocks
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
     from ov_tuner.fleet.cluster import Target
     from ov_tuner.fleet.run import HostOutcome
 
-fleet_app = typer.Typer(no_args_is_help=True, help="Tune a fleet: the same sweep on every host of a Ray cluster.")
+fleet_app = typer.Typer(no_args_is_help=True, cls=RenamedFlagsGroup,
+                        help="Tune a fleet: the same sweep on every host of a Ray cluster.")
 app.add_typer(fleet_app, name="fleet")
 EXIT_HOSTS_STOPPED = 1  # the table is printed, but some hosts did not finish: a script should know
 INSTALL_HINT = 'fleet sweeps run on Ray, which is not installed: pip install "ov-tuner[fleet]" (on the driver and on ' \
