@@ -23,7 +23,7 @@ from ov_tuner.present.documents import answer_section, comparison_document, reco
 from ov_tuner.present.pages import to_html, to_markdown
 from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.present.words.numbers import factor, gain, gain_inline
+from ov_tuner.present.words.numbers import factor, gain, gain_inline, signed
 from ov_tuner.schema import (
     Accuracy,
     DeviceInfo,
@@ -128,6 +128,9 @@ def test_ratio_wording() -> None:
     assert gain_inline(Ratio(1.008, 0.985, 1.031, 8)) == "+0.8%, 95%: -1.5..+3.1%"
     assert factor(Ratio(1.95, 1.90, 2.00, 8)) == "1.95x (95%: 1.90..2.00x)"
     assert factor(Ratio(1.02, 0.97, 1.07, 8)) == "no measurable difference (1.02x, 95%: 0.97..1.07x)"
+    # an end that rounds to nothing reads +0.0, never -0.0
+    assert gain(Ratio(0.9996, 0.9997, 1.0004, 8)) == "+0.0% (95%: +0.0..+0.0%)"
+    assert signed(-0.04) == "+0.0" and signed(-0.8) == "-0.8" and signed(-0.0004, percent=True) == "+0.0%"
 
 
 def test_the_answer_block_fits_one_screen_of_100_columns() -> None:

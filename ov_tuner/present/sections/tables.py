@@ -11,7 +11,7 @@ from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.present.document import Table, table
 from ov_tuner.present.words.answer import precision_cell, round_label
 from ov_tuner.present.words.findings import matched_label
-from ov_tuner.present.words.numbers import gain
+from ov_tuner.present.words.numbers import gain, signed
 from ov_tuner.schema import Confirmation, Mode, PointResult
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import StoredResults
@@ -104,7 +104,7 @@ def baselines_table(standings: Sequence[BaselineStanding]) -> Table:
         base, g = standing.baseline, standing.gain
         c = base.config
         gain_text = "-" if g is None else \
-            f"{g.fps_gain:+.1%} ({g.tuned.config.short_label(g.tuned.streams, g.tuned.nireq)})"
+            f"{signed(g.fps_gain, percent=True)} ({g.tuned.config.short_label(g.tuned.streams, g.tuned.nireq)})"
         batched = "yes" if base.compile is not None and auto_batched(base.compile.read_back) else "no"
         rows.append([c.scope, "-" if c.mode is Mode.DEFAULT else c.precision.value, ran(base), str(c.batch),
                      c.mode.hint_name, str(base.streams), str(base.nireq), batched, f"{base.fps:.1f}",

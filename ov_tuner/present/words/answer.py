@@ -6,7 +6,7 @@ from __future__ import annotations
 from ov_tuner.analyse.baselines import BaselineGain
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, CostStep, PrecisionRatio, Rule, Standing
 from ov_tuner.analyse.recommend import Recommendation
-from ov_tuner.present.words.numbers import factor, gain, gain_inline, percentile_name
+from ov_tuner.present.words.numbers import factor, gain, gain_inline, percentile_name, signed
 from ov_tuner.schema import Contender, Mode, PointResult, cell_text
 from ov_tuner.stats.headtohead import RoundFigures
 
@@ -134,7 +134,7 @@ def recommendation_text(rec: Recommendation) -> str:
             f"{winner.latency_ms(rec.percentile):.2f} ms {name}")
     if rec.runner_up is not None:
         r = rec.runner_up
-        text += (f"; runner-up {r.config.label()}: {r.fps:.1f} FPS ({r.fps / winner.fps - 1:+.1%}) at "
+        text += (f"; runner-up {r.config.label()}: {r.fps:.1f} FPS ({signed(r.fps / winner.fps - 1, percent=True)}) at "
                  f"{r.latency_ms(rec.percentile):.2f} ms {name}")
     return text + " (measured one after another, not confirmed head to head)"
 
@@ -142,8 +142,8 @@ def recommendation_text(rec: Recommendation) -> str:
 def baseline_gain_text(g: BaselineGain) -> str:
     """'+4.1% FPS over OpenVINO default (2 x 2, ran f32): 300 FPS, p90 6.10 ms, measured apart'."""
     base = g.baseline
-    return (f"{g.fps_gain:+.1%} FPS over {baseline_label(base)}: {base.fps:.0f} FPS, p90 {base.latency_ms(90):.2f} "
-            "ms, measured apart")
+    return (f"{signed(g.fps_gain, percent=True)} FPS over {baseline_label(base)}: {base.fps:.0f} FPS, p90 "
+            f"{base.latency_ms(90):.2f} ms, measured apart")
 
 
 def gain_lines(rec: Recommendation) -> list[str]:

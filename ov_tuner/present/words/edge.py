@@ -8,7 +8,7 @@ import numpy as np
 
 from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.drift import DRIFT_MIN, MIN_SIDE, NOISE_FACTOR, Drift, SoakDrift
-from ov_tuner.present.words.numbers import ms_text
+from ov_tuner.present.words.numbers import ms_text, signed
 from ov_tuner.schema import CameraTarget, Capacity, ColdStart, LoadTrial, SoakWindow
 
 
@@ -108,8 +108,9 @@ def drift_text(d: Drift) -> str:
     """Whether FPS held along a soak, or fell or rose after a step, with the clock and the host's load beside."""
     if not d.drifted:
         return (f"FPS held over {d.minutes:.1f} min: {d.before.fps:.1f} FPS before the largest step and "
-                f"{d.after.fps:.1f} after ({d.change:+.1%}, within the windows' {d.noise:.1%} noise x {NOISE_FACTOR:g} "
-                f"or under {DRIFT_MIN:.0%}); p99 {d.before.p99_ms:.1f} -> {d.after.p99_ms:.1f} ms{_clock(d)}")
+                f"{d.after.fps:.1f} after ({signed(d.change, percent=True)}, within the windows' {d.noise:.1%} noise "
+                f"x {NOISE_FACTOR:g} or under {DRIFT_MIN:.0%}); p99 {d.before.p99_ms:.1f} -> {d.after.p99_ms:.1f} "
+                f"ms{_clock(d)}")
     verb = "fell" if d.change < 0 else "rose"
     return (f"FPS {verb} {abs(d.change):.0%} after {d.at_s / 60:.1f} min ({d.before.fps:.1f} -> {d.after.fps:.1f} "
             f"FPS, p99 {d.before.p99_ms:.1f} -> {d.after.p99_ms:.1f} ms){_clock(d)}{_load(d)}")

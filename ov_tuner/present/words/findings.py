@@ -10,7 +10,7 @@ from ov_tuner.analyse.precisions import PrecisionComparison
 from ov_tuner.analyse.saturation import Saturation
 from ov_tuner.analyse.virtual import VirtualComparison
 from ov_tuner.present.words.answer import baseline_label
-from ov_tuner.present.words.numbers import factor
+from ov_tuner.present.words.numbers import factor, signed
 from ov_tuner.schema import PointResult, cell_text
 
 
@@ -25,7 +25,7 @@ def saturation_text(s: Saturation) -> str:
     text = (f"{s.device} {s.precision.value} batch {s.batch} saturates at {point.config.streams} streams x "
             f"{point.config.nireq} requests: {point.fps:.0f} FPS")
     if beyond is not None:
-        return (text + f"; {short_label(beyond)} adds {beyond.fps / point.fps - 1:+.1%} FPS "
+        return (text + f"; {short_label(beyond)} adds {signed(beyond.fps / point.fps - 1, percent=True)} FPS "
                 f"for {beyond.latency_ms(90) / point.latency_ms(90) - 1:+.0%} p90 latency")
     if s.measured == 1:
         return text + "; it is the only configuration measured"

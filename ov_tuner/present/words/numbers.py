@@ -20,6 +20,13 @@ def percentile_name(percentile: int) -> str:
     return "median" if percentile == 50 else f"p{percentile}"
 
 
+def signed(value: float, decimals: int = 1, percent: bool = False) -> str:
+    """'+4.1', '-0.8', '+12.3%' (`value` a share): rounded first, so that a value that rounds to nothing reads +0.0,
+    never -0.0."""
+    shown = round(value * 100 if percent else value, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return f"{shown:+.{decimals}f}{'%' if percent else ''}"
+
+
 # What an interval reads where one pass gives none (a run stopped after its first: NaN ends).
 NO_INTERVAL = "one pass, no interval"
 
@@ -28,21 +35,21 @@ def _has_interval(ratio: Ratio) -> bool:
     return math.isfinite(ratio.low) and math.isfinite(ratio.high)
 
 
-def _interval(ratio: Ratio) -> str:
+def interval_text(ratio: Ratio) -> str:
     """'95%: +2.0..+6.2%', or NO_INTERVAL."""
     if not _has_interval(ratio):
         return NO_INTERVAL
-    return f"{ratio.confidence * 100:g}%: {(ratio.low - 1) * 100:+.1f}..{(ratio.high - 1) * 100:+.1f}%"
+    return f"{ratio.confidence * 100:g}%: {signed((ratio.low - 1) * 100)}..{signed(ratio.high - 1, percent=True)}"
 
 
 def gain(ratio: Ratio) -> str:
     """'+4.1% (95%: +2.0..+6.2%)'."""
-    return f"{ratio.value - 1:+.1%} ({_interval(ratio)})"
+    return f"{signed(ratio.value - 1, percent=True)} ({interval_text(ratio)})"
 
 
 def gain_inline(ratio: Ratio) -> str:
     """'+0.8%, 95%: -1.5..+3.1%', for inside a parenthesis."""
-    return f"{ratio.value - 1:+.1%}, {_interval(ratio)}"
+    return f"{signed(ratio.value - 1, percent=True)}, {interval_text(ratio)}"
 
 
 def factor(ratio: Ratio) -> str:

@@ -4,7 +4,7 @@ them, its gain over each baseline, the stage that holds it back, and how each st
 from __future__ import annotations
 
 from ov_tuner.present.words.box import box_text
-from ov_tuner.present.words.numbers import edge_text
+from ov_tuner.present.words.numbers import edge_text, signed
 from ov_tuner.schema import cell_text
 from ov_tuner.workloads.pipeline.answer import (
     GAIN_CONFIDENCE,
@@ -153,8 +153,8 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
 def _gain_figures(gain: CameraGain) -> tuple[str, str]:
     """'+2.0 cameras (95%: +1.1..+2.9)' (or '+1.0 cameras in every pass': never zero-wide) and '1.41x the frames a
     second held (95%: 1.22..1.63x)' ('' where the passes found no rate)."""
-    cameras = (f"{gain.difference:+.1f} cameras ({GAIN_CONFIDENCE:.0%}: {gain.low:+.1f}..{gain.high:+.1f})"
-               if gain.high > gain.low else f"{gain.difference:+.1f} cameras in every pass")
+    cameras = (f"{signed(gain.difference)} cameras ({GAIN_CONFIDENCE:.0%}: {signed(gain.low)}..{signed(gain.high)})"
+               if gain.high > gain.low else f"{signed(gain.difference)} cameras in every pass")
     a = gain.arrivals
     held = ("" if a is None else
             f"{a.value:.2f}x the frames a second held ({a.confidence:.0%}: {a.low:.2f}..{a.high:.2f}x)")

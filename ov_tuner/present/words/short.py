@@ -12,7 +12,7 @@ from ov_tuner.analyse.recommend import HeldBack, Recommendation
 from ov_tuner.present.words.accuracy import accuracy_summary, breach_reason, breach_text, int8_trade_text
 from ov_tuner.present.words.answer import baseline_label, figures_label
 from ov_tuner.present.words.notices import merged_text
-from ov_tuner.present.words.numbers import factor, gain_inline
+from ov_tuner.present.words.numbers import factor, gain_inline, interval_text, signed
 from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization, cell_text
 from ov_tuner.stats.headtohead import Ratio
 
@@ -71,23 +71,23 @@ def default_gain_text(rec: Recommendation) -> str | None:
         name = baseline_label(found.figures.contender)
         tail = f"; {p90_text(found.p90)}" if found.p90 is not None else ""
         if found.ratio.clear:
-            return f"{found.ratio.value - 1:+.1%} FPS over {name}, 95%: {_interval(found)}{tail}"
+            return f"{signed(found.ratio.value - 1, percent=True)} FPS over {name}, 95%: {_interval(found)}{tail}"
         return f"no measurable difference from {name}: {gain_inline(found.ratio)}{tail}"
     apart = next((g for g in rec.baselines if g.baseline.config.mode is Mode.DEFAULT), None)
     if apart is None:
         return None
-    return f"{apart.fps_gain:+.1%} FPS over {apart.baseline.config.mode.hint_name}, measured apart"
+    return f"{signed(apart.fps_gain, percent=True)} FPS over {apart.baseline.config.mode.hint_name}, measured apart"
 
 
 def p90_text(r: Ratio) -> str:
     """'p90 latency -62.1% (95%: -70.2..-51.8%)', or 'p90 latency no different (+3.0%, 95%: -8.1..+15.5%)'."""
     if r.clear:
-        return f"p90 latency {r.value - 1:+.1%} (95%: {(r.low - 1) * 100:+.1f}..{(r.high - 1) * 100:+.1f}%)"
+        return f"p90 latency {signed(r.value - 1, percent=True)} ({interval_text(r)})"
     return f"p90 latency no different ({gain_inline(r)})"
 
 
 def _interval(s: Standing) -> str:
-    return f"{(s.ratio.low - 1) * 100:+.1f}..{(s.ratio.high - 1) * 100:+.1f}%"
+    return f"{signed((s.ratio.low - 1) * 100)}..{signed(s.ratio.high - 1, percent=True)}"
 
 
 CHOSEN_BY = {CostStep.REQUESTS: "fewer requests in flight", CostStep.STREAMS: "as many requests, fewer streams",
@@ -108,8 +108,8 @@ def why_text(rec: Recommendation) -> str:
         if answer.runner_up is None:
             return "the fastest"
         ahead = answer.runner_up.ratio.reciprocal()
-        return (f"the fastest: {ahead.value - 1:+.1%} FPS over {figures_label(answer.runner_up.figures)} "
-                f"(95%: {(ahead.low - 1) * 100:+.1f}..{(ahead.high - 1) * 100:+.1f}%)")
+        return (f"the fastest: {signed(ahead.value - 1, percent=True)} FPS over "
+                f"{figures_label(answer.runner_up.figures)} ({interval_text(ahead)})")
     count = f"{len(answer.near) + 1} within noise of the fastest"
     if answer.deploy is answer.leader:
         others = "; ".join(f"{figures_label(s.figures)}: {gain_inline(s.ratio)}" for s in answer.near)
