@@ -8,6 +8,7 @@ mounted where the test may mount one. Where neither can be had, the test is skip
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -309,3 +310,41 @@ def test_shape_and_layout_mistakes_each_get_one_line(dynamic_nchw: Path, tiny_mo
                              "--batch", "2", *base), "input image has layout", "with no batch dimension (N)")
     assert_one_line(in_process("sweep", str(dynamic_nchw), "--layout", "C???", *base), "has no N")
     assert not Path(out).exists()
+
+
+def test_two_processes_claiming_a_new_results_file_at_once_keep_the_first_claim(tmp_path: Path) -> None:
+    """The race of two sweeps started together into one new file, made certain: the second looks, finds no claim,
+    and the first claims before the second writes. The second is held to the first's environment and inputs, not
+    ended by a traceback (IntegrityError on meta.key, 1 try in 10)."""
+    from ov_tuner.errors import IncompatibleResultsError
+    from ov_tuner.schema import Environment, ModelInputs
+    from ov_tuner.store.results import ResultStore
+
+    class Late(ResultStore):
+        """Reads nothing stored the first time it looks, as a process that looked just before the other wrote."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__(path)
+            self.looked: set[str] = set()
+
+        def environment(self) -> Environment | None:
+            return None if self._first("environment") else super().environment()
+
+        def inputs(self) -> ModelInputs | None:
+            return None if self._first("inputs") else super().inputs()
+
+        def _first(self, what: str) -> bool:
+            first = what not in self.looked
+            self.looked.add(what)
+            return first
+
+    db = tmp_path / "r.db"
+    env = Environment("2026.4.1-x", "0.1.0", "host", "CPU", 2, "3.11.7", "/m/net.xml", "0" * 64, "net")
+    with ResultStore(db) as first, Late(db) as second:
+        first.claim(env)
+        first.record_inputs(ModelInputs({}, {}))
+        second.claim(env)
+        second.record_inputs(ModelInputs({}, {}))
+        assert second.environment() == env and second.inputs() == ModelInputs({}, {})
+    with Late(db) as second, pytest.raises(IncompatibleResultsError, match="measured elsewhere"):
+        second.claim(dataclasses.replace(env, host="other"))  # one measured elsewhere: one line, as before

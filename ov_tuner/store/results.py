@@ -56,16 +56,17 @@ class ResultStore(MoreRecords):
 
     def claim(self, env: Environment, kind: FileKind = FileKind.SWEEP) -> None:
         """Record `env`, or refuse when the file already holds results from a different one, or another workload's
-        (`kind`: the workload about to write; a model's sweep and the jobs that run its answer write a sweep's)."""
+        (`kind`: the workload about to write; a model's sweep and the jobs that run its answer write a sweep's).
+        Two processes claiming a new file at once: the first's environment is kept, and the second is held to it."""
         found = self.kind()
         if found not in (None, kind):
             raise IncompatibleResultsError(f"{self.path} is {WHOSE[found]} results file; tune into a new "
                                            f"{Input.RESULTS} file")
-        stored = self.environment()
-        if stored is None:
+        if self.environment() is None:
             with self._writing():
-                self._db.execute("INSERT INTO meta VALUES ('environment', ?)", (json.dumps(asdict(env)),))
-            return
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('environment', ?)", (json.dumps(asdict(env)),))
+        stored = self.environment()
+        assert stored is not None  # this process's, or the one that claimed the file first
         differing = stored.mismatches(env)
         if differing:
             detail = ", ".join(f"{k} {_bounds(stored) if k == 'box' else repr(getattr(stored, k))} vs now "
@@ -104,11 +105,11 @@ class ResultStore(MoreRecords):
 
     def record_inputs(self, inputs: ModelInputs) -> None:
         """The sweep's --shape and --layout; a resumed sweep with others is refused: its points would mix sizes."""
-        stored = self.inputs()
-        if stored is None:
+        if self.inputs() is None:  # INSERT OR IGNORE: another process may have recorded its own just now
             with self._writing():
-                self._db.execute("INSERT INTO meta VALUES ('inputs', ?)", (json.dumps(asdict(inputs)),))
-        elif stored != inputs:
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('inputs', ?)", (json.dumps(asdict(inputs)),))
+        stored = self.inputs()
+        if stored is not None and stored != inputs:
             raise IncompatibleResultsError(
                 f"{self.path} holds points measured with {Input.SHAPE} {stored.shapes or 'none'} and {Input.LAYOUT} "
                 f"{stored.layouts or 'none'}; this sweep gives {inputs.shapes or 'none'} and "
