@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.stats.headtohead import paired_ratio
+from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.process import trial_in_process
 from ov_tuner.workloads.llm.schema import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmLoad, LlmTrial
 
 FIGURES = {"tokens/s": lambda t: t.tokens_per_s, "p90 TPOT": lambda t: t.tpot_at(90),

@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.process import trial_in_process
 from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmLoad
 
 

@@ -27,10 +27,11 @@ from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.workloads.llm.agreement import agreement
 from ov_tuner.workloads.llm.answer import BASELINES, Rule, llm_answer, walk_windows
+from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.gguf import write_llama_gguf
 from ov_tuner.workloads.llm.instances import core_shares, merged
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended, trial_in_process
+from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended
 from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.roofline import Bound, DecodeBound, decode_bound

@@ -25,9 +25,9 @@ from ov_tuner.workloads.llm.conversations import (
     read_conversations,
     turn_messages,
 )
+from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.prefix import PrefixBlocks, block_tokens
-from ov_tuner.workloads.llm.process import trial_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.roofline import decode_bound
 from ov_tuner.workloads.llm.schema import (

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
+from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.process import trial_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmLoad
 

@@ -10,8 +10,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.gguf import LlamaShape, write_llama_gguf
-from ov_tuner.workloads.llm.process import trial_in_process
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmLoad, LlmModel, LlmSetting, LlmTrial
 
 # Next to nothing to compute: one layer, 64 wide.

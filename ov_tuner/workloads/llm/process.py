@@ -31,23 +31,12 @@ TRIAL, OUTPUTS, TEXT, KEPT = "trial", "outputs", "text", "kept"
 SAID_CHARS = 160
 
 
-def trial_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
-    """Run the trial in a child process (several instances: in one each, ov_tuner.workloads.llm.instances); one that
-    ends without its trial is a failed trial saying how it ended."""
-    if setting.instances > 1:
-        from ov_tuner.workloads.llm.instances import instances_trial
-
-        return instances_trial(model, device, setting, load)
-    found, ended = _in_process(TRIAL, model, device, setting, load)
-    return LlmTrial(setting, error=ended) if found is None else trial_of(found)
-
-
 def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                        reference: LlmModel | None) -> LlmOutputs:
     """What the model says at `setting` on the held-apart prompts (ov_tuner.workloads.llm.trial.greedy_outputs,
     `reference` the model with its weights as given; None: the text alone, without the logits' checks), in a
     child."""
-    found, ended = _in_process(OUTPUTS if reference is not None else TEXT, model, device, setting, load, reference)
+    found, ended = in_process(OUTPUTS if reference is not None else TEXT, model, device, setting, load, reference)
     if found is None:
         return LlmOutputs(setting, error=ended)
     return LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"],
@@ -55,7 +44,7 @@ def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: 
                       next_token_shares=tuple(found["next_token_shares"]), asked=found["asked"], reply=found["reply"])
 
 
-def _in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
+def in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                 reference: LlmModel | None = None) -> tuple[dict[str, Any] | None, str]:
     """The task's result from a child, or None and how the child ended."""
     with tempfile.TemporaryDirectory(prefix="ov-tuner-llm-") as folder:
