@@ -12,7 +12,6 @@ from pathlib import Path
 
 from ov_tuner.devices.compiler import cache_pays
 from ov_tuner.devices.decisions import (
-    auto_batched,
     auto_nireq,
     auto_streams,
     device_info,
@@ -20,6 +19,7 @@ from ov_tuner.devices.decisions import (
     request_bound,
 )
 from ov_tuner.schema import Precision
+from ov_tuner.schema.devices import auto_batched
 
 RECORDS = Path(__file__).resolve().parent.parent / "tests" / "data" / "igpu_properties.json"
 

@@ -12,7 +12,6 @@ from ov_tuner.devices.compiler import cache_pays
 from ov_tuner.devices.decisions import (
     GPU_REQUEST_BOUND,
     MergeReason,
-    auto_batched,
     auto_nireq,
     auto_precisions,
     auto_streams,
@@ -25,6 +24,7 @@ from ov_tuner.devices.decisions import (
 )
 from ov_tuner.devices.strings import virtual_members
 from ov_tuner.schema import CompileKey, DeviceInfo, Mode, Precision
+from ov_tuner.schema.devices import auto_batched
 
 RECORDS = json.loads((Path(__file__).parent / "data" / "igpu_properties.json").read_text())
 DEVICES = {record["label"].split(" (")[0]: record for record in RECORDS["devices"]}

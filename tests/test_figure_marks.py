@@ -165,7 +165,9 @@ def test_the_pipeline_figure_marks_the_answers_split_and_the_defaults() -> None:
     (ax,) = cameras_figure(answer).axes
     order = sorted(answer.tried, key=lambda t: -t.cameras)
     labels = [t.get_text() for t in ax.texts]
-    assert "5\nthe answer" in labels and "4\nOpenVINO default" in labels
+    found = answer.rounds[0].walked
+    assert found is not None  # the answer's bar says its headline: the cameras with their interval
+    assert f"5 (95%: {found.low:g}..{found.high:g})\nthe answer" in labels and "4\nOpenVINO default" in labels
     at = next(i for i, t in enumerate(order) if t.split == DEFAULT)
     (diamond,) = [line for line in ax.lines if line.get_marker() == "D"]
     ((x, y),) = xy(diamond)
@@ -174,6 +176,10 @@ def test_the_pipeline_figure_marks_the_answers_split_and_the_defaults() -> None:
     assert len(outlined) == 1 and outlined[0].get_height() == 5
     legend = ax.get_legend()
     assert legend is not None and isinstance(legend.legend_handles[1], Line2D)
-    both = cameras_figure(dataclasses.replace(answer, split=DEFAULT)).axes[0]
-    assert "4\nthe answer, OpenVINO default" in [t.get_text() for t in both.texts]
+    # the answer drawn at its headline, not at its search's figure (the demo drew 5 beside "serves 4 (95%: 3..6)")
+    lower = dataclasses.replace(answer, cameras=4)
+    bars = [p for p in cameras_figure(lower).axes[0].patches if isinstance(p, Rectangle) and p.get_linewidth() > 0]
+    assert [b.get_height() for b in bars] == [4]
+    assert f"4 (95%: {found.low:g}..{found.high:g})\nthe answer" in [t.get_text() for t in
+                                                                    cameras_figure(lower).axes[0].texts]
 

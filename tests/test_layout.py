@@ -79,8 +79,10 @@ def named(dotted: str) -> object:
     return None
 
 
-# Where answers are computed: present/ may import their records and constants, never call their functions.
-COMPUTING = ("ov_tuner.analyse.", "ov_tuner.workloads.")
+# Where answers are computed: present/ may import their records and constants, never call their functions (an
+# interval, a verdict on a compile's read-back, a walk's figure).
+COMPUTING = ("ov_tuner.analyse.", "ov_tuner.workloads.", "ov_tuner.stats.", "ov_tuner.engine.",
+             "ov_tuner.devices.decisions.")
 
 
 def analyse_functions_used(path: Path) -> list[str]:
@@ -123,6 +125,59 @@ def test_the_check_sees_an_analysis_function_called_or_handed_on(tmp_path: Path)
         "5: ov_tuner.analyse.drift.drift", "7: ov_tuner.analyse.capacity.latest_served",
         "8: ov_tuner.analyse.points.fastest", "9: ov_tuner.analyse.heatmaps.heatmap_of",
         "11: ov_tuner.workloads.pipeline.answer.pipeline_answer"]
+
+
+# The comparisons present/ makes that decide nothing a reader is told: how a figure is drawn and a line is wrapped.
+DRAWING = {
+    "heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
+    "llm_figures.py: rank % 2 == 0",  # labels on alternate sides
+    "llm_figures.py: budget.ttft_ms <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",  # the budget line
+    "words/box.py: cpu == runs[-1][-1] + 1",  # runs of CPU numbers: 0-3
+    "documents.py: i < len(figures.profiles)", "documents.py: i < len(figures.soaks)",  # a figure's index
+    "formats.py: point.nireq < point.streams",  # benchmark_app's -nireq flag is written only where it differs
+    "words/box.py: len(box.cpuset) < box.host_cpus",  # a box names its CPUs where it has fewer than the host
+    "words/llm.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
+    "words/edge.py: a < b",  # a clock's span
+    "words/numbers.py: load > found.served",  # the loads at a walk's edge, as the walk stored them
+    "words/pipeline.py: gain.high > gain.low",  # an interval, or one value in every pass
+}
+
+
+def decisions_made(path: Path, root: Path = PRESENT) -> list[str]:
+    """`file: code` for each leader a file picks (max or min by a key) and each threshold it compares a figure
+    with (an ordering between two figures, or a figure computed then compared), outside DRAWING."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        picks = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min")
+                 and any(k.arg == "key" for k in node.keywords))
+        operands = [node.left, *node.comparators] if isinstance(node, ast.Compare) else []
+        computed = any(isinstance(x, ast.BinOp) for x in operands)
+        ordered = (isinstance(node, ast.Compare) and any(isinstance(op, ast.Lt | ast.Gt | ast.LtE | ast.GtE)
+                                                         for op in node.ops)
+                   and sum(not isinstance(x, ast.Constant | ast.UnaryOp) for x in operands) >= 2)
+        if picks or computed or ordered:
+            found.append(f"{path.relative_to(root)}: {ast.unparse(node)}")
+    return [hit for hit in found if hit not in DRAWING]
+
+
+def test_present_picks_no_leader_and_judges_no_threshold() -> None:
+    """A leader, a load met or missed, a device's limit reached: each is a field or a property of the record
+    analysis built, which present/ words and draws."""
+    assert [hit for path in sorted(PRESENT.rglob("*.py")) for hit in decisions_made(path)] == []
+
+
+def test_the_decision_check_sees_the_cases_present_once_decided(tmp_path: Path) -> None:
+    """What present/ once decided itself: the head-to-head leader, a walk's load met by a majority of its windows,
+    a point at the device's most streams."""
+    module = tmp_path / "decides.py"
+    module.write_text("leader = max(head.figures, key=lambda f: f.fps)\n"
+                      "hits = [load for load, n, met in loads if 2 * met > n]\n"
+                      "if s.top_streams is not None and point.streams >= s.top_streams:\n    pass\n"
+                      "shown = f'{ratio.value:.2f}' if ratio.value > 0 else ''\n")
+    assert sorted(decisions_made(module, tmp_path)) == [
+        "decides.py: 2 * met > n", "decides.py: max(head.figures, key=lambda f: f.fps)",
+        "decides.py: point.streams >= s.top_streams"]
 
 
 def test_nothing_in_present_opens_a_model() -> None:

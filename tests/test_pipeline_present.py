@@ -455,4 +455,7 @@ def test_a_neighbour_that_failed_its_one_trial_reads_as_the_count_it_failed_not_
     assert tried_cameras_text(Tried(WORSE, Origin.NEIGHBOUR, 0, True, 1, fails_at=1)) == "0"
     answer = dataclasses.replace(make_answer(), tried=(*make_answer().tried, probe))
     ax = cameras_figure(answer).axes[0]
-    assert any(text.get_text() == "fails at 6" for text in ax.texts)
+    # listed apart under the axes with its split, not drawn as a bar or a marker: it has no figure
+    assert "not served at the one count tried: fails at 6: " in ax.get_xlabel()
+    assert len([p for p in ax.patches if p.get_height() > 0]) == len(make_answer().tried)
+    assert not any(text.get_text() == "fails at 6" for text in ax.texts)

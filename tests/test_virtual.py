@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.virtual import virtual_comparisons
 from ov_tuner.cli import app
-from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import Mode, Search, StopRule
+from ov_tuner.schema.devices import auto_batched
 from ov_tuner.store.results import load_results
 from ov_tuner.workloads.sweep import run_sweep
 

@@ -11,7 +11,6 @@ from itertools import pairwise
 from statistics import median
 from typing import ClassVar
 
-from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import CompileInfo, Ending, Measurement, Mode, PointConfig, PointResult, Precision
 
 # A point whose window-to-window throughput varies more than this (coefficient of variation) is noisy.
@@ -170,7 +169,7 @@ def _compile_diagnostics(p: PointResult, c: CompileInfo, seen: set[object]) -> l
     if precision is not None and said not in seen:
         seen.add(said)
         found.append(precision)
-    if c.key.mode is Mode.EXPLICIT and auto_batched(c.read_back):
+    if c.key.mode is Mode.EXPLICIT and c.auto_batched:
         found.append(AutoBatched(p.config, c.read_back["AUTO_BATCH_TIMEOUT"]))
     if c.key.mode is Mode.EXPLICIT and c.num_streams != c.key.streams:
         found.append(StreamsDiffer(p.config, c.key.streams, c.num_streams))

@@ -27,6 +27,11 @@ class Saturation:
     measured: int  # configurations measured
     top_streams: int | None  # the device's most streams, where it says
 
+    @property
+    def at_most_streams(self) -> bool:
+        """Whether the point runs the most streams the device allows: only more requests could go further."""
+        return self.top_streams is not None and self.point.streams >= self.top_streams
+
 
 def saturation(points: list[PointResult], tolerance: float = SATURATION_TOLERANCE,
                devices: Mapping[str, DeviceInfo] | None = None) -> list[Saturation]:

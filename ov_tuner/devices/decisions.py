@@ -141,11 +141,6 @@ def auto_nireq(streams: tuple[int, ...], device: DeviceInfo) -> tuple[int, ...]:
     return powers_of_two_up_to(max(2 * max(streams), device.optimal_nireq or 1))
 
 
-def auto_batched(read_back: Mapping[str, str]) -> bool:
-    """Whether OpenVINO batched requests itself behind a compiled model: it then reports AUTO_BATCH_TIMEOUT."""
-    return "AUTO_BATCH_TIMEOUT" in read_back
-
-
 def type_name(value: object) -> str:
     """'f16' for ov.Type.f16 and for the text "<Type: 'float16'>"; other names as OpenVINO spells them."""
     text = getattr(value, "get_type_name", lambda: str(value))()

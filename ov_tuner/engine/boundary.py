@@ -115,6 +115,12 @@ class Boundary:
     at_ceiling: bool
     loads: tuple[tuple[float, int, int], ...]
 
+    def holds(self, load: float) -> bool:
+        """Whether the walk's rule counts `load` served: the loads up to the figure, whose shares of met windows,
+        made non-increasing, are more than MAJORITY (a load below it with a missed window among more met ones is
+        served; one above it with a met window is not)."""
+        return 0 < load <= self.served
+
 
 @dataclass(frozen=True)
 class BoundaryDifference:

@@ -133,8 +133,8 @@ def rounds_figure(answer: LlmAnswer) -> Figure:
 
 
 def users_figure(answer: LlmAnswer) -> Figure:
-    """A row per setting walked: each count of users tried, met by most of its windows (a dot) or not (a cross), and
-    the most it serves; the answer ringed and GenAI left alone shaped at the most users each serves (the fewest
+    """A row per setting walked: each count of users tried, served by the walk's own rule (a dot) or not (a cross),
+    and the most it serves; the answer ringed and GenAI left alone shaped at the most users each serves (the fewest
     tried, where none met)."""
     walks = answer.walks
     fig = Figure(figsize=(10, 0.8 * len(walks) + 2.5), layout="constrained")
@@ -143,7 +143,7 @@ def users_figure(answer: LlmAnswer) -> Figure:
         counts = [load for load, _, _ in walk.found.loads]
         ax.plot(counts, [row] * len(counts), color="lightgray", zorder=1)
         for ok, style in ((True, {"marker": "o", "color": "tab:green"}), (False, {"marker": "x", "color": "tab:red"})):
-            hits = [load for load, n, met in walk.found.loads if (2 * met > n) is ok]
+            hits = [load for load, _, _ in walk.found.loads if walk.found.holds(load) is ok]
             ax.scatter(hits, [row] * len(hits), s=60, zorder=3, **style)  # type: ignore[arg-type]
         ax.annotate(words.served_text(walk.found), (max(counts), row), textcoords="offset points",
                     xytext=(14, 0), va="center", fontsize=8)

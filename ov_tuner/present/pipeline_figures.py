@@ -13,7 +13,14 @@ from ov_tuner.present.heatmaps import DEFAULT_MARKER, DEPLOYED_COLOUR
 from ov_tuner.present.plots import save_figure
 from ov_tuner.present.sections.pipeline import PipelineFigures
 from ov_tuner.present.words.marks import ANSWER_SPLIT, DEFAULT_SPLIT, split_mark_text
-from ov_tuner.present.words.pipeline import ORIGIN_WORDS, probe_failed, split_text, tried_cameras_text
+from ov_tuner.present.words.pipeline import (
+    ORIGIN_WORDS,
+    failed_probes_text,
+    headline_cameras_text,
+    round_of,
+    split_text,
+    tried_cameras_text,
+)
 from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 from ov_tuner.workloads.pipeline.schema import Origin
 
@@ -22,30 +29,34 @@ COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED:
 
 
 def cameras_figure(answer: PipelineAnswer) -> Figure:
-    """One bar per split tried, most cameras first, coloured by where it came from (hatched where its search was
-    stopped); the answer's split outlined and OpenVINO default's topped by a diamond, as every figure marks them;
-    over the splits measured side by side, each pass's cameras and their mean with the passes' range."""
-    tried = sorted(answer.tried, key=lambda t: -t.cameras)
+    """One bar per split measured, most cameras first, coloured by where it came from (hatched where its search was
+    stopped); the answer's split outlined at the cameras its headline states, with their interval, and OpenVINO
+    default's topped by a diamond, as every figure marks them; over the splits measured side by side, each pass's
+    cameras and their mean with the passes' range. A neighbour that failed its one trial is listed under the axes,
+    not drawn as a bar: it has no figure."""
+    tried = sorted((t for t in answer.tried if not t.probe_failed), key=lambda t: -t.cameras)
     splits = [t.split for t in tried]
     extra = [r.split for r in answer.rounds if r.split not in splits]  # a contender the search did not list
     default = next((r.split for r in answer.rounds if r.origin is Origin.DEFAULT),
                    next((t.split for t in tried if t.origin is Origin.DEFAULT), None))
     fig = Figure(figsize=(max(7.0, 1.2 * (len(splits) + len(extra)) + 3), 5.5), layout="constrained")
     ax = fig.subplots()
+    mine = round_of(answer, None)
+    walked = mine.walked if mine is not None and answer.from_rounds else None
     for i, t in enumerate(tried):
-        if probe_failed(t) and t.fails_at is not None:  # an upper bound, not a figure: a marker at the count failed
-            ax.scatter(i, t.fails_at, marker="v", color=COLOURS[t.origin], s=60, zorder=3)
-            ax.annotate(tried_cameras_text(t), (i, t.fails_at), textcoords="offset points", xytext=(0, 8),
-                        ha="center", fontsize=8)
-            continue
         answer_bar = t.split == answer.split
-        bar = ax.bar(i, t.cameras, color=COLOURS[t.origin], alpha=0.8, hatch=None if t.finished else "//",
+        height = answer.cameras if answer_bar else t.cameras  # the answer's at its headline, the others' searched
+        bar = ax.bar(i, height, color=COLOURS[t.origin], alpha=0.8, hatch=None if t.finished else "//",
                      edgecolor=DEPLOYED_COLOUR if answer_bar else "none", linewidth=3 if answer_bar else 0)
         marked = split_mark_text(answer_bar, t.split == default)
-        ax.bar_label(bar, [tried_cameras_text(t) + (f"\n{marked}" if marked else "")],
+        count = headline_cameras_text(answer) if answer_bar else tried_cameras_text(t)
+        ax.bar_label(bar, [count + (f"\n{marked}" if marked else "")],
                      label_type="center", fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+        if answer_bar and walked is not None:  # the headline's interval, beside the passes' range
+            ax.errorbar(i + 0.25, height, yerr=[[height - walked.low], [walked.high - height]], fmt="none",
+                        color=DEPLOYED_COLOUR, capsize=4, zorder=4)
         if t.split == default:  # on the bar's top, left of the passes' range drawn at its centre
-            ax.plot(i - 0.25, t.cameras, zorder=4, **DEFAULT_MARKER)  # type: ignore[arg-type]
+            ax.plot(i - 0.25, height, zorder=4, **DEFAULT_MARKER)  # type: ignore[arg-type]
     for r in answer.rounds:
         x = (splits + extra).index(r.split)
         ax.scatter([x] * len(r.per_pass), r.per_pass, color="black", s=12, alpha=0.5, zorder=3)
@@ -65,9 +76,9 @@ def cameras_figure(answer: PipelineAnswer) -> Figure:
               [*(w for _, w in marks), *(ORIGIN_WORDS[o] for o in origins),
                *(["passes: mean and range"] if handles else [])], fontsize=8)
     ax.set_ylabel("cameras served")
-    ax.set_xlabel("split (hatched: its search was stopped; a triangle: the count a neighbour failed at, one more than "
-                  "the best served)", fontsize=8)
-    ax.set_ylim(0, max([t.cameras for t in tried] + [t.fails_at or 0 for t in tried]
+    failed = failed_probes_text(answer)
+    ax.set_xlabel("split (hatched: its search was stopped)" + (f"\n{failed}" if failed else ""), fontsize=8)
+    ax.set_ylim(0, max([t.cameras for t in tried] + [answer.cameras] + ([walked.high] if walked else [])
                        + [c for r in answer.rounds for c in r.per_pass] + [1]) * 1.3)
     ax.grid(axis="y", alpha=0.3)
     target = answer.pipeline.target

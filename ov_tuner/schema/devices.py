@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -31,6 +32,11 @@ class DeviceInfo:
         return "FP16" in self.capabilities
 
 
+def auto_batched(read_back: Mapping[str, str]) -> bool:
+    """Whether OpenVINO batched requests itself behind a compiled model: it then reports AUTO_BATCH_TIMEOUT."""
+    return "AUTO_BATCH_TIMEOUT" in read_back
+
+
 @dataclass(frozen=True)
 class CompileInfo:
     """A compiled model: what was asked, what the device reports it did, and its cold-start costs.
@@ -58,6 +64,10 @@ class CompileInfo:
     read_back: dict[str, str] = field(default_factory=dict)
     from_cache: bool | None = None  # loaded from CACHE_DIR rather than compiled; None where not cached
     native_log: str = ""  # what OpenVINO's plugins or a driver wrote to stdout/stderr while compiling
+
+    @property
+    def auto_batched(self) -> bool:
+        return auto_batched(self.read_back)
 
     @property
     def ran(self) -> str:

@@ -12,7 +12,7 @@ log scale. A ratio whose interval holds 1.0 is "no measurable difference", never
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -83,6 +83,8 @@ class HeadToHead:
     figures: tuple[RoundFigures, ...]
     _fps: np.ndarray  # passes x contenders, NaN where a pass did not measure a contender
     _p90: np.ndarray  # passes x contenders: each pass's p90 request latency, NaN where not measured
+    leader: RoundFigures | None = None  # the most FPS over the round
+    against_leader: tuple[Ratio | None, ...] = ()  # each contender's FPS over the leader's (None: the leader's own)
 
     @classmethod
     def of(cls, confirmation: Confirmation) -> HeadToHead | None:
@@ -101,7 +103,10 @@ class HeadToHead:
         figures = tuple(RoundFigures(c, float(means[i]), LatencyStats.of(np.concatenate(latencies[i])),
                                      int(np.isfinite(fps[:, i]).sum()))
                         for i, c in enumerate(confirmation.contenders))
-        return cls(confirmation, figures, fps, p90)
+        found = cls(confirmation, figures, fps, p90)
+        leader = max(figures, key=lambda f: f.fps)
+        return replace(found, leader=leader, against_leader=tuple(
+            None if f is leader else found.ratio(f.contender, leader.contender) for f in figures))
 
     def ratio(self, a: Contender, b: Contender, confidence: float = 0.95, rerun: bool = True) -> Ratio:
         """FPS of `a` over `b`, paired by pass, with an interval of `confidence` (0.95, or 0.999 for a stricter

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from ov_tuner.analyse.baselines import BaselineStanding, BestTuned
 from ov_tuner.analyse.compare import Comparison
-from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.present.document import Table, table
 from ov_tuner.present.words.answer import precision_cell, round_label
 from ov_tuner.present.words.findings import matched_label
@@ -34,7 +33,7 @@ def streams_cell(p: PointResult) -> str:
         return str(p.config.streams) if p.streams == p.config.streams else f"{p.config.streams}->{p.streams}"
     if p.config.explicit:
         return p.config.short_label(p.streams, p.nireq)
-    batched = " (auto-batched)" if p.compile is not None and auto_batched(p.compile.read_back) else ""
+    batched = " (auto-batched)" if p.compile is not None and p.compile.auto_batched else ""
     return f"{p.config.mode.hint_name}: {p.streams}{batched}"
 
 
@@ -87,11 +86,11 @@ def headtohead_table(results: StoredResults) -> Table | None:
     head = latest_confirmation(results.confirmations)
     if head is None:
         return None
-    leader = max(head.figures, key=lambda f: f.fps)
+    leader = head.leader
+    assert leader is not None  # HeadToHead.of names it
     rows = [[f.contender.config.scope, precision_cell(f), str(f.contender.config.batch), round_label(f),
-             f"{f.fps:.1f}", f"{f.latency_ms(90):.3f}",
-             "leader" if f is leader else gain(head.ratio(f.contender, leader.contender))]
-            for f in sorted(head.figures, key=lambda f: -f.fps)]
+             f"{f.fps:.1f}", f"{f.latency_ms(90):.3f}", "leader" if ratio is None else gain(ratio)]
+            for f, ratio in sorted(zip(head.figures, head.against_leader, strict=True), key=lambda p: -p[0].fps)]
     return table(("device", "precision", "batch", "configuration", "FPS", "p90 ms", "vs the leader (95%)"), rows,
                  f"Head to head: the leader and every contender over {leader.windows} interleaved passes of "
                  f"{head.confirmation.window_s:g} s windows", ("FPS", "p90 ms"))
@@ -105,7 +104,7 @@ def baselines_table(standings: Sequence[BaselineStanding]) -> Table:
         c = base.config
         gain_text = "-" if g is None else \
             f"{signed(g.fps_gain, percent=True)} ({g.tuned.config.short_label(g.tuned.streams, g.tuned.nireq)})"
-        batched = "yes" if base.compile is not None and auto_batched(base.compile.read_back) else "no"
+        batched = "yes" if base.compile is not None and base.compile.auto_batched else "no"
         rows.append([c.scope, "-" if c.mode is Mode.DEFAULT else c.precision.value, ran(base), str(c.batch),
                      c.mode.hint_name, str(base.streams), str(base.nireq), batched, f"{base.fps:.1f}",
                      f"{base.latency_ms(90):.2f}", gain_text])

@@ -29,7 +29,7 @@ def saturation_text(s: Saturation) -> str:
                 f"for {beyond.latency_ms(90) / point.latency_ms(90) - 1:+.0%} p90 latency")
     if s.measured == 1:
         return text + "; it is the only configuration measured"
-    if s.top_streams is not None and point.streams >= s.top_streams:
+    if s.at_most_streams:
         return (text + f"; {s.top_streams} streams is the {s.device}'s maximum, and it is the largest configuration "
                 "measured: only more requests could still pay")
     return text + "; it is also the largest configuration measured, so more streams or requests may still pay"

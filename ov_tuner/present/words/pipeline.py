@@ -222,18 +222,33 @@ def origin_text(answer: PipelineAnswer, origin: Origin | None, split: Split) -> 
     return f"{words}, the answer" if origin is not None and split == answer.split else words
 
 
+def headline_cameras_text(answer: PipelineAnswer) -> str:
+    """The answer's cameras as the serves line states them: '4 (95%: 3..6)', '4 or more', or 'at least 5' from a
+    search interrupted."""
+    mine = round_of(answer, None)
+    found = None if mine is None or not answer.from_rounds else mine.walked
+    if found is None:
+        return str(answer.cameras) if answer.finished or answer.from_rounds else f"at least {answer.cameras}"
+    within = "or more" if found.at_ceiling else f"({GAIN_CONFIDENCE:.0%}: {found.low:g}..{found.high:g})"
+    return f"{answer.cameras} {within}"
+
+
+def failed_probes_text(answer: PipelineAnswer) -> str | None:
+    """'not served at the one count tried: fails at 7: detect ... | classify ...', the neighbours that failed their
+    one trial, listed apart from the splits measured (None: none)."""
+    failed = [t for t in answer.tried if t.probe_failed]
+    if not failed:
+        return None
+    return "not served at the one count tried: " + "; ".join(
+        f"{tried_cameras_text(t)}: {split_text(answer.pipeline, t.split)}" for t in failed)
+
+
 def tried_cameras_text(tried: Tried) -> str:
     """'5', 'at least 5' where its search was stopped, or 'fails at 12' for a neighbour that failed its one trial at
     one camera more than the best (it serves fewer; how many was not measured)."""
-    if probe_failed(tried):
+    if tried.probe_failed:
         return f"fails at {tried.fails_at}"
     return str(tried.cameras) if tried.finished else f"at least {tried.cameras}"
-
-
-def probe_failed(tried: Tried) -> bool:
-    """A neighbour that failed the one count it was tried at (above one camera): its figure is that count, an upper
-    bound, not cameras served."""
-    return tried.cameras == 0 and tried.fails_at is not None and tried.fails_at > 1
 
 
 def unservable_text(answer: PipelineAnswer, results: str) -> str:

@@ -21,9 +21,9 @@ def trial_line(pipeline: Pipeline, trial: PipelineTrial) -> str:
     verdict = "serves" if load.serves(target) else "does not serve"
     if load.disturbed:
         verdict += f" (other processes used {load.foreign_cpu or 0:.0%} of the CPUs: a failure then is tried again)"
-    if not trial.stages:
+    busiest = trial.busiest
+    if busiest is None:
         return f"{phase} | {split_text(pipeline, trial.split)}: does not compile, so serves no camera"
-    busiest = max(trial.stages, key=lambda s: s.utilisation)
     rate = f" at {trial.fps:.1f} FPS each" if trial.fps else ""
     return (f"{phase} | {split_text(pipeline, trial.split)}: {load.cameras} cameras{rate}, p{target.percentile:g} "
             f"{ms_text(load.percentile_ms(target.percentile))}, {load.dropped} of {load.offered} dropped: {verdict}; "

@@ -61,6 +61,12 @@ class Tried:
     trials: int
     fails_at: int | None = None  # the fewest cameras it failed at, where it failed
 
+    @property
+    def probe_failed(self) -> bool:
+        """A neighbour that failed the one count it was tried at (above one camera): its figure is that count, an
+        upper bound, not cameras served."""
+        return self.cameras == 0 and self.fails_at is not None and self.fails_at > 1
+
 
 @dataclass(frozen=True)
 class RoundCameras:

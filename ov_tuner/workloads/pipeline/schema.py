@@ -168,6 +168,11 @@ class PipelineTrial:
     pass_number: int = 0
     fps: float | None = None
 
+    @property
+    def busiest(self) -> StageTime | None:
+        """The stage (or the decoder) busiest over the trial: where more cameras would queue first."""
+        return max(self.stages, key=lambda s: s.utilisation, default=None)
+
 
 class Origin(str, Enum):
     """Where a split tried came from: a starting point of the search, or a neighbour of the best so far."""

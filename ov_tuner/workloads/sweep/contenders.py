@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.schema import Mode, PointConfig, PointResult
 from ov_tuner.schema.results import twin_of
 from ov_tuner.stats.evidence import Estimate, clearly_worse
@@ -89,4 +88,4 @@ def _may_set_more(baseline: PointResult) -> bool:
     THROUGHPUT hint. Then the twin is measured beside it even where the search did not, as a reference."""
     c = baseline.config
     return c.mode is Mode.LATENCY or (c.mode is Mode.THROUGHPUT and baseline.compile is not None
-                                      and auto_batched(baseline.compile.read_back))
+                                      and baseline.compile.auto_batched)

@@ -14,7 +14,6 @@ from functools import partial
 import openvino as ov
 
 from ov_tuner.devices.compiler import Compiler
-from ov_tuner.devices.decisions import auto_batched
 from ov_tuner.devices.native import PointFailure, failure_text
 from ov_tuner.engine.driver import Steps
 from ov_tuner.errors import OvTunerError
@@ -181,7 +180,7 @@ class Driver:
             info = self._baseline(planned, config, policy)
             if mode is Mode.THROUGHPUT and info is not None:
                 hint = Cell(info.num_streams, info.optimal_nireq)
-                if auto_batched(info.read_back) and self.spec.baselines:
+                if info.auto_batched and self.spec.baselines:
                     modes.append(Mode.THROUGHPUT_UNBATCHED)
         return hint
 
