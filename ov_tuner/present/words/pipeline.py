@@ -124,8 +124,8 @@ def baseline_split(answer: PipelineAnswer, origin: Origin) -> Split | None:
 
 def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     """'+2.0 cameras (95%: +1.1..+2.9) and 1.41x the frames a second held (95%: 1.22..1.63x) over every model at its
-    own solo answer, run together: 3.0 -> 5.0 cameras, 5 passes'; 'not told apart from ...' where the intervals say
-    so or disagree (the analysis's verdict, worded); the answer being the baseline itself said so; None where the
+    own solo answer, run together: 3.0 -> 5.0 cameras, 5 passes'; 'not shown to differ from ...' where the intervals
+    say so or disagree (the analysis's verdict, worded); the answer being the baseline itself said so; None where the
     baseline was not measured."""
     name = BASELINE_WORDS[origin]
     if baseline_split(answer, origin) == answer.split:
@@ -145,9 +145,9 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
         return f"{figures} over {name}{tail}"
     if gain.verdict is Verdict.SPLIT:
         apart, not_apart = (cameras, held) if gain.cameras_clear else (held, cameras)
-        return (f"not told apart from {name}: {apart} excludes no change but {not_apart} does not, and the "
-                f"answer claims a gain only where both do{tail}")
-    return f"not told apart from {name} ({figures}){tail}"
+        return (f"not shown to differ from {name}: {apart} shows a change, but {not_apart} may show none, and a "
+                f"change is claimed only where both show one{tail}")
+    return f"not shown to differ from {name} ({figures}){tail}"
 
 
 def _gain_figures(gain: CameraGain) -> tuple[str, str]:
