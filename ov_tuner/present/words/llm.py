@@ -332,7 +332,7 @@ def _signed(value: float, closed: bool, unit: bool = True) -> str:
     """'+8 users', '-1.2 requests/s'; without the unit, '+8'."""
     value += 0.0  # -0.0 reads as +0, as a bound of nought is
     number = f"{value:+g}" if closed else f"{value:+.3g}"
-    return f"{number} {'users' if closed else 'requests/s'}" if unit else number
+    return f"{number} {('user' if abs(value) == 1 else 'users') if closed else 'requests/s'}" if unit else number
 
 
 def _why(answer: LlmAnswer) -> str:
