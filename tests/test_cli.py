@@ -63,9 +63,9 @@ def commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str
             yield (*path, name), command
 
 
-# Names the glossary's "one name per thing" retired: a round's repetitions are passes (--passes), and how long a
-# command measures is --seconds (sweep's --max-seconds), never --time or --minutes.
-RETIRED = ("--rounds", "--confirm-rounds", "--time", "--max-time", "--minutes")
+# Names the glossary's "one name per thing" retired: a round's repetitions are passes (--passes), how long a command
+# measures is --seconds (sweep's --max-seconds), never --time or --minutes, and precisions are --precision.
+RETIRED = ("--rounds", "--confirm-rounds", "--time", "--max-time", "--minutes", "--precision-hint")
 
 
 def test_no_command_offers_or_mentions_a_retired_flag() -> None:
@@ -96,6 +96,7 @@ def test_no_command_offers_or_mentions_a_retired_flag() -> None:
     ("neighbours", "--rounds 1", "Invalid value for '--passes'"),
     ("pipeline", "--rounds 1", "--passes 1 gives no interval"),
     ("llm", "--rounds 1", "--passes 1 gives no interval"),
+    ("llm", "--precision-hint f32 --passes 1", "--passes 1 gives no interval"),
 ])
 def test_a_renamed_flag_works_for_a_release_under_its_successor_and_names_it(command: str, given: str,
                                                                              said: str) -> None:

@@ -67,8 +67,9 @@ def llm(
     kv_precision: Annotated[str, typer.Option(help="KV_CACHE_PRECISION values searched (default: the plugin's): "
                                               f"{', '.join(KV_PRECISIONS)}.")] = "default,u8,u4",
     threads: Annotated[str, typer.Option(help="INFERENCE_NUM_THREADS values searched.")] = "default",
-    precision_hint: Annotated[str, typer.Option(help="INFERENCE_PRECISION_HINT values searched: default, "
-                                                f"{', '.join(INFERENCE_PRECISIONS)}.")] = "default",
+    precision: Annotated[str, typer.Option(help="INFERENCE_PRECISION_HINT values searched: default, "
+                                           f"{', '.join(INFERENCE_PRECISIONS)} (fp32 and fp16, as a sweep spells "
+                                           "them, too).")] = "default",
     max_seqs: Annotated[str, typer.Option(help="max_num_seqs values searched.")] = "256",
     weights: Annotated[str, typer.Option(help="A GenAI folder's weights searched: default (as given), int8, int4 "
                                          "(compressed with NNCF once, kept in ov-tuner's cache).")] = "default",
@@ -123,7 +124,7 @@ def llm(
                    conversations_file=str(conversations) if conversations else None, shared_prefix=shared_prefix,
                    seconds=seconds, lead_in_s=lead_in)
     space = _space(batched_tokens=batched_tokens, kv_precision=kv_precision, threads=threads,
-                   precision_hint=precision_hint, max_seqs=max_seqs, weights=weights, split_fuse=split_fuse,
+                   precision=precision, max_seqs=max_seqs, weights=weights, split_fuse=split_fuse,
                    prefix_caching=prefix_caching, dq_group_size=dq_group_size, cache_gb=cache_gb, instances=instances,
                    prompt_lookup=prompt_lookup)
     spec = LlmSpec(model=model, out=out_path, device=device.upper(), load=load,
@@ -166,7 +167,7 @@ def _search(text: str) -> LlmSearch:
         raise BadInputError(f"--search {text}: give axes or grid") from None
 
 
-def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hint: str, max_seqs: str, weights: str,
+def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision: str, max_seqs: str, weights: str,
            split_fuse: str, prefix_caching: str, dq_group_size: str, cache_gb: str, instances: str,
            prompt_lookup: str) -> LlmSpace:
     """The settings searched, from their flags: each a list of values (default: GenAI's or the plugin's own)."""
@@ -176,7 +177,7 @@ def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hi
         batched_tokens=parse_values(batched_tokens, "--batched-tokens", count_above_zero, "unlimited"),
         kv_cache_precisions=parse_values(kv_precision, "--kv-precision", str.lower),
         threads=parse_values(threads, "--threads", count_above_zero),
-        inference_precisions=parse_values(precision_hint, "--precision-hint", str.lower),
+        inference_precisions=parse_values(precision, "--precision", _hint),
         max_seqs=tuple(v for v in parse_values(max_seqs, "--max-seqs", count_above_zero) if v is not None) or (256,),
         weights=parse_values(weights, "--weights", str.lower),
         split_fuse=parse_switches(split_fuse, "--split-fuse"),
@@ -186,6 +187,12 @@ def _space(*, batched_tokens: str, kv_precision: str, threads: str, precision_hi
         cache_gbs=parse_values(cache_gb, "--cache-gb", count_above_zero),
         instances=tuple(v for v in parse_values(instances, "--instances", count_above_zero) if v is not None) or (1,),
         prompt_lookups=() if prompt_lookup.strip().lower() == "auto" else _lookups(prompt_lookup))
+
+
+def _hint(text: str) -> str:
+    """An inference precision as the plugin names it: 'fp32' (a sweep's word) is 'f32'."""
+    word = text.strip().lower()
+    return {"fp32": "f32", "fp16": "f16"}.get(word, word)
 
 
 def _lookups(text: str) -> tuple[tuple[int, int], ...]:

@@ -31,11 +31,12 @@ def _minutes_as_seconds(value: str) -> str:
 _SWEEP = {"--time": Renamed("--seconds"), "--max-time": Renamed("--max-seconds"),
           "--confirm-rounds": Renamed("--passes")}
 _ROUNDS = {"--rounds": Renamed("--passes")}
+_LLM = {**_ROUNDS, "--precision-hint": Renamed("--precision")}
 # Each command, by the words that call it, and its renamed flags.
 RENAMED: dict[str, dict[str, Renamed]] = {
     "sweep": _SWEEP, "fleet sweep": _SWEEP, "profile": {"--time": Renamed("--seconds")},
     "soak": {"--minutes": Renamed("--seconds", _minutes_as_seconds)},
-    "pipeline": _ROUNDS, "llm": _ROUNDS, "neighbours": _ROUNDS,
+    "pipeline": _ROUNDS, "llm": _LLM, "neighbours": _ROUNDS,
 }
 
 
