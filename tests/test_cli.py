@@ -64,8 +64,10 @@ def commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str
 
 
 # Names the glossary's "one name per thing" retired: a round's repetitions are passes (--passes), how long a command
-# measures is --seconds (sweep's --max-seconds), never --time or --minutes, and precisions are --precision.
-RETIRED = ("--rounds", "--confirm-rounds", "--time", "--max-time", "--minutes", "--precision-hint")
+# measures is --seconds (sweep's --max-seconds), never --time or --minutes, precisions are --precision, and a folder
+# is --out-dir.
+RETIRED = ("--rounds", "--confirm-rounds", "--time", "--max-time", "--minutes", "--precision-hint", "--plot-dir",
+           "--report")
 
 
 def test_no_command_offers_or_mentions_a_retired_flag() -> None:
@@ -97,6 +99,9 @@ def test_no_command_offers_or_mentions_a_retired_flag() -> None:
     ("pipeline", "--rounds 1", "--passes 1 gives no interval"),
     ("llm", "--rounds 1", "--passes 1 gives no interval"),
     ("llm", "--precision-hint f32 --passes 1", "--passes 1 gives no interval"),
+    ("plot", "-o plots", "results file model.file does not exist"),  # a folder is --out-dir; -o a file
+    ("pipeline", "--report out --passes 1", "--passes 1 gives no interval"),
+    ("capacity", "--plot-dir out --cameras 0", "Invalid value for '--cameras'"),
 ])
 def test_a_renamed_flag_works_for_a_release_under_its_successor_and_names_it(command: str, given: str,
                                                                              said: str) -> None:
@@ -228,7 +233,7 @@ def test_devices_lists_cpu_properties_and_the_box() -> None:
 
 
 def test_plot_writes_heatmaps_and_comparison_figures(swept_db: Path, tmp_path: Path) -> None:
-    code, out, _ = run("plot", str(swept_db), "-o", str(tmp_path / "plots"))
+    code, out, _ = run("plot", str(swept_db), "--out-dir", str(tmp_path / "plots"))
     assert code == 0
     written = sorted((tmp_path / "plots").glob("*.png"))
     assert [p.name for p in written] == ["batch.png", "heatmap_CPU_fp16_b1.png", "heatmap_CPU_fp16_b2.png",

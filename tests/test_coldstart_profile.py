@@ -85,7 +85,7 @@ def test_profile_kernels_show_the_precision_that_ran(tiny_model: Path, tmp_path:
 def test_profile_command_prints_stores_and_draws(tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.db"
     result = CliRunner().invoke(app, ["profile", str(tiny_model), "--seconds", "0.2", "--out", str(out),
-                                      "--plot-dir", str(tmp_path / "plots")])
+                                      "--out-dir", str(tmp_path / "plots")])
     assert result.exit_code == 0, result.stderr
     assert "Time by layer type" in result.stdout and "Convolution" in result.stdout
     (stored,) = load_results(out).profiles

@@ -248,7 +248,7 @@ def test_capacity_at_a_given_camera_count_reports_and_stores_it(default_model: P
     out = tmp_path / "r.db"
     result = CliRunner().invoke(app, ["capacity", str(default_model), "--precision", "fp32", "--streams", "1",
                                       "--nireq", "1,2", "--cameras", "1", "--fps", "10", "--seconds", "0.5",
-                                      "--out", str(out), "--plot-dir", str(tmp_path / "plots")])
+                                      "--out", str(out), "--out-dir", str(tmp_path / "plots")])
     assert result.exit_code == 0, result.output
     assert "1 cameras: 10 frames/s offered" in result.output and "Cameras served" in result.output
     runs = load_results(out).capacities

@@ -57,7 +57,7 @@ def test_json_export_nests_the_environment_and_carries_latencies_when_asked(swep
 
 
 def test_figures_come_as_svg_for_reports(swept_db: Path, tmp_path: Path) -> None:
-    result = runner.invoke(app, ["plot", str(swept_db), "-o", str(tmp_path), "--format", "svg"])
+    result = runner.invoke(app, ["plot", str(swept_db), "--out-dir", str(tmp_path), "--format", "svg"])
     assert result.exit_code == 0, result.output
     figures = sorted(tmp_path.iterdir())
     assert figures and all(f.suffix == ".svg" and "<svg" in f.read_text()[:2000] for f in figures)
@@ -81,11 +81,11 @@ def test_compare_matches_the_overlap_and_lists_the_rest(two_grids: tuple[Path, P
     for m in comparison.matched:
         assert m.fps_ratios()[1] == pytest.approx(m.points[1].fps / m.points[0].fps)
     assert {(x.file, x.other) for x in comparison.bests} == {(0, 1), (1, 0)}
-    result = runner.invoke(app, ["compare", *map(str, two_grids), "-o", str(tmp_path), "--format", "svg"])
+    result = runner.invoke(app, ["compare", *map(str, two_grids), "--out-dir", str(tmp_path), "--format", "svg"])
     assert result.exit_code == 0, result.output
     assert "only in file 2: CPU fp32 batch 1 1 streams x 4 requests" in result.stdout
     assert (tmp_path / "compare.svg").is_file()
-    report = runner.invoke(app, ["report", *map(str, two_grids), "-o", str(tmp_path / "report")])
+    report = runner.invoke(app, ["report", *map(str, two_grids), "--out-dir", str(tmp_path / "report")])
     assert report.exit_code == 0, report.output
     assert "The same configurations in every file" in (tmp_path / "report" / "report.html").read_text()
 

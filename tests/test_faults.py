@@ -90,16 +90,16 @@ def writers(model: Path, db: Path) -> dict[str, tuple[list[str], str]]:
         "coldstart --out": (["coldstart", str(model), "--repeats", "1", "--out"], "file"),
         "profile --out": (["profile", str(model), "--seconds", "0.1", "--out"], "file"),
         "recommend --config-out": (["recommend", str(db), "--config-out"], "file"),
-        "plot -o": (["plot", str(db), "-o"], "folder"),
-        "report -o": (["report", str(db), "-o"], "folder"),
-        "profile --plot-dir": (["profile", str(model), "--seconds", "0.1", "--out", str(db.parent / "p.db"),
-                                "--plot-dir"], "folder"),
-        "zoo build -o": (["zoo", "build", "tiny_conv", "-o"], "folder"),
+        "plot --out-dir": (["plot", str(db), "--out-dir"], "folder"),
+        "report --out-dir": (["report", str(db), "--out-dir"], "folder"),
+        "profile --out-dir": (["profile", str(model), "--seconds", "0.1", "--out", str(db.parent / "p.db"),
+                               "--out-dir"], "folder"),
+        "zoo build --out-dir": (["zoo", "build", "tiny_conv", "--out-dir"], "folder"),
         "export -o": (["export", str(db), "-o"], "file"),
-        "compare -o": (["compare", str(db), str(db), "-o"], "folder"),
+        "compare --out-dir": (["compare", str(db), str(db), "--out-dir"], "folder"),
         "capacity --out": (["capacity", str(model), *ONE_CAMERA, "--out"], "file"),
-        "capacity --plot-dir": (["capacity", str(model), *ONE_CAMERA, "--out", str(db.parent / "c.db"),
-                                 "--plot-dir"], "folder"),
+        "capacity --out-dir": (["capacity", str(model), *ONE_CAMERA, "--out", str(db.parent / "c.db"),
+                                "--out-dir"], "folder"),
         "soak --out": (["soak", str(model), "--streams", "1", "--nireq", "1", "--seconds", "0.6", "--window", "0.2",
                         "--out"], "file"),
     }
@@ -109,8 +109,9 @@ ONE_CAMERA = ("--streams", "1", "--nireq", "1", "--cameras", "1", "--seconds", "
 
 
 @pytest.mark.parametrize("command", ["sweep --out", "coldstart --out", "profile --out", "recommend --config-out",
-                                     "plot -o", "report -o", "profile --plot-dir", "zoo build -o", "export -o",
-                                     "compare -o", "capacity --out", "capacity --plot-dir", "soak --out"])
+                                     "plot --out-dir", "report --out-dir", "profile --out-dir", "zoo build --out-dir",
+                                     "export -o", "compare --out-dir", "capacity --out", "capacity --out-dir",
+                                     "soak --out"])
 def test_every_writer_checks_its_destination_first(command: str, tiny_model: Path, stored: Path,
                                                    tmp_path: Path) -> None:
     args, kind = writers(tiny_model, stored)[command]
@@ -130,9 +131,9 @@ def test_every_writer_checks_its_destination_first(command: str, tiny_model: Pat
     assert digest(stored) == before
 
 
-@pytest.mark.parametrize("command", ["sweep --out", "coldstart --out", "recommend --config-out", "plot -o",
-                                     "report -o", "profile --plot-dir", "zoo build -o", "export -o", "compare -o",
-                                     "capacity --out", "soak --out"])
+@pytest.mark.parametrize("command", ["sweep --out", "coldstart --out", "recommend --config-out", "plot --out-dir",
+                                     "report --out-dir", "profile --out-dir", "zoo build --out-dir", "export -o",
+                                     "compare --out-dir", "capacity --out", "soak --out"])
 def test_read_only_destinations_are_refused_before_any_work(command: str, tiny_model: Path, stored: Path,
                                                             read_only_dir: Path) -> None:
     prefix = unprivileged()
@@ -166,7 +167,8 @@ def test_read_only_commands_never_change_a_results_file(stored: Path, tmp_path: 
         as_schema_v1(db)
     for results in (stored, empty, old):
         before = digest(results)
-        for args in (["show"], ["plot", "-o", str(tmp_path / "plots")], ["report", "-o", str(tmp_path / "report")],
+        for args in (["show"], ["plot", "--out-dir", str(tmp_path / "plots")],
+                     ["report", "--out-dir", str(tmp_path / "report")],
                      ["recommend"], ["recommend", "--json"], ["export"], ["export", "--format", "json"]):
             done = in_process(args[0], str(results), *args[1:])
             if results is empty:

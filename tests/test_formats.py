@@ -239,7 +239,7 @@ def test_zoo_figures_match_the_published_architectures(tmp_path: Path) -> None:
 def test_zoo_commands(tmp_path: Path) -> None:
     listed = runner.invoke(app, ["zoo", "list"])
     assert listed.exit_code == 0 and all(name in listed.stdout for name in ARCHITECTURES)
-    built = runner.invoke(app, ["zoo", "build", "tiny_conv", "-o", str(tmp_path)])
+    built = runner.invoke(app, ["zoo", "build", "tiny_conv", "--out-dir", str(tmp_path)])
     assert built.exit_code == 0 and (tmp_path / "tiny_conv.xml").is_file()
-    unknown = runner.invoke(app, ["zoo", "build", "yolo", "-o", str(tmp_path)])
+    unknown = runner.invoke(app, ["zoo", "build", "yolo", "--out-dir", str(tmp_path)])
     assert unknown.exit_code == 2 and "no zoo model 'yolo'; choose from" in unknown.stderr

@@ -160,7 +160,7 @@ def test_a_sweep_measures_int8_beside_fp32_head_to_head(classifier: Path, tmp_pa
         assert any(ln.startswith("held back") for ln in answer.stdout.splitlines()), answer.stdout
     else:
         assert rec.held_back is None
-    assert ov_tuner("plot", str(out), "-o", str(tmp_path / "plots")).returncode == 0
+    assert ov_tuner("plot", str(out), "--out-dir", str(tmp_path / "plots")).returncode == 0
     assert (tmp_path / "plots" / "precision_int8_CPU_b1.png").exists()
     point = next(p for p in stored.points if p.ok and p.config.precision is Precision.INT8 and p.config.explicit)
     snippets = deploy_snippets(point, str(classifier), stored.quantization)

@@ -62,7 +62,7 @@ def _ringed(fig: Figure) -> list[tuple[float, float]]:
 
 
 def test_plot_writes_the_three_figures(llm_db: Path, tmp_path: Path) -> None:
-    said = _cli("plot", str(llm_db), "-o", str(tmp_path))
+    said = _cli("plot", str(llm_db), "--out-dir", str(tmp_path))
     assert said.split() == [w for name in FIGURES for w in ("wrote", str(tmp_path / name))]
     for name in FIGURES:
         pixels = imread(tmp_path / name)
@@ -96,7 +96,7 @@ def test_another_workloads_file_as_out_is_one_line_naming_whose_it_is(llm_db: Pa
 
 def test_report_holds_the_answer_the_figures_and_every_setting_searched(llm_db: Path, answer: LlmAnswer,
                                                                          tmp_path: Path) -> None:
-    said = _cli("report", str(llm_db), "-o", str(tmp_path))
+    said = _cli("report", str(llm_db), "--out-dir", str(tmp_path))
     assert said.strip() == f"wrote {tmp_path / 'report.html'} and {tmp_path / 'report.md'} (3 figures)"
     page, markdown = (tmp_path / "report.html").read_text(), (tmp_path / "report.md").read_text()
     assert [html.unescape(h) for h in re.findall(r"<h2>([^<]*)</h2>", page)] == list(SECTIONS)

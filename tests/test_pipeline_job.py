@@ -80,7 +80,7 @@ def test_a_short_run_stores_every_trial_and_prints_the_answer(tuned: tuple[Path,
     assert sum(line.startswith(("search |", "pass ")) for line in done.stdout.splitlines()) == len(stored.trials)
     above = [(t.pass_number, t.fps) for t in stored.trials if t.fps is not None]
     assert above and all(number > 0 and fps > stored.pipeline.target.fps for number, fps in above)
-    plotted = ov_tuner("plot", str(db), "-o", str(db.parent / "plots"), "--format", "svg")
+    plotted = ov_tuner("plot", str(db), "--out-dir", str(db.parent / "plots"), "--format", "svg")
     assert plotted.stdout.split() == [w for name in ("pipeline_cameras.svg", "pipeline_stages.svg")
                                       for w in ("wrote", str(db.parent / "plots" / name))], plotted.stderr
 

@@ -73,7 +73,7 @@ def test_files_of_two_kinds_are_one_line_naming_the_odd_one(command: str, swept_
 
 
 def test_two_llm_files_are_compared_not_reported_together(llm_db: Path, tmp_path: Path) -> None:
-    done = CliRunner().invoke(app, ["report", str(llm_db), str(llm_db), "-o", str(tmp_path / "out")])
+    done = CliRunner().invoke(app, ["report", str(llm_db), str(llm_db), "--out-dir", str(tmp_path / "out")])
     assert done.exit_code == 2
     assert done.stderr.strip() == (f"error: {llm_db} is an LLM's results file, reported one at a time: give one file "
                                    "(compare sets several side by side)")

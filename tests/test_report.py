@@ -131,6 +131,6 @@ def test_recommend_command_with_and_without_a_budget(default_model_db: Path, tmp
 
 
 def test_report_command(default_model_db: Path, tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["report", str(default_model_db), "-o", str(tmp_path / "r")])
+    result = CliRunner().invoke(app, ["report", str(default_model_db), "--out-dir", str(tmp_path / "r")])
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "r" / "report.html").is_file() and "8 figures" in result.stdout

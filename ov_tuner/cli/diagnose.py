@@ -65,7 +65,8 @@ def profile(
     top: Annotated[int, typer.Option(min=1, help="Layers in the table and the chart.")] = 15,
     shape: ShapeOption = None,
     out_path: ResultsOut = Path("results.db"),
-    plot_dir: Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the top layers here.")] = None,
+    plot_dir: Annotated[Path | None, typer.Option("--out-dir", help="Also draw the top layers in this folder.")]
+    = None,
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
     from ov_tuner.jobs.profile import run_profile
@@ -75,7 +76,7 @@ def profile(
     config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
                         streams, nireq)
     if plot_dir is not None:
-        output_folder(plot_dir, Given("--plot-dir"))
+        output_folder(plot_dir, Given("--out-dir"))
     result = run_profile(model, config, seconds, out_path, parse_shapes(shape), quantizing=say_quantizing)
     figure = None
     if plot_dir is not None:

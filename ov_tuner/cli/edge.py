@@ -40,7 +40,7 @@ FromOption = Annotated[Path | None, typer.Option("--from", help="A results file 
                                                  "in it).")]
 OutOption = Annotated[Path | None, typer.Option("--out", help="SQLite results file to store the runs in (default: "
                                                 "the --from file, else results.db).")]
-PlotOption = Annotated[Path | None, typer.Option("--plot-dir", help="Also draw the figure here.")]
+PlotOption = Annotated[Path | None, typer.Option("--out-dir", help="Also draw the figure in this folder.")]
 
 
 @app.command()
@@ -83,7 +83,7 @@ def capacity(
     spec = CapacitySpec(model, _out(out_path, from_results), configs, target, cameras, seconds,
                         shapes=parse_shapes(shape), int8=int8)
     if plot_dir is not None:
-        output_folder(plot_dir, Given("--plot-dir"))
+        output_folder(plot_dir, Given("--out-dir"))
 
     def seen(config: PointConfig, trial: LoadTrial) -> None:
         out.print(f"{config.label()}: {trial_line(trial, target)}", highlight=False, soft_wrap=True)
@@ -139,7 +139,7 @@ def soak(
     spec = SoakSpec(model=model, out=_out(out_path, from_results), config=config, seconds=seconds, window_s=window,
                     shapes=parse_shapes(shape), int8=int8)
     if plot_dir is not None:
-        output_folder(plot_dir, Given("--plot-dir"))
+        output_folder(plot_dir, Given("--out-dir"))
     interrupted = _soak_in_progress(spec)
     found = latest_soak(spec.out)
     if found is None:  # stopped before the soak began

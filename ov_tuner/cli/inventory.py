@@ -9,6 +9,7 @@ import typer
 
 from ov_tuner import __version__
 from ov_tuner.cli.app import app, one_line_errors, out
+from ov_tuner.cli.renamed import RenamedFlagsGroup
 from ov_tuner.devices.box import read_box
 from ov_tuner.errors import Given
 from ov_tuner.measure import host
@@ -32,7 +33,8 @@ def devices() -> None:
     out.print(box_line(read_box(), host.foreign_load_since(start)), highlight=False, soft_wrap=True)
 
 
-zoo_app = typer.Typer(help="Reference architectures built locally with deterministic weights.", no_args_is_help=True)
+zoo_app = typer.Typer(help="Reference architectures built locally with deterministic weights.", no_args_is_help=True,
+                      cls=RenamedFlagsGroup)
 app.add_typer(zoo_app, name="zoo")
 
 
@@ -50,13 +52,13 @@ def zoo_list() -> None:
 @one_line_errors
 def zoo_build(
     name: Annotated[str, typer.Argument(help="A name from `ov-tuner zoo list`.")],
-    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the IR (.xml and .bin).")]
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Folder for the IR (.xml and .bin).")]
     = Path("models"),
 ) -> None:
     """Write a zoo model as an OpenVINO IR with an FP32 body and a dynamic batch."""
     from ov_tuner.model.zoo import build_zoo_model
 
-    path, stats = build_zoo_model(name, output_folder(out_dir, Given("-o")))
+    path, stats = build_zoo_model(name, output_folder(out_dir, Given("--out-dir")))
     out.print(f"wrote {path}: {stats.parameters / 1e6:.2f} M parameters, {stats.flops / 1e9:.2f} GFLOPs per "
               "batch-1 inference")
 

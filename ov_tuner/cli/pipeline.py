@@ -32,8 +32,8 @@ def pipeline(
     max_trials: Annotated[int, typer.Option(min=1, help="Trials of the search beyond its starting points.")] = 60,
     solo_seconds: Annotated[float, typer.Option(min=0.05, help="Seconds per window of each stage alone, for its "
                                                 "solo-tuned setting (a stage with an answer file takes that).")] = 1.0,
-    report_dir: Annotated[Path | None, typer.Option("--report", help="Also write the report with its figures "
-                                                    "here.")] = None,
+    report_dir: Annotated[Path | None, typer.Option("--out-dir", help="Also write the report with its figures in "
+                                                    "this folder.")] = None,
 ) -> None:
     """Find how to share the device between the pipeline's models and its video decoder so that it serves the most
     cameras (each frame within the latency budget), against every model at its solo-tuned setting and every model at
@@ -45,7 +45,7 @@ def pipeline(
     if passes == 1:
         raise BadInputError("--passes 1 gives no interval: give 0 for none, or 2 or more")
     if report_dir is not None:
-        output_folder(report_dir, Given("--report"))
+        output_folder(report_dir, Given("--out-dir"))
     spec = PipelineSpec(file=file, out=out_path, seconds=seconds, lead_in_s=lead_in, passes=passes,
                         max_trials=max_trials, solo_s=solo_seconds)
 

@@ -31,12 +31,16 @@ def _minutes_as_seconds(value: str) -> str:
 _SWEEP = {"--time": Renamed("--seconds"), "--max-time": Renamed("--max-seconds"),
           "--confirm-rounds": Renamed("--passes")}
 _ROUNDS = {"--rounds": Renamed("--passes")}
-_LLM = {**_ROUNDS, "--precision-hint": Renamed("--precision")}
+# A folder is --out-dir on every command; -o is a file's.
+_FOLDER = {"-o": Renamed("--out-dir")}
+_PLOTS = {"--plot-dir": Renamed("--out-dir")}
 # Each command, by the words that call it, and its renamed flags.
 RENAMED: dict[str, dict[str, Renamed]] = {
-    "sweep": _SWEEP, "fleet sweep": _SWEEP, "profile": {"--time": Renamed("--seconds")},
-    "soak": {"--minutes": Renamed("--seconds", _minutes_as_seconds)},
-    "pipeline": _ROUNDS, "llm": _LLM, "neighbours": _ROUNDS,
+    "sweep": _SWEEP, "fleet sweep": _SWEEP, "profile": {"--time": Renamed("--seconds"), **_PLOTS},
+    "soak": {"--minutes": Renamed("--seconds", _minutes_as_seconds), **_PLOTS}, "capacity": _PLOTS,
+    "pipeline": {**_ROUNDS, "--report": Renamed("--out-dir")}, "llm": {**_ROUNDS, "--precision-hint":
+                                                                     Renamed("--precision")},
+    "neighbours": _ROUNDS, "plot": _FOLDER, "report": _FOLDER, "compare": _FOLDER, "zoo build": _FOLDER,
 }
 
 

@@ -51,7 +51,7 @@ def show(results: Annotated[Path, typer.Argument(help=ANY_RESULTS)]) -> None:
 @one_line_errors
 def plot(
     results: Annotated[Path, typer.Argument(help=ANY_RESULTS)],
-    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Folder for the PNG figures.")] = Path("plots"),
     paired_only: Annotated[bool, typer.Option(help="Precision figures: leave out the cells measured apart, in the "
                                               "search; keep those measured head to head.")] = False,
     fmt: Annotated[FigureFormat, typer.Option("--format", help="png, svg (for reports) or pdf.")] = FigureFormat.PNG,
@@ -60,7 +60,7 @@ def plot(
     configuration to deploy and OpenVINO default (an LLM's: its Pareto front, rounds and walk to the most users)."""
     from ov_tuner.registry import registered
 
-    output_folder(out_dir, Given("-o"))
+    output_folder(out_dir, Given("--out-dir"))
     for path in registered(results).figures(results, out_dir, fmt.value, paired_only):
         out.print(f"wrote {path}")
 
@@ -165,14 +165,14 @@ def _print_form(form: Form, wrote: tuple[str, ...], out_file: Path | None) -> No
 def report(
     results: Annotated[list[Path], typer.Argument(help="Results files of `ov-tuner sweep`, `pipeline` or `llm`; "
                                                   "several sweeps give one page that compares them (hosts, a fleet).")],
-    out_dir: Annotated[Path, typer.Option("-o", "--out-dir", help="Folder for report.html, report.md and figures.")]
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Folder for report.html, report.md and figures.")]
     = Path("report"),
     models_differ: Annotated[bool, typer.Option(help="With several files: allow files of different models.")] = False,
 ) -> None:
     """A self-contained HTML report and a Markdown summary: answers, figures, baselines and diagnostics."""
     from ov_tuner.registry import registered_alike
 
-    output_folder(out_dir, Given("-o"))
+    output_folder(out_dir, Given("--out-dir"))
     files = registered_alike("report", results).report(results, out_dir, models_differ)
     out.print(f"wrote {files.html} and {files.markdown} ({len(files.images)} figures)")
 
@@ -213,7 +213,8 @@ def compare_command(
     results: Annotated[list[Path], typer.Argument(help="Two or more results files: two hosts, two OpenVINO versions, "
                                                   "before and after a model change.")],
     models_differ: Annotated[bool, typer.Option(help="Allow files measured with different models.")] = False,
-    out_dir: Annotated[Path | None, typer.Option("-o", "--out-dir", help="Also draw the comparison here.")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out-dir", help="Also draw the comparison in this folder.")]
+    = None,
     fmt: Annotated[FigureFormat, typer.Option("--format", help="png, svg or pdf.")] = FigureFormat.PNG,
 ) -> None:
     """The same configurations in each file side by side: FPS and p90 ratios, each file's best, and whether it is
@@ -222,7 +223,7 @@ def compare_command(
     from ov_tuner.store.tables import WHOSE
 
     if out_dir is not None:
-        output_folder(out_dir, Given("-o"))
+        output_folder(out_dir, Given("--out-dir"))
     registration = registered_alike("compare", results)
     if registration.compare is None:
         comparable = " or ".join(WHOSE[r.kind] for r in REGISTRY.values() if r.compare is not None)

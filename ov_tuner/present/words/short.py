@@ -173,4 +173,4 @@ def caveat_text(c: Caveat | None) -> str:
 
 def details_text(path: Path) -> str:
     """Where every figure is."""
-    return f"ov-tuner show {path} (every point and figure); ov-tuner report {path} -o report (figures)"
+    return f"ov-tuner show {path} (every point and figure); ov-tuner report {path} --out-dir report (figures)"
