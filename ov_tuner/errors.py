@@ -39,7 +39,6 @@ class Input(Enum):
     ADDRESS = "address"  # the Ray cluster's
     HOSTS_FOLDER = "output folder"  # the folder of a fleet's results files, one a host
     KV_PRECISION = "KV cache precisions"  # an LLM's KV_CACHE_PRECISION values searched
-    PRECISION_HINT = "inference precision hints"  # an LLM's INFERENCE_PRECISION_HINT values searched
     WEIGHTS = "weights"  # an LLM folder's weight compressions searched
     DQ_GROUP_SIZE = "dynamic quantization group sizes"  # an LLM's DYNAMIC_QUANTIZATION_GROUP_SIZE values searched
     SHARED_PREFIX = "shared prefix"  # the tokens an LLM load's generated prompts begin with alike

@@ -65,7 +65,7 @@ def test_each_file_is_read_as_the_kind_it_is(swept_db: Path, llm_db: Path, tmp_p
 @pytest.mark.parametrize("command", ["report", "compare"])
 def test_files_of_two_kinds_are_one_line_naming_the_odd_one(command: str, swept_db: Path, llm_db: Path,
                                                             tmp_path: Path) -> None:
-    done = CliRunner().invoke(app, [command, str(swept_db), str(llm_db), "-o", str(tmp_path / "out")])
+    done = CliRunner().invoke(app, [command, str(swept_db), str(llm_db), "--out-dir", str(tmp_path / "out")])
     assert done.exit_code == 2 and done.stdout == ""
     assert done.stderr.strip() == (f"error: {command} reads files of one kind: {swept_db} is a sweep's, {llm_db} "
                                    "(an LLM's) not; give files of one workload")

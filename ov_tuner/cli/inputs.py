@@ -23,7 +23,6 @@ FLAGS: dict[Input, str] = {
     Input.ADDRESS: "--address",
     Input.HOSTS_FOLDER: "--out-dir",
     Input.KV_PRECISION: "--kv-precision",
-    Input.PRECISION_HINT: "--precision",
     Input.WEIGHTS: "--weights",
     Input.DQ_GROUP_SIZE: "--dq-group-size",
     Input.SHARED_PREFIX: "--shared-prefix",

@@ -41,7 +41,7 @@ def check_plugin_values(device: str, space: LlmSpace) -> None:
     value_in = ov.opset13.parameter([1], ov.Type.f32)
     probe = ov.Model([ov.opset13.relu(value_in)], [value_in])
     for given, key, values in ((Input.KV_PRECISION, "KV_CACHE_PRECISION", space.kv_cache_precisions),
-                               (Input.PRECISION_HINT, "INFERENCE_PRECISION_HINT", space.inference_precisions),
+                               (Input.PRECISION, "INFERENCE_PRECISION_HINT", space.inference_precisions),
                                (Input.DQ_GROUP_SIZE, "DYNAMIC_QUANTIZATION_GROUP_SIZE", space.dq_group_sizes)):
         for value in (v for v in values if v is not None):
             try:
