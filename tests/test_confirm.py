@@ -340,3 +340,34 @@ def test_one_beaten_beyond_noise_by_another_is_not_deployed_though_within_noise_
 
 def r_pair(r: PrecisionRatio) -> tuple[Precision, Precision]:
     return r.numerator.contender.config.precision, r.denominator.contender.config.precision
+
+
+def test_a_ratio_the_answer_states_with_a_wide_interval_is_its_caveat_not_none() -> None:
+    """bf16 over fp32 read 1.9x with passes from 1.2x to 2.6x: it says faster, not how much, and the caveat says
+    so where it said "none: ... the host was quiet enough"."""
+    from ov_tuner.analyse.caveat import WIDE_SPAN, CaveatKind, caveat
+    from ov_tuner.analyse.recommend import Recommendation
+    from ov_tuner.present.words.short import caveat_text
+
+    fp32, bf16 = grid(16, 32), grid(16, 32, Precision.BF16)
+    steady = HeadToHead.of(round_of({fp32: [100, 101, 99, 100, 100, 101], bf16: [195, 196, 194, 195, 196, 194]},
+                                    {fp32: 30.0, bf16: 15.0}))
+    shaky = HeadToHead.of(round_of({fp32: [100, 101, 99, 100, 100, 101], bf16: [260, 120, 250, 125, 240, 150]},
+                                   {fp32: 30.0, bf16: 15.0}))
+    assert steady is not None and shaky is not None
+
+    def caveat_of(head: HeadToHead) -> str:
+        answer = confirmed_answer(head)
+        assert answer is not None
+        deployed = head.figures_of(answer.deploy.contender)
+        rec = Recommendation(make_point(16, 32, deployed.fps, precision=Precision.BF16), deployed.fps,
+                             deployed.latency, None, None, 90, 2, (), answer)
+        found = caveat(rec, [], [])
+        assert (found is None) is (head is steady)
+        assert found is None or (found.kind is CaveatKind.WIDE and found.wide is not None
+                                 and found.wide.ratio.high / found.wide.ratio.low > WIDE_SPAN)
+        return caveat_text(found)
+
+    assert caveat_of(steady).startswith("none: the round told the answer apart, no interval it states is wide")
+    said = caveat_of(shaky)
+    assert said.startswith("a wide interval: ") and "bf16" in said and "fp32" in said

@@ -73,7 +73,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "value": rec.held_back.breach.value, "least": rec.held_back.breach.least}
     caveat = None if answer.caveat is None else {
         "kind": answer.caveat.kind.value, "accuracy": _accuracy(answer.caveat.accuracy),
-        "not_told_apart": answer.caveat.open_count, "median_fps_cv": answer.caveat.median_cv}
+        "not_told_apart": answer.caveat.open_count, "median_fps_cv": answer.caveat.median_cv,
+        "wide": None if answer.caveat.wide is None else answer.caveat.wide.ratio.as_json()}
     return envelope(AnswerKind.MODEL, body, answer.box, caveat, held_back,
                     {"verdict": recommendation_text(rec), **dict(answer_rows(answer))})
 

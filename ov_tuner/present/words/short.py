@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ov_tuner.analyse.answer import Answer
-from ov_tuner.analyse.caveat import Caveat, CaveatKind
-from ov_tuner.analyse.confirmed import CostStep, Rule, Standing
+from ov_tuner.analyse.caveat import WIDE_SPAN, Caveat, CaveatKind
+from ov_tuner.analyse.confirmed import CostStep, PrecisionRatio, Rule, Standing
 from ov_tuner.analyse.recommend import HeldBack, Recommendation
 from ov_tuner.present.words.accuracy import accuracy_summary, breach_reason, breach_text, int8_trade_text
 from ov_tuner.present.words.answer import baseline_label, figures_label
@@ -157,7 +157,8 @@ def held_back_text(held: HeldBack, quantization: Quantization | None, path: Path
 def caveat_text(c: Caveat | None) -> str:
     """The one caveat that matters most, or none."""
     if c is None:
-        return "none: the round told the answer apart and the host was quiet enough"
+        return ("none: the round told the answer apart, no interval it states is wide, and the host was quiet "
+                "enough")
     if c.kind is CaveatKind.NOT_CONFIRMED:
         return "not confirmed head to head: sweep with --confirm to measure the contenders interleaved"
     if c.kind is CaveatKind.BASELINE_WON:
@@ -165,6 +166,13 @@ def caveat_text(c: Caveat | None) -> str:
     if c.kind is CaveatKind.ACCURACY:
         assert c.accuracy is not None
         return f"{c.accuracy.precision.value} outputs against FP32: {accuracy_summary(c.accuracy)}"
+    if c.kind is CaveatKind.WIDE:
+        assert c.wide is not None
+        wide = c.wide
+        what = (f"{wide.numerator.contender.config.precision.value}/{wide.denominator.contender.config.precision.value}"
+                if isinstance(wide, PrecisionRatio) else f"the gain over {figures_label(wide.figures)}")
+        return (f"a wide interval: {what} {factor(wide.ratio)}, its ends more than {WIDE_SPAN:g}x apart; more passes "
+                "(--passes) or a quieter host narrow it")
     if c.kind is CaveatKind.OPEN:
         return (f"{c.open_count} more could not be told apart from the fastest: more passes (--passes) or a "
                 "quieter host would tell them apart")
