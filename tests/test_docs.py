@@ -21,6 +21,26 @@ def _anchors(page: Path) -> set[str]:
     return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
 
 
+# Where the history of the tool and the measurements of it live: the other pages describe it as it is now.
+HISTORY = ("benchmarks.md", "CHANGELOG.md")
+COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+RESULTS_VERSION = re.compile(r"\b(?:schema|results files?|written before|from|until|before) v\d+\b|\(v\d+\b",
+                             re.IGNORECASE)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.name not in HISTORY], ids=lambda p: p.name)
+def test_a_page_names_no_commit_and_no_results_file_version(page: Path) -> None:
+    """A reader looks up what the tool does now; which commit or file version did it first is CHANGELOG.md's."""
+    text = page.read_text()
+    assert COMMIT.findall(text) == [] and RESULTS_VERSION.findall(text) == []
+
+
+def test_the_history_check_sees_a_commit_and_a_file_version() -> None:
+    said = "the count before v11 (419ef63); results files from v18 keep it; schema v9 (v10 adds it); MobileNet-v2"
+    assert COMMIT.findall(said) == ["419ef63"]
+    assert [m.lower() for m in RESULTS_VERSION.findall(said)] == ["before v11", "from v18", "schema v9", "(v10"]
+
+
 def test_readme_is_short() -> None:
     assert len((ROOT / "README.md").read_text().splitlines()) <= 150
 
