@@ -281,7 +281,8 @@ def test_a_trial_with_prompt_lookup_holds_every_requests_length_on_the_files_req
 @pytest.mark.parametrize("speculation", ["lookup", "draft"])
 def test_the_python_form_serves_with_prefix_caching_and_speculative_decoding(tiny_gguf: Path, tmp_path: Path,
                                                                              speculation: str) -> None:
-    from ov_tuner.present.llm_forms import llm_ovms, llm_python
+    from ov_tuner.present.llm_forms import llm_python
+    from ov_tuner.present.llm_servers import llm_ovms
     from ov_tuner.workloads.llm.answer import llm_answer
     from ov_tuner.workloads.llm.ir import served_model
     from ov_tuner.workloads.llm.schema import LlmJob, StoredLlm

@@ -26,7 +26,9 @@ from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
-from ov_tuner.present.llm_forms import OVMS_GRAPH, llm_answer_json, llm_kubernetes, llm_ovms, llm_python
+from ov_tuner.present.llm_answer_json import llm_answer_json
+from ov_tuner.present.llm_forms import llm_python
+from ov_tuner.present.llm_servers import OVMS_GRAPH, llm_kubernetes, llm_ovms
 from ov_tuner.present.pipeline_forms import (
     pipeline_answer_json,
     pipeline_dlstreamer,
