@@ -166,6 +166,12 @@ def test_the_users_figure_marks_each_walk_and_the_answer(answer: LlmAnswer) -> N
     assert ticks == [setting_text(w.setting) for w in answer.walks]
     served = {t.get_text() for t in fig.axes[0].texts}
     assert words.served_text(first.found) in served
+    # each load marked served or not by the walk's own rule, as its headline counts it
+    green = [c for c in fig.axes[0].collections if same_color(np.asarray(c.get_facecolor())[0], "tab:green")]
+    dots = [(float(x), float(y)) for c in green for x, y in np.asarray(c.get_offsets())]
+    for row, walk in enumerate(answer.walks):
+        assert sorted(x for x, y in dots if y == row) == [load for load, _, _ in walk.found.loads
+                                                          if walk.found.holds(load)]
 
 
 def test_with_no_answer_the_figures_say_so_and_the_report_has_no_form(answer: LlmAnswer, tmp_path: Path) -> None:
