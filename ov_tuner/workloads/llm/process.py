@@ -33,7 +33,7 @@ SAID_CHARS = 160
 
 def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
                        reference: LlmModel | None) -> LlmOutputs:
-    """What the model says at `setting` on the held-apart prompts (ov_tuner.workloads.llm.trial.greedy_outputs,
+    """What the model says at `setting` on the held-apart prompts (ov_tuner.workloads.llm.outputs.greedy_outputs,
     `reference` the model with its weights as given; None: the text alone, without the logits' checks), in a
     child."""
     found, ended = in_process(OUTPUTS if reference is not None else TEXT, model, device, setting, load, reference)
@@ -111,7 +111,8 @@ def _child(result: Path) -> None:
     asked = json.loads(sys.stdin.readline())
     if asked.get("cpus"):
         os.sched_setaffinity(0, asked["cpus"])  # before OpenVINO is loaded and reads the cores it may use
-    from ov_tuner.workloads.llm.trial import greedy_outputs, run_trial
+    from ov_tuner.workloads.llm.outputs import greedy_outputs
+    from ov_tuner.workloads.llm.trial import run_trial
 
     model, setting = LlmModel.from_stored(asked["model"]), LlmSetting(**asked["setting"])
     load = LlmLoad.from_stored(asked["load"])
