@@ -461,3 +461,8 @@ def test_a_neighbour_that_failed_its_one_trial_reads_as_the_count_it_failed_not_
     assert "not served at the one count tried: fails at 6: " in ax.get_xlabel()
     assert len([p for p in ax.patches if isinstance(p, Rectangle) and p.get_height() > 0]) == len(make_answer().tried)
     assert not any(text.get_text() == "fails at 6" for text in ax.texts)
+    # many are counted, not listed: the figure keeps its width
+    many = dataclasses.replace(make_answer(), tried=(*make_answer().tried, *(probe,) * 8))
+    note = cameras_figure(many).axes[0].get_xlabel()
+    assert "not served at the one count tried: 8 neighbours, at 6 cameras" in note
+    assert max(len(line) for line in note.splitlines()) <= 140

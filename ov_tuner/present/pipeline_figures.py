@@ -3,6 +3,7 @@ imports matplotlib: commands import it only where they draw."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from matplotlib.figure import Figure
@@ -24,6 +25,8 @@ from ov_tuner.present.words.pipeline import (
 from ov_tuner.workloads.pipeline.answer import PipelineAnswer
 from ov_tuner.workloads.pipeline.schema import Origin
 
+# The characters of the note under the axes a line holds, so that the figure keeps its width.
+LABEL_CHARS = 140
 COLOURS = {Origin.DEFAULT: "tab:gray", Origin.SOLO: "tab:orange", Origin.SHARED: "tab:purple",
            Origin.NEIGHBOUR: "tab:blue"}
 
@@ -77,7 +80,8 @@ def cameras_figure(answer: PipelineAnswer) -> Figure:
                *(["passes: mean and range"] if handles else [])], fontsize=8)
     ax.set_ylabel("cameras served")
     failed = failed_probes_text(answer)
-    ax.set_xlabel("split (hatched: its search was stopped)" + (f"\n{failed}" if failed else ""), fontsize=8)
+    note = f"\n{textwrap.fill(failed, LABEL_CHARS)}" if failed else ""
+    ax.set_xlabel(f"split (hatched: its search was stopped){note}", fontsize=8)
     ax.set_ylim(0, max([t.cameras for t in tried] + [answer.cameras] + ([walked.high] if walked else [])
                        + [c for r in answer.rounds for c in r.per_pass] + [1]) * 1.3)
     ax.grid(axis="y", alpha=0.3)

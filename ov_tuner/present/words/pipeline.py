@@ -235,10 +235,15 @@ def headline_cameras_text(answer: PipelineAnswer) -> str:
 
 def failed_probes_text(answer: PipelineAnswer) -> str | None:
     """'not served at the one count tried: fails at 7: detect ... | classify ...', the neighbours that failed their
-    one trial, listed apart from the splits measured (None: none)."""
+    one trial, listed apart from the splits measured; more than two as a count ('8 neighbours, at 9 cameras: every
+    split tried is in the report'); None: none."""
     failed = [t for t in answer.tried if t.probe_failed]
     if not failed:
         return None
+    if len(failed) > 2:
+        counts = sorted({t.fails_at for t in failed if t.fails_at is not None})
+        return (f"not served at the one count tried: {len(failed)} neighbours, at "
+                f"{' or '.join(map(str, counts))} cameras (every split tried is in the report)")
     return "not served at the one count tried: " + "; ".join(
         f"{tried_cameras_text(t)}: {split_text(answer.pipeline, t.split)}" for t in failed)
 
