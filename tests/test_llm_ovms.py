@@ -117,6 +117,18 @@ def test_every_setting_parses_as_ovms_reads_it_and_carries_the_setting(answer: L
     assert f"to {figures.kv_cache_bytes / 2**20:.1f} MiB at the load measured" in graph or setting.cache_gb
 
 
+def test_a_draft_model_is_copied_beside_the_model_and_named_as_ovms_declares_it(answer: LlmAnswer) -> None:
+    """Speculative decoding as OVMS reads it: draft_models_path, a field of its proto, naming the folder the steps
+    copy the draft into (a request's num_assistant_tokens defaults to 5 there, the tokens the trials proposed)."""
+    assert answer.answer is not None
+    drafted = LlmSetting(enable_prefix_caching=True, draft="/cache/draft-ir", draft_tokens=5)
+    graph, steps = llm_ovms(dataclasses.replace(answer, answer=dataclasses.replace(answer.answer, setting=drafted)),
+                            "graph.pbtxt")
+    options = node_options(graph)
+    assert options.draft_models_path.endswith("/draft") and options.enable_prefix_caching
+    assert f"cp -r /cache/draft-ir/. {options.draft_models_path}/" in steps[0]
+
+
 def test_a_genai_folder_is_served_from_the_graphs_folder(answer: LlmAnswer) -> None:
     model = dataclasses.replace(answer.job.model, path="/m/qwen2.5-ov/", format=LlmFormat.FOLDER)
     graph, steps = llm_ovms(dataclasses.replace(answer, job=dataclasses.replace(answer.job, model=model)), "g.pbtxt")
