@@ -9,7 +9,7 @@ from pathlib import Path
 import openvino as ov
 import pytest
 from conftest import quick_spec
-from factories import baseline, make_point, round_of
+from factories import baseline, figures_missing, make_point, round_of
 from typer.testing import CliRunner
 
 from ov_tuner.analyse.baselines import Missed, inconsistencies
@@ -347,6 +347,7 @@ def test_a_ratio_the_answer_states_with_a_wide_interval_is_its_caveat_not_none()
     so where it said "none: ... the host was quiet enough"."""
     from ov_tuner.analyse.caveat import WIDE_SPAN, CaveatKind, caveat
     from ov_tuner.analyse.recommend import Recommendation
+    from ov_tuner.present.answer_json import caveat_json
     from ov_tuner.present.words.short import caveat_text
 
     fp32, bf16 = grid(16, 32), grid(16, 32, Precision.BF16)
@@ -366,7 +367,10 @@ def test_a_ratio_the_answer_states_with_a_wide_interval_is_its_caveat_not_none()
         assert (found is None) is (head is steady)
         assert found is None or (found.kind is CaveatKind.WIDE and found.wide is not None
                                  and found.wide.ratio.high / found.wide.ratio.low > WIDE_SPAN)
-        return caveat_text(found)
+        said = caveat_text(found)
+        # the JSON answer carries every figure the caveat's words state
+        assert figures_missing([("caveat", said)], {"caveat": caveat_json(found)}) == []
+        return said
 
     assert caveat_of(steady).startswith("none: the round told the answer apart, no interval it states is wide")
     said = caveat_of(shaky)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ov_tuner.analyse.answer import Answer
+from ov_tuner.analyse.caveat import WIDE_SPAN, Caveat
 from ov_tuner.analyse.precisions import PrecisionSpeed
 from ov_tuner.present.envelope import AnswerKind, envelope
 from ov_tuner.present.words.accuracy import breach_text
@@ -71,11 +72,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         **_configuration(rec.held_back.winner), "fps_ratio_to_deployed": rec.held_back.fps_ratio,
         "head_to_head": _ratio(rec.held_back.ratio), "figure": rec.held_back.breach.figure,
         "value": rec.held_back.breach.value, "least": rec.held_back.breach.least}
-    caveat = None if answer.caveat is None else {
-        "kind": answer.caveat.kind.value, "accuracy": _accuracy(answer.caveat.accuracy),
-        "not_told_apart": answer.caveat.open_count, "median_fps_cv": answer.caveat.median_cv,
-        "wide": None if answer.caveat.wide is None else answer.caveat.wide.ratio.as_json()}
-    return envelope(AnswerKind.MODEL, body, answer.box, caveat, held_back,
+    return envelope(AnswerKind.MODEL, body, answer.box, caveat_json(answer.caveat), held_back,
                     {"verdict": recommendation_text(rec), **dict(answer_rows(answer))})
 
 
@@ -116,3 +113,12 @@ def _accuracy(a: Accuracy | None) -> dict[str, Any] | None:
     return {"device": a.device, "precision": a.precision.value, "batch": a.batch, "inputs": a.inputs,
             "cosine": a.cosine, "top1": a.top1, "top_boxes": a.top_boxes, "mask_iou": a.mask_iou,
             "max_abs": a.max_abs, "integer_equal": a.integer_equal, "error": a.error}
+
+
+def caveat_json(caveat: Caveat | None) -> dict[str, Any] | None:
+    """The caveat with its figures (a wide interval's ratio and the span it passed)."""
+    if caveat is None:
+        return None
+    return {"kind": caveat.kind.value, "accuracy": _accuracy(caveat.accuracy), "not_told_apart": caveat.open_count,
+            "median_fps_cv": caveat.median_cv,
+            "wide": None if caveat.wide is None else {**caveat.wide.ratio.as_json(), "span_limit": WIDE_SPAN}}
