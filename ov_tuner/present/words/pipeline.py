@@ -3,6 +3,7 @@ them, its gain over each baseline, the stage that holds it back, and how each st
 
 from __future__ import annotations
 
+from ov_tuner.engine.boundary import Boundary
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.numbers import edge_text, signed
 from ov_tuner.schema import cell_text
@@ -62,9 +63,8 @@ def serves_text(answer: PipelineAnswer) -> str:
     if found is None:  # a file written before the passes' windows were kept
         text = f"{count} {rate}: the median of {passes} side by side"
     else:
-        within = "or more" if found.at_ceiling else f"({GAIN_CONFIDENCE:.0%}: {found.low:g}..{found.high:g})"
         edge = edge_text(found)
-        text = (f"{count} {within} {rate}: the windows of {passes} side by side, pooled"
+        text = (f"{count} {_within(found)} {rate}: the windows of {passes} side by side, pooled"
                 + (f" (at the edge: {edge})" if edge else ""))
     held, frames = mine.fps_at_headline, mine.frames_held
     if held is not None and answer.cameras:
@@ -229,8 +229,12 @@ def headline_cameras_text(answer: PipelineAnswer) -> str:
     found = None if mine is None or not answer.from_rounds else mine.walked
     if found is None:
         return str(answer.cameras) if answer.finished or answer.from_rounds else f"at least {answer.cameras}"
-    within = "or more" if found.at_ceiling else f"({GAIN_CONFIDENCE:.0%}: {found.low:g}..{found.high:g})"
-    return f"{answer.cameras} {within}"
+    return f"{answer.cameras} {_within(found)}"
+
+
+def _within(found: Boundary) -> str:
+    """'(95%: 3..6)', or 'or more' where the walk stopped at its ceiling."""
+    return "or more" if found.at_ceiling else f"({GAIN_CONFIDENCE:.0%}: {found.low:g}..{found.high:g})"
 
 
 def failed_probes_text(answer: PipelineAnswer) -> str | None:
