@@ -392,9 +392,11 @@ def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and
     # the rounds and the walks read none of them
     assert round_table(trials, [SCHEDULER_DEFAULT]).shape == (1, 1)
     assert walk_windows(trials, SCHEDULER_DEFAULT, LlmLoad(users=4), LlmBudget()) == [(4.0, True), (8.0, True)]
-    # one user, the load given and the edge of the budget, each once
+    # one user, the load given and the edge of the budget, each once; an edge within a quarter of the load given is
+    # left to it, one further is measured on either side
     assert deciding_loads(8, True, 11.0) == [1.0, 8, 11.0] and deciding_loads(1, True, None) == [1.0]
-    assert deciding_loads(2.5, False, None) == [2.5]
+    assert deciding_loads(8, True, 9.0) == deciding_loads(8, True, 6.0) == [1.0, 8]
+    assert deciding_loads(8, True, 5.0) == [1.0, 5.0, 8] and deciding_loads(2.5, False, None) == [2.5]
 
 
 def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_with_the_figure() -> None:

@@ -191,7 +191,8 @@ def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
     if check is not None:
         parts.append(f"{check.alike:.1%} alike with the same setting's without {_knobs(setting)} (rounding alone: "
                      f"{check.floor:.1%}{', beyond it: held back' if check.differs else ''})")
-    return "; ".join([*parts, cosine_text(answer, setting)])
+    compared = setting in answer.cosines or setting in answer.judged  # one changing no precision has the default's
+    return "; ".join([*parts, *([cosine_text(answer, setting)] if compared else [])])
 
 
 def reply_text(answer: LlmAnswer, setting: LlmSetting) -> str | None:

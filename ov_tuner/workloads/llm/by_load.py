@@ -22,6 +22,9 @@ from ov_tuner.workloads.llm.schema import LlmSetting, LlmTrial
 CONFIDENCE = 0.95
 # The passes of a speculative setting and its twin at each load that decides it, at most (the job's passes, if fewer).
 BY_LOAD_PASSES = 3
+# How near the load given the edge of the budget may lie and be left out: there the load given stands for it (the
+# demo's 8 users and the 9 its answer served told the same in three runs; each load is six windows).
+NEAR_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -89,8 +92,10 @@ def by_load(passes: Mapping[float, Sequence[tuple[float, float]]]) -> ByLoad:
 
 def deciding_loads(given: float, closed: bool, edge: float | None) -> list[float]:
     """The loads that decide a speculative setting: one user (a closed loop's least), the load given, and the edge of
-    the budget (the most the answer's walk served; None: not walked), ascending."""
-    return sorted({*([1.0] if closed else []), given, *([edge] if edge else [])})
+    the budget (the most the answer's walk served; None: not walked) where it lies further than NEAR_SHARE of the
+    load given from it, ascending."""
+    apart = edge is not None and edge > 0 and abs(edge - given) > NEAR_SHARE * given
+    return sorted({*([1.0] if closed else []), given, *([edge] if apart and edge is not None else [])})
 
 
 def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting) -> KnobByLoad:

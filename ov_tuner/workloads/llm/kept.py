@@ -11,8 +11,10 @@ across its trials (ov_tuner.workloads.llm.trial.Served) and never meets a reques
 child that ends (a setting GenAI dies on) fails that trial with how it ended, and the next trial of that setting builds
 a fresh one. Several instances are a trial of processes of their own (ov_tuner.workloads.llm.instances), not kept.
 
-Why at most KEPT_PIPELINES, fewer where memory is short: a walk alternates the answer, the fastest and the two
-baselines; more kept would only hold memory (the search's settings are each tried once). Before a new child starts,
+Why at most KEPT_PIPELINES, fewer where memory is short: the rounds take turns among the contenders and the three
+baselines, five in the demo, and a walk alternates the answer, the fastest and the baselines; with fewer kept than
+take turns, every trial of the rounds built its pipeline anew (the least recently used is the next one due), and more
+would only hold memory (the search's settings are each tried once). Before a new child starts,
 the least recently used are closed until the host's available memory holds another pipeline as large as the
 largest kept.
 """
@@ -32,7 +34,7 @@ from ov_tuner.workloads.llm.process import DONE, KEPT, asked_json, child_command
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting, LlmTrial
 
 # The most pipelines kept at once.
-KEPT_PIPELINES = 4
+KEPT_PIPELINES = 6
 
 
 @dataclass

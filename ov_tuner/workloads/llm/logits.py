@@ -38,23 +38,28 @@ class LogitChecks:
     next_token_shares: tuple[float, ...]
 
 
-def logit_checks(reference: LlmModel, model: LlmModel, device: str, setting: LlmSetting,
-                 prompts: Sequence[np.ndarray], steps: int) -> LogitChecks:
-    """`setting` (on `model`, its weights) against the most exact setting (on `reference`, the weights as given), on
-    each prompt over `steps` tokens of the most exact setting's greedy continuation. RuntimeError where the device
-    refuses either."""
+def logit_checks(reference: LlmModel, device: str, checked: Sequence[tuple[LlmModel, LlmSetting]],
+                 prompts: Sequence[np.ndarray], steps: int) -> list[LogitChecks]:
+    """Each of `checked` (a setting on its model, its weights) against the most exact setting (on `reference`, the
+    weights as given), on each prompt over `steps` tokens of the most exact setting's greedy continuation, computed
+    once for all of them. RuntimeError where the device refuses any."""
     import openvino as ov
 
     core = ov.Core()
     exact = core.compile_model(model_ir(reference), device, EXACT).create_infer_request()
-    ours = core.compile_model(model_ir(model), device, _as_genai_runs(device, setting)).create_infer_request()
-    cosines, shares = [], []
-    for prompt in prompts:
-        continuation, first_exact = _continue(exact, prompt, steps)
-        chosen, first_ours = _continue(ours, prompt, steps, fed=continuation)
-        cosines.append(float(first_ours @ first_exact / (np.linalg.norm(first_ours) * np.linalg.norm(first_exact))))
-        shares.append(float(np.mean(chosen == continuation)))
-    return LogitChecks(tuple(cosines), tuple(shares))
+    runs = [_continue(exact, prompt, steps) for prompt in prompts]
+    del exact
+    found = []
+    for model, setting in checked:
+        ours = core.compile_model(model_ir(model), device, _as_genai_runs(device, setting)).create_infer_request()
+        cosines, shares = [], []
+        for prompt, (continuation, first_exact) in zip(prompts, runs, strict=True):
+            chosen, first_ours = _continue(ours, prompt, steps, fed=continuation)
+            cosines.append(float(first_ours @ first_exact /
+                                 (np.linalg.norm(first_ours) * np.linalg.norm(first_exact))))
+            shares.append(float(np.mean(chosen == continuation)))
+        found.append(LogitChecks(tuple(cosines), tuple(shares)))
+    return found
 
 
 def _as_genai_runs(device: str, setting: LlmSetting) -> dict[str, str | int]:

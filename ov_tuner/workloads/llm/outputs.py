@@ -12,12 +12,20 @@ from ov_tuner.devices.native import ov_error_text
 from ov_tuner.workloads.llm.conversations import read_conversations
 from ov_tuner.workloads.llm.logits import LogitChecks, logit_checks
 from ov_tuner.workloads.llm.prompts import read_prompts
-from ov_tuner.workloads.llm.schema import AGREEMENT_PROMPTS, AGREEMENT_TOKENS, LlmLoad, LlmModel, LlmOutputs, LlmSetting
+from ov_tuner.workloads.llm.schema import (
+    AGREEMENT_PROMPTS,
+    AGREEMENT_TOKENS,
+    SCHEDULER_DEFAULT,
+    LlmLoad,
+    LlmModel,
+    LlmOutputs,
+    LlmSetting,
+)
 from ov_tuner.workloads.llm.trial import HELD_APART_SEED, generation, open_pipeline, reply_decoder, requests_for
 
 
-def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
-                   reference: LlmModel | None) -> LlmOutputs:
+def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad, reference: LlmModel | None,
+                   with_default: bool = False) -> tuple[LlmOutputs, LogitChecks | None]:
     """What the model says at `setting` on AGREEMENT_PROMPTS held-apart requests (drawn with another seed than the
     trials'; a prompts file's first lines, as written; the first turns of a conversations file's first
     conversations), greedy, AGREEMENT_TOKENS tokens each, with prefix caching after the first alone has filled the
@@ -25,7 +33,8 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
     the most exact setting on `reference` (the weights as given), the logits' checks
     (ov_tuner.workloads.llm.logits), none where the model IR does not compile at f32 or at the setting, or where
     `reference` is None; and with a prompts or conversations file, the reply to its first request, up to the end of
-    the answer."""
+    the answer. `with_default`: GenAI's scheduler default's logits' checks too (on `reference`), beside the setting's
+    (the most exact continuation computed once for both); None where not asked or not read."""
     import openvino as ov
 
     try:
@@ -38,16 +47,19 @@ def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmL
             pipe.generate(tensors[:1], [config])  # type: ignore[attr-defined]
         results = pipe.generate(tensors, [config] * len(prompts))  # type: ignore[attr-defined]
     except RuntimeError as e:
-        return LlmOutputs(setting, error=ov_error_text(e))
+        return LlmOutputs(setting, error=ov_error_text(e)), None
     said = tuple(tuple(int(t) for t in r.m_generation_ids[0]) for r in results)
     asked, reply = _reply(pipe.get_tokenizer(), load, said[0])  # type: ignore[attr-defined]
     del pipe
-    checks = LogitChecks((), ())
+    checks: list[LogitChecks] = []
     if reference is not None:
+        checked = [(model, setting), *([(reference, SCHEDULER_DEFAULT)] if with_default else [])]
         with contextlib.suppress(RuntimeError):
-            checks = logit_checks(reference, model, device, setting, prompts, AGREEMENT_TOKENS)
-    return LlmOutputs(setting, said, first_step_cosines=checks.first_step_cosines,
-                      next_token_shares=checks.next_token_shares, asked=asked, reply=reply)
+            checks = logit_checks(reference, device, checked, prompts, AGREEMENT_TOKENS)
+    mine = checks[0] if checks else LogitChecks((), ())
+    return (LlmOutputs(setting, said, first_step_cosines=mine.first_step_cosines,
+                       next_token_shares=mine.next_token_shares, asked=asked, reply=reply),
+            checks[1] if len(checks) > 1 else None)
 
 
 def _reply(tokenizer: object, load: LlmLoad, said: tuple[int, ...]) -> tuple[str, str]:

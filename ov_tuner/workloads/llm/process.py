@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ov_tuner.workloads.llm.logits import LogitChecks
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
 
 _ARRAYS = ("ttft_ms", "tpot_ms")
@@ -31,25 +32,31 @@ TRIAL, OUTPUTS, TEXT, KEPT = "trial", "outputs", "text", "kept"
 SAID_CHARS = 160
 
 
-def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
-                       reference: LlmModel | None) -> LlmOutputs:
+def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad, reference: LlmModel | None,
+                       with_default: bool = False) -> tuple[LlmOutputs, LogitChecks | None]:
     """What the model says at `setting` on the held-apart prompts (ov_tuner.workloads.llm.outputs.greedy_outputs,
-    `reference` the model with its weights as given; None: the text alone, without the logits' checks), in a
-    child."""
-    found, ended = in_process(OUTPUTS if reference is not None else TEXT, model, device, setting, load, reference)
+    `reference` the model with its weights as given; None: the text alone, without the logits' checks), in a child;
+    `with_default`: GenAI's scheduler default's logits' checks beside them."""
+    found, ended = in_process(OUTPUTS if reference is not None else TEXT, model, device, setting, load, reference,
+                              with_default)
     if found is None:
-        return LlmOutputs(setting, error=ended)
-    return LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"],
-                      first_step_cosines=tuple(found["first_step_cosines"]),
-                      next_token_shares=tuple(found["next_token_shares"]), asked=found["asked"], reply=found["reply"])
+        return LlmOutputs(setting, error=ended), None
+    beside = found.pop("default_checks")
+    return (LlmOutputs(setting, tuple(tuple(s) for s in found["tokens"]), found["error"],
+                       first_step_cosines=tuple(found["first_step_cosines"]),
+                       next_token_shares=tuple(found["next_token_shares"]), asked=found["asked"],
+                       reply=found["reply"]),
+            None if beside is None else LogitChecks(tuple(beside["first_step_cosines"]),
+                                                    tuple(beside["next_token_shares"])))
 
 
 def in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
-                reference: LlmModel | None = None) -> tuple[dict[str, Any] | None, str]:
+               reference: LlmModel | None = None, with_default: bool = False) -> tuple[dict[str, Any] | None, str]:
     """The task's result from a child, or None and how the child ended."""
     with tempfile.TemporaryDirectory(prefix="ov-tuner-llm-") as folder:
         result = Path(folder) / "result.json"
-        done = subprocess.run(child_command(result), input=asked_json(task, model, device, setting, load, reference),
+        done = subprocess.run(child_command(result), input=asked_json(task, model, device, setting, load, reference,
+                                                                         with_default=with_default),
                               capture_output=True, text=True, check=False)
         if done.returncode == 0 and result.is_file():
             return json.loads(result.read_text()), ""
@@ -57,11 +64,12 @@ def in_process(task: str, model: LlmModel, device: str, setting: LlmSetting, loa
 
 
 def asked_json(task: str, model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
-               reference: LlmModel | None = None, cpus: list[int] | None = None) -> str:
+               reference: LlmModel | None = None, cpus: list[int] | None = None, with_default: bool = False) -> str:
     """What a child is asked, as the one line of JSON it reads first; `cpus`: the cores it pins itself to and waits,
     once its first request is done, for a line saying the load may begin."""
     return json.dumps({"task": task, "model": asdict(model), "device": device, "setting": asdict(setting),
-                       "load": asdict(load), "reference": asdict(reference or model), "cpus": cpus})
+                       "load": asdict(load), "reference": asdict(reference or model), "cpus": cpus,
+                       "with_default": with_default})
 
 
 def child_command(result: Path) -> list[str]:
@@ -116,16 +124,16 @@ def _child(result: Path) -> None:
 
     model, setting = LlmModel.from_stored(asked["model"]), LlmSetting(**asked["setting"])
     load = LlmLoad.from_stored(asked["load"])
-    found: LlmTrial | LlmOutputs
     if asked["task"] == KEPT:
         _kept(model, asked["device"], setting, load, result)
         return
     if asked["task"] == TRIAL:
-        found = run_trial(model, asked["device"], setting, load, _ready if asked.get("cpus") else lambda: None)
-    else:
-        checked = LlmModel.from_stored(asked["reference"]) if asked["task"] == OUTPUTS else None
-        found = greedy_outputs(model, asked["device"], setting, load, checked)
-    result.write_text(json.dumps(trial_json(found) if isinstance(found, LlmTrial) else asdict(found)))
+        trial = run_trial(model, asked["device"], setting, load, _ready if asked.get("cpus") else lambda: None)
+        result.write_text(json.dumps(trial_json(trial)))
+        return
+    checked = LlmModel.from_stored(asked["reference"]) if asked["task"] == OUTPUTS else None
+    said, beside = greedy_outputs(model, asked["device"], setting, load, checked, asked["with_default"])
+    result.write_text(json.dumps({**asdict(said), "default_checks": None if beside is None else asdict(beside)}))
 
 
 def _kept(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad, result: Path) -> None:

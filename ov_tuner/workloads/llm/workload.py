@@ -23,6 +23,7 @@ from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.errors import BadInputError, ModelError
 from ov_tuner.workloads.llm.agreement import (
+    changes_precision,
     has_lossless,
     lossless_twin,
     precision_of,
@@ -160,14 +161,24 @@ class LlmWorkload:
                 yield self.measure(setting)
 
     def _outputs(self, setting: LlmSetting) -> LlmOutputs:
-        """What the model says at `setting`; the logits' checks read once for each precision (settings alike in it
-        differ in rounding alone), shared by the settings that compute in it."""
-        alike = next((o for o in self.store.llm_outputs()
-                      if o.next_token_shares and precision_of(o.setting) == precision_of(setting)), None)
+        """What the model says at `setting`, with the logits' checks where it computes in another precision than GenAI's
+        scheduler default: read once for each precision (settings alike in it differ in rounding alone) and shared
+        by the settings that compute in it, the first time with the default's own beside them, the most exact
+        continuation computed once for both. A setting that changes no precision computes as the default does, so
+        its logits are the default's: none are read for it (a check takes about 25 s of the demo's)."""
+        stored = self.store.llm_outputs()
+        alike = next((o for o in stored if o.next_token_shares and precision_of(o.setting) == precision_of(setting)),
+                     None)
+        checked = changes_precision(setting) and alike is None
+        default = next((o for o in stored if o.setting == SCHEDULER_DEFAULT and o.error is None), None)
+        with_default = checked and default is not None and not default.next_token_shares
         spec = self.spec
-        outputs = outputs_in_process(self.folders[setting.weights], spec.device, setting, spec.load,
-                                     None if alike else self.folders[None])
-        if alike is None:
+        outputs, beside = outputs_in_process(self.folders[setting.weights], spec.device, setting, spec.load,
+                                             self.folders[None] if checked else None, with_default)
+        if default is not None and beside is not None:
+            self.store.add_llm_outputs(replace(default, first_step_cosines=beside.first_step_cosines,
+                                               next_token_shares=beside.next_token_shares))
+        if alike is None or not changes_precision(setting):
             return outputs
         return replace(outputs, first_step_cosines=alike.first_step_cosines,
                        next_token_shares=alike.next_token_shares)
@@ -230,8 +241,8 @@ class LlmWorkload:
     def _by_load(self) -> Steps:
         """The speculative setting that decides (ov_tuner.workloads.llm.by_load: the answer where it proposes
         tokens, else the search's fastest that does) against its twin proposing nothing, in passes side by side at
-        one user, the load given and the most the answer's walk served, the order within each pair alternating from
-        pass to pass; a resumed run measures what is not stored."""
+        one user, the load given and the most the answer's walk served (where it lies apart from it), the order
+        within each pair alternating from pass to pass; a resumed run measures what is not stored."""
         answer = self.answer()
         setting, passes = _speculative(answer), min(self.spec.passes, BY_LOAD_PASSES)
         if setting is None or passes < 2:
