@@ -38,7 +38,7 @@ def outputs_in_process(model: LlmModel, device: str, setting: LlmSetting, load: 
     `reference` the model with its weights as given; None: the text alone, without the logits' checks), in a child;
     `with_default`: GenAI's scheduler default's logits' checks beside them."""
     found, ended = in_process(OUTPUTS if reference is not None else TEXT, model, device, setting, load, reference,
-                              with_default)
+                              with_default=with_default)
     if found is None:
         return LlmOutputs(setting, error=ended), None
     beside = found.pop("default_checks")
