@@ -24,8 +24,9 @@ from ov_tuner.present.words.llm import by_load_text
 from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.by_load import by_load
 from ov_tuner.workloads.llm.ir import served_model
+from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.schema import LOOKUP, OVMS_DEFAULT, SCHEDULER_DEFAULT, LlmLoad, LlmTrial
+from ov_tuner.workloads.llm.schema import LOOKUP, OVMS_DEFAULT, SCHEDULER_DEFAULT, LlmLoad
 from ov_tuner.workloads.llm.trial import serve, trial_on
 
 

@@ -2,7 +2,7 @@
 at the demo's load on a fresh pipeline each (a process each, as before) and on one kept pipeline per setting, in
 pairs of alternating order, at several user counts, each count's pairs one after another (as a walk repeats the loads
 at its edge): the kept pipeline's first trial at a count waits for its new users' first requests, the next go on from
-the requests the last left in flight (ov_tuner.workloads.llm.trial.run_load). Output tokens a second, p90 TPOT and
+the requests the last left in flight (ov_tuner.workloads.llm.stepping.run_load). Output tokens a second, p90 TPOT and
 TTFT, each side's ratio with an interval, and what a trial costs in wall time. Run by hand (minutes), not in the
 tests.
 
@@ -23,8 +23,9 @@ from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.kept import KeptPipelines
+from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.schema import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmLoad, LlmTrial
+from ov_tuner.workloads.llm.schema import PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmLoad
 
 FIGURES = {"tokens/s": lambda t: t.tokens_per_s, "p90 TPOT": lambda t: t.tpot_at(90),
            "p90 TTFT": lambda t: t.ttft_at(90)}

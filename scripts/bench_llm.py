@@ -11,7 +11,7 @@ default 256 batched tokens the prefill is split over steps, the requests end at 
 refills them one by one: another load than batches, so not a check of the measurement.)
 
 Each pass is a process of its own: it builds one ContinuousBatchingPipeline at that setting, runs one batch to warm
-it, then `--rounds` times, in alternating order, ov-tuner's trial loop (ov_tuner.workloads.llm.trial.run_load: the
+it, then `--rounds` times, in alternating order, ov-tuner's trial loop (ov_tuner.workloads.llm.stepping.run_load: the
 users' arrivals, the steps, the lead-in and the counted window, what it counts) and batches of N of the same
 requests through `generate()` for the same seconds (their tokens over the time the batches took). Side by side on
 one pipeline, seconds apart, so what differs is the measurement and not the pipeline or the host's moment (each
@@ -43,7 +43,8 @@ PASS = """
 import json, sys, time
 import openvino as ov, openvino_genai as g
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
-from ov_tuner.workloads.llm.trial import open_pipeline, requests_for, run_load, stop_load
+from ov_tuner.workloads.llm.stepping import run_load, stop_load
+from ov_tuner.workloads.llm.trial import open_pipeline, requests_for
 asked, rounds = json.loads(sys.stdin.readline()), int(sys.argv[1])
 model, load = LlmModel.from_stored(asked["model"]), LlmLoad.from_stored(asked["load"])
 pipe, _ = open_pipeline(model.path, LlmSetting(**asked["setting"]), asked["device"])

@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from ov_tuner.present.words.pipeline import split_text
-from ov_tuner.workloads.pipeline.answer import PipelineAnswer, pipeline_answer
+from ov_tuner.workloads.pipeline.answer import pipeline_answer
+from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.pipeline.file import read_pipeline
 from ov_tuner.workloads.pipeline.job import run_pipeline
 from ov_tuner.workloads.pipeline.results_file import load_pipeline

@@ -1,5 +1,5 @@
-"""Does a trial that goes on from its last trial's requests (ov_tuner.workloads.llm.trial.run_load) read what one that
-waits out a wave of first requests reads, on the same kept pipeline state? Two pipelines of one setting in one
+"""Does a trial that goes on from its last trial's requests (ov_tuner.workloads.llm.stepping.run_load) read what one
+that waits out a wave of first requests reads, on the same kept pipeline state? Two pipelines of one setting in one
 process, each kept across its trials, in pairs of alternating order at several user counts: one goes on from the
 requests its last trial left in flight, the other ends them and starts its users afresh each trial; with `--long`, a
 third trial afresh with a window that long, where a wave of first requests weighs less. Output tokens a second, p90
@@ -20,8 +20,9 @@ import numpy as np
 
 from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.ir import served_model
+from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmLoad, LlmTrial
+from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmLoad
 from ov_tuner.workloads.llm.trial import Served, serve, trial_on
 
 FIGURES = {"tokens/s": lambda t: t.tokens_per_s, "p90 TPOT": lambda t: t.tpot_at(90),

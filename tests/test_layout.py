@@ -136,7 +136,7 @@ DRAWING = {
     "documents.py: i < len(figures.profiles)", "documents.py: i < len(figures.soaks)",  # a figure's index
     "formats.py: point.nireq < point.streams",  # benchmark_app's -nireq flag is written only where it differs
     "words/box.py: len(box.cpuset) < box.host_cpus",  # a box names its CPUs where it has fewer than the host
-    "words/llm.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
+    "words/llm_outputs.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
     "words/edge.py: a < b",  # a clock's span
     "words/numbers.py: load > found.served",  # the loads at a walk's edge, as the walk stored them
     "words/pipeline.py: gain.high > gain.low",  # an interval, or one value in every pass

@@ -26,10 +26,12 @@ from ov_tuner.present.llm_forms import DEFAULT_PROMPT
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.workloads.llm.agreement import agreement, changes_precision
-from ov_tuner.workloads.llm.answer import BASELINES, Rule, llm_answer, walk_windows
+from ov_tuner.workloads.llm.answer import llm_answer, walk_windows
+from ov_tuner.workloads.llm.answer_record import BASELINES, Rule
 from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.gguf import write_llama_gguf
 from ov_tuner.workloads.llm.instances import core_shares, merged
+from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, Roofline, StoredLlm
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended
 from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
@@ -41,15 +43,10 @@ from ov_tuner.workloads.llm.schema import (
     SCHEDULER_DEFAULT,
     LlmBudget,
     LlmFormat,
-    LlmHarness,
     LlmJob,
     LlmLoad,
     LlmModel,
-    LlmOutputs,
     LlmSetting,
-    LlmTrial,
-    Roofline,
-    StoredLlm,
 )
 from ov_tuner.workloads.llm.trial import open_pipeline, run_trial
 from ov_tuner.workloads.llm.users import MOST_USERS, WALK_PRECISION, walk_rule

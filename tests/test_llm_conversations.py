@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.errors import BadInputError
-from ov_tuner.workloads.llm.answer import BASELINES, Latencies, SettingFigures, budget_miss
+from ov_tuner.workloads.llm.answer import budget_miss
+from ov_tuner.workloads.llm.answer_record import BASELINES, Latencies, SettingFigures
 from ov_tuner.workloads.llm.conversations import (
     Conversation,
     ConversationRequests,
@@ -26,6 +27,7 @@ from ov_tuner.workloads.llm.conversations import (
     turn_messages,
 )
 from ov_tuner.workloads.llm.fresh import trial_in_process
+from ov_tuner.workloads.llm.measured import LlmTrial, Roofline
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.prefix import PrefixBlocks, block_tokens
 from ov_tuner.workloads.llm.results_file import LlmStore
@@ -40,8 +42,6 @@ from ov_tuner.workloads.llm.schema import (
     LlmModel,
     LlmSetting,
     LlmSpace,
-    LlmTrial,
-    Roofline,
 )
 from ov_tuner.workloads.llm.search import along, leader, searched_axes
 
@@ -285,7 +285,8 @@ def test_the_python_form_serves_with_prefix_caching_and_speculative_decoding(tin
     from ov_tuner.present.llm_servers import llm_ovms
     from ov_tuner.workloads.llm.answer import llm_answer
     from ov_tuner.workloads.llm.ir import served_model
-    from ov_tuner.workloads.llm.schema import LlmJob, StoredLlm
+    from ov_tuner.workloads.llm.measured import StoredLlm
+    from ov_tuner.workloads.llm.schema import LlmJob
 
     draft = served_model(read_llm(tiny_gguf)).path  # the model as its own draft: the same tokenizer
     chosen = (LlmSetting(enable_prefix_caching=True, lookup_tokens=4, lookup_ngram=2) if speculation == "lookup" else
@@ -403,7 +404,8 @@ def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_w
     from ov_tuner.present.words.llm import answer_lines
     from ov_tuner.workloads.llm.agreement import LOSSLESS_MARGIN, lossless_twin, rounding_twin
     from ov_tuner.workloads.llm.answer import llm_answer
-    from ov_tuner.workloads.llm.schema import LlmJob, LlmOutputs, StoredLlm
+    from ov_tuner.workloads.llm.measured import LlmOutputs, StoredLlm
+    from ov_tuner.workloads.llm.schema import LlmJob
 
     lookup = LlmSetting(enable_prefix_caching=True, lookup_tokens=5, lookup_ngram=3)
     assert lossless_twin(lookup) == SCHEDULER_DEFAULT and lossless_twin(OVMS_DEFAULT) == SCHEDULER_DEFAULT

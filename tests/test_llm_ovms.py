@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.present.llm_servers import llm_kubernetes, llm_ovms
-from ov_tuner.workloads.llm.answer import LlmAnswer, llm_answer
+from ov_tuner.workloads.llm.answer import llm_answer
+from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.results_file import load_llm
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmSetting
 

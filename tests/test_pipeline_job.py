@@ -23,7 +23,8 @@ from ov_tuner.present.deploy import deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.schema import Precision
-from ov_tuner.workloads.pipeline.answer import Verdict, pipeline_answer
+from ov_tuner.workloads.pipeline.answer import pipeline_answer
+from ov_tuner.workloads.pipeline.answer_record import Verdict
 from ov_tuner.workloads.pipeline.results_file import load_pipeline
 from ov_tuner.workloads.pipeline.search import PER_STREAM
 from ov_tuner.workloads.pipeline.workload import SOLO_PASSES

@@ -28,18 +28,15 @@ from ov_tuner.present.deploy import deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.documents import print_pipeline
 from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION, AnswerKind
+from ov_tuner.present.pipeline_answer_json import pipeline_answer_json
 from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
-from ov_tuner.present.pipeline_forms import (
-    pipeline_answer_json,
-    pipeline_dlstreamer,
-    pipeline_ovms,
-    pipeline_python,
-)
+from ov_tuner.present.pipeline_forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.present.report import build_pipeline_report
 from ov_tuner.present.words.pipeline import pipeline_rows, stage_text, tried_cameras_text
 from ov_tuner.schema import Box, CameraTarget, Precision
 from ov_tuner.stats.headtohead import Ratio
-from ov_tuner.workloads.pipeline.answer import (
+from ov_tuner.workloads.pipeline.answer import deployed, verdict
+from ov_tuner.workloads.pipeline.answer_record import (
     CameraGain,
     HarnessFigures,
     PipelineAnswer,
@@ -47,8 +44,6 @@ from ov_tuner.workloads.pipeline.answer import (
     StageShare,
     Tried,
     Verdict,
-    deployed,
-    verdict,
 )
 from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,

@@ -112,7 +112,8 @@ def llm(
     from ov_tuner.present.documents import print_llm
     from ov_tuner.present.words.llm import trial_line
     from ov_tuner.workloads.llm.job import run_llm
-    from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad, LlmTrial
+    from ov_tuner.workloads.llm.measured import LlmTrial
+    from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad
     from ov_tuner.workloads.llm.workload import LlmSpec
 
     _check(passes, users, rate, prompts, conversations)

@@ -13,7 +13,7 @@ from ov_tuner.store.destinations import output_folder
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 
 if TYPE_CHECKING:
-    from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+    from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 
 @app.command(epilog="The pipeline file, key by key: docs/usage.md, 'A pipeline'; every mistake in it is one line that "

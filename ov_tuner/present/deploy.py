@@ -2,8 +2,8 @@
 builder, which says which kinds of answer it serves). A single model's: Python, the -load_config file and the
 benchmark_app line that loads it (formats.py), an OpenVINO Model Server config.json with the command that serves it, a
 DL Streamer pipeline, a Kubernetes container's resources and a Ray actor (box_forms.py), and JSON; a pipeline's: its
-Python script, DL Streamer line, OVMS config and JSON (pipeline_forms.py). All carry the properties that ran, and each
-names the file it is written to (-o) in the steps that use it.
+Python script, DL Streamer line, OVMS config (pipeline_forms.py) and JSON (pipeline_answer_json.py). All carry the
+properties that ran, and each names the file it is written to (-o) in the steps that use it.
 
 The tests run the Python form and benchmark_app on a sweep's answer and compare what they compiled with what the sweep
 read back. OVMS and DL Streamer do not run there: the OVMS config is checked against OVMS's own JSON schema
@@ -29,13 +29,8 @@ from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippe
 from ov_tuner.present.llm_answer_json import llm_answer_json
 from ov_tuner.present.llm_forms import llm_python
 from ov_tuner.present.llm_servers import OVMS_GRAPH, llm_kubernetes, llm_ovms
-from ov_tuner.present.pipeline_forms import (
-    pipeline_answer_json,
-    pipeline_dlstreamer,
-    pipeline_made_first,
-    pipeline_ovms,
-    pipeline_python,
-)
+from ov_tuner.present.pipeline_answer_json import pipeline_answer_json
+from ov_tuner.present.pipeline_forms import pipeline_dlstreamer, pipeline_made_first, pipeline_ovms, pipeline_python
 from ov_tuner.present.servers import (
     OVMS_CONFIG,
     OVMS_MODELS,
@@ -46,8 +41,8 @@ from ov_tuner.present.servers import (
     ovms_config_text,
 )
 from ov_tuner.schema import PointResult, Quantization
-from ov_tuner.workloads.llm.answer import LlmAnswer
-from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+from ov_tuner.workloads.llm.answer_record import LlmAnswer
+from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 # The DL Streamer element a single model's pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"

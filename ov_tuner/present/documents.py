@@ -54,8 +54,8 @@ from ov_tuner.present.words.neighbours import neighbours_lines
 from ov_tuner.present.words.notices import summary_lines
 from ov_tuner.schema import ColdStart, PointConfig, Profile
 from ov_tuner.store.results import StoredResults
-from ov_tuner.workloads.llm.answer import LlmAnswer
-from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+from ov_tuner.workloads.llm.answer_record import LlmAnswer
+from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.sweep import SweepSummary
 
 ANSWER = "What to deploy"

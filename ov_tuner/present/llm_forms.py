@@ -7,9 +7,9 @@ that a property changes) with what ov-tuner's own pipeline at the same setting a
 
 from __future__ import annotations
 
-from ov_tuner.present.words.llm import setting_text
+from ov_tuner.present.words.llm_setting import setting_text
 from ov_tuner.quantize.paths import llm_weights_folder
-from ov_tuner.workloads.llm.answer import LlmAnswer
+from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmSetting
 
 # SchedulerConfig's max_num_batched_tokens for no limit (size_t's largest), as the script writes it.

@@ -11,8 +11,9 @@ from ov_tuner.present.llm_figures import LlmFigures, write_llm_figures
 from ov_tuner.present.llm_forms import llm_python
 from ov_tuner.present.report import ReportFiles, write_pages
 from ov_tuner.present.words import llm_report as words
-from ov_tuner.present.words.llm import answer_lines, setting_text
-from ov_tuner.workloads.llm.answer import LlmAnswer
+from ov_tuner.present.words.llm import answer_lines
+from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.workloads.llm.answer_record import LlmAnswer
 
 
 def build_llm_report(answer: LlmAnswer, out_dir: Path) -> ReportFiles:

@@ -22,7 +22,7 @@ from ov_tuner.present.words.pipeline import (
     split_text,
     tried_cameras_text,
 )
-from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.pipeline.schema import Origin
 
 # The characters of the note under the axes a line holds, so that the figure keeps its width.

@@ -17,7 +17,7 @@ from ov_tuner.present.pages import to_html, to_markdown
 from ov_tuner.present.pipeline_figures import write_pipeline_figures
 from ov_tuner.present.plots import comparison_figure, save_figure, write_figures
 from ov_tuner.store.results import StoredResults
-from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ov_tuner.present.report import ReportFiles
-    from ov_tuner.workloads.llm.answer import LlmAnswer
+    from ov_tuner.workloads.llm.answer_record import LlmAnswer
 
 
 def _answer(results: Path, asked: Asked | None = None) -> LlmAnswer:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ov_tuner.present.report import ReportFiles
-    from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+    from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 
 def _answer(results: Path, asked: Asked | None = None) -> PipelineAnswer:

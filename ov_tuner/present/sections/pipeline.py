@@ -16,7 +16,7 @@ from ov_tuner.present.words.pipeline import (
     stage_text,
     tried_cameras_text,
 )
-from ov_tuner.workloads.pipeline.answer import PipelineAnswer
+from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 
 @dataclass(frozen=True)

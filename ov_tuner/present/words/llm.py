@@ -3,88 +3,20 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
-import json
-
+from ov_tuner.present.words.llm_outputs import (
+    held_text,
+    outputs_text,
+    reply_text,
+)
+from ov_tuner.present.words.llm_setting import BASELINE_NAMES, budget_text, load_text, setting_text
 from ov_tuner.present.words.numbers import edge_text, gain
-from ov_tuner.workloads.llm.answer import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
+from ov_tuner.workloads.llm.answer_record import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.workloads.llm.by_load import ByLoad
+from ov_tuner.workloads.llm.measured import LlmHarness, LlmTrial
 from ov_tuner.workloads.llm.roofline import Bound, DecodeBound
 from ov_tuner.workloads.llm.schema import (
-    AGREEMENT_PROMPTS,
-    AGREEMENT_TOKENS,
-    OVMS_DEFAULT,
-    PIPELINE_DEFAULT,
-    SCHEDULER_DEFAULT,
-    LlmBudget,
-    LlmHarness,
-    LlmLoad,
     LlmSetting,
-    LlmTrial,
 )
-
-# The most characters of the prompt a reply line quotes.
-ASKED_CHARS = 80
-BASELINE_NAMES = {SCHEDULER_DEFAULT: "GenAI's scheduler default", PIPELINE_DEFAULT: "LLMPipeline's default",
-                  OVMS_DEFAULT: "OVMS's default"}
-
-
-def setting_text(setting: LlmSetting) -> str:
-    """'GenAI's scheduler default', or what differs from it: '4096 batched tokens, KV cache u8'."""
-    if setting in BASELINE_NAMES:
-        return BASELINE_NAMES[setting]
-    base = SCHEDULER_DEFAULT
-    parts = []
-    if setting.max_num_batched_tokens != base.max_num_batched_tokens:
-        parts.append(f"{setting.max_num_batched_tokens or 'unlimited'} batched tokens")
-    if setting.max_num_seqs != base.max_num_seqs:
-        parts.append(f"{setting.max_num_seqs} sequences")
-    if setting.dynamic_split_fuse != base.dynamic_split_fuse:
-        parts.append("split-fuse off")
-    if setting.enable_prefix_caching:
-        parts.append("prefix caching")
-    if setting.kv_cache_precision:
-        parts.append(f"KV cache {setting.kv_cache_precision}")
-    if setting.inference_precision:
-        parts.append(f"inference {setting.inference_precision}")
-    if setting.threads:
-        parts.append(f"{setting.threads} threads")
-    if setting.weights:
-        parts.append(f"weights {setting.weights}")
-    if setting.dq_group_size is not None:
-        parts.append(f"dynamic quantization group {setting.dq_group_size}")
-    if setting.cache_gb:
-        parts.append(f"KV cache of {setting.cache_gb} GB made at once")
-    if setting.instances > 1:
-        parts.append(f"{setting.instances} instances, each pinned to its share of the cores")
-    if setting.lookup_tokens:
-        parts.append(f"prompt lookup ({setting.lookup_tokens} tokens from {setting.lookup_ngram}-grams)")
-    if setting.draft is not None:
-        parts.append(f"draft model ({setting.draft_tokens} tokens a step)")
-    return ", ".join(parts) or BASELINE_NAMES[SCHEDULER_DEFAULT]
-
-
-def load_text(load: LlmLoad) -> str:
-    """'8 users (think 0 ms), prompts 64-128 tokens, outputs 32-64 tokens'."""
-    who = (f"{load.users} users (think {load.think_ms:g} ms)" if load.closed else
-           f"{load.rate:g} requests/s ({load.arrival.value})")
-    prompts = f"prompts from {load.prompts_file}" if load.prompts_file else \
-        f"prompts {_span(load.prompt_tokens)} tokens, outputs {_span(load.output_tokens)} tokens"
-    if load.conversations_file:
-        who = f"{load.users} users (reading {load.think_ms:g} ms between turns)"
-        prompts = f"conversations from {load.conversations_file}, each turn with its history"
-    shared = f", {load.shared_prefix} tokens shared by every prompt" if load.shared_prefix else ""
-    return f"{who}, {prompts}{shared}"
-
-
-def _span(bounds: tuple[int, int]) -> str:
-    return str(bounds[0]) if bounds[0] == bounds[1] else f"{bounds[0]}-{bounds[1]}"
-
-
-def budget_text(budget: LlmBudget) -> str:
-    """'p90 TTFT 200 ms, TPOT 50 ms', or 'none'."""
-    bounds = [f"{name} {value:g} ms" for name, value in (("TTFT", budget.ttft_ms), ("TPOT", budget.tpot_ms))
-              if value is not None]
-    return f"p{budget.percentile:g} {', '.join(bounds)}" if bounds else "none (the most output tokens a second)"
 
 
 def trial_line(trial: LlmTrial) -> str:
@@ -134,12 +66,12 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}"))
     lines += [("by load", by_load_text(k.setting, k.twin, k.verdict, job.load.closed)) for k in answer.by_load]
     lines.append(("why", _why(answer)))
-    lines.append(("outputs", _outputs(answer, found.setting)))
+    lines.append(("outputs", outputs_text(answer, found.setting)))
     reply = reply_text(answer, found.setting)
     if reply is not None:
         lines.append(("reply", reply))
     if answer.held_back:
-        lines.append(("held back", _held(answer)))
+        lines.append(("held back", held_text(answer)))
     if answer.walks:
         lines.append(("users" if job.load.closed else "rate", _served(answer)))
     if answer.harness is not None:
@@ -169,78 +101,16 @@ def _hits(cached: list[tuple[LlmSetting, float]]) -> str:
             "the requests sent by GenAI's block rule: GenAI reports no hits)")
 
 
-def _outputs(answer: LlmAnswer, setting: LlmSetting) -> str:
-    """'99.2% of next tokens chosen as f32 chooses them along its own continuation (GenAI's scheduler default:
-    98.8%) ...; greedy text 87.5% alike with GenAI's scheduler default's ...; the logits choosing the first token:
-    cosine ...'."""
-    share, next_tokens = answer.agreements.get(setting), answer.next_tokens.get(setting)
-    if share is None:
-        return "not compared with GenAI's scheduler default (its outputs were not read)"
-    parts = []
-    if next_tokens is not None:
-        default = answer.next_tokens.get(SCHEDULER_DEFAULT)
-        beside = ("" if default is None or setting == SCHEDULER_DEFAULT else
-                  f"; GenAI's scheduler default: {default:.1%}")
-        parts.append(f"{next_tokens:.1%} of next tokens chosen as f32 inference chooses them along its own greedy "
-                     f"continuation ({AGREEMENT_PROMPTS} prompts x {AGREEMENT_TOKENS} tokens{beside})")
-    if setting != SCHEDULER_DEFAULT:
-        rounding = "" if setting in answer.judged else ", where only rounding parts them: no precision changed"
-        parts.append(f"greedy text {share:.1%} alike with GenAI's scheduler default's, up to the first token that "
-                     f"differs{rounding}")
-    check = answer.lossless.get(setting)
-    if check is not None:
-        parts.append(f"{check.alike:.1%} alike with the same setting's without {_knobs(setting)} (rounding alone: "
-                     f"{check.floor:.1%}{', beyond it: held back' if check.differs else ''})")
-    compared = setting in answer.cosines or setting in answer.judged  # one changing no precision has the default's
-    return "; ".join([*parts, *([cosine_text(answer, setting)] if compared else [])])
 
 
-def reply_text(answer: LlmAnswer, setting: LlmSetting) -> str | None:
-    """'to "What is the capital of France?": "The capital of France is Paris." (GenAI's scheduler default: "...")', the
-    answer of `setting` to a prompts file's first line, beside GenAI's scheduler default's where it differs; None
-    unread."""
-    if setting not in answer.replies:
-        return None
-    asked, reply = answer.replies[setting]
-    asked = asked if len(asked) <= ASKED_CHARS else asked[:ASKED_CHARS - 3] + "..."
-    default = answer.replies.get(SCHEDULER_DEFAULT)
-    beside = ("" if setting == SCHEDULER_DEFAULT or default is None else
-              f" (GenAI's scheduler default: {json.dumps(default[1], ensure_ascii=False)})")
-    return f"to {json.dumps(asked, ensure_ascii=False)}: {json.dumps(reply, ensure_ascii=False)}{beside}"
 
 
-def cosine_text(answer: LlmAnswer, setting: LlmSetting) -> str:
-    """'the logits choosing the first token: cosine 0.99998 or more against f32 inference and KV cache'."""
-    cosine = answer.cosines.get(setting)
-    if cosine is None:
-        return ("the logits choosing the first token not compared (the model IR did not compile on the device at f32 "
-                "or at this setting, or the file is older than this figure)")
-    return f"the logits choosing the first token: cosine {cosine:.5f} or more against f32 inference and KV cache"
 
 
-def _held_because(answer: LlmAnswer, setting: LlmSetting) -> str:
-    """'87.5% alike', or what its lossless knob changed against rounding alone."""
-    if setting in answer.judged:
-        return f"{answer.judged[setting]:.1%} alike"
-    check = answer.lossless[setting]
-    return (f"greedy text {check.alike:.1%} alike with the same setting's without {_knobs(setting)}, where rounding "
-            f"alone gives {check.floor:.1%}")
 
 
-def _knobs(setting: LlmSetting) -> str:
-    return " and ".join(name for name, on in (("prefix caching", setting.enable_prefix_caching),
-                                              ("prompt lookup", setting.lookup_tokens > 0),
-                                              ("the draft model", setting.draft is not None)) if on)
 
 
-def _held(answer: LlmAnswer) -> str:
-    """What the agreement limit kept out, and how to let it in."""
-    held = [f"{setting_text(f.setting)} ({f.tokens_per_s:.0f} tokens/s, {_held_because(answer, f.setting)})"
-            for f in answer.held_back]
-    judged = [answer.judged[f.setting] for f in answer.held_back if f.setting in answer.judged]
-    limit = max(min(judged) - 0.005, 0) if len(judged) == len(held) else 0
-    return (f"{'; '.join(held)}: under the {answer.min_agreement:.0%} agreement limit; `ov-tuner llm ... "
-            f"--min-agreement {limit:.2f}` lets {'it' if len(held) == 1 else 'them'} in")
 
 
 def harness_text(h: LlmHarness, closed: bool) -> str:

@@ -4,8 +4,8 @@ alone, named as every figure names them), the sections and the searched settings
 from __future__ import annotations
 
 from ov_tuner.engine.boundary import Boundary
-from ov_tuner.present.words.llm import BASELINE_NAMES, budget_text, load_text, setting_text
-from ov_tuner.workloads.llm.answer import PERCENTILES, LlmAnswer
+from ov_tuner.present.words.llm_setting import BASELINE_NAMES, budget_text, load_text, setting_text
+from ov_tuner.workloads.llm.answer_record import PERCENTILES, LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 
 NO_LLM_ANSWER = "nothing to deploy: no setting met the budget"

@@ -7,7 +7,7 @@ from ov_tuner.engine.boundary import Boundary
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.numbers import edge_text, signed
 from ov_tuner.schema import cell_text
-from ov_tuner.workloads.pipeline.answer import (
+from ov_tuner.workloads.pipeline.answer_record import (
     GAIN_CONFIDENCE,
     CameraGain,
     HarnessFigures,

@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmOutputs, LlmSetting
+from ov_tuner.workloads.llm.measured import LlmOutputs
+from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmSetting
 
 
 def agreement(said: Sequence[Sequence[int]], reference: Sequence[Sequence[int]]) -> float:

@@ -15,154 +15,42 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 
-from ov_tuner.engine.boundary import Boundary, BoundaryDifference, Window, boundary, difference
-from ov_tuner.schema import Box, Environment
+from ov_tuner.engine.boundary import Window, boundary, difference
+from ov_tuner.schema import Environment
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
 from ov_tuner.stats.interval import pass_adjusted_means
 from ov_tuner.workloads.llm.agreement import (
-    LosslessCheck,
     agreements,
     judged_agreements,
     lossless_checks,
     lowest_cosines,
     next_token_agreements,
 )
-from ov_tuner.workloads.llm.by_load import KnobByLoad, knob_by_load
+from ov_tuner.workloads.llm.answer_record import (
+    BASELINES,
+    GAIN_CONFIDENCE,
+    PERCENTILES,
+    Latencies,
+    LlmAnswer,
+    LlmGain,
+    Rule,
+    SettingFigures,
+    Walk,
+    WalkGain,
+)
+from ov_tuner.workloads.llm.by_load import knob_by_load
 from ov_tuner.workloads.llm.instances import core_shares
-from ov_tuner.workloads.llm.roofline import DecodeBound, decode_bound
+from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm
+from ov_tuner.workloads.llm.roofline import decode_bound
 from ov_tuner.workloads.llm.schema import (
-    OVMS_DEFAULT,
-    PIPELINE_DEFAULT,
-    SCHEDULER_DEFAULT,
     LlmBudget,
-    LlmHarness,
     LlmJob,
     LlmLoad,
-    LlmOutputs,
     LlmSetting,
-    LlmTrial,
-    StoredLlm,
 )
-
-# The baselines, in the order they are stated: GenAI's scheduler as constructed, LLMPipeline's own, and OVMS's given
-# only the model.
-BASELINES = (SCHEDULER_DEFAULT, PIPELINE_DEFAULT, OVMS_DEFAULT)
-PERCENTILES = (50.0, 90.0, 99.0)
-GAIN_CONFIDENCE = 0.95
-
-
-@dataclass(frozen=True)
-class Latencies:
-    """Per-request times at PERCENTILES (ms): to first token, and per output token after it."""
-
-    ttft_ms: tuple[float, ...]
-    tpot_ms: tuple[float, ...]
-
-
-@dataclass(frozen=True)
-class SettingFigures:
-    """One setting over its trials (of the search, or pooled over its passes)."""
-
-    setting: LlmSetting
-    trials: int
-    tokens_per_s: float
-    requests_per_s: float
-    latencies: Latencies
-    at_budget: tuple[float, float]  # TTFT and TPOT at the budget's percentile (ms)
-    meets: bool
-    kv_cache_bytes: int
-    max_cache_usage: float  # the most of the KV cache in use at once, percent
-    peak_rss_bytes: int
-    first_request_ms: float
-    hit_rate: float = 0.0  # the timed requests' prompt tokens the prefix cache answered (ov_tuner.workloads.llm.prefix)
-
-
-@dataclass(frozen=True)
-class LlmGain:
-    """The answer's output tokens a second over a baseline's, as a ratio paired by pass, with the rerun term."""
-
-    baseline: LlmSetting
-    figures: SettingFigures
-    ratio: Ratio
-
-
-class Rule(str, Enum):
-    """Why the answer is the one it is."""
-
-    FASTEST = "fastest"  # the rounds' leader within the budget, told apart from the rest (or the search's)
-    TIED_SIMPLER = "tied, simpler"  # not told apart from the others, and GenAI left alone or the smallest KV cache
-    MOST_SERVED = "most served"  # its walk served more load within the budget than the rounds' choice's, told apart
-    WALKED_DOWN = "walked down"  # nothing met the budget at the load given; its walk down served the most
-
-
-@dataclass(frozen=True)
-class Walk:
-    """The walk of one setting: its windows (a load, and whether it met the budget) and what they say, the most load
-    it served within the budget (users, or requests a second for an open loop; 0: not even the least tried) with its
-    95% interval, and whether every load tried met it (the walk stopped at its ceiling: it may serve more)."""
-
-    setting: LlmSetting
-    windows: tuple[Window, ...]
-    found: Boundary
-
-    @property
-    def served(self) -> float:
-        return self.found.served
-
-    @property
-    def at_ceiling(self) -> bool:
-        return self.found.at_ceiling
-
-
-@dataclass(frozen=True)
-class WalkGain:
-    """The answer's walk against a baseline's, walked alternately: the load it serves more, with its interval."""
-
-    baseline: LlmSetting
-    difference: BoundaryDifference
-
-
-@dataclass(frozen=True)
-class LlmAnswer:
-    results: str  # the results file it was read from
-    environment: Environment | None
-    job: LlmJob
-    answer: SettingFigures | None  # None: no setting met the budget
-    fastest: SettingFigures | None  # the rounds' leader within the budget (the answer, unless tied with simpler)
-    closest: SettingFigures | None  # where nothing met the budget: the one that missed it least (rounds, else search)
-    best_seen: SettingFigures | None  # the search's fastest, whether or not it met the budget
-    gains: tuple[LlmGain, ...]
-    searched: tuple[SettingFigures, ...]
-    failed: tuple[tuple[LlmSetting, str], ...]
-    pareto: tuple[SettingFigures, ...]  # the search's settings no other beats on both tokens/s and TTFT p90
-    passes: int
-    trials: tuple[LlmTrial, ...]  # every one stored, in order
-    walks: tuple[Walk, ...]  # the answer's first, then the others'
-    walk_gains: tuple[WalkGain, ...]  # the answer's walk against each baseline's
-    # Greedy text alike with GenAI's scheduler default's (ov_tuner.workloads.llm.agreement).
-    agreements: dict[LlmSetting, float]
-    next_tokens: dict[LlmSetting, float]  # next tokens alike along the most exact setting's continuation
-    judged: dict[LlmSetting, float]  # what the agreement limit judges, for the settings changing a precision
-    cosines: dict[LlmSetting, float]  # the first token's logits against the most exact setting's, worst prompt
-    replies: dict[LlmSetting, tuple[str, str]]  # a prompts file's first line, and each setting's answer to it
-    min_agreement: float
-    held_back: tuple[SettingFigures, ...]  # within the budget but saying too little alike, fastest first
-    lossless: dict[LlmSetting, LosslessCheck]  # a lossless knob's greedy text against its twin's, and rounding's floor
-    rule: Rule
-    harness: LlmHarness | None = None  # the load harness alone at the load the answer serves (its walks done)
-    instance_cores: tuple[tuple[int, ...], ...] = ()  # the cores each of the answer's instances ran on
-    bound: DecodeBound | None = None  # the answer's steps against the host's roofline (None: not measured)
-    by_load: tuple[KnobByLoad, ...] = ()  # each speculative setting against its twin at the loads that decide it
-
-    @property
-    def box(self) -> Box | None:
-        """The CPUs and memory the process could use where it was measured."""
-        return None if self.environment is None else self.environment.box
 
 
 def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudget) -> SettingFigures:
@@ -380,3 +268,13 @@ def pareto(figures: Sequence[SettingFigures]) -> list[SettingFigures]:
                    (o.tokens_per_s, o.latencies.ttft_ms[1]) != (f.tokens_per_s, f.latencies.ttft_ms[1])
                    for o in figures)
     return sorted((f for f in figures if not beaten(f)), key=lambda f: -f.tokens_per_s)
+
+
+def speculative_setting(answer: LlmAnswer) -> LlmSetting | None:
+    """The speculative setting whose verdict by load is measured: the answer where it proposes tokens, else the
+    search's fastest that does and was not held back (None: the search tried none)."""
+    if answer.answer is not None and answer.answer.setting.speculative:
+        return answer.answer.setting
+    held = {f.setting for f in answer.held_back}
+    proposing = [f for f in answer.searched if f.setting.speculative and f.setting not in held]
+    return max(proposing, key=lambda f: f.tokens_per_s).setting if proposing else None

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
-from ov_tuner.workloads.llm.schema import LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.measured import LlmTrial
+from ov_tuner.workloads.llm.schema import LlmSetting
 
 CONFIDENCE = 0.95
 # The passes of a speculative setting and its twin at each load that decides it, at most (the job's passes, if fewer).

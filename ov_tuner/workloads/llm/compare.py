@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 from ov_tuner.analyse.compare import COMPARED_FIELDS
 from ov_tuner.errors import BadInputError, Input
-from ov_tuner.workloads.llm.answer import LlmAnswer, SettingFigures
+from ov_tuner.workloads.llm.answer_record import LlmAnswer, SettingFigures
 from ov_tuner.workloads.llm.schema import LlmSetting
 
 

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from ov_tuner.workloads.llm.instances import instances_trial
+from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.process import TRIAL, in_process, trial_of
-from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
 
 
 def trial_in_process(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> LlmTrial:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.gguf import LlamaShape, write_llama_gguf
-from ov_tuner.workloads.llm.schema import LlmFormat, LlmLoad, LlmModel, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.measured import LlmTrial
+from ov_tuner.workloads.llm.schema import LlmFormat, LlmLoad, LlmModel, LlmSetting
 
 # Next to nothing to compute: one layer, 64 wide.
 TRIVIAL_SHAPE = LlamaShape(layers=1, width=64, heads=2, kv_heads=1, feed_forward=128)

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.process import READY, TRIAL, asked_json, child_command, ended, trial_of, wait_for_line
-from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
 
 
 def core_shares(cpus: list[int], instances: int) -> list[list[int]]:

@@ -23,21 +23,14 @@ from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
-from ov_tuner.workloads.llm.answer import (
-    LlmAnswer,
-)
+from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.fits import check_load_fits
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.kept import KeptPipelines
+from ov_tuner.workloads.llm.measured import Roofline
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
 from ov_tuner.workloads.llm.results_file import LlmStore
-from ov_tuner.workloads.llm.schema import (
-    LlmJob,
-    LlmLoad,
-    LlmModel,
-    LlmSpace,
-    Roofline,
-)
+from ov_tuner.workloads.llm.schema import LlmJob, LlmLoad, LlmModel, LlmSpace
 from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder, model_weight_bytes
 from ov_tuner.workloads.llm.workload import LlmSpec, LlmWorkload, Seen
 

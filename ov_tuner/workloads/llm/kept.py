@@ -5,7 +5,7 @@ another, instead of each building a pipeline and warming it anew.
 Why: on SmolLM2 with 2 cores a walk's window of 2 s cost 10.7 s, 2.6 s of it the pipeline's build and first request,
 which a served model pays once. What carries over from one trial to the next is what a server carries: the compiled
 model, a KV cache grown to what the loads so far needed (each trial reports the cache as it then is), warm memory, and
-the users' requests in flight, which the next trial goes on from (ov_tuner.workloads.llm.trial.run_load): a server's
+the users' requests in flight, which the next trial goes on from (ov_tuner.workloads.llm.stepping.run_load): a server's
 load does not begin anew either. The prefix cache carries over too, so a kept pipeline sends one stream of requests
 across its trials (ov_tuner.workloads.llm.trial.Served) and never meets a request it has seen. Isolation is kept: a
 child that ends (a setting GenAI dies on) fails that trial with how it ended, and the next trial of that setting builds
@@ -30,8 +30,9 @@ from pathlib import Path
 from types import TracebackType
 
 from ov_tuner.workloads.llm.instances import instances_trial
+from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.process import DONE, KEPT, asked_json, child_command, ended, trial_of, wait_for_line
-from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
 
 # The most pipelines kept at once.
 KEPT_PIPELINES = 6

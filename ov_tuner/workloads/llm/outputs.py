@@ -11,6 +11,7 @@ from pathlib import Path
 from ov_tuner.devices.native import ov_error_text
 from ov_tuner.workloads.llm.conversations import read_conversations
 from ov_tuner.workloads.llm.logits import LogitChecks, logit_checks
+from ov_tuner.workloads.llm.measured import LlmOutputs
 from ov_tuner.workloads.llm.prompts import read_prompts
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,
@@ -18,10 +19,10 @@ from ov_tuner.workloads.llm.schema import (
     SCHEDULER_DEFAULT,
     LlmLoad,
     LlmModel,
-    LlmOutputs,
     LlmSetting,
 )
-from ov_tuner.workloads.llm.trial import HELD_APART_SEED, generation, open_pipeline, reply_decoder, requests_for
+from ov_tuner.workloads.llm.stepping import generation
+from ov_tuner.workloads.llm.trial import HELD_APART_SEED, open_pipeline, reply_decoder, requests_for
 
 
 def greedy_outputs(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad, reference: LlmModel | None,

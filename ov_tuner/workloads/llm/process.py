@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from ov_tuner.workloads.llm.logits import LogitChecks
-from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmOutputs, LlmSetting, LlmTrial
+from ov_tuner.workloads.llm.measured import LlmOutputs, LlmTrial
+from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
 
 _ARRAYS = ("ttft_ms", "tpot_ms")
 TRIAL, OUTPUTS, TEXT, KEPT = "trial", "outputs", "text", "kept"

@@ -10,16 +10,8 @@ from typing import Any
 from ov_tuner.errors import IncompatibleResultsError, Input
 from ov_tuner.store.connection import Connection
 from ov_tuner.store.rows import array, blob, now
-from ov_tuner.workloads.llm.schema import (
-    LlmBudget,
-    LlmJob,
-    LlmLoad,
-    LlmModel,
-    LlmOutputs,
-    LlmSetting,
-    LlmTrial,
-    Roofline,
-)
+from ov_tuner.workloads.llm.measured import LlmOutputs, LlmTrial, Roofline
+from ov_tuner.workloads.llm.schema import LlmBudget, LlmJob, LlmLoad, LlmModel, LlmSetting
 
 
 class LlmRecords(Connection):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.llm.measured import StoredLlm
 from ov_tuner.workloads.llm.records import LlmRecords
-from ov_tuner.workloads.llm.schema import StoredLlm
 
 
 class LlmStore(ResultStore, LlmRecords):

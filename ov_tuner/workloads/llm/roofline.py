@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from ov_tuner.workloads.llm.schema import LlmModel, LlmSetting, LlmTrial, Roofline
+from ov_tuner.workloads.llm.measured import LlmTrial, Roofline
+from ov_tuner.workloads.llm.schema import LlmModel, LlmSetting
 
 # A share of a bound this high or higher: the host's memory or matmul is what the model waits on.
 BOUND_SHARE = 0.5

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
-from ov_tuner.workloads.llm.answer import SettingFigures, least_missed
+from ov_tuner.workloads.llm.answer import least_missed
+from ov_tuner.workloads.llm.answer_record import SettingFigures
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting, LlmSpace
 
 
@@ -40,3 +41,18 @@ def searched_axes(space: LlmSpace) -> list[tuple[str, tuple[Any, ...]]]:
 def along(space: LlmSpace, best: LlmSetting, name: str, values: Sequence[Any]) -> list[LlmSetting]:
     """Each value of one axis on the best setting so far, the axes a user pinned held."""
     return list(dict.fromkeys(space.pinned(best.with_value(name, value)) for value in values))
+
+
+def missed_budget(budget: LlmBudget, searched: list[SettingFigures], walked: bool = False) -> str:
+    """No setting met the budget (`walked`: at any load its walk tried): the one line that says so, with the best
+    seen."""
+    if not searched:
+        return "no setting ran: every trial failed (ov-tuner show lists why)"
+    best = leader(searched, budget)  # none meets it: the one that misses it least
+    assert best is not None
+    percentile = f"p{budget.percentile:g}"
+    return (f"no setting met the budget ({percentile} TTFT {budget.ttft_ms or '-'} ms, TPOT {budget.tpot_ms or '-'} "
+            f"ms) {'at any load tried' if walked else 'under this load'}; the closest gave TTFT "
+            f"{best.at_budget[0]:.1f} ms and TPOT "
+            f"{best.at_budget[1]:.2f} ms at {percentile}: raise the budget or lower the load (fewer users or a lower "
+            "rate)")

@@ -10,14 +10,13 @@ that sent one at the start has ended), not counted; then a window of `seconds`
 (ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that arrive in it are timed. The load goes on until
 every timed request has ended, so the last of them do not run on an emptier server than the first; what the server
 produced from the window's opening until then is its throughput. What is left in flight, none of it timed, is paused:
-a kept pipeline's next trial goes on from it (run_load says why).
+a kept pipeline's next trial goes on from it (ov_tuner.workloads.llm.stepping.run_load says why).
 Output lengths are held with min_new_tokens and ignore_eos.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.devices.native import ov_error_text
-from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
 from ov_tuner.workloads.llm.conversations import ConversationRequests, read_conversations
+from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.prefix import PrefixBlocks, block_tokens
 from ov_tuner.workloads.llm.prompts import (
     LlmRequest,
@@ -39,11 +38,12 @@ from ov_tuner.workloads.llm.prompts import (
     line_encoder,
     read_prompts,
 )
-from ov_tuner.workloads.llm.schema import (
-    LlmLoad,
-    LlmModel,
-    LlmSetting,
-    LlmTrial,
+from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
+from ov_tuner.workloads.llm.stepping import (
+    Flight,
+    add_request,
+    run_load,
+    stop_load,
 )
 
 # SchedulerConfig's max_num_batched_tokens that means no limit (size_t's largest).
@@ -78,49 +78,8 @@ def open_pipeline(model: str, setting: LlmSetting, device: str) -> tuple[object,
     return pipe, time.perf_counter() - started
 
 
-@dataclass
-class Flight:
-    """A request in flight: its number on the pipeline, when it arrived, whether it counts, its prompt and the prompt
-    tokens the prefix cache answers, when its first token came and the tokens it has."""
-
-    handle: object
-    number: int
-    arrived: float
-    counted: bool
-    user: int | None
-    prompt: np.ndarray
-    cached: int = 0
-    first: float = math.nan
-    ids: list[int] = field(default_factory=list)
-
-    @property
-    def prompt_tokens(self) -> int:
-        return int(self.prompt.size)
-
-    @property
-    def tokens(self) -> int:
-        return len(self.ids)
 
 
-@dataclass
-class LoadTally:
-    """What a load's run counted: the timed requests' latencies and tokens, and the server's output from the
-    window's opening to the run's end."""
-
-    ttft_ms: list[float] = field(default_factory=list)
-    tpot_ms: list[float] = field(default_factory=list)
-    output_tokens: int = 0  # the counted requests'
-    prompt_tokens: int = 0
-    cached_tokens: int = 0  # of the counted requests' prompt tokens, those the prefix cache answers
-    first_arrival: float = math.inf
-    last_end: float = 0.0
-    counted_s: float = 0.0  # from the window's opening to the run's end (ov_tuner.workloads.llm.arrivals)
-    window_tokens: int = 0  # every request's output tokens in counted_s
-    window_requests: int = 0  # ended in counted_s
-    window_steps: int = 0  # steps in counted_s
-    window_prompt_tokens: int = 0  # prefilled: their request's first token came in counted_s
-    window_cached_tokens: int = 0  # of those, answered by the prefix cache
-    window_context_tokens: int = 0  # over those steps, the context of every request in flight
 
 
 @dataclass
@@ -222,30 +181,14 @@ def reply_decoder(tokenizer: object) -> Callable[[Sequence[int]], str]:
     return decode
 
 
-def generation(tokens: int, assistant: tuple[int, int] = (0, 0)) -> object:
-    """A request's GenerationConfig: greedy, exactly `tokens` long; with speculative decoding, the tokens proposed a
-    step and (prompt lookup's) the longest n-gram, as GenAI requires of every request to a pipeline built for it."""
-    import openvino_genai
-
-    config = openvino_genai.GenerationConfig(max_new_tokens=tokens, min_new_tokens=tokens, ignore_eos=True)
-    if assistant[0]:
-        config.num_assistant_tokens = assistant[0]
-    if assistant[1]:
-        config.max_ngram_size = assistant[1]
-    return config
 
 
-def _add(pipe: object, number: int, request: LlmRequest, assistant: tuple[int, int]) -> object:
-    import openvino as ov
-
-    prompt = ov.Tensor(request.prompt.reshape(1, -1))
-    return pipe.add_request(number, prompt, generation(request.output_tokens, assistant))  # type: ignore[attr-defined]
 
 
 def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | None,
                    assistant: tuple[int, int]) -> float:
     started = time.perf_counter()
-    handle = _add(pipe, 0, request, assistant)  # held: GenAI drops a request whose handle is released
+    handle = add_request(pipe, 0, request, assistant)  # held: GenAI drops a request whose handle is released
     while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
         pipe.step()  # type: ignore[attr-defined]
     del handle
@@ -254,114 +197,14 @@ def _first_request(pipe: object, request: LlmRequest, prefix: PrefixBlocks | Non
     return (time.perf_counter() - started) * 1000
 
 
-def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[Flight] = (),
-             prefix: PrefixBlocks | None = None,
-             assistant: tuple[int, int] = (0, 0)) -> tuple[LoadTally, float, list[Flight]]:
-    """The load's arrivals, steps and endings until every counted request has ended; the tally, the highest share
-    of the KV cache in use (percent) and the requests left in flight (none counted: end them with `stop_load`, or
-    pass them to the next run on this pipeline as `paused`). Each reply is told to `requests` (a conversation's next
-    turn carries it); with `prefix` (a pipeline with prefix caching), each request's prompt tokens its cache answers
-    are counted (ov_tuner.workloads.llm.prefix); `assistant`: each request's speculative decoding (a pipeline built
-    for it).
-
-    Why resume: a closed loop whose users each have a request in flight is in its steady state, so a trial that
-    goes on from the last (a kept pipeline's) waits out its lead-in alone, not a wave of first requests sent
-    together (ov_tuner.workloads.llm.arrivals.CountedWindow): on the demo's load that wave took a request's length,
-    about as long as the counted window. A user beyond this load's count has its request ended; a user without one
-    sends at the start; an open loop resumes none."""
-    import openvino_genai
-
-    finished = openvino_genai.GenerationStatus.FINISHED
-    start = time.perf_counter()
-    flights = _resumed(paused, load)
-    going = {f.user for f in flights if f.user is not None}
-    arrivals, window = UserArrivals(load, start, going), CountedWindow(load, start, going)
-    tally, usage, pending_counted = LoadTally(), 0.0, 0
-    number = max((f.number for f in paused), default=0) + 1  # a request's number is its own on the pipeline
-    while True:
-        now = time.perf_counter()
-        for user, at in list(arrivals.due(now)):
-            counted = window.holds(at)
-            request = requests.next(user)
-            cached = 0 if prefix is None else prefix.hits(request.prompt)
-            flights.append(Flight(_add(pipe, number, request, assistant), number, at, counted, user, request.prompt,
-                                  cached=cached))
-            number += 1
-            pending_counted += counted
-            if counted:
-                tally.prompt_tokens += request.prompt.size
-                tally.cached_tokens += cached
-                tally.first_arrival = min(tally.first_arrival, at)
-        if window.over(now) and not pending_counted:
-            break  # after the arrivals: every user that sends now has its request in flight, to pause
-        if not pipe.has_non_finished_requests():  # type: ignore[attr-defined]
-            time.sleep(max(min(arrivals.next_at() - now, 0.01), 0.0))
-            continue
-        pipe.step()  # type: ignore[attr-defined]
-        now = time.perf_counter()
-        usage = max(usage, float(pipe.get_metrics().cache_usage))  # type: ignore[attr-defined]
-        counting = window.opened(now)
-        if counting:  # what the step read: the weights once, and the context of every request in flight
-            tally.window_steps += 1
-            tally.window_context_tokens += sum(f.prompt_tokens + f.tokens for f in flights)
-        for flight in list(flights):
-            if flight.handle.can_read():  # type: ignore[attr-defined]
-                outputs = flight.handle.read()  # type: ignore[attr-defined]
-                tokens = [int(t) for output in outputs.values() for t in output.generated_ids]
-                flight.ids += tokens
-                tally.window_tokens += len(tokens) if counting else 0
-                if math.isnan(flight.first):
-                    flight.first = now
-                    _prefilled(tally, flight, prefix, counting)
-            if flight.handle.get_status() == finished:  # type: ignore[attr-defined]
-                flights.remove(flight)
-                requests.replied(flight.user, flight.ids)
-                if prefix is not None:
-                    prefix.hold(np.concatenate([flight.prompt, np.asarray(flight.ids, dtype=np.int64)]))
-                arrivals.ended(flight.user, now)
-                window.ended(flight.user, now)
-                tally.window_requests += counting
-                if flight.counted:
-                    pending_counted -= 1
-                    _count(tally, flight, now)
-    tally.counted_s = now - window.opens
-    return tally, usage, flights
 
 
-def _prefilled(tally: LoadTally, flight: Flight, prefix: PrefixBlocks | None, counting: bool) -> None:
-    """A request's first token came: its prompt is in the cache for the requests after it."""
-    if prefix is not None:
-        prefix.hold(flight.prompt)
-    if counting:
-        tally.window_prompt_tokens += flight.prompt_tokens
-        tally.window_cached_tokens += flight.cached
 
 
-def _count(tally: LoadTally, flight: Flight, now: float) -> None:
-    tally.ttft_ms.append((flight.first - flight.arrived) * 1000)
-    if flight.tokens > 1:
-        tally.tpot_ms.append((now - flight.first) * 1000 / (flight.tokens - 1))
-    tally.output_tokens += flight.tokens
-    tally.last_end = max(tally.last_end, now)
 
 
-def _resumed(paused: Sequence[Flight], load: LlmLoad) -> list[Flight]:
-    """The paused requests of users this load has (a closed loop's), the others cancelled (the next step ends them)."""
-    kept = []
-    for flight in paused:
-        if flight.user is not None and flight.user < load.users:
-            kept.append(flight)
-        else:
-            flight.handle.cancel()  # type: ignore[attr-defined]
-    return kept
 
 
-def stop_load(pipe: object, flights: Sequence[Flight]) -> None:
-    """End the requests a run left in flight, so the pipeline is left with nothing in flight."""
-    for flight in flights:
-        flight.handle.cancel()  # type: ignore[attr-defined]
-    while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
-        pipe.step()  # type: ignore[attr-defined]
 
 
 def _reset_peak_memory() -> None:

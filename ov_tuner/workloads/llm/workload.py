@@ -30,33 +30,23 @@ from ov_tuner.workloads.llm.agreement import (
     rounding_twin,
 )
 from ov_tuner.workloads.llm.answer import (
-    BASELINES,
-    LlmAnswer,
-    SettingFigures,
     contenders_of,
     held_back,
     llm_answer,
     round_table,
     searched_figures,
+    speculative_setting,
     walk_windows,
 )
+from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer, SettingFigures
 from ov_tuner.workloads.llm.by_load import BY_LOAD_PASSES, deciding_loads
 from ov_tuner.workloads.llm.harness import harness_trial
 from ov_tuner.workloads.llm.kept import KeptPipelines
+from ov_tuner.workloads.llm.measured import LlmOutputs, LlmTrial
 from ov_tuner.workloads.llm.process import outputs_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
-from ov_tuner.workloads.llm.schema import (
-    SCHEDULER_DEFAULT,
-    LlmBudget,
-    LlmJob,
-    LlmLoad,
-    LlmModel,
-    LlmOutputs,
-    LlmSetting,
-    LlmSpace,
-    LlmTrial,
-)
-from ov_tuner.workloads.llm.search import LlmSearch, along, leader, searched_axes
+from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmLoad, LlmModel, LlmSetting, LlmSpace
+from ov_tuner.workloads.llm.search import LlmSearch, along, leader, missed_budget, searched_axes
 from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
 
 
@@ -119,7 +109,7 @@ class LlmWorkload:
                 yield from self._measured(along(space, best.setting, name, values))
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         if not any(f.meets for f in searched) and not (searched and self._walking()):
-            raise BadInputError(_missed(self.spec.budget, searched))
+            raise BadInputError(missed_budget(self.spec.budget, searched))
         yield from self._read_contenders(searched)
 
     def _read_contenders(self, searched: Sequence[SettingFigures]) -> Steps:
@@ -235,7 +225,7 @@ class LlmWorkload:
                     yield self.measure(setting, at=at)
         found = self.answer().answer
         if found is None:
-            raise BadInputError(_missed(self.spec.budget, list(answer.searched), walked=True))
+            raise BadInputError(missed_budget(self.spec.budget, list(answer.searched), walked=True))
         yield from self._read([found.setting])
 
     def _by_load(self) -> Steps:
@@ -244,7 +234,7 @@ class LlmWorkload:
         one user, the load given and the most the answer's walk served (where it lies apart from it), the order
         within each pair alternating from pass to pass; a resumed run measures what is not stored."""
         answer = self.answer()
-        setting, passes = _speculative(answer), min(self.spec.passes, BY_LOAD_PASSES)
+        setting, passes = speculative_setting(answer), min(self.spec.passes, BY_LOAD_PASSES)
         if setting is None or passes < 2:
             return
         walk = next((w for w in answer.walks if answer.answer is not None and w.setting == answer.answer.setting),
@@ -299,28 +289,3 @@ class LlmWorkload:
         stored = self.store.stored_llm()
         assert stored is not None  # the job was claimed before the workload began
         return llm_answer(stored)
-
-
-def _speculative(answer: LlmAnswer) -> LlmSetting | None:
-    """The speculative setting whose verdict by load is measured: the answer where it proposes tokens, else the
-    search's fastest that does and was not held back (None: the search tried none)."""
-    if answer.answer is not None and answer.answer.setting.speculative:
-        return answer.answer.setting
-    held = {f.setting for f in answer.held_back}
-    proposing = [f for f in answer.searched if f.setting.speculative and f.setting not in held]
-    return max(proposing, key=lambda f: f.tokens_per_s).setting if proposing else None
-
-
-def _missed(budget: LlmBudget, searched: list[SettingFigures], walked: bool = False) -> str:
-    """No setting met the budget (`walked`: at any load its walk tried): the one line that says so, with the best
-    seen."""
-    if not searched:
-        return "no setting ran: every trial failed (ov-tuner show lists why)"
-    best = leader(searched, budget)  # none meets it: the one that misses it least
-    assert best is not None
-    percentile = f"p{budget.percentile:g}"
-    return (f"no setting met the budget ({percentile} TTFT {budget.ttft_ms or '-'} ms, TPOT {budget.tpot_ms or '-'} "
-            f"ms) {'at any load tried' if walked else 'under this load'}; the closest gave TTFT "
-            f"{best.at_budget[0]:.1f} ms and TPOT "
-            f"{best.at_budget[1]:.2f} ms at {percentile}: raise the budget or lower the load (fewer users or a lower "
-            "rate)")

@@ -20,7 +20,8 @@ from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Precision, Quantization
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.tables import FileKind
-from ov_tuner.workloads.pipeline.answer import PipelineAnswer, pipeline_answer
+from ov_tuner.workloads.pipeline.answer import pipeline_answer
+from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
 from ov_tuner.workloads.pipeline.file import read_pipeline
 from ov_tuner.workloads.pipeline.frames import check_counted_output
