@@ -24,9 +24,9 @@ from ov_tuner.present.words.llm import by_load_text
 from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.by_load import by_load
 from ov_tuner.workloads.llm.ir import served_model
-from ov_tuner.workloads.llm.measured import LlmTrial
+from ov_tuner.workloads.llm.measured import LlmTrial, at_budget
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.schema import LOOKUP, OVMS_DEFAULT, SCHEDULER_DEFAULT, LlmLoad
+from ov_tuner.workloads.llm.schema import LOOKUP, OVMS_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmLoad
 from ov_tuner.workloads.llm.trial import serve, trial_on
 
 
@@ -68,7 +68,10 @@ def main() -> None:
         print(f"| {users} | {np.median(theirs[:, 0]):.0f} | {np.median(mine[:, 0]):.0f} | "
               + " | ".join(f"{r.value:.3f} ({r.low:.3f}..{r.high:.3f})" for r in rates)
               + f" | {np.median(theirs[:, 1]):.0f}, {np.median(mine[:, 1]):.0f} |")
+    unbounded = LlmBudget()  # no budget here: every load is within it, its p90s said beside
     verdict = by_load({float(users): [(a.tokens_per_s, b.tokens_per_s) for a, b in pairs]
+                       for users, pairs in seen.items()},
+                      {float(users): (at_budget([a for a, _ in pairs], unbounded), True)
                        for users, pairs in seen.items()})
     print(f"\nov-tuner's verdict: {by_load_text(knob, SCHEDULER_DEFAULT, verdict, closed=True)}")
     for served in sides.values():

@@ -351,17 +351,26 @@ def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_i
     def passes(ratio: float) -> list[tuple[float, float]]:
         return [(100 * ratio * (1 + 0.01 * n), 100.0) for n in (-1, 0, 1, 0)]
 
-    verdict = by_load({1: passes(1.3), 2: passes(1.2), 4: passes(0.8), 8: passes(0.7)})
+    def met(*loads: float) -> dict[float, tuple[tuple[float, float], bool]]:
+        return {load: ((100.0, 40.0), True) for load in loads}
+
+    # at 8 users its requests' p90 TPOT is 62 ms, outside a 50 ms budget
+    verdict = by_load({1: passes(1.3), 2: passes(1.2), 4: passes(0.8), 8: passes(0.7)},
+                      {**met(1, 2, 4), 8: ((120.0, 62.0), False)})
     assert [p.load for p in verdict.at] == [1, 2, 4, 8] and verdict.at[0].ratio.value == pytest.approx(1.3, rel=0.01)
     assert verdict.pays_up_to == 2 and verdict.slower_from == 4 and verdict.at_load(4) is verdict.at[2]
     # a load that tells nothing apart ends the run of loads it pays at, though a larger load reads faster again
-    noisy = by_load({1: passes(1.3), 2: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)], 4: passes(1.3), 8: [(1, 1)]})
+    noisy = by_load({1: passes(1.3), 2: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)], 4: passes(1.3), 8: [(1, 1)]},
+                    met(1, 2, 4, 8))
     assert noisy.pays_up_to == 1 and noisy.slower_from is None and [p.load for p in noisy.at] == [1, 2, 4]
     said = by_load_text(lookup, SCHEDULER_DEFAULT, verdict, closed=True)
     assert said.startswith("prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +30.0% (95%: ")
-    assert said.endswith("pays up to 2 users, slower from 4 users")
-    assert by_load({1: passes(0.9)}).pays_up_to is None
-    alike = by_load({1: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)]})
+    assert said.endswith("at 8 users, outside the budget (p90 TTFT 120 ms, TPOT 62.0 ms); pays up to 2 users, slower "
+                         "from 4 users") and said.count("outside the budget") == 1
+    assert by_load({1: passes(0.9)}, met(1)).pays_up_to is None
+    # told faster at 2 users but outside the budget there: it pays up to 1 user only
+    assert by_load({1: passes(1.3), 2: passes(1.3)}, {**met(1), 2: ((90.0, 55.0), False)}).pays_up_to == 1
+    alike = by_load({1: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)]}, met(1))
     assert by_load_text(lookup, SCHEDULER_DEFAULT, alike, closed=True).endswith("no different; told apart at no load "
                                                                                "measured")
 
@@ -374,22 +383,25 @@ def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and
     twin = lookup.without_speculation()
     assert twin == SCHEDULER_DEFAULT and lookup.speculative and not twin.speculative
 
-    def trial(setting: LlmSetting, tokens: int, number: int | None, users: int | None) -> LlmTrial:
-        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=np.array([10.0]), tpot_ms=np.array([5.0]),
+    def trial(setting: LlmSetting, tokens: int, number: int | None, users: int | None, tpot: float = 5.0) -> LlmTrial:
+        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=np.array([10.0]), tpot_ms=np.array([tpot]),
                         window_tokens=tokens, window_s=1.0)
 
     ratios = {1: 1.3, 4: 1.0, 8: 0.7}  # the twin serves 100 tokens/s at every load; the knob these times it
     trials = [trial(SCHEDULER_DEFAULT, 100, 0, None), trial(lookup, 999, None, None),  # a round, the search
               trial(SCHEDULER_DEFAULT, 100, None, 8),  # a walk's window
-              *(trial(side, round((100 * r if side == lookup else 100) * (1 + 0.01 * n)), n, users)
+              *(trial(side, round((100 * r if side == lookup else 100) * (1 + 0.01 * n)), n, users,
+                      60.0 if side == lookup and users == 8 else 5.0)  # its TPOT at 8 users beyond 50 ms
                 for users, r in ratios.items() for n in range(3) for side in (lookup, twin)),
               trial(lookup, 500, 3, 1)]  # a pass whose twin did not run: no pair
-    knob = knob_by_load(trials, lookup)
+    knob = knob_by_load(trials, lookup, LlmBudget(ttft_ms=1000, tpot_ms=50))
     assert knob.twin == SCHEDULER_DEFAULT and [p.load for p in knob.verdict.at] == [1, 4, 8]
     assert all(p.ratio.passes == 3 for p in knob.verdict.at)
     assert knob.verdict.pays_up_to == 1 and knob.verdict.slower_from == 8
     one = knob.verdict.at_load(1)
-    assert one is not None and one.ratio.value == pytest.approx(1.3, rel=0.02)
+    assert one is not None and one.ratio.value == pytest.approx(1.3, rel=0.02) and one.meets
+    eight = knob.verdict.at_load(8)  # its own passes pooled there, against the budget
+    assert eight is not None and not eight.meets and eight.at_budget == (10.0, 60.0)
     # the rounds and the walks read none of them
     assert round_table(trials, [SCHEDULER_DEFAULT]).shape == (1, 1)
     assert walk_windows(trials, SCHEDULER_DEFAULT, LlmLoad(users=4), LlmBudget()) == [(4.0, True), (8.0, True)]

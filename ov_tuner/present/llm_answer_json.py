@@ -46,7 +46,9 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
                      "unit": "users" if job.load.closed else "requests/s",
                      "pays_up_to": k.verdict.pays_up_to, "slower_from": k.verdict.slower_from,
                      "at": [{"load": p.load, "ratio": p.ratio.value, "low": p.ratio.low, "high": p.ratio.high,
-                             "passes": p.ratio.passes, "faster": p.faster, "slower": p.slower}
+                             "passes": p.ratio.passes, "faster": p.faster, "slower": p.slower,
+                             "ttft_ms_at_budget": p.at_budget[0], "tpot_ms_at_budget": p.at_budget[1],
+                             "meets_budget": p.meets}
                             for p in k.verdict.at]}
                     for k in answer.by_load],
         "harness": None if (h := answer.harness) is None else {
@@ -86,4 +88,5 @@ def _figures(f: SettingFigures) -> dict[str, Any]:
 
 def _gain(g: LlmGain) -> dict[str, Any]:
     return {"baseline": _setting(g.baseline), "ratio": g.ratio.value, "low": g.ratio.low, "high": g.ratio.high,
-            "passes": g.ratio.passes, "confidence": g.ratio.confidence}
+            "passes": g.ratio.passes, "confidence": g.ratio.confidence, "differs": g.ratio.clear,
+            "baseline_meets_budget": g.figures.meets}

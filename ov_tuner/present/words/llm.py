@@ -63,8 +63,11 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         lines.append(("prefix hits", _hits(cached)))
     for g in answer.gains:
         told = "" if g.ratio.clear else ", no different"
-        lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}"))
-    lines += [("by load", by_load_text(k.setting, k.twin, k.verdict, job.load.closed)) for k in answer.by_load]
+        missed = ("" if g.figures.meets else
+                  f"; it missed the budget in the rounds {_at_budget(g.figures.at_budget, job.budget.percentile)}")
+        lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}{missed}"))
+    lines += [("by load", by_load_text(k.setting, k.twin, k.verdict, job.load.closed, job.budget.percentile))
+              for k in answer.by_load]
     lines.append(("why", _why(answer)))
     lines.append(("outputs", outputs_text(answer, found.setting)))
     reply = reply_text(answer, found.setting)
@@ -153,19 +156,27 @@ def hardware_text(b: DecodeBound) -> str:
             "tokens/s")
 
 
-def by_load_text(setting: LlmSetting, twin: LlmSetting, verdict: ByLoad, closed: bool) -> str:
+def by_load_text(setting: LlmSetting, twin: LlmSetting, verdict: ByLoad, closed: bool, percentile: float = 90.0) -> str:
     """'prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +24.1% (95%: +9.8..+40.3%) output
-    tokens/s at 1 users, ...; pays up to 2 users, slower from 4 users'."""
+    tokens/s at 1 users, ...; +21.7% (...) at 8 users, outside the budget (p90 TTFT 144 ms, TPOT 55.2 ms); pays up
+    to 2 users, slower from 4 users'."""
     if not verdict.at:
         return f"{setting_text(setting)} over {setting_text(twin)}: not measured (no load ran two passes of both)"
     each = "; ".join(f"{gain(p.ratio)} output tokens/s at {load_amount(p.load, closed)}"
-                     f"{'' if p.ratio.clear else ', no different'}" for p in verdict.at)
+                     f"{'' if p.ratio.clear else ', no different'}"
+                     f"{'' if p.meets else ', outside the budget ' + _at_budget(p.at_budget, percentile)}"
+                     for p in verdict.at)
     if not any(p.ratio.clear for p in verdict.at):
         return f"{setting_text(setting)} over {setting_text(twin)}: {each}; told apart at no load measured"
     ends = [f"pays up to {load_amount(verdict.pays_up_to, closed)}" if verdict.pays_up_to is not None else
             "not told faster at the least load", *([f"slower from {load_amount(verdict.slower_from, closed)}"]
                                                     if verdict.slower_from is not None else [])]
     return f"{setting_text(setting)} over {setting_text(twin)}: {each}; {', '.join(ends)}"
+
+
+def _at_budget(at: tuple[float, float], percentile: float) -> str:
+    """'(p90 TTFT 144 ms, TPOT 55.2 ms)'."""
+    return f"(p{percentile:g} TTFT {at[0]:.0f} ms, TPOT {at[1]:.1f} ms)"
 
 
 def load_amount(load: float, closed: bool) -> str:

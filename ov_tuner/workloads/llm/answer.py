@@ -43,7 +43,7 @@ from ov_tuner.workloads.llm.answer_record import (
 )
 from ov_tuner.workloads.llm.by_load import knob_by_load
 from ov_tuner.workloads.llm.instances import core_shares
-from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm
+from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm, at_budget
 from ov_tuner.workloads.llm.roofline import decode_bound
 from ov_tuner.workloads.llm.schema import (
     LlmBudget,
@@ -58,15 +58,13 @@ def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudge
     request of every trial."""
     ttft = np.concatenate([t.ttft_ms for t in trials])
     tpot = np.concatenate([t.tpot_ms for t in trials])
-    at = (float(np.percentile(ttft, budget.percentile)), float(np.percentile(tpot, budget.percentile)) if tpot.size
-          else 0.0)
-    meets = (budget.ttft_ms is None or at[0] <= budget.ttft_ms) and (budget.tpot_ms is None or at[1] <= budget.tpot_ms)
+    at = at_budget(trials, budget)
     return SettingFigures(
         setting=setting, trials=len(trials), tokens_per_s=float(np.mean([t.tokens_per_s for t in trials])),
         requests_per_s=float(np.mean([t.requests_per_s for t in trials])),
         latencies=Latencies(tuple(float(np.percentile(ttft, p)) for p in PERCENTILES),
                             tuple(float(np.percentile(tpot, p)) if tpot.size else math.nan for p in PERCENTILES)),
-        at_budget=at, meets=meets, kv_cache_bytes=max(t.kv_cache_bytes for t in trials),
+        at_budget=at, meets=budget.holds(at), kv_cache_bytes=max(t.kv_cache_bytes for t in trials),
         max_cache_usage=max(t.max_cache_usage for t in trials),
         peak_rss_bytes=max(t.peak_rss_bytes for t in trials),
         first_request_ms=float(np.median([t.first_request_ms for t in trials])),
@@ -168,7 +166,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      bound=None if answer is None else decode_bound(
                          job.model, answer.setting, pooled.get(answer.setting) or _searched(trials, answer.setting),
                          stored.roofline),
-                     by_load=tuple(knob_by_load(trials, s) for s in dict.fromkeys(
+                     by_load=tuple(knob_by_load(trials, s, job.budget) for s in dict.fromkeys(
                          t.setting for t in trials if t.by_load and t.setting.speculative)))
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
-from ov_tuner.workloads.llm.measured import LlmTrial
-from ov_tuner.workloads.llm.schema import LlmSetting
+from ov_tuner.workloads.llm.measured import LlmTrial, at_budget
+from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 
 CONFIDENCE = 0.95
 # The passes of a speculative setting and its twin at each load that decides it, at most (the job's passes, if fewer).
@@ -35,6 +35,8 @@ class AtLoad:
 
     load: float
     ratio: Ratio
+    at_budget: tuple[float, float]  # the setting's TTFT and TPOT at the budget's percentile there, its passes pooled
+    meets: bool  # whether those are within the budget: a setting faster outside it is not one to serve with
 
     @property
     def faster(self) -> bool:
@@ -53,10 +55,11 @@ class ByLoad:
 
     @property
     def pays_up_to(self) -> float | None:
-        """The highest load of the run of loads, from the least, where it is told faster (None: not at the least)."""
+        """The highest load of the run of loads, from the least, where it is told faster within the budget (None: not
+        at the least): faster but outside the budget is no load to serve at."""
         found = None
         for point in self.at:
-            if not point.faster:
+            if not (point.faster and point.meets):
                 break
             found = point.load
         return found
@@ -80,14 +83,16 @@ class KnobByLoad:
     verdict: ByLoad
 
 
-def by_load(passes: Mapping[float, Sequence[tuple[float, float]]]) -> ByLoad:
-    """Each load's passes, (the setting's output tokens a second, its twin's) side by side, as ratios; a load with
-    fewer than two passes has no interval and is left out."""
+def by_load(passes: Mapping[float, Sequence[tuple[float, float]]],
+            latencies: Mapping[float, tuple[tuple[float, float], bool]]) -> ByLoad:
+    """Each load's passes, (the setting's output tokens a second, its twin's) side by side, as ratios, with the
+    setting's latencies at the budget's percentile there and whether they meet it; a load with fewer than two passes
+    has no interval and is left out."""
     found = []
     for load in sorted(passes):
         pairs = np.asarray(passes[load], dtype=float).reshape(-1, 2)
         if pairs.shape[0] >= 2:
-            found.append(AtLoad(load, paired_ratio(pairs[:, 0], pairs[:, 1], CONFIDENCE)))
+            found.append(AtLoad(load, paired_ratio(pairs[:, 0], pairs[:, 1], CONFIDENCE), *latencies[load]))
     return ByLoad(tuple(found))
 
 
@@ -99,12 +104,16 @@ def deciding_loads(given: float, closed: bool, edge: float | None) -> list[float
     return sorted({*([1.0] if closed else []), given, *([edge] if apart and edge is not None else [])})
 
 
-def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting) -> KnobByLoad:
-    """`setting` against its twin from their by-load passes: each load's passes where both ran."""
+def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> KnobByLoad:
+    """`setting` against its twin from their by-load passes: each load's passes where both ran, and the setting's
+    latencies there against `budget`."""
     twin = setting.without_speculation()
-    figures = {(t.setting, t.walked_at, t.pass_number): t.tokens_per_s for t in trials if t.by_load and t.ok}
+    figures = {(t.setting, t.walked_at, t.pass_number): t for t in trials if t.by_load and t.ok}
     passes: dict[float, list[tuple[float, float]]] = {}
-    for (found, load, number), tokens_per_s in figures.items():
+    mine: dict[float, list[LlmTrial]] = {}
+    for (found, load, number), trial in figures.items():
         if found == setting and load is not None and (theirs := figures.get((twin, load, number))) is not None:
-            passes.setdefault(load, []).append((tokens_per_s, theirs))
-    return KnobByLoad(setting, twin, by_load(passes))
+            passes.setdefault(load, []).append((trial.tokens_per_s, theirs.tokens_per_s))
+            mine.setdefault(load, []).append(trial)
+    latencies = {load: (at, budget.holds(at)) for load, ran in mine.items() for at in [at_budget(ran, budget)]}
+    return KnobByLoad(setting, twin, by_load(passes, latencies))

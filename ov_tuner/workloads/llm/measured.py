@@ -3,6 +3,7 @@ roofline, the load harness's own trial, and all of a results file's together (St
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,3 +186,10 @@ class LlmHarness:
         shares = [s for s in (self.ttft_share, self.tpot_share) if s is not None]
         return not self.trial.ok or any(s >= HARNESS_LIMIT for s in shares)
 
+
+def at_budget(trials: Sequence[LlmTrial], budget: LlmBudget) -> tuple[float, float]:
+    """TTFT and TPOT at the budget's percentile over every request of `trials` (ok ones), pooled (ms)."""
+    ttft = np.concatenate([t.ttft_ms for t in trials])
+    tpot = np.concatenate([t.tpot_ms for t in trials])
+    return (float(np.percentile(ttft, budget.percentile)),
+            float(np.percentile(tpot, budget.percentile)) if tpot.size else 0.0)

@@ -183,6 +183,10 @@ class LlmBudget:
     def bounded(self) -> bool:
         return self.ttft_ms is not None or self.tpot_ms is not None
 
+    def holds(self, at: tuple[float, float]) -> bool:
+        """Whether TTFT and TPOT at the budget's percentile (ms) are within its limits."""
+        return (self.ttft_ms is None or at[0] <= self.ttft_ms) and (self.tpot_ms is None or at[1] <= self.tpot_ms)
+
 
 @dataclass(frozen=True)
 class LlmJob:
