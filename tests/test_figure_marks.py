@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from factories import baseline, make_point, round_of
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import imread
 from matplotlib.lines import Line2D
@@ -18,7 +19,7 @@ from ov_tuner.analyse.answer import answer_of
 from ov_tuner.analyse.figures import heatmap_data, pareto_data, plot_data, precision_data
 from ov_tuner.analyse.heatmaps import figure_marks, heatmap_marks
 from ov_tuner.analyse.precisions import compare_precisions
-from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, heatmap_figure, precision_figure
+from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, HEATMAP_METRICS, heatmap_figure, precision_figure
 from ov_tuner.present.pipeline_figures import cameras_figure
 from ov_tuner.present.plots import pareto_figure, write_figures
 from ov_tuner.present.words.marks import NO_ANSWER, default_point_text, deployed_point_text
@@ -183,3 +184,49 @@ def test_the_pipeline_figure_marks_the_answers_split_and_the_defaults() -> None:
     assert f"4 (95%: {found.low:g}..{found.high:g})\nthe answer" in [t.get_text() for t in
                                                                     cameras_figure(lower).axes[0].texts]
 
+
+
+def _cell_texts(ax: Axes) -> dict[tuple[int, int], str]:
+    """Each cell's annotation, by (row, column)."""
+    return {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts}
+
+
+def test_each_heatmap_draws_and_labels_every_cell_with_the_points_own_figure() -> None:
+    stored = results()
+    data = heatmap_data(stored.points, "CPU", Precision.FP32, 1, deployed_of(stored))
+    fig = heatmap_figure(data, ENV, {"CPU": CPU})
+    measured = [p for p in stored.points if p.config.mode is Mode.EXPLICIT]
+    for metric in HEATMAP_METRICS:
+        ax = next(a for a in fig.axes if a.get_title() == metric.heading)
+        grid = data.grids[metric]
+        shown = ax.images[0].get_array()
+        assert shown is not None
+        drawn = np.ma.filled(shown, np.nan)
+        texts = _cell_texts(ax)
+        for p in measured:
+            cell = (grid.streams.index(p.config.streams), grid.nireqs.index(p.config.nireq))
+            assert drawn[cell] == metric.of(p)  # the colour is the point's figure, as stored
+            assert texts[cell] == (f"{metric.of(p):.0f}" if metric.of(p) >= 100 else f"{metric.of(p):.3g}")
+        # the one cell no point measured (2 streams x 1 request) is said so, not drawn as a value
+        assert texts[(1, 0)] == "not measured" and np.isnan(drawn[1, 0])
+
+
+def test_the_precision_figure_draws_each_cells_ratio_of_the_two_points_and_states_the_best_to_best() -> None:
+    fp16 = tuple(make_point(s, n, fps * 1.1, precision=Precision.FP16, latency_ms=2.0 * n)
+                 for (s, n), fps in GRID.items())
+    stored = results(extra=fp16)
+    (comparison,) = compare_precisions(stored.points)
+    data = precision_data(stored.points, comparison, stored.accuracies, deployed_of(stored))
+    fig = precision_figure(data, ENV, {})
+    fps_ax = next(a for a in fig.axes if a.get_title().endswith("FPS ratio (higher: faster)"))
+    latency_ax = next(a for a in fig.axes if a.get_title().endswith("p90 latency ratio"))
+    fp32 = {(p.config.streams, p.config.nireq): p for p in stored.points
+            if p.config.mode is Mode.EXPLICIT and p.config.precision is Precision.FP32 and p.config.batch == 1}
+    grid = comparison.fps_ratio
+    for p in fp16:
+        cell = (grid.streams.index(p.config.streams), grid.nireqs.index(p.config.nireq))
+        base = fp32[(p.config.streams, p.config.nireq)]
+        assert _cell_texts(fps_ax)[cell] == f"{p.fps / base.fps:.2f}"
+        assert _cell_texts(latency_ax)[cell] == f"{p.latency_ms(90) / base.latency_ms(90):.2f}"
+    assert f"best-to-best {comparison.best_fps_ratio:.2f}x, measured apart" in fig.get_suptitle()
+    assert f"{comparison.best_fps_ratio:.2f}" == "1.10"

@@ -140,12 +140,21 @@ DRAWING = {
     "words/edge.py: a < b",  # a clock's span
     "words/numbers.py: load > found.served",  # the loads at a walk's edge, as the walk stored them
     "words/pipeline.py: gain.high > gain.low",  # an interval, or one value in every pass
+    # counts and digits: a plural, a list cut short, how many digits a figure takes
+    "heatmaps.py: value >= 100", "words/numbers.py: cosine > 0.99999", "words/numbers.py: n > 1",
+    "words/llm.py: answer.passes > 1", "words/llm_report.py: answer.passes > 1", "words/box.py: len(r) > 1",
+    "llm_servers.py: setting.instances > 1", "words/llm_setting.py: setting.instances > 1",
+    "words/llm.py: len(reasons) > 2", "words/pipeline.py: len(failed) > 2",
+    # whether there is something to draw: two windows make a line, two boxes a column
+    "documents.py: len(s.soak.windows) >= 2", "plots.py: len(soak.soak.windows) >= 2",
+    "documents.py: len({f.environment.box.bounds if f.environment.box else None for f in comparison.files}) > 1",
 }
 
 
 def decisions_made(path: Path, root: Path = PRESENT) -> list[str]:
     """`file: code` for each leader a file picks (max or min by a key) and each threshold it compares a figure
-    with (an ordering between two figures, or a figure computed then compared), outside DRAWING."""
+    with (an ordering between two figures, a figure computed then compared, or a figure against a number written in
+    the code), outside DRAWING."""
     tree = ast.parse(path.read_text())
     found = []
     for node in ast.walk(tree):
@@ -153,10 +162,14 @@ def decisions_made(path: Path, root: Path = PRESENT) -> list[str]:
                  and any(k.arg == "key" for k in node.keywords))
         operands = [node.left, *node.comparators] if isinstance(node, ast.Compare) else []
         computed = any(isinstance(x, ast.BinOp) for x in operands)
-        ordered = (isinstance(node, ast.Compare) and any(isinstance(op, ast.Lt | ast.Gt | ast.LtE | ast.GtE)
-                                                         for op in node.ops)
-                   and sum(not isinstance(x, ast.Constant | ast.UnaryOp) for x in operands) >= 2)
-        if picks or computed or ordered:
+        ordering = isinstance(node, ast.Compare) and any(isinstance(op, ast.Lt | ast.Gt | ast.LtE | ast.GtE)
+                                                          for op in node.ops)
+        literal = [x for x in operands if isinstance(x, ast.Constant)
+                   or (isinstance(x, ast.UnaryOp) and isinstance(x.operand, ast.Constant))]
+        ordered = ordering and len(operands) - len(literal) >= 2
+        # a figure against a number written in the code (a sign, against 0, decides nothing)
+        threshold = ordering and 0 < len(literal) < len(operands) and any(ast.literal_eval(x) != 0 for x in literal)
+        if picks or computed or ordered or threshold:
             found.append(f"{path.relative_to(root)}: {ast.unparse(node)}")
     return [hit for hit in found if hit not in DRAWING]
 
@@ -174,10 +187,11 @@ def test_the_decision_check_sees_the_cases_present_once_decided(tmp_path: Path) 
     module.write_text("leader = max(head.figures, key=lambda f: f.fps)\n"
                       "hits = [load for load, n, met in loads if 2 * met > n]\n"
                       "if s.top_streams is not None and point.streams >= s.top_streams:\n    pass\n"
-                      "shown = f'{ratio.value:.2f}' if ratio.value > 0 else ''\n")
+                      "shown = f'{ratio.value:.2f}' if ratio.value > 0 else ''\n"
+                      "said = 'limited by the harness' if share >= 0.8 else ''\n")
     assert sorted(decisions_made(module, tmp_path)) == [
         "decides.py: 2 * met > n", "decides.py: max(head.figures, key=lambda f: f.fps)",
-        "decides.py: point.streams >= s.top_streams"]
+        "decides.py: point.streams >= s.top_streams", "decides.py: share >= 0.8"]
 
 
 def test_nothing_in_present_opens_a_model() -> None:
