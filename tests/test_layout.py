@@ -318,3 +318,23 @@ def test_the_command_check_counts_the_body_without_its_docstring(tmp_path: Path)
                       f'@app.command()\ndef short() -> None:\n    """Doc\n    on two lines."""\n{body[:-10]}\n\n\n'
                       f'def helper() -> None:\n{body}\n')
     assert long_commands(module) == [f"long: {MOST_COMMAND_LINES}"]
+
+
+def test_every_module_of_a_layered_folder_is_named_in_its_contract() -> None:
+    """import-linter checks only the modules a layers contract names: a module left out of it may import anything."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10 has no TOML reader of its own
+        import tomli as tomllib
+
+    contracts = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    checked = 0
+    for contract in contracts:
+        for container in contract.get("containers", []):
+            folder = PACKAGE.parent / container.replace(".", "/")
+            named = {name.strip() for layer in contract["layers"] for name in layer.split("|")}
+            modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+            modules |= {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
+            assert modules <= named, f"{container}: {sorted(modules - named)} in no layer"
+            checked += 1
+    assert checked >= 3  # the workloads, the LLM's folder and the pipeline's
