@@ -372,6 +372,6 @@ def test_a_ratio_the_answer_states_with_a_wide_interval_is_its_caveat_not_none()
         assert figures_missing([("caveat", said)], {"caveat": caveat_json(found)}) == []
         return said
 
-    assert caveat_of(steady).startswith("none: the round told the answer apart, no interval it states is wide")
+    assert caveat_of(steady).startswith("none: the round left no contender in doubt, no interval it states is wide")
     said = caveat_of(shaky)
     assert said.startswith("a wide interval: ") and "bf16" in said and "fp32" in said

@@ -157,7 +157,7 @@ def held_back_text(held: HeldBack, quantization: Quantization | None, path: Path
 def caveat_text(c: Caveat | None) -> str:
     """The one caveat that matters most, or none."""
     if c is None:
-        return ("none: the round told the answer apart, no interval it states is wide, and the host was quiet "
+        return ("none: the round left no contender in doubt, no interval it states is wide, and the host was quiet "
                 "enough")
     if c.kind is CaveatKind.NOT_CONFIRMED:
         return "not confirmed head to head: sweep with --confirm to measure the contenders interleaved"
