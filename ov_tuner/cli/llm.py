@@ -101,10 +101,10 @@ def llm(
                                                     "second the walk tries. \\[default: 64 times --rate]")] = None,
     walk: Annotated[bool, typer.Option(help="With a budget: walk to the most users (or requests a second) the answer "
                                        "and the baselines serve within it.")] = True,
-    min_agreement: Annotated[float, typer.Option(min=0.0, max=1.0, help="Hold back a setting whose greedy tokens on "
-                                                 "16 prompts agree with GenAI's scheduler default's less than this "
-                                                 "(the mean share said alike up to the first difference; 0 keeps "
-                                                 "all).")] = 0.9,
+    min_agreement: Annotated[float, typer.Option(min=0.0, max=1.0, help="Hold back a setting that computes in "
+                                                 "another precision (KV cache, weights) where its next tokens along "
+                                                 "f32 inference's own continuation of 16 prompts agree with f32's "
+                                                 "less than this (0 keeps all).")] = 0.9,
 ) -> None:
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
     the TTFT and TPOT budget, against GenAI left alone (its scheduler default, LLMPipeline's and OVMS's), side by

@@ -96,9 +96,9 @@ def recommend(
     max_accuracy_loss: Annotated[str | None, typer.Option(help="Leave out precisions whose outputs lose more than "
                                                           "this against FP32: cosine=0.01 (1 - cosine similarity), "
                                                           "top1=1% (top-1 disagreement), boxes=10% (top boxes "
-                                                          "lost), or none. [default: cosine=0.01,top1=1%,boxes=10%; "
-                                                          "an INT8 IR calibrated on generated inputs only with "
-                                                          "none]")] = None,
+                                                          "lost), mask=10% (mask IoU lost), or none. \\[default: "
+                                                          "cosine=0.01,top1=1%,boxes=10%,mask=10%; an INT8 IR "
+                                                          "calibrated on generated inputs only with none]")] = None,
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     from ov_tuner.analyse.accuracy import AccuracyLimit

@@ -114,8 +114,8 @@ def sweep_spec(
     shape: ShapeOption = None,
     out_path: Annotated[Path, typer.Option("--out", help="SQLite results file; rerunning resumes it.")]
     = Path("results.db"),
-    baselines: Annotated[bool, typer.Option(help="Also measure OpenVINO's own LATENCY and THROUGHPUT hint choices.")]
-    = True,
+    baselines: Annotated[bool, typer.Option(help="Also measure OpenVINO default and its own LATENCY and THROUGHPUT "
+                                            "hint choices.")] = True,
     confirm: Annotated[bool, typer.Option(help="After the search, measure the contenders again head to head, "
                                           "interleaved, and state gains and ties with 95% intervals.")] = True,
     passes: Annotated[int, typer.Option(min=2, help="Interleaved passes of the confirmation round over every "

@@ -197,7 +197,7 @@ class LlmJob:
     load: LlmLoad
     budget: LlmBudget
     genai_version: str
-    min_agreement: float = 0.9  # the share of greedy tokens a setting must say as GenAI's scheduler default does
+    min_agreement: float = 0.9  # the share of next tokens a setting of another precision must choose as f32 does
 
 
 @dataclass(frozen=True)
