@@ -24,7 +24,7 @@ from ov_tuner.present.words.llm import by_load_text
 from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.by_load import by_load
 from ov_tuner.workloads.llm.ir import served_model
-from ov_tuner.workloads.llm.measured import LlmTrial, at_budget
+from ov_tuner.workloads.llm.measured import LlmTrial, at_budget, pooled
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.schema import LOOKUP, OVMS_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmLoad
 from ov_tuner.workloads.llm.trial import serve, trial_on
@@ -71,7 +71,7 @@ def main() -> None:
     unbounded = LlmBudget()  # no budget here: every load is within it, its p90s said beside
     verdict = by_load({float(users): [(a.tokens_per_s, b.tokens_per_s) for a, b in pairs]
                        for users, pairs in seen.items()},
-                      {float(users): (at_budget([a for a, _ in pairs], unbounded), True)
+                      {float(users): (at_budget(*pooled([a for a, _ in pairs]), unbounded), True)
                        for users, pairs in seen.items()})
     print(f"\nov-tuner's verdict: {by_load_text(knob, SCHEDULER_DEFAULT, verdict, closed=True)}")
     for served in sides.values():

@@ -43,7 +43,7 @@ from ov_tuner.workloads.llm.answer_record import (
 )
 from ov_tuner.workloads.llm.by_load import knob_by_load
 from ov_tuner.workloads.llm.instances import core_shares
-from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm, at_budget
+from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm, at_budget, pooled
 from ov_tuner.workloads.llm.roofline import decode_bound
 from ov_tuner.workloads.llm.schema import (
     LlmBudget,
@@ -56,9 +56,8 @@ from ov_tuner.workloads.llm.schema import (
 def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudget) -> SettingFigures:
     """A setting's figures over `trials` (all ok): throughput as the mean of the trials', latencies over every
     request of every trial."""
-    ttft = np.concatenate([t.ttft_ms for t in trials])
-    tpot = np.concatenate([t.tpot_ms for t in trials])
-    at = at_budget(trials, budget)
+    ttft, tpot = pooled(trials)
+    at = at_budget(ttft, tpot, budget)
     return SettingFigures(
         setting=setting, trials=len(trials), tokens_per_s=float(np.mean([t.tokens_per_s for t in trials])),
         requests_per_s=float(np.mean([t.requests_per_s for t in trials])),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ov_tuner.stats.headtohead import Ratio, paired_ratio
-from ov_tuner.workloads.llm.measured import LlmTrial, at_budget
+from ov_tuner.workloads.llm.measured import LlmTrial, at_budget, pooled
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 
 CONFIDENCE = 0.95
@@ -115,5 +115,8 @@ def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBud
         if found == setting and load is not None and (theirs := figures.get((twin, load, number))) is not None:
             passes.setdefault(load, []).append((trial.tokens_per_s, theirs.tokens_per_s))
             mine.setdefault(load, []).append(trial)
-    latencies = {load: (at, budget.holds(at)) for load, ran in mine.items() for at in [at_budget(ran, budget)]}
+    latencies: dict[float, tuple[tuple[float, float], bool]] = {}
+    for load, ran in mine.items():
+        at = at_budget(*pooled(ran), budget)
+        latencies[load] = (at, budget.holds(at))
     return KnobByLoad(setting, twin, by_load(passes, latencies))

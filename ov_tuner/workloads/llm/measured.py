@@ -187,9 +187,12 @@ class LlmHarness:
         return not self.trial.ok or any(s >= HARNESS_LIMIT for s in shares)
 
 
-def at_budget(trials: Sequence[LlmTrial], budget: LlmBudget) -> tuple[float, float]:
-    """TTFT and TPOT at the budget's percentile over every request of `trials` (ok ones), pooled (ms)."""
-    ttft = np.concatenate([t.ttft_ms for t in trials])
-    tpot = np.concatenate([t.tpot_ms for t in trials])
+def pooled(trials: Sequence[LlmTrial]) -> tuple[np.ndarray, np.ndarray]:
+    """Every request's TTFT and TPOT over `trials` (ok ones), pooled (ms)."""
+    return np.concatenate([t.ttft_ms for t in trials]), np.concatenate([t.tpot_ms for t in trials])
+
+
+def at_budget(ttft: np.ndarray, tpot: np.ndarray, budget: LlmBudget) -> tuple[float, float]:
+    """TTFT and TPOT at the budget's percentile (ms; TPOT 0 where no request had a second token)."""
     return (float(np.percentile(ttft, budget.percentile)),
             float(np.percentile(tpot, budget.percentile)) if tpot.size else 0.0)
