@@ -50,8 +50,10 @@ from ov_tuner.store.results import load_results
 from ov_tuner.workloads.capacity.job import run_capacity
 from ov_tuner.workloads.capacity.workload import CapacitySpec
 from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.llm.schema import WRITER as LLM_WRITER
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad, LlmModel
 from ov_tuner.workloads.pipeline.results_file import PipelineStore
+from ov_tuner.workloads.pipeline.schema import WRITER as PIPELINE_WRITER
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, VideoSource
 from ov_tuner.workloads.sweep import run_sweep
 
@@ -348,7 +350,7 @@ def test_from_a_pipelines_results_file_is_one_line_and_writes_nothing(command: s
     db = tmp_path / "pipeline.db"
     source = open_model_source(tiny_model)
     with PipelineStore(db) as store:
-        store.claim(environment(source))
+        store.claim(environment(source), PIPELINE_WRITER)
         store.claim_pipeline(Pipeline((PipelineStage("detect", str(tiny_model), model_sha256=source.sha256),),
                                       VideoSource(None, 64, 64), TARGET))
     before = db.read_bytes()
@@ -362,7 +364,7 @@ def test_from_an_llms_results_file_is_one_line_and_writes_nothing(tiny_model: Pa
     """An LLM's file holds an environment but no sweep point: it is named as the LLM's, as a pipeline's is."""
     db = tmp_path / "llm.db"
     with LlmStore(db) as store:
-        store.claim(environment(open_model_source(tiny_model)))
+        store.claim(environment(open_model_source(tiny_model)), LLM_WRITER)
         store.claim_llm(LlmJob(LlmModel("m.gguf", LlmFormat.GGUF, "0" * 64, "llama", 2, 8, 10), "CPU", LlmLoad(),
                                LlmBudget(), "x"))
     before = db.read_bytes()

@@ -19,9 +19,8 @@ from test_deploy_formats import BIN
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.cameras import judged
-from ov_tuner.present.deploy import deploy_form
+from ov_tuner.present.deploy import PIPELINE_FORMS, deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
-from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.schema import Precision
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import Verdict
@@ -163,7 +162,7 @@ def test_the_python_form_compiles_what_the_search_read_back(folder: Path,
     assert stored is not None
     answer = pipeline_answer(stored)
     assert answer is not None
-    form = deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE, answer)
+    form = deploy_form(DeployFormat.PYTHON, PIPELINE_FORMS, answer)
     assert ".cache" not in form.text
     for stage, ran_stage in zip(answer.pipeline.stages, answer.ran, strict=True):
         assert stage.precision is not None
@@ -276,8 +275,8 @@ def test_a_pipelines_file_is_not_compared_and_reported_alone(tuned: tuple[Path, 
     points); report takes one pipeline's file at a time; either is one line."""
     db, _ = tuned
     assert_one_line(ov_tuner("compare", str(db), str(db)),
-                    f"{db} is a pipeline's results file, which compare does not set side by side (it compares a "
-                    f"sweep's or an LLM's files): `ov-tuner show {db}` gives every trial")
+                    f"{db} is a pipeline's results file, which compare does not set side by side (it compares an "
+                    f"LLM's or a sweep's files): `ov-tuner show {db}` gives every trial")
     assert_one_line(ov_tuner("report", str(db), str(db)), f"{db} is a pipeline's results file, reported one at a time")
     assert_one_line(ov_tuner("report", str(db), str(swept_db)), f"report reads files of one kind: {db} is a "
                     f"pipeline's, {swept_db} (a sweep's) not")

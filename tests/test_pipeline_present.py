@@ -24,10 +24,10 @@ from test_renderers import constructed_results
 
 from ov_tuner.analyse.answer import answer_of
 from ov_tuner.present.answer_json import answer_json
-from ov_tuner.present.deploy import deploy_form
+from ov_tuner.present.deploy import PIPELINE_FORMS, deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.documents import print_pipeline
-from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION, AnswerKind
+from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION
 from ov_tuner.present.pipeline_answer_json import pipeline_answer_json
 from ov_tuner.present.pipeline_figures import cameras_figure, stages_figure
 from ov_tuner.present.pipeline_forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
@@ -423,10 +423,10 @@ def test_the_forms_load_the_files_a_deployment_makes_beside_the_users_never_the_
                                                   ir_precision="fp16"),
                               dataclasses.replace(ran(3, precision="f32"), ir=str(classifier), ir_precision="fp32")))
     for fmt in (DeployFormat.PYTHON, DeployFormat.DLSTREAMER):
-        form = deploy_form(fmt, AnswerKind.PIPELINE, answer)
+        form = deploy_form(fmt, PIPELINE_FORMS, answer)
         assert cache not in form.text and str(tmp_path / "detect_fp16.xml") in form.text, fmt
         assert str(classifier) in form.text and len(form.first) == 1 and "compress_to_fp16=True" in form.first[0]
-    form = deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE, answer)
+    form = deploy_form(DeployFormat.PYTHON, PIPELINE_FORMS, answer)
     on_path = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}  # python3: the one with OpenVINO
     assert subprocess.run(form.first[0], shell=True, env=on_path, timeout=120).returncode == 0
     script = tmp_path / "pipeline.py"
@@ -438,11 +438,11 @@ def test_the_forms_load_the_files_a_deployment_makes_beside_the_users_never_the_
     line = "ov-tuner quantize /models/detect.xml -o /models/detect_int8.xml --images photos"
     int8 = dataclasses.replace(ran(2), ir=f"{cache}/detect_int8.xml", ir_precision="int8", quantize=line)
     given = dataclasses.replace(ran(2), ir="/models/classify.xml", ir_precision="int8")
-    form = deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE, make_answer(ran=(int8, given)))
+    form = deploy_form(DeployFormat.PYTHON, PIPELINE_FORMS, make_answer(ran=(int8, given)))
     assert "/models/detect_int8.xml" in form.text and "'/models/classify.xml'" in form.text and cache not in form.text
     assert form.first == (line,)
     stored_before = dataclasses.replace(ran(2), ir=f"{cache}/detect_int8.xml")
-    assert f"{cache}/detect_int8.xml" in deploy_form(DeployFormat.PYTHON, AnswerKind.PIPELINE,
+    assert f"{cache}/detect_int8.xml" in deploy_form(DeployFormat.PYTHON, PIPELINE_FORMS,
                                                       make_answer(ran=(stored_before, ran(2)))).text
 
 

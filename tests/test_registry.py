@@ -1,65 +1,105 @@
-"""The one registry of results files (ov_tuner.registry): every workload's file kind registered once with every part
-the commands ask of it, each file read as the kind it is, and files of two kinds given together refused in one line
-naming the odd ones. (A pipeline's file: tests/test_pipeline_job.py, which has one.)"""
+"""The registry of workloads (ov_tuner.registry): every workload installed through the `ov_tuner.workloads` entry
+points, each with every part the commands ask of it; each results file read as the workload that wrote it says,
+files written before it said read by the job they hold; files of two workloads given together refused in one line
+naming the odd ones. (A pipeline's file: tests/test_pipeline_job.py, which has one; a workload from outside the
+package: tests/test_plugin.py.)"""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import sqlite3
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.present.deploy import FORMS, Builder
 from ov_tuner.present.deploy_format import DeployFormat
-from ov_tuner.present.envelope import AnswerKind
-from ov_tuner.registry import REGISTRY, Registration, registered
+from ov_tuner.registry import GROUP, Registration, registered, registry
 from ov_tuner.store.results import ResultStore
-from ov_tuner.store.tables import FileKind
+from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, Writer
 
-# The parts a kind may go without: each has a one-line refusal in the command that asks for it.
-OPTIONAL = ("compare", "export")
+# The parts a workload may go without: each has a one-line refusal in the command that asks for it, or a default.
+OPTIONAL = ("compare", "export", "commands")
 
 
-def missing_parts(registry: dict[FileKind, Registration]) -> list[str]:
-    """`kind: part` for each file kind with no registration, registered under another kind's key, or without a part
-    every command needs; and each answer kind with no deploy-form field or no JSON form."""
-    found = [f"{kind.value}: unregistered" for kind in FileKind if kind not in registry]
-    for kind, registration in registry.items():
-        found += [f"{kind.value}: registered as {registration.kind.value}"] if registration.kind is not kind else []
-        found += [f"{kind.value}: {part.name}" for part in dataclasses.fields(registration)
+def missing_parts(workloads: dict[str, Registration]) -> list[str]:
+    """`name: part` for each workload registered under another name than its own, or without a part every command
+    needs, or without a JSON form."""
+    found = []
+    for name, registration in workloads.items():
+        found += [f"{name}: registered as {registration.name}"] if registration.name != name else []
+        found += [f"{name}: {part.name}" for part in dataclasses.fields(registration)
                   if part.name not in OPTIONAL and getattr(registration, part.name) is None]
-        answer_kind = registration.answer_kind
-        if answer_kind.value not in {f.name for f in dataclasses.fields(Builder)}:
-            found.append(f"{kind.value}: no Builder field {answer_kind.value}")
-        elif not FORMS[DeployFormat.JSON].serves(answer_kind):
-            found.append(f"{kind.value}: no json form")
+        found += [] if DeployFormat.JSON in registration.forms() else [f"{name}: no json form"]
     return found
 
 
-def test_every_file_kind_is_registered_with_every_part() -> None:
-    assert missing_parts(REGISTRY) == []
-    assert {r.answer_kind for r in REGISTRY.values()} == set(AnswerKind)
+def test_every_workload_is_installed_through_its_entry_point_with_every_part() -> None:
+    declared = {p.name for p in entry_points(group=GROUP) if p.dist is not None and p.dist.name == "ov-tuner"}
+    assert declared == {"sweep", "pipeline", "llm"} <= set(registry())
+    assert missing_parts(registry()) == []
+    assert [r.name for r in registry().values() if r.reads_unclaimed] == ["sweep"]
 
 
-def test_the_completeness_check_sees_a_missing_kind_and_a_missing_part() -> None:
-    llm = REGISTRY[FileKind.LLM]
-    shown = dataclasses.replace(llm, show=None)  # type: ignore[arg-type]
-    assert missing_parts({k: r for k, r in REGISTRY.items() if k is not FileKind.LLM}) == ["llm: unregistered"]
-    assert missing_parts({**REGISTRY, FileKind.LLM: shown}) == ["llm: show"]
-    assert missing_parts({**REGISTRY, FileKind.LLM: REGISTRY[FileKind.SWEEP]}) == ["llm: registered as points"]
+def test_the_completeness_check_sees_a_misnamed_workload_and_a_missing_part() -> None:
+    llm = registry()["llm"]
+    assert missing_parts({**registry(), "llm": dataclasses.replace(llm, show=None)}) == [  # type: ignore[arg-type]
+        "llm: show"]
+    assert missing_parts({**registry(), "llm": registry()["sweep"]}) == ["llm: registered as sweep"]
+    assert missing_parts({"llm": dataclasses.replace(llm, forms=lambda: {})}) == ["llm: no json form"]
 
 
-def test_each_file_is_read_as_the_kind_it_is(swept_db: Path, llm_db: Path, tmp_path: Path) -> None:
-    """A sweep's file and an LLM's by the job each holds; a file that holds no job yet as a sweep's, whose reader
+def test_each_file_is_read_as_the_workload_that_wrote_it(swept_db: Path, llm_db: Path, tmp_path: Path) -> None:
+    """A sweep's file and an LLM's by the name each keeps; a file no workload claimed yet as a sweep's, whose reader
     says what is missing."""
-    assert registered(swept_db).kind is FileKind.SWEEP
-    assert registered(llm_db).kind is FileKind.LLM
+    assert registered(swept_db).name == "sweep"
+    assert registered(llm_db).name == "llm"
     empty = tmp_path / "empty.db"
     with ResultStore(empty):
         pass
-    assert registered(empty).kind is FileKind.SWEEP
+    assert registered(empty).name == "sweep"
+
+
+def test_a_file_written_before_files_named_their_workload_is_read_by_the_job_it_holds(
+        swept_db: Path, llm_db: Path, tmp_path: Path) -> None:
+    """Files of v20 kept no name: opening one upgrades a copy (the file stays as it was) and reads it as the workload
+    whose job it holds, as before."""
+    for given, name in ((swept_db, "sweep"), (llm_db, "llm")):
+        older = tmp_path / f"{name}_v20.db"
+        older.write_bytes(given.read_bytes())
+        with sqlite3.connect(older) as db:
+            db.execute("DELETE FROM meta WHERE key = 'workload'")
+            db.execute("UPDATE meta SET value = '20' WHERE key = 'schema_version'")
+        before = older.read_bytes()
+        assert registered(older).name == name
+        assert older.read_bytes() == before
+        with ResultStore(older) as store:  # opened to write: upgraded in place
+            assert store.writer() == registry()[name].writer
+        with sqlite3.connect(older) as db:
+            assert db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(
+                RESULTS_SCHEMA_VERSION)
+
+
+def test_a_file_of_a_workload_not_installed_is_one_line(swept_db: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    other.write_bytes(swept_db.read_bytes())
+    with sqlite3.connect(other) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'workload'",
+                   (json.dumps({"name": "whisper", "whose": "a speech model's"}),))
+    done = CliRunner().invoke(app, ["show", str(other)])
+    assert done.exit_code == 2
+    assert done.stderr.strip() == (f"error: {other} is a speech model's results file, written by the workload "
+                                   "whisper, which is not installed here: install the package that provides it")
+
+
+def test_a_workload_claims_only_its_own_files(swept_db: Path) -> None:
+    with ResultStore(swept_db) as store, pytest.raises(Exception, match="is a sweep's results file"):
+        env = store.environment()
+        assert env is not None
+        store.claim(env, Writer("llm", "an LLM's"))
 
 
 @pytest.mark.parametrize("command", ["report", "compare"])

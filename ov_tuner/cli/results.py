@@ -102,20 +102,19 @@ def recommend(
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     from ov_tuner.analyse.accuracy import AccuracyLimit
-    from ov_tuner.present.deploy import FORMS, Where, deploy_form, formats_for
+    from ov_tuner.present.deploy import Where, deploy_form, formats_for
     from ov_tuner.registry import Asked, registered
-    from ov_tuner.store.tables import WHOSE
 
     fmt = DeployFormat.JSON if as_json else fmt
     registration = registered(results)
-    kind = registration.answer_kind
+    forms = registration.forms()
     if out_file is not None and fmt is DeployFormat.TEXT:
-        raise BadInputError(f"-o writes one form: add --format {formats_for(kind)} (the text answer goes to the "
+        raise BadInputError(f"-o writes one form: add --format {formats_for(forms)} (the text answer goes to the "
                             "terminal)")
     for wanted in (fmt, DeployFormat.LOAD_CONFIG if config_out is not None else DeployFormat.TEXT):
-        if wanted is not DeployFormat.TEXT and not FORMS[wanted].serves(kind):
+        if wanted is not DeployFormat.TEXT and wanted not in forms:
             asked = "--config-out" if wanted is not fmt else wanted.value
-            raise BadInputError(f"{WHOSE[registration.kind]} answer comes as --format {formats_for(kind)}, not "
+            raise BadInputError(f"{registration.writer.whose} answer comes as --format {formats_for(forms)}, not "
                                 f"{asked}")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
@@ -130,7 +129,7 @@ def recommend(
             out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
         return
     where = Where(str(out_file) if out_file is not None else None, str(config_out) if config_out is not None else None)
-    _print_form(deploy_form(fmt, kind, answer, where), wrote, out_file)
+    _print_form(deploy_form(fmt, forms, answer, where), wrote, out_file)
 
 
 def _load_config_out(answer: Answer, config_out: Path | None) -> tuple[str, ...]:
@@ -190,13 +189,12 @@ def export(
     """Every point with its configuration, figures, how it ended and the environment, for pandas, a spreadsheet
     or another tool."""
     from ov_tuner.registry import registered
-    from ov_tuner.store.tables import WHOSE
 
     if out_file is not None:
         output_file(out_file, Given("-o"), (results,))
     registration = registered(results)
     if registration.export is None:
-        raise BadInputError(f"{results} is {WHOSE[registration.kind]} results file and export writes a sweep's "
+        raise BadInputError(f"{results} is {registration.writer.whose} results file and export writes a sweep's "
                             f"points: `ov-tuner recommend {results} --format json` gives its answer in figures, "
                             f"`ov-tuner show {results}` every trial")
     text, points = registration.export(results, fmt is ExportFormat.JSON, with_latencies)
@@ -219,15 +217,14 @@ def compare_command(
 ) -> None:
     """The same configurations in each file side by side: FPS and p90 ratios, each file's best, and whether it is
     still the best in the others (LLMs' files: each one's answer and users served)."""
-    from ov_tuner.registry import REGISTRY, registered_alike
-    from ov_tuner.store.tables import WHOSE
+    from ov_tuner.registry import registered_alike, registry
 
     if out_dir is not None:
         output_folder(out_dir, Given("--out-dir"))
     registration = registered_alike("compare", results)
     if registration.compare is None:
-        comparable = " or ".join(WHOSE[r.kind] for r in REGISTRY.values() if r.compare is not None)
-        raise BadInputError(f"{results[0]} is {WHOSE[registration.kind]} results file, which compare does not set "
+        comparable = " or ".join(r.writer.whose for r in registry().values() if r.compare is not None)
+        raise BadInputError(f"{results[0]} is {registration.writer.whose} results file, which compare does not set "
                             f"side by side (it compares {comparable} files): `ov-tuner show {results[0]}` gives "
                             "every trial")
     registration.compare(out, results, models_differ, out_dir, fmt.value)

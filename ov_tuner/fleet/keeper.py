@@ -33,7 +33,7 @@ class Keeper:
         copy) and the node's name, so the file says where it was measured."""
         if method == "claim":
             env: Environment = args[0]
-            args = (replace(env, model_path=self._model_path, node=self._node),)
+            args = (replace(env, model_path=self._model_path, node=self._node), *args[1:])
         return getattr(self._store, method)(*args, **kwargs)
 
     def report(self, event: str, args: tuple[Any, ...]) -> None:

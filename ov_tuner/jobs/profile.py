@@ -18,6 +18,7 @@ from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.sweep import WRITER
 from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
@@ -40,7 +41,7 @@ def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path
     del compiled
     profile = Profile(config, run.requests, float(run.latencies_ms.mean()), tuple(totals.values()))
     with ResultStore(out) as store:
-        store.claim(environment(source))
+        store.claim(environment(source), WRITER)
         store.add_profile(profile)
     return profile
 

@@ -22,6 +22,7 @@ from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.schema import Environment, PointConfig, Quantization, SoakWindow, StopRule, Window
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore, load_results
+from ov_tuner.workloads.sweep import WRITER
 from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 # Seconds of closed-loop warm-up after the first inference, not stored.
@@ -55,7 +56,7 @@ def run_soak(spec: SoakSpec, on_window: WindowSeen | None = None, quantizing: Qu
     compiler = job_compiler(runtime, source, spec.int8, spec.shapes, quantizing)
     compiled, _ = compiler.compile(spec.config.compile_key, device)
     with ResultStore(spec.out) as store:
-        store.claim(environment(source))
+        store.claim(environment(source), WRITER)
         soak_id = store.begin_soak(spec.config, spec.seconds, spec.window_s)
         elapsed = 0.0
 

@@ -9,7 +9,7 @@ from typing import Any
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.caveat import WIDE_SPAN, Caveat
 from ov_tuner.analyse.precisions import PrecisionSpeed
-from ov_tuner.present.envelope import AnswerKind, envelope
+from ov_tuner.present.envelope import envelope
 from ov_tuner.present.words.accuracy import breach_text
 from ov_tuner.present.words.answer import recommendation_text, rule_text
 from ov_tuner.present.words.short import answer_rows
@@ -72,7 +72,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         **_configuration(rec.held_back.winner), "fps_ratio_to_deployed": rec.held_back.fps_ratio,
         "head_to_head": _ratio(rec.held_back.ratio), "figure": rec.held_back.breach.figure,
         "value": rec.held_back.breach.value, "least": rec.held_back.breach.least}
-    return envelope(AnswerKind.MODEL, body, answer.box, caveat_json(answer.caveat), held_back,
+    return envelope("model", body, answer.box, caveat_json(answer.caveat), held_back,
                     {"verdict": recommendation_text(rec), **dict(answer_rows(answer))})
 
 

@@ -1,5 +1,5 @@
-"""Every form `recommend --format` writes, for every kind of answer, from one registry (FORMS: a format's name to its
-builder, which says which kinds of answer it serves). A single model's: Python, the -load_config file and the
+"""Every form `recommend --format` writes, a workload's forms in one map (a format to its builder) that its
+registration hands over (ov_tuner.registry). A single model's (MODEL_FORMS): Python, the -load_config file and the
 benchmark_app line that loads it (formats.py), an OpenVINO Model Server config.json with the command that serves it, a
 DL Streamer pipeline, a Kubernetes container's resources and a Ray actor (box_forms.py), and JSON; a pipeline's: its
 Python script, DL Streamer line, OVMS config (pipeline_forms.py) and JSON (pipeline_answer_json.py). All carry the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,6 @@ from ov_tuner.analyse.answer import Answer
 from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.deploy_format import DeployFormat
-from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
 from ov_tuner.present.llm_answer_json import llm_answer_json
 from ov_tuner.present.llm_forms import llm_python
@@ -103,20 +102,9 @@ class Form:
     then: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Builder:
-    """How a format is built for each kind of answer it serves, one field a kind, named as AnswerKind's values (None:
-    that kind has no such form). A new workload adds its field and the forms it has."""
-
-    model: Callable[[Answer, Where], Form] | None = None
-    pipeline: Callable[[PipelineAnswer, Where], Form] | None = None
-    llm: Callable[[LlmAnswer, Where], Form] | None = None
-
-    def serves(self, kind: AnswerKind) -> bool:
-        return self.build(kind) is not None
-
-    def build(self, kind: AnswerKind) -> Callable[[Any, Where], Form] | None:
-        return getattr(self, kind.value)
+# A workload's forms: each format it comes in, and how that form is built from its answer (ov_tuner.registry's
+# Registration.forms hands them over; the formats are listed in DeployFormat's order).
+Forms = Mapping[DeployFormat, Callable[[Any, Where], Form]]
 
 
 def _made_first(answer: Answer) -> tuple[str, ...]:
@@ -198,29 +186,33 @@ def _llm_ovms(answer: LlmAnswer, where: Where) -> Form:
     return Form(graph, (), steps)
 
 
-FORMS: dict[DeployFormat, Builder] = {
-    DeployFormat.PYTHON: Builder(_python, _pipeline(pipeline_python), _llm_python),
-    DeployFormat.BENCHMARK_APP: Builder(_benchmark_app),
-    DeployFormat.LOAD_CONFIG: Builder(_load_config),
-    DeployFormat.OVMS: Builder(_ovms, _pipeline(pipeline_ovms), _llm_ovms),
-    DeployFormat.DLSTREAMER: Builder(_dlstreamer, _pipeline(pipeline_dlstreamer)),
-    DeployFormat.KUBERNETES: Builder(_kubernetes, llm=_box),
-    DeployFormat.RAY: Builder(_ray),
-    DeployFormat.JSON: Builder(_json, _pipeline(lambda a: json.dumps(pipeline_answer_json(a), indent=2)),
-                               lambda a, where: Form(json.dumps(llm_answer_json(a), indent=2))),
+# A single model's forms (a sweep's answer).
+MODEL_FORMS: Forms = {
+    DeployFormat.PYTHON: _python, DeployFormat.BENCHMARK_APP: _benchmark_app, DeployFormat.LOAD_CONFIG: _load_config,
+    DeployFormat.OVMS: _ovms, DeployFormat.DLSTREAMER: _dlstreamer, DeployFormat.KUBERNETES: _kubernetes,
+    DeployFormat.RAY: _ray, DeployFormat.JSON: _json,
+}
+# A pipeline's.
+PIPELINE_FORMS: Forms = {
+    DeployFormat.PYTHON: _pipeline(pipeline_python), DeployFormat.OVMS: _pipeline(pipeline_ovms),
+    DeployFormat.DLSTREAMER: _pipeline(pipeline_dlstreamer),
+    DeployFormat.JSON: _pipeline(lambda a: json.dumps(pipeline_answer_json(a), indent=2)),
+}
+# An LLM's.
+LLM_FORMS: Forms = {
+    DeployFormat.PYTHON: _llm_python, DeployFormat.OVMS: _llm_ovms, DeployFormat.KUBERNETES: _box,
+    DeployFormat.JSON: lambda a, where: Form(json.dumps(llm_answer_json(a), indent=2)),
 }
 
 
-def formats_for(kind: AnswerKind) -> str:
-    """The formats an answer of `kind` comes in, as a flag's choices are listed: 'python, ovms or json'."""
-    served = [fmt.value for fmt, builder in FORMS.items() if builder.serves(kind)]
+def formats_for(forms: Forms) -> str:
+    """The formats a workload's answer comes in, as a flag's choices are listed: 'python, ovms or json'."""
+    served = [fmt.value for fmt in DeployFormat if fmt in forms]
     return f"{', '.join(served[:-1])} or {served[-1]}"
 
 
-def deploy_form(fmt: DeployFormat, kind: AnswerKind, answer: Answer | PipelineAnswer | LlmAnswer,
-                where: Where = Where()) -> Form:
-    """One form of `answer` (of `kind`, as its results file is registered), from the registry; a format its kind has
-    none of is the caller's to refuse first (FORMS[fmt].serves)."""
-    build = FORMS[fmt].build(kind)
-    assert build is not None, f"an answer of kind {kind.value} has no {fmt.value} form"
+def deploy_form(fmt: DeployFormat, forms: Forms, answer: Any, where: Where = Where()) -> Form:
+    """One form of `answer`, from its workload's `forms`; a format it has none of is the caller's to refuse first."""
+    build = forms.get(fmt)
+    assert build is not None, f"no {fmt.value} form among {formats_for(forms)}"
     return build(answer, where)

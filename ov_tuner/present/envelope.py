@@ -5,7 +5,6 @@ meaning or goes away (new keys do not change it)."""
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 from ov_tuner.schema import Box
@@ -15,19 +14,11 @@ from ov_tuner.schema import Box
 ANSWER_SCHEMA_VERSION = 2
 
 
-class AnswerKind(str, Enum):
-    """Which workload an answer is to: one model swept, a pipeline of models split over the host, or an LLM served
-    by GenAI. Its value names the Builder field (ov_tuner.present.deploy) that builds its forms."""
-
-    MODEL = "model"
-    PIPELINE = "pipeline"
-    LLM = "llm"
-
-
-def envelope(kind: AnswerKind, body: dict[str, Any], box: Box | None, caveat: dict[str, Any] | None,
+def envelope(kind: str, body: dict[str, Any], box: Box | None, caveat: dict[str, Any] | None,
              held_back: dict[str, Any] | None, says: dict[str, str]) -> dict[str, Any]:
-    """An answer's JSON: the envelope's keys around its kind's own `body`, the words (`says`) last."""
-    return {"schema_version": ANSWER_SCHEMA_VERSION, "kind": kind.value, **body, "held_back": held_back,
+    """An answer's JSON: the envelope's keys around its kind's own `body` (`kind`: which workload's answer it is, as
+    docs/answer-json.md names it: "model" for a sweep's), the words (`says`) last."""
+    return {"schema_version": ANSWER_SCHEMA_VERSION, "kind": kind, **body, "held_back": held_back,
             "caveat": caveat,
             "box": None if box is None else {
                 "host_cpus": box.host_cpus, "cpuset": list(box.cpuset), "quota_cpus": box.quota_cpus,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ov_tuner.engine.boundary import CONFIDENCE
-from ov_tuner.present.envelope import AnswerKind, envelope
+from ov_tuner.present.envelope import envelope
 from ov_tuner.present.words.llm import answer_lines
 from ov_tuner.workloads.llm.answer_record import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
 from ov_tuner.workloads.llm.schema import LlmSetting
@@ -64,7 +64,7 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
     held = None if not answer.held_back else {
         "min_agreement": answer.min_agreement,
         "settings": [{**_figures(f), "agreement": answer.judged[f.setting]} for f in answer.held_back]}
-    return envelope(AnswerKind.LLM, body, answer.box, None, held, dict(answer_lines(answer)))
+    return envelope("llm", body, answer.box, None, held, dict(answer_lines(answer)))
 
 
 def _setting(setting: LlmSetting) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ov_tuner.present.envelope import AnswerKind, envelope
+from ov_tuner.present.envelope import envelope
 from ov_tuner.present.pipeline_forms import stage_plan
 from ov_tuner.present.words.pipeline import pipeline_rows
 from ov_tuner.workloads.pipeline.answer_record import (
@@ -45,7 +45,7 @@ def pipeline_answer_json(answer: PipelineAnswer) -> dict[str, Any]:
         "tried": [_tried(x) for x in answer.tried],
         "solo": [_setting_json(s) for s in answer.solo],
     }
-    return envelope(AnswerKind.PIPELINE, body, answer.box, None, None, dict(pipeline_rows(answer)))
+    return envelope("pipeline", body, answer.box, None, None, dict(pipeline_rows(answer)))
 
 
 def _cameras_interval(answer: PipelineAnswer) -> list[float] | None:

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.registry.parts import Asked, Registration
-from ov_tuner.store.tables import FileKind
+from ov_tuner.workloads.llm.schema import WRITER
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ov_tuner.present.deploy import Forms
     from ov_tuner.present.report import ReportFiles
     from ov_tuner.workloads.llm.answer_record import LlmAnswer
 
@@ -63,5 +63,11 @@ def _compare(console: Console, results: Sequence[Path], models_differ: bool, out
     console.print("\n".join(comparison_lines(comparison)), highlight=False, soft_wrap=True, markup=False)
 
 
-LLM = Registration(kind=FileKind.LLM, answer_kind=AnswerKind.LLM, answer=_answer, show=_show, words=_words,
-                   report=_report, figures=_figures, compare=_compare)
+def _forms() -> Forms:
+    from ov_tuner.present.deploy import LLM_FORMS
+
+    return LLM_FORMS
+
+
+LLM = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
+                   compare=_compare, forms=_forms)

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ov_tuner.present.envelope import AnswerKind
-from ov_tuner.store.tables import FileKind
+from ov_tuner.store.tables import Writer
 
 if TYPE_CHECKING:  # the command line imports this for every command: rich, the analysis and matplotlib wait
+    import typer
     from rich.console import Console
 
     from ov_tuner.analyse.accuracy import AccuracyLimit
+    from ov_tuner.present.deploy import Forms
     from ov_tuner.present.report import ReportFiles
     from ov_tuner.schema import Precision
 
@@ -32,18 +33,23 @@ class Asked:
 
 @dataclass(frozen=True)
 class Registration:
-    """One workload's results file, each part a function of the file (or of the answer read from it):
+    """One workload, as it registers through the `ov_tuner.workloads` entry points (ov_tuner.registry): `writer`, its
+    name (the entry point's) and whose results file it writes, kept in every file it writes; each other part a
+    function of the file (or of the answer read from it):
 
     - `answer`: its answer record (what every output words), under what `recommend` asked;
     - `show`: every stored trial and the answer, on a console; `words`: the answer alone, as `recommend` prints it;
     - `report`: report.html, report.md and their figures written into a folder (several files: one page comparing
       them, where the kind has one); `figures`: its figures written into a folder, in a format, the paths written;
     - `compare`: several files side by side on a console (None: the kind has no comparison, said in one line);
-    - `export`: its points as CSV or JSON text (None: only figures, through `recommend --format json`).
-    Its forms are present/deploy.FORMS' field named as its `answer_kind`."""
+    - `export`: its points as CSV or JSON text (None: only figures, through `recommend --format json`);
+    - `forms`: the forms `recommend --format` writes of its answer (present/deploy.Forms), read when asked for: they
+      import the analysis;
+    - `commands`: adds its commands to the command line (None: the command line has them already);
+    - `reads_unclaimed`: its reader is the one for a file no workload claimed yet (it says what the file lacks).
+    """
 
-    kind: FileKind
-    answer_kind: AnswerKind
+    writer: Writer
     answer: Callable[[Path, Asked], Any]
     show: Callable[[Console, Path, bool], None]
     words: Callable[[Console, Any], None]
@@ -51,3 +57,10 @@ class Registration:
     figures: Callable[[Path, Path, str, bool], list[Path]]
     compare: Callable[[Console, Sequence[Path], bool, Path | None, str], None] | None = None
     export: Callable[[Path, bool, bool], tuple[str, int]] | None = None
+    forms: Callable[[], Forms] = lambda: {}
+    commands: Callable[[typer.Typer], None] | None = None
+    reads_unclaimed: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.writer.name

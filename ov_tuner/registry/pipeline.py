@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ov_tuner.errors import BadInputError, ResultsFileError
-from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.registry.parts import Asked, Registration
-from ov_tuner.store.tables import FileKind
+from ov_tuner.workloads.pipeline.schema import WRITER
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ov_tuner.present.deploy import Forms
     from ov_tuner.present.report import ReportFiles
     from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
@@ -59,5 +59,11 @@ def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[
     return [figures.cameras, figures.stages]
 
 
-PIPELINE = Registration(kind=FileKind.PIPELINE, answer_kind=AnswerKind.PIPELINE, answer=_answer, show=_show,
-                        words=_words, report=_report, figures=_figures)
+def _forms() -> Forms:
+    from ov_tuner.present.deploy import PIPELINE_FORMS
+
+    return PIPELINE_FORMS
+
+
+PIPELINE = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
+                        forms=_forms)

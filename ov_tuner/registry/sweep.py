@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ov_tuner.present.envelope import AnswerKind
 from ov_tuner.registry.parts import Asked, Registration
-from ov_tuner.store.tables import FileKind
+from ov_tuner.workloads.sweep import WRITER
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from ov_tuner.analyse.answer import Answer
+    from ov_tuner.present.deploy import Forms
     from ov_tuner.present.report import ReportFiles
 
 
@@ -98,5 +98,11 @@ def _export(results: Path, as_json: bool, with_latencies: bool) -> tuple[str, in
     return (to_json if as_json else to_csv)(stored, with_latencies), len(stored.points)
 
 
-SWEEP = Registration(kind=FileKind.SWEEP, answer_kind=AnswerKind.MODEL, answer=_answer, show=_show, words=_words,
-                     report=_report, figures=_figures, compare=_compare, export=_export)
+def _forms() -> Forms:
+    from ov_tuner.present.deploy import MODEL_FORMS
+
+    return MODEL_FORMS
+
+
+SWEEP = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
+                     compare=_compare, export=_export, forms=_forms, reads_unclaimed=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
@@ -27,6 +27,7 @@ class Connection:
     def __init__(self, path: Path, create: bool = True) -> None:
         self.path = path
         self.last_point: str | None = None  # the label of the last point this store wrote, for a fault's message
+        self._writable = create
         if create:
             results_file(path)
         elif not path.is_file():
@@ -49,6 +50,28 @@ class Connection:
 
     def close(self) -> None:
         self._db.close()
+
+    def own_tables(self, schema: str) -> None:
+        """A workload's own tables (`schema`: CREATE TABLE IF NOT EXISTS statements), made where the file lacks them:
+        a workload installed as a plug-in (ov_tuner.registry) keeps its records so, beside every file's. A file
+        opened to read is left as it is."""
+        if self._writable:
+            with self._writing():
+                self._db.executescript(schema)
+
+    def write(self, statement: str, values: Sequence[object] = ()) -> None:
+        """One statement written and committed at once (a plug-in workload's records, as it measures them)."""
+        with self._writing():
+            self._db.execute(statement, tuple(values))
+
+    def rows(self, query: str, values: Sequence[object] = ()) -> list[sqlite3.Row]:
+        """What `query` reads; none where it reads a table the file lacks (a file its workload never wrote)."""
+        try:
+            return list(self._db.execute(query, tuple(values)))
+        except sqlite3.OperationalError as e:
+            if "no such table" in str(e):
+                return []
+            raise
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -111,8 +134,12 @@ class Connection:
 
 def _applies(db: sqlite3.Connection, statement: str) -> bool:
     """Whether an upgrade's statement has work to do: one that alters a table the file lacks is left to SCHEMA,
-    which makes the table whole, and a column the table already has is not added twice (a table made by a later
-    ov-tuner in a file that says an earlier version, as the tests' rewound files do)."""
+    which makes the table whole, one that copies rows from a table the file lacks is left out, and a column the table
+    already has is not added twice (a table made by a later ov-tuner in a file that says an earlier version, as the
+    tests' rewound files do)."""
+    read = re.search(r"^INSERT .* FROM (\w+)", statement)
+    if read is not None:  # one that copies from a table the file lacks has nothing to copy
+        return read.group(1) in table_names(db)
     changed = re.match(r"(?:ALTER TABLE|UPDATE) (\w+) (?:ADD COLUMN (\w+)|SET)", statement)
     if changed is None:
         return True

@@ -36,7 +36,7 @@ from ov_tuner.schema import (
 )
 from ov_tuner.store.edge_records import MoreRecords
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
-from ov_tuner.store.tables import WHOSE, FileKind, quantization_fields
+from ov_tuner.store.tables import Writer, quantization_fields
 
 
 class ResultStore(MoreRecords):
@@ -49,18 +49,23 @@ class ResultStore(MoreRecords):
         row = self._db.execute("SELECT value FROM meta WHERE key='environment'").fetchone()
         return Environment.from_stored(json.loads(row[0])) if row else None
 
-    def kind(self) -> FileKind | None:
-        """Whose file it is: the first kind whose job it holds (FileKind's order); None while it holds none (a new
-        file, or one the jobs that run a sweep's answer wrote into alone)."""
-        return next((k for k in FileKind if self._db.execute(f"SELECT 1 FROM {k.value} LIMIT 1").fetchone()), None)
+    def writer(self) -> Writer | None:
+        """The workload that claimed the file; None while none has (a new file)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key='workload'").fetchone()
+        return Writer(**json.loads(row[0])) if row else None
 
-    def claim(self, env: Environment, kind: FileKind = FileKind.SWEEP) -> None:
-        """Record `env`, or refuse when the file already holds results from a different one, or another workload's
-        (`kind`: the workload about to write; a model's sweep and the jobs that run its answer write a sweep's).
-        Two processes claiming a new file at once: the first's environment is kept, and the second is held to it."""
-        found = self.kind()
-        if found not in (None, kind):
-            raise IncompatibleResultsError(f"{self.path} is {WHOSE[found]} results file; tune into a new "
+    def claim(self, env: Environment, writer: Writer) -> None:
+        """Record `env` and the workload about to write (`writer`; a model's sweep and the jobs that run its answer
+        write a sweep's), or refuse when the file already holds results from a different environment, or another
+        workload's. Two processes claiming a new file at once: the first's environment is kept, and the second is
+        held to it."""
+        if self.writer() is None:
+            with self._writing():
+                self._db.execute("INSERT OR IGNORE INTO meta VALUES ('workload', ?)", (json.dumps(asdict(writer)),))
+        found = self.writer()
+        assert found is not None  # this process's, or the one that claimed the file first
+        if found.name != writer.name:
+            raise IncompatibleResultsError(f"{self.path} is {found.whose} results file; tune into a new "
                                            f"{Input.RESULTS} file")
         if self.environment() is None:
             with self._writing():

@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
-from enum import Enum
+from dataclasses import dataclass
 
-RESULTS_SCHEMA_VERSION = 20
-
-
-class FileKind(str, Enum):
-    """Whose results file it is: each kind's value is the table (in SCHEMA) that holds its job, a row a file (a
-    pipeline's, an LLM's), or its points (a model's sweep's, whose points are its job; the jobs that run its answer
-    store beside them). Looked for in this order: a pipeline's or an LLM's file has no points of its own."""
-
-    PIPELINE = "pipelines"
-    LLM = "llm"
-    SWEEP = "points"
+RESULTS_SCHEMA_VERSION = 21
 
 
-# Whose results file a kind is, as a one-line refusal names it ("is an LLM's results file").
-WHOSE: dict[FileKind, str] = {FileKind.PIPELINE: "a pipeline's", FileKind.LLM: "an LLM's", FileKind.SWEEP: "a sweep's"}
+@dataclass(frozen=True)
+class Writer:
+    """The workload that writes a results file, as it registered (ov_tuner.registry): its name, kept in the file so
+    every command over it finds the workload again, and whose file it is, as a one-line refusal names it ("is an
+    LLM's results file"). The store names no workload: each brings its own."""
+
+    name: str
+    whose: str
 
 
 _POINT_COLUMNS = """
@@ -93,6 +89,12 @@ UPGRADES = {
     19: tuple(  # v20: an LLM trial's prompt tokens the prefix cache answered
         f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
         for column in ("cached_tokens", "window_cached_tokens")),
+    20: tuple(  # v21: the workload that wrote the file, by its registered name; an older file is the first of the three
+        # workloads of its time whose job it holds (a pipeline's or an LLM's file has no points of its own)
+        f"INSERT OR IGNORE INTO meta SELECT 'workload', '{{\"name\": \"{name}\", \"whose\": \"{whose}\"}}' "
+        f"FROM {table} LIMIT 1"
+        for table, name, whose in (("pipelines", "pipeline", "a pipeline''s"), ("llm", "llm", "an LLM''s"),
+                                   ("points", "sweep", "a sweep''s"))),
 }
 
 

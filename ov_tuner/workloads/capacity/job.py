@@ -15,6 +15,7 @@ from ov_tuner.schema import Capacity
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 from ov_tuner.workloads.capacity.workload import CapacitySpec, CapacityWorkload, TrialSeen
+from ov_tuner.workloads.sweep import WRITER
 from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
@@ -28,7 +29,7 @@ def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
     source = open_model_source(spec.model)
     compiler = job_compiler(runtime, source, spec.int8, spec.shapes, quantizing)
     with ResultStore(spec.out) as store:
-        store.claim(environment(source))
+        store.claim(environment(source), WRITER)
         workload = CapacityWorkload(spec, compiler, devices, store, on_trial)
         drive(workload, stop)
     return workload.capacities

@@ -22,7 +22,6 @@ from ov_tuner.errors import BadInputError, Input
 from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.fits import check_load_fits
 from ov_tuner.workloads.llm.ir import served_model
@@ -30,7 +29,7 @@ from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.measured import Roofline
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
 from ov_tuner.workloads.llm.results_file import LlmStore
-from ov_tuner.workloads.llm.schema import LlmJob, LlmLoad, LlmModel, LlmSpace
+from ov_tuner.workloads.llm.schema import WRITER, LlmJob, LlmLoad, LlmModel, LlmSpace
 from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder, model_weight_bytes
 from ov_tuner.workloads.llm.workload import LlmSpec, LlmWorkload, Seen
 
@@ -61,7 +60,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
     folders = _weights(served, spec.space, making)
     job = LlmJob(model, spec.device, spec.load, spec.budget, genai, spec.min_agreement)
     with LlmStore(spec.out) as store, KeptPipelines() as pipelines:
-        store.claim(environment(ModelSource(Path(model.path), model.sha256)), FileKind.LLM)
+        store.claim(environment(ModelSource(Path(model.path), model.sha256)), WRITER)
         store.claim_llm(job)
         if store.llm_roofline() is None:
             store.add_llm_roofline(_roofline(runtime.core, spec, folders))

@@ -17,6 +17,10 @@ from enum import Enum
 from typing import Any
 
 from ov_tuner.schema.edge import Arrival
+from ov_tuner.store.tables import Writer
+
+# Its results file, as it registers (ov_tuner.registry).
+WRITER = Writer("llm", "an LLM's")
 
 
 class LlmFormat(str, Enum):

@@ -19,14 +19,13 @@ from ov_tuner.engine.driver import drive
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Precision, Quantization
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.tables import FileKind
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.pipeline.compiler import SplitCompiler
 from ov_tuner.workloads.pipeline.file import read_pipeline
 from ov_tuner.workloads.pipeline.frames import check_counted_output
 from ov_tuner.workloads.pipeline.results_file import PipelineStore, stored_pipeline
-from ov_tuner.workloads.pipeline.schema import PipelineStage
+from ov_tuner.workloads.pipeline.schema import WRITER, PipelineStage
 from ov_tuner.workloads.pipeline.workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen
 from ov_tuner.workloads.sweep.configs import default_precision
 from ov_tuner.workloads.sweep.deployed import Deployed
@@ -64,7 +63,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
                  for index, (stage, source, answer) in enumerate(zip(pipeline.stages, sources, answers, strict=True))]
     compiler = SplitCompiler(pipeline, compilers, [devices[s.device] for s in pipeline.stages], quantized)
     with PipelineStore(spec.out) as store:
-        store.claim(environment(open_model_source(Path(pipeline.stages[0].model))), FileKind.PIPELINE)
+        store.claim(environment(open_model_source(Path(pipeline.stages[0].model))), WRITER)
         store.claim_pipeline(pipeline)
         workload = PipelineWorkload(spec, answers, compiler, store, on_trial=on_trial, on_solo=on_solo, stop=stop)
         try:

@@ -12,6 +12,10 @@ from enum import Enum
 
 from ov_tuner.schema.config import Mode, PointConfig, Precision
 from ov_tuner.schema.edge import CameraTarget, LoadTrial
+from ov_tuner.store.tables import Writer
+
+# Its results file, as it registers (ov_tuner.registry).
+WRITER = Writer("pipeline", "a pipeline's")
 
 # The name of the decoder's stage in a trial's stage times (the models' stages take their names from the file).
 DECODE = "decode"

@@ -14,7 +14,7 @@ from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.errors import Given, Input, ResultsFileError
 from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.store.tables import WHOSE, FileKind
+from ov_tuner.workloads.sweep import WRITER
 
 # An input, not a flag: renamed once workloads/neighbours/neighbour.py (it imports it) may change.
 FROM_FLAG = Given(Input.FROM)
@@ -44,9 +44,9 @@ def deployed_from(results: Path, model: ModelSource, given: Given, top: int = 1)
     stored = load_results(results)
     if not explicit_points(stored.points):
         with ResultStore(results, create=False) as store:
-            kind = store.kind()
-        if kind not in (None, FileKind.SWEEP):
-            raise ResultsFileError(f"{given} {results} is {WHOSE[kind]} results file; give a sweep's results file of "
+            writer = store.writer()
+        if writer is not None and writer.name != WRITER.name:
+            raise ResultsFileError(f"{given} {results} is {writer.whose} results file; give a sweep's results file of "
                                    f"{model.path.name}")
         raise ResultsFileError(f"{given} {results} holds no measured sweep point; sweep {model.path.name} into "
                                f"it first (`ov-tuner sweep {model.path} {Input.RESULTS} {results}`)")

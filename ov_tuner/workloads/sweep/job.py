@@ -34,6 +34,7 @@ from ov_tuner.schema import (
 )
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
+from ov_tuner.workloads.sweep import WRITER
 from ov_tuner.workloads.sweep.notices import (
     CgroupsRemoved,
     HostBusy,
@@ -103,7 +104,7 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
         compiler.model(spaces[0].precision, batch)
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
-        store.claim(env)
+        store.claim(env, WRITER)
         if in_box.threads or in_box.quota_set:  # a box that changes the search is said first; the end says any box
             progress.note(in_box)
         store.record_inputs(ModelInputs(spec.shapes, spec.layouts))
