@@ -1,8 +1,7 @@
 """The fleet sweep from the driver: connect, find the targets, start one keeper and one task per host, relay
 progress, and end every host with its summary or the one line that stopped it.
 
-Measurement truth comes first: a task asks for the whole `ov_tuner_host` resource of its node and is pinned
-there, and nodes that share a machine are swept one after the other.
+Measurement truth comes first: each task is placed as ov_tuner.fleet.schedule says, alone on its node.
 """
 
 from __future__ import annotations
@@ -20,16 +19,15 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.errors import BadInputError, Given, Input
 from ov_tuner.fleet.bundle import pack
-from ov_tuner.fleet.cluster import HEAD_HINT, JOIN_HINT, RESOURCE, Target, by_machine, targets
+from ov_tuner.fleet.cluster import HEAD_HINT, JOIN_HINT, RESOURCE, Target, targets
 from ov_tuner.fleet.keeper import Keeper
 from ov_tuner.fleet.node import NodeOutcome, sweep_here
+from ov_tuner.fleet.schedule import on_every_target, pinned
 from ov_tuner.model.inputs import load_images
 from ov_tuner.schema import SweepSpec
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.store.results import ResultStore
 from ov_tuner.workloads.sweep.job import SweepSummary
-
-POLL_S = 0.25  # how often the driver relays progress and looks for ended hosts
 
 
 @dataclass(frozen=True)
@@ -93,16 +91,7 @@ def run_fleet(spec: SweepSpec, chosen: list[Target], out_dir: Path, progress: Fl
                .remote(out_dir / f"{t.stem}.db", str(source.path), t.node_name or t.hostname) for t in chosen}
     task = ray.remote(sweep_here)
     progress.targets(chosen)
-    queues = by_machine(chosen)
-    running: dict[ray.ObjectRef, Target] = {}
     outcomes: list[HostOutcome] = []
-
-    def start_next(machine: str) -> None:
-        if queues[machine]:
-            target = queues[machine].pop(0)
-            pinned = NodeAffinitySchedulingStrategy(target.node_id, soft=False)
-            ref = task.options(resources={RESOURCE: 1}, num_cpus=0, max_retries=0, scheduling_strategy=pinned)
-            running[ref.remote(spec, bundle, keepers[target.node_id])] = target
 
     def end(target: Target, outcome: NodeOutcome | None, problem: str | None) -> None:
         keeper = keepers[target.node_id]
@@ -114,26 +103,9 @@ def run_fleet(spec: SweepSpec, chosen: list[Target], out_dir: Path, progress: Fl
         progress.ended(host)
         outcomes.append(host)
 
-    try:
-        for machine in queues:
-            start_next(machine)
-        while running:
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=POLL_S)
-            _relay(keepers, chosen, progress)
-            for ref in ready:
-                target = running.pop(ref)
-                end(target, *_outcome(ref))
-                start_next(target.machine)
-    except (KeyboardInterrupt, SystemExit):  # Ctrl-C; SystemExit is how Ray's driver takes a SIGTERM
-        for ref in running:
-            ray.cancel(ref, force=True)
-        _relay(keepers, chosen, progress)
-        for target in running.values():
-            end(target, None, "interrupted: its sweep was cancelled; what arrived is kept")
-        for target in (t for queue in queues.values() for t in queue):
-            end(target, None, "interrupted before its sweep started")
-        return FleetSummary(outcomes, interrupted=True)
-    return FleetSummary(outcomes, interrupted=False)
+    interrupted = on_every_target(chosen, lambda t: pinned(task, t).remote(spec, bundle, keepers[t.node_id]), end,
+                                  lambda: _relay(keepers, chosen, progress), "sweep")
+    return FleetSummary(outcomes, interrupted)
 
 
 def _relay(keepers: dict[str, Any], chosen: list[Target], progress: FleetProgress) -> None:
@@ -141,13 +113,3 @@ def _relay(keepers: dict[str, Any], chosen: list[Target], progress: FleetProgres
     for target, events in zip(chosen, ray.get([keepers[t.node_id].drain.remote() for t in chosen]), strict=True):
         for name, args in events:
             progress.event(target, name, args)
-
-
-def _outcome(ref: ray.ObjectRef) -> tuple[NodeOutcome | None, str | None]:
-    """The task's outcome, or why there is none: the node or its worker died, or ov-tuner failed there."""
-    try:
-        return ray.get(ref), None
-    except ray.exceptions.RayTaskError as e:
-        return None, f"the sweep failed there: {str(e.cause).splitlines()[0] if e.cause else e}"
-    except ray.exceptions.RayError as e:  # the node or its worker process is gone
-        return None, f"the node stopped mid-sweep ({type(e).__name__})"
