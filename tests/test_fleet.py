@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,9 @@ from pathlib import Path
 import openvino as ov
 import pytest
 from conftest import quick_spec
-from factories import count_rows, ov_tuner
+from factories import assert_one_line, count_rows, ov_tuner
+from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
+from test_pipeline_job import PIPELINE, QUICK
 
 from ov_tuner.analyse.answer import answer_of
 from ov_tuner.devices.decisions import type_name
@@ -134,13 +137,60 @@ def test_a_node_without_the_device_reports_it_for_its_host(cluster: LocalCluster
         assert f"{HOST}-{node} ({node}): stopped: " in done.stdout and "NPU.7" in done.stdout, done.stdout
 
 
+def stored_writer_and_node(db: Path) -> tuple[str, str]:
+    """The workload a host's file names, and the node its environment names."""
+    with sqlite3.connect(db) as found:
+        meta = dict(found.execute("SELECT key, value FROM meta").fetchall())
+    return json.loads(meta["workload"])["name"], json.loads(meta["environment"])["node"]
+
+
+def test_fleet_llm_runs_the_llms_command_on_every_node_and_compares_the_hosts(cluster: LocalCluster,
+                                                                               tiny_gguf: Path,
+                                                                               tmp_path: Path) -> None:
+    """Any workload that runs on a fleet: its own command with the flags given, on each node, one file a host kept
+    here as it grows, then `compare` over the hosts' files."""
+    done = ov_tuner("fleet", "llm", str(tiny_gguf), "--address", cluster.address, "--out-dir", str(tmp_path),
+                    "--seconds", "0.3", "--lead-in", "0.1", "--users", "2", "--prompt-tokens", "8", "--output-tokens",
+                    "4", "--batched-tokens", "256", "--kv-precision", "default", "--search", "grid", "--passes", "2",
+                    "--no-walk", timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.db")) == [f"{HOST}-head.db", f"{HOST}-second.db"]
+    for node in ("head", "second"):
+        assert stored_writer_and_node(tmp_path / f"{HOST}-{node}.db") == ("llm", node)
+        assert f"{HOST}-{node} ({node}): done; results in {tmp_path / f'{HOST}-{node}.db'}" in done.stdout
+        assert f"{HOST}-{node}: search " in done.stdout  # its trials, relayed as they came
+    assert "file 2 deploys" in done.stdout
+
+
+def test_fleet_pipeline_compares_what_each_host_deploys(cluster: LocalCluster, tmp_path: Path) -> None:
+    tiny_detector(tmp_path / "det.xml")
+    tiny_classifier(tmp_path / "cls.xml", batch=-1)
+    tiny_clip(tmp_path / "clip.avi")
+    (tmp_path / "p.toml").write_text(PIPELINE)
+    out = tmp_path / "fleet"
+    done = ov_tuner("fleet", "pipeline", str(tmp_path / "p.toml"), "--address", cluster.address, "--out-dir",
+                    str(out), *QUICK, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for node in ("head", "second"):
+        assert stored_writer_and_node(out / f"{HOST}-{node}.db") == ("pipeline", node)
+    compared = ov_tuner("compare", *(str(out / f"{HOST}-{node}.db") for node in ("head", "second")))
+    assert compared.returncode == 0 and compared.stdout.strip() in done.stdout  # the same comparison, as printed
+    assert "file 2 deploys" in compared.stdout
+
+
+def test_fleet_refuses_an_out_flag_of_its_own(cluster: LocalCluster, tiny_gguf: Path, tmp_path: Path) -> None:
+    done = ov_tuner("fleet", "llm", str(tiny_gguf), "--address", cluster.address, "--out-dir", str(tmp_path),
+                    "--out", str(tmp_path / "x.db"))
+    assert_one_line(done, "fleet llm writes each host's results to --out-dir as <host>.db: leave out --out")
+
+
 def test_without_ray_fleet_says_how_to_install_it(tiny_model: Path, tmp_path: Path) -> None:
     hide_ray = ("import sys; sys.modules['ray'] = None; from ov_tuner.cli import app; "
                 f"app(['fleet', 'sweep', '{tiny_model}', '--out-dir', '{tmp_path}'])")
     done = subprocess.run([sys.executable, "-c", hide_ray], capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        'error: fleet sweeps run on Ray, which is not installed: pip install "ov-tuner[fleet]" (on the driver and '
+        'error: fleets run on Ray, which is not installed: pip install "ov-tuner[fleet]" (on the driver and '
         "on every target host)"]
 
 

@@ -269,14 +269,22 @@ def test_a_stages_answer_of_another_model_is_refused_before_anything_is_measured
     assert done.stdout == "" and not db.exists()
 
 
-def test_a_pipelines_file_is_not_compared_and_reported_alone(tuned: tuple[Path, subprocess.CompletedProcess[str]],
-                                                             swept_db: Path) -> None:
-    """compare sets sweeps' and LLMs' files side by side, not a pipeline's (it printed an empty table of sweep
-    points); report takes one pipeline's file at a time; either is one line."""
+def test_pipelines_files_are_compared_and_reported_alone(tuned: tuple[Path, subprocess.CompletedProcess[str]],
+                                                         swept_db: Path) -> None:
+    """compare sets pipelines' files side by side (a fleet's hosts): each one's split and the cameras it serves, as
+    its answer says them; report takes one pipeline's file at a time; a sweep's file beside it is one line."""
     db, _ = tuned
-    assert_one_line(ov_tuner("compare", str(db), str(db)),
-                    f"{db} is a pipeline's results file, which compare does not set side by side (it compares an "
-                    f"LLM's or a sweep's files): `ov-tuner show {db}` gives every trial")
+    compared = ov_tuner("compare", str(db), str(db))
+    assert compared.returncode == 0, compared.stderr
+    said = ov_tuner("recommend", str(db)).stdout
+    lines = compared.stdout.splitlines()
+    assert lines[:3] == [f"file 1: {db}", f"file 2: {db}", "differs: nothing recorded (the same host, model and "
+                         "OpenVINO)"]
+    for number in (1, 2):
+        deploys = next(line for line in lines if line.startswith(f"file {number} deploys "))
+        split = deploys.removeprefix(f"file {number} deploys ").split(", serving ")[0]
+        assert " ".join(split.split()) in " ".join(said.split())  # the split the answer words
+    assert_one_line(ov_tuner("compare", str(db), str(swept_db)), "compare reads files of one kind")
     assert_one_line(ov_tuner("report", str(db), str(db)), f"{db} is a pipeline's results file, reported one at a time")
     assert_one_line(ov_tuner("report", str(db), str(swept_db)), f"report reads files of one kind: {db} is a "
                     f"pipeline's, {swept_db} (a sweep's) not")

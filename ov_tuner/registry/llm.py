@@ -70,4 +70,4 @@ def _forms() -> Forms:
 
 
 LLM = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                   compare=_compare, forms=_forms)
+                   compare=_compare, forms=_forms, fleet=True)

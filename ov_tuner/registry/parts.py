@@ -46,7 +46,9 @@ class Registration:
     - `forms`: the forms `recommend --format` writes of its answer (present/deploy.Forms), read when asked for: they
       import the analysis;
     - `commands`: adds its commands to the command line (None: the command line has them already);
-    - `reads_unclaimed`: its reader is the one for a file no workload claimed yet (it says what the file lacks).
+    - `reads_unclaimed`: its reader is the one for a file no workload claimed yet (it says what the file lacks);
+    - `fleet`: its command runs as it is on every host of a Ray cluster, `ov-tuner fleet NAME ARGS` (it writes its
+      results file where `--out` says, and reads its input files at the paths given on every host).
     """
 
     writer: Writer
@@ -60,6 +62,7 @@ class Registration:
     forms: Callable[[], Forms] = lambda: {}
     commands: Callable[[typer.Typer], None] | None = None
     reads_unclaimed: bool = False
+    fleet: bool = False
 
     @property
     def name(self) -> str:

@@ -1,5 +1,5 @@
 """A pipeline's results file (`ov-tuner pipeline`): read with workloads/pipeline/results_file.load_pipeline, answered
-by workloads/pipeline/answer. It has no comparison and no points to export."""
+by workloads/pipeline/answer, compared by workloads/pipeline/compare. It has no points to export."""
 
 from __future__ import annotations
 
@@ -59,6 +59,19 @@ def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[
     return [figures.cameras, figures.stages]
 
 
+def _compare(console: Console, results: Sequence[Path], models_differ: bool, out_dir: Path | None, fmt: str) -> None:
+    from ov_tuner.present.words.pipeline_compare import pipeline_comparison_lines
+    from ov_tuner.workloads.pipeline.compare import compare_pipelines
+    from ov_tuner.workloads.pipeline.results_file import load_pipeline
+
+    stored = [load_pipeline(r) for r in results]
+    empty = next((r for r, s in zip(results, stored, strict=True) if s is None), None)
+    if empty is not None:
+        raise ResultsFileError(f"{empty} holds no pipeline trial yet: run `ov-tuner pipeline` into it first")
+    comparison = compare_pipelines([s for s in stored if s is not None])
+    console.print("\n".join(pipeline_comparison_lines(comparison)), highlight=False, soft_wrap=True, markup=False)
+
+
 def _forms() -> Forms:
     from ov_tuner.present.deploy import PIPELINE_FORMS
 
@@ -66,4 +79,4 @@ def _forms() -> Forms:
 
 
 PIPELINE = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                        forms=_forms)
+                        compare=_compare, forms=_forms, fleet=True)

@@ -140,4 +140,5 @@ def _commands(app: typer.Typer) -> None:
 
 
 PROBE = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                     compare=_compare, export=_export, forms=_forms, commands=_commands)
+                     compare=_compare, export=_export, forms=_forms, commands=_commands,
+                     fleet=True)
