@@ -561,6 +561,18 @@ def test_a_setting_the_words_call_no_different_is_never_ruled_slower() -> None:
     assert "no different" in words["vs default"] and "GenAI left alone" in words["why"]
 
 
+def test_a_contender_another_beats_is_not_the_answer_though_tied_with_a_noisy_leader() -> None:
+    """Two passes (`fleet llm` on 2 cores): a noisy leader is told apart from none, so all are tied with it; GenAI's
+    scheduler default, the simplest, is beaten by OVMS's default pass by pass, so the answer is OVMS's default."""
+    noisy = LlmSetting(enable_prefix_caching=True, lookup_tokens=5, lookup_ngram=3)
+    tokens = {noisy: (1600, 1000, 1700), OVMS_DEFAULT: (1300, 1310, 1305), SCHEDULER_DEFAULT: (1000, 1005, 1002)}
+    answer = llm_answer(_stored([_trial(s, r, f[r]) for r in range(3) for s, f in tokens.items()]))
+    assert answer.fastest is not None and answer.fastest.setting == noisy
+    assert answer.answer is not None and answer.answer.setting == OVMS_DEFAULT and answer.rule is Rule.TIED_SIMPLER
+    (gain,) = [g for g in answer.gains if g.baseline == SCHEDULER_DEFAULT]
+    assert gain.ratio.clear and gain.ratio.value > 1  # the row the terminal prints: told faster than the default
+
+
 def test_the_walk_doubles_then_bisects_to_within_its_precision_repeating_only_its_edges() -> None:
     def walk(limit: float, start: float, closed: bool = True, most: float = MOST_USERS) -> tuple[float, list[float]]:
         windows: list[tuple[float, bool]] = []
