@@ -160,6 +160,7 @@ def test_fleet_llm_runs_the_llms_command_on_every_node_and_compares_the_hosts(cl
         assert f"{HOST}-{node} ({node}): done; results in {tmp_path / f'{HOST}-{node}.db'}" in done.stdout
         assert f"{HOST}-{node}: search " in done.stdout  # its trials, relayed as they came
     assert "file 2 deploys" in done.stdout
+    assert "ov-tuner-fleet-" not in done.stdout  # its lines name the kept file, never the node's own copy
 
 
 def test_fleet_pipeline_compares_what_each_host_deploys(cluster: LocalCluster, tmp_path: Path) -> None:

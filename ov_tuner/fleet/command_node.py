@@ -45,6 +45,10 @@ class FileKeeper:
         self._node = node
         self._lines: list[str] = []
 
+    def where(self) -> str:
+        """The kept file's path, which the command's lines name in place of the node's."""
+        return str(self._path)
+
     def read(self) -> bytes | None:
         """The file as kept (a rerun's start), None where there is none."""
         return self._path.read_bytes() if self._path.is_file() else None
@@ -72,11 +76,12 @@ class FileKeeper:
 
 def command_here(workload: str, args: list[str], keeper: ray.actor.ActorHandle) -> CommandOutcome:
     """`ov-tuner WORKLOAD ARGS --out FILE` on this host, FILE starting from the keeper's copy, each change to it
-    sent to the keeper (and waited for) and each line it prints told to it (not waited for)."""
+    sent to the keeper (and waited for) and each line it prints told to it (not waited for), naming the kept file
+    where it names FILE."""
     os.environ.pop("OMP_NUM_THREADS", None)  # Ray sets 1 in its workers; a workload measures the host as it is
     with tempfile.TemporaryDirectory(prefix="ov-tuner-fleet-") as folder:
         results, printed, errors = (Path(folder) / name for name in ("results.db", "out.txt", "err.txt"))
-        kept = ray.get(keeper.read.remote())
+        kept, kept_at = ray.get([keeper.read.remote(), keeper.where.remote()])
         if kept is not None:
             results.write_bytes(kept)
         with printed.open("w") as out, errors.open("w") as err:
@@ -89,7 +94,7 @@ def command_here(workload: str, args: list[str], keeper: ray.actor.ActorHandle) 
                 ray.get(keeper.keep.remote(_copy(results, Path(folder) / "copy.db")))
                 sent = stamp
             lines = printed.read_text(errors="replace").splitlines()
-            keeper.said.remote(lines[told:])
+            keeper.said.remote([line.replace(str(results), kept_at) for line in lines[told:]])
             told = len(lines)
             if ended:
                 break
