@@ -23,13 +23,14 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.inputs import measured_inputs
 from ov_tuner.cli import app
+from ov_tuner.deployable import SWEEP_WRITER
 from ov_tuner.devices.decisions import type_name
 from ov_tuner.present.deploy import dlstreamer_pipeline, ovms_config
 from ov_tuner.present.formats import deploy_model, deploy_snippets
 from ov_tuner.quantize.paths import int8_ir_path
 from ov_tuner.schema import Environment, Int8Options, Mode, PointResult, Precision, Quantization
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.workloads.sweep import WRITER, run_sweep
+from ov_tuner.workloads.sweep import run_sweep
 
 OVMS_SCHEMA = json.loads((Path(__file__).parent / "data" / "ovms_config_schema.json").read_text())
 # The properties gvainference, gvadetect and gvaclassify share (GvaBaseInference in DL Streamer's
@@ -288,7 +289,8 @@ def int8_answer(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, st
     quantization = Quantization("/cache/net_int8.xml", False, 10, True, 8, 8, Int8Options(), "3.4.0", 1.0, False,
                                 command)
     with ResultStore(db) as store:
-        store.claim(Environment("2026.4.1-x", "0.1.0", "host", "CPU", 2, "3.11.7", source, "0" * 64, "net"), WRITER)
+        store.claim(Environment("2026.4.1-x", "0.1.0", "host", "CPU", 2, "3.11.7", source, "0" * 64, "net"),
+                    SWEEP_WRITER)
         store.record_quantization(quantization)
         assert point.compile is not None
         store.add_point(point, store.add_compile(point.compile))

@@ -26,7 +26,7 @@ from factories import as_schema_v1, assert_one_line, ov_tuner, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.workloads.sweep import WRITER
+from ov_tuner.deployable import SWEEP_WRITER
 
 NO_DAC = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-dac_override,-dac_read_search"]
 
@@ -344,10 +344,10 @@ def test_two_processes_claiming_a_new_results_file_at_once_keep_the_first_claim(
     db = tmp_path / "r.db"
     env = Environment("2026.4.1-x", "0.1.0", "host", "CPU", 2, "3.11.7", "/m/net.xml", "0" * 64, "net")
     with ResultStore(db) as first, Late(db) as second:
-        first.claim(env, WRITER)
+        first.claim(env, SWEEP_WRITER)
         first.record_inputs(ModelInputs({}, {}))
-        second.claim(env, WRITER)
+        second.claim(env, SWEEP_WRITER)
         second.record_inputs(ModelInputs({}, {}))
         assert second.environment() == env and second.inputs() == ModelInputs({}, {})
     with Late(db) as second, pytest.raises(IncompatibleResultsError, match="measured elsewhere"):
-        second.claim(dataclasses.replace(env, host="other"), WRITER)  # measured elsewhere: one line, as before
+        second.claim(dataclasses.replace(env, host="other"), SWEEP_WRITER)  # measured elsewhere: one line, as before

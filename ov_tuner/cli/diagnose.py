@@ -40,9 +40,9 @@ def coldstart(
     out_path: ResultsOut = Path("results.db"),
 ) -> None:
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
+    from ov_tuner.deployable.configs import one_config
     from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
     from ov_tuner.present.documents import coldstart_section
-    from ov_tuner.workloads.sweep.configs import one_config
 
     config = one_config(one_device(read_devices(device), "coldstart"), one_precision(precision, "coldstart"), batch,
                         streams, 1)
@@ -69,9 +69,9 @@ def profile(
     = None,
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
+    from ov_tuner.deployable.configs import one_config
     from ov_tuner.jobs.profile import run_profile
     from ov_tuner.present.documents import profile_section
-    from ov_tuner.workloads.sweep.configs import one_config
 
     config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
                         streams, nireq)

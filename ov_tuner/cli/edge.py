@@ -31,9 +31,9 @@ from ov_tuner.store.destinations import output_folder
 
 if TYPE_CHECKING:
     from ov_tuner.analyse.drift import SoakDrift
+    from ov_tuner.deployable.deployed import Deployed
     from ov_tuner.jobs.soak import SoakSpec
     from ov_tuner.schema import Environment
-    from ov_tuner.workloads.sweep.deployed import Deployed
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
                                                  "best configurations from there, int8 included (and store the runs "
@@ -123,9 +123,9 @@ def soak(
     """Run one configuration (the one --from a sweep recommends, or --streams/--nireq) for --seconds, ten minutes by
     default, and say whether it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the
     windows measured."""
+    from ov_tuner.deployable.configs import one_config
     from ov_tuner.jobs.soak import SoakSpec, latest_soak
     from ov_tuner.present.documents import soak_section
-    from ov_tuner.workloads.sweep.configs import one_config
 
     int8: Quantization | None = None
     if from_results is not None:
@@ -191,7 +191,7 @@ def _configs(model: Path, device: list[str] | None, precision: str, streams: str
              from_results: Path | None, top: int) -> tuple[tuple[PointConfig, ...], Quantization | None]:
     """The configurations a capacity run takes, and the INT8 IR a results file recorded: every combination of the
     flags, or the best of a results file."""
-    from ov_tuner.workloads.sweep.configs import Asked, grid_configs
+    from ov_tuner.deployable.configs import Asked, grid_configs
 
     if from_results is not None:
         if streams is not None or nireq is not None:
@@ -216,8 +216,8 @@ def _from_alone(command: str, device: list[str] | None, precision: str) -> None:
 def _deployed(command: str, model: Path, from_results: Path, device: list[str] | None, precision: str,
               top: int = 1) -> Deployed:
     """What the --from file deploys, checked to be a sweep of `model` before anything runs or is written into it."""
+    from ov_tuner.deployable.deployed import FROM_FLAG, deployed_from
     from ov_tuner.devices.modelfile import open_model_source
-    from ov_tuner.workloads.sweep.deployed import FROM_FLAG, deployed_from
 
     _from_alone(command, device, precision)
     return deployed_from(from_results, open_model_source(model), FROM_FLAG, top)

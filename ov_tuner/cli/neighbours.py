@@ -27,11 +27,11 @@ def neighbours(
     """What each of several copies of the deployed configuration gets side by side (FPS and p90 against one copy
     alone, with intervals): the cost of co-locating models before deploying them."""
     from ov_tuner.analyse.neighbours import neighbours as neighbours_figures
+    from ov_tuner.deployable.deployed import FROM_FLAG, deployed_from
     from ov_tuner.devices.modelfile import open_model_source
     from ov_tuner.present.documents import neighbours_section
     from ov_tuner.workloads.neighbours.job import run_neighbours
     from ov_tuner.workloads.neighbours.workload import NeighboursSpec
-    from ov_tuner.workloads.sweep.deployed import FROM_FLAG, deployed_from
 
     # a model that is not there, or results of another, is one line before any copy starts
     config = deployed_from(from_results, open_model_source(model), FROM_FLAG).config

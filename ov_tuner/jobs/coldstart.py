@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ov_tuner.deployable import SWEEP_WRITER
+from ov_tuner.deployable.irs import Quantizing, job_compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -24,8 +26,6 @@ from ov_tuner.measure.engine import measure
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey, Precision, StopRule
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
-from ov_tuner.workloads.sweep import WRITER
-from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 # The steady median comes from this long a closed loop of one request, after this much warm-up.
 STEADY_S, STEADY_WARMUP_S = 0.5, 0.2
@@ -69,7 +69,7 @@ def run_coldstart(spec: ColdStartSpec, quantizing: Quantizing | None = None) -> 
             cache_compile_ms=hit["compile_ms"], cache_first_infer_ms=hit["first_infer_ms"]))
     cold = ColdStart(key, tuple(samples))
     with ResultStore(spec.out) as store:
-        store.claim(environment(source), WRITER)
+        store.claim(environment(source), SWEEP_WRITER)
         store.add_coldstart(cold)
     return cold
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import openvino as ov
 
+from ov_tuner.deployable import SWEEP_WRITER
+from ov_tuner.deployable.irs import Quantizing, job_compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -18,8 +20,6 @@ from ov_tuner.measure.engine import measure
 from ov_tuner.schema import CompileKey, LayerTime, PointConfig, Profile, StopRule
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
-from ov_tuner.workloads.sweep import WRITER
-from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
 def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path,
@@ -41,7 +41,7 @@ def run_profile(model_path: Path, config: PointConfig, seconds: float, out: Path
     del compiled
     profile = Profile(config, run.requests, float(run.latencies_ms.mean()), tuple(totals.values()))
     with ResultStore(out) as store:
-        store.claim(environment(source), WRITER)
+        store.claim(environment(source), SWEEP_WRITER)
         store.add_profile(profile)
     return profile
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from ov_tuner.analyse.drift import SoakDrift, soak_drift
+from ov_tuner.deployable import SWEEP_WRITER
+from ov_tuner.deployable.irs import Quantizing, job_compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -22,8 +24,6 @@ from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.schema import Environment, PointConfig, Quantization, SoakWindow, StopRule, Window
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.workloads.sweep import WRITER
-from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 # Seconds of closed-loop warm-up after the first inference, not stored.
 WARMUP_S = 1.0
@@ -32,7 +32,7 @@ WARMUP_S = 1.0
 @dataclass(frozen=True)
 class SoakSpec:
     """One configuration for `seconds`, in windows of `window_s`; int8 runs the INT8 IR `int8` records (a sweep's),
-    else one made now (ov_tuner.workloads.sweep.irs)."""
+    else one made now (ov_tuner.deployable.irs)."""
 
     model: Path
     out: Path
@@ -56,7 +56,7 @@ def run_soak(spec: SoakSpec, on_window: WindowSeen | None = None, quantizing: Qu
     compiler = job_compiler(runtime, source, spec.int8, spec.shapes, quantizing)
     compiled, _ = compiler.compile(spec.config.compile_key, device)
     with ResultStore(spec.out) as store:
-        store.claim(environment(source), WRITER)
+        store.claim(environment(source), SWEEP_WRITER)
         soak_id = store.begin_soak(spec.config, spec.seconds, spec.window_s)
         elapsed = 0.0
 

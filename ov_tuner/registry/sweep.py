@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ov_tuner.deployable import SWEEP_WRITER
 from ov_tuner.registry.parts import Asked, Registration
-from ov_tuner.workloads.sweep import WRITER
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -104,5 +104,5 @@ def _forms() -> Forms:
     return MODEL_FORMS
 
 
-SWEEP = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
+SWEEP = Registration(writer=SWEEP_WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
                      compare=_compare, export=_export, forms=_forms, reads_unclaimed=True)

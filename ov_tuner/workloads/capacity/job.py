@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import threading
 
+from ov_tuner.deployable import SWEEP_WRITER
+from ov_tuner.deployable.irs import Quantizing, job_compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import model_files, open_model_source
 from ov_tuner.devices.runtime import Runtime
@@ -15,8 +17,6 @@ from ov_tuner.schema import Capacity
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
 from ov_tuner.workloads.capacity.workload import CapacitySpec, CapacityWorkload, TrialSeen
-from ov_tuner.workloads.sweep import WRITER
-from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
 def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
@@ -29,7 +29,7 @@ def run_capacity(spec: CapacitySpec, on_trial: TrialSeen | None = None,
     source = open_model_source(spec.model)
     compiler = job_compiler(runtime, source, spec.int8, spec.shapes, quantizing)
     with ResultStore(spec.out) as store:
-        store.claim(environment(source), WRITER)
+        store.claim(environment(source), SWEEP_WRITER)
         workload = CapacityWorkload(spec, compiler, devices, store, on_trial)
         drive(workload, stop)
     return workload.capacities

@@ -30,7 +30,7 @@ class CapacitySpec:
     """Configurations (batch 1: each frame is one request) and the cameras' target; `cameras` given runs that many
     cameras once per configuration, None searches for the most each serves. `seconds` of arrivals are counted per
     trial, after `lead_in_s` seconds of the same load that are not. int8 runs the INT8 IR `int8` records (a sweep's,
-    from its results file), else one made now (ov_tuner.workloads.sweep.irs)."""
+    from its results file), else one made now (ov_tuner.deployable.irs)."""
 
     model: Path
     out: Path

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ov_tuner.deployable.deployed import FROM_FLAG, deployed_from
+from ov_tuner.deployable.irs import job_compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import RequestLoop
-from ov_tuner.workloads.sweep.deployed import FROM_FLAG, deployed_from
-from ov_tuner.workloads.sweep.irs import job_compiler
 
 WARMUP_S = 1.0
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ov_tuner.deployable.deployed import Deployed, deployed_from
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.precision_names import one_precision
 from ov_tuner.devices.strings import one_device, parse_devices
@@ -39,7 +40,6 @@ from ov_tuner.errors import BadInputError, Given, Input
 from ov_tuner.schema import AUTO, Arrival, CameraTarget
 from ov_tuner.workloads.pipeline.schema import DetectionCount, Pipeline, PipelineStage, VideoSource
 from ov_tuner.workloads.pipeline.video import video_size
-from ov_tuner.workloads.sweep.deployed import Deployed, deployed_from
 
 if sys.version_info >= (3, 11):
     import tomllib

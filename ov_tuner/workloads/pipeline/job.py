@@ -12,6 +12,9 @@ from pathlib import Path
 
 import openvino as ov
 
+from ov_tuner.deployable.configs import default_precision
+from ov_tuner.deployable.deployed import Deployed
+from ov_tuner.deployable.irs import Quantizing, job_compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import example_dims, model_files, open_model_source, shape_text
 from ov_tuner.devices.runtime import Runtime
@@ -27,9 +30,6 @@ from ov_tuner.workloads.pipeline.frames import check_counted_output
 from ov_tuner.workloads.pipeline.results_file import PipelineStore, stored_pipeline
 from ov_tuner.workloads.pipeline.schema import WRITER, PipelineStage
 from ov_tuner.workloads.pipeline.workload import PipelineSpec, PipelineWorkload, SoloAnswer, SoloSeen, TrialSeen
-from ov_tuner.workloads.sweep.configs import default_precision
-from ov_tuner.workloads.sweep.deployed import Deployed
-from ov_tuner.workloads.sweep.irs import Quantizing, job_compiler
 
 
 def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo: SoloSeen | None = None,

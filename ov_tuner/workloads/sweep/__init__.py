@@ -7,17 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ov_tuner.store.tables import Writer
 from ov_tuner.workloads.sweep.progress import SweepProgress
 from ov_tuner.workloads.sweep.summary import SweepSummary
 
 if TYPE_CHECKING:
     from ov_tuner.workloads.sweep.job import run_sweep
 
-__all__ = ["WRITER", "SweepProgress", "SweepSummary", "run_sweep"]
-
-# The sweep's results file, as it registers (ov_tuner.registry.sweep): the jobs on its answer write into it too.
-WRITER = Writer("sweep", "a sweep's")
+__all__ = ["SweepProgress", "SweepSummary", "run_sweep"]
 
 
 def __getattr__(name: str) -> object:

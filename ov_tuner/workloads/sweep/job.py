@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
+from ov_tuner.deployable import SWEEP_WRITER
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.environment import environment
@@ -34,7 +35,6 @@ from ov_tuner.schema import (
 )
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
-from ov_tuner.workloads.sweep import WRITER
 from ov_tuner.workloads.sweep.notices import (
     CgroupsRemoved,
     HostBusy,
@@ -104,7 +104,7 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
         compiler.model(spaces[0].precision, batch)
 
     with ResultStore(spec.out) if store is None else nullcontext(store) as store:
-        store.claim(env, WRITER)
+        store.claim(env, SWEEP_WRITER)
         if in_box.threads or in_box.quota_set:  # a box that changes the search is said first; the end says any box
             progress.note(in_box)
         store.record_inputs(ModelInputs(spec.shapes, spec.layouts))

@@ -10,11 +10,11 @@ from pathlib import Path
 from ov_tuner.analyse.capacity import capacity_candidates
 from ov_tuner.analyse.points import explicit_points
 from ov_tuner.analyse.recommend import accuracy_exclusions, results_answer
+from ov_tuner.deployable import SWEEP_WRITER
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.errors import Given, Input, ResultsFileError
 from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
 from ov_tuner.store.results import ResultStore, load_results
-from ov_tuner.workloads.sweep import WRITER
 
 # An input, not a flag: renamed once workloads/neighbours/neighbour.py (it imports it) may change.
 FROM_FLAG = Given(Input.FROM)
@@ -45,7 +45,7 @@ def deployed_from(results: Path, model: ModelSource, given: Given, top: int = 1)
     if not explicit_points(stored.points):
         with ResultStore(results, create=False) as store:
             writer = store.writer()
-        if writer is not None and writer.name != WRITER.name:
+        if writer is not None and writer.name != SWEEP_WRITER.name:
             raise ResultsFileError(f"{given} {results} is {writer.whose} results file; give a sweep's results file of "
                                    f"{model.path.name}")
         raise ResultsFileError(f"{given} {results} holds no measured sweep point; sweep {model.path.name} into "
