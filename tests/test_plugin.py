@@ -103,3 +103,17 @@ def test_files_of_other_workloads_are_refused_both_ways(installed: dict[str, str
                     "compare reads files of one kind")
     assert_one_line(ov_tuner("show", str(probed[0])),  # the package uninstalled
                     "is a probe's results file, written by the workload probe, which is not installed here")
+
+
+def test_a_workload_that_does_not_load_is_one_warning_and_the_others_run(tmp_path: Path) -> None:
+    """An installed package whose entry point names a module that is not there (its metadata written as an installer
+    writes it): every command warns of it in one line, and ov-tuner's own workloads go on."""
+    info = tmp_path / "ovt_broken-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ovt-broken\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[ov_tuner.workloads]\nbroken = ovt_missing.registration:BROKEN\n")
+    done = ov_tuner("--help", env={"PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0 and "sweep" in done.stdout and "broken" not in done.stdout
+    assert [line for line in done.stderr.splitlines() if line.strip()] == [
+        "warning: the workload broken (ovt_missing.registration:BROKEN) did not load (ModuleNotFoundError: No module "
+        "named 'ovt_missing'); fix or uninstall the package that declares it"]

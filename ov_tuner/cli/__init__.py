@@ -7,11 +7,14 @@ installed as a plug-in (ov_tuner.registry) adds its own.
 
 from ov_tuner.cli.app import app
 from ov_tuner.cli import sweep, quantize, fleet, results, edge, pipeline, llm, neighbours, diagnose, inventory
-from ov_tuner.registry import registry
+from ov_tuner.cli.app import err
+from ov_tuner.registry import registry, registry_problems
 
 for _registration in registry().values():  # an installed workload's own commands, after ov-tuner's
     if _registration.commands is not None:
         _registration.commands(app)
+for _problem in registry_problems():
+    err.print(f"warning: {_problem}", highlight=False, markup=False, soft_wrap=True)
 
 __all__ = ["app", "diagnose", "edge", "fleet", "inventory", "llm", "neighbours", "pipeline", "quantize", "results",
            "sweep"]

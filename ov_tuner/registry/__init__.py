@@ -1,5 +1,6 @@
 """Every workload, registered as a plug-in: each installed package's `ov_tuner.workloads` entry points name a
-Registration (ov_tuner.registry.parts), ov-tuner's own five workloads' as a third party's would (pyproject.toml). A
+Registration (ov_tuner.registry.parts), ov-tuner's own (the sweep, the pipeline, the LLM: docs/architecture.md says
+why capacity, neighbours and the jobs are parts of the sweep's) as a third party's would, in pyproject.toml. A
 results file keeps the name of the workload that wrote it, so the commands over a results file (`show`, `recommend`,
 `report`, `plot`, `compare`, `export`) dispatch through `registered` alone, and the command line adds each
 workload's commands that it does not hold itself.
@@ -18,24 +19,42 @@ from pathlib import Path
 from ov_tuner.errors import BadInputError
 from ov_tuner.registry.parts import Asked, Registration
 
-__all__ = ["GROUP", "Asked", "Registration", "registered", "registered_alike", "registry"]
+__all__ = ["GROUP", "Asked", "Registration", "registered", "registered_alike", "registry", "registry_problems"]
 
 # The entry point group a workload registers in.
 GROUP = "ov_tuner.workloads"
 
 
 @cache
-def registry() -> dict[str, Registration]:
-    """Every installed workload by its registered name, as the entry points list them. An entry point whose object
-    is not a Registration named as the entry point is a packaging mistake of that workload's: said in one line."""
+def _installed() -> tuple[dict[str, Registration], tuple[str, ...]]:
+    """Every installed workload by its registered name (in the order of names), and a line for each entry point that
+    does not load as a Registration named as the entry point: a packaging mistake of that workload's, left out so
+    that the others still run."""
     found: dict[str, Registration] = {}
+    problems: list[str] = []
     for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
-        registration = point.load()
+        try:
+            registration = point.load()
+        except Exception as e:  # a third party's module: whatever it raises, it is that package's
+            problems.append(f"the workload {point.name} ({point.value}) did not load ({type(e).__name__}: {e}); fix "
+                            "or uninstall the package that declares it")
+            continue
         if not isinstance(registration, Registration) or registration.name != point.name:
-            raise BadInputError(f"the {GROUP} entry point {point.name} = {point.value} is not a Registration named "
-                                f"{point.name}; fix or uninstall the package that declares it")
+            problems.append(f"the {GROUP} entry point {point.name} = {point.value} is not a Registration named "
+                            f"{point.name}; fix or uninstall the package that declares it")
+            continue
         found.setdefault(point.name, registration)  # a name installed twice (an editable copy): the first found
-    return found
+    return found, tuple(problems)
+
+
+def registry() -> dict[str, Registration]:
+    """Every installed workload that loads, by its registered name."""
+    return _installed()[0]
+
+
+def registry_problems() -> tuple[str, ...]:
+    """A line for each installed workload that does not load (the command line warns of each)."""
+    return _installed()[1]
 
 
 def registered(results: Path) -> Registration:
