@@ -14,6 +14,7 @@ from ov_tuner.cli.app import app, one_line_errors, options, out
 from ov_tuner.cli.flags import parse_precision
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.deploy_format import DeployFormat
+from ov_tuner.registry import registry
 from ov_tuner.store.destinations import output_file, output_folder
 
 if TYPE_CHECKING:
@@ -21,8 +22,17 @@ if TYPE_CHECKING:
     from ov_tuner.present.deploy import Form
 
 
+
+
+def _written_by() -> str:
+    """'`ov-tuner llm`, `pipeline` or `sweep`': every installed workload's command, a plug-in's too."""
+    names = [f"`{name}`" for name in registry()]
+    names[0] = f"`ov-tuner {names[0][1:]}"
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+
+
 # Every workload's results file: the commands that read any of them say so.
-ANY_RESULTS = "Results file written by `ov-tuner sweep`, `pipeline` or `llm`."
+ANY_RESULTS = f"Results file written by {_written_by()}."
 
 
 class FigureFormat(str, Enum):
@@ -162,8 +172,8 @@ def _print_form(form: Form, wrote: tuple[str, ...], out_file: Path | None) -> No
 @app.command()
 @one_line_errors
 def report(
-    results: Annotated[list[Path], typer.Argument(help="Results files of `ov-tuner sweep`, `pipeline` or `llm`; "
-                                                  "several sweeps give one page that compares them (hosts, a fleet).")],
+    results: Annotated[list[Path], typer.Argument(help=f"Results files of {_written_by()}; several sweeps give "
+                                                  "one page that compares them (hosts, a fleet).")],
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Folder for report.html, report.md and figures.")]
     = Path("report"),
     models_differ: Annotated[bool, typer.Option(help="With several files: allow files of different models.")] = False,
