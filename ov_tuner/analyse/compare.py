@@ -8,6 +8,7 @@ The environments' differences are listed first: they are what the ratios measure
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from ov_tuner.analyse.points import explicit_points, fastest
@@ -18,6 +19,14 @@ from ov_tuner.store.results import StoredResults
 # Environment fields listed when they differ between the files compared.
 COMPARED_FIELDS = ("host", "cpu_model", "cores", "ov_version", "ov_tuner_version", "python", "model_name",
                    "model_sha256")
+
+
+def differing_fields(fields: Sequence[Mapping[str, object]], names: Sequence[str] = COMPARED_FIELDS,
+                     ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Of `names`, the fields whose values differ between the files (each file's fields, as a mapping), with each
+    file's value as text ('-' where a file has none): what every workload's comparison lists first."""
+    return tuple((name, tuple(str(f.get(name, "-")) for f in fields)) for name in names
+                 if len({str(f.get(name, "-")) for f in fields}) > 1)
 
 
 @dataclass(frozen=True)
@@ -68,9 +77,7 @@ def compare(files: list[StoredResults], models_differ: bool = False) -> Comparis
         names = ", ".join(f"{f.path} ({f.environment.model_name})" for f in files)
         raise BadInputError(f"compare: the files were measured with different models ({names}); add "
                             f"{Input.MODELS_DIFFER} to compare them anyway")
-    differences = tuple(
-        (field, tuple(str(asdict(f.environment)[field]) for f in files))
-        for field in COMPARED_FIELDS if len({str(asdict(f.environment)[field]) for f in files}) > 1)
+    differences = differing_fields([asdict(f.environment) for f in files])
     by_file = [{p.config: p for p in explicit_points(f.points)} for f in files]
     common = set(by_file[0]).intersection(*by_file[1:])
     matched = tuple(Matched(c, tuple(points[c] for points in by_file)) for c in sorted(common))

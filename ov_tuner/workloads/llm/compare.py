@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from ov_tuner.analyse.compare import COMPARED_FIELDS
+from ov_tuner.analyse.compare import COMPARED_FIELDS, differing_fields
 from ov_tuner.errors import BadInputError, Input
 from ov_tuner.workloads.llm.answer_record import LlmAnswer, SettingFigures
 from ov_tuner.workloads.llm.schema import LlmSetting
@@ -53,8 +53,7 @@ def compare_llm(answers: Sequence[LlmAnswer], models_differ: bool = False) -> Ll
                             "files of the same users, request lengths and budget")
     fields = [{**(asdict(a.environment) if a.environment else {}), "genai_version": a.job.genai_version}
               for a in answers]
-    differences = tuple((field, tuple(str(f.get(field, "-")) for f in fields)) for field in
-                        (*COMPARED_FIELDS, "genai_version") if len({str(f.get(field, "-")) for f in fields}) > 1)
+    differences = differing_fields(fields, (*COMPARED_FIELDS, "genai_version"))
     by_file = [{f.setting: f for f in a.searched} for a in answers]
     common = [s for s in by_file[0] if all(s in other for other in by_file[1:])]
     matched = sorted((LlmMatched(s, tuple(figures[s] for figures in by_file)) for s in common),

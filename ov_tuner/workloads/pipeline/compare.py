@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from ov_tuner.analyse.compare import COMPARED_FIELDS
+from ov_tuner.analyse.compare import differing_fields
 from ov_tuner.errors import BadInputError
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
@@ -32,9 +32,7 @@ def compare_pipelines(stored: Sequence[StoredPipeline]) -> PipelineComparison:
     if len({(s.pipeline.stages, s.pipeline.video, s.pipeline.target) for s in stored}) > 1:
         raise BadInputError(f"compare: the files tuned different pipelines or targets "
                             f"({', '.join(str(s.path) for s in stored)}); compare files of one pipeline file")
-    fields = [asdict(s.environment) for s in stored]
-    differences = tuple((field, tuple(str(f.get(field, "-")) for f in fields)) for field in COMPARED_FIELDS
-                        if len({str(f.get(field, "-")) for f in fields}) > 1)
+    differences = differing_fields([asdict(s.environment) for s in stored])
     answers = [(s.path, pipeline_answer(s)) for s in stored]
     found = tuple(a for _, a in answers if a is not None)
     if len(found) < len(answers):
