@@ -31,9 +31,10 @@ from ov_tuner.workloads.llm.answer_record import BASELINES, Rule
 from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.gguf import write_llama_gguf
 from ov_tuner.workloads.llm.instances import core_shares, merged
+from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, Roofline, StoredLlm
 from ov_tuner.workloads.llm.model_file import read_llm
-from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended
+from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended, outputs_in_process
 from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.roofline import Bound, DecodeBound, decode_bound
@@ -222,18 +223,22 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     assert len(harness) == 1 and harness[0].users == 8 and harness[0].ok and harness[0].ttft_ms.size > 0
     assert "with the model made trivial, at 8 users ov-tuner's load harness" in out
     with LlmStore(db, create=False) as store:
-        outputs = store.llm_outputs()
-    # the first token's logits against f32 inference and KV cache, on each held-apart prompt, at each setting that
-    # computes in another precision (a u8 KV cache: two of the three settings beside the baselines are read, so one
-    # is u8) and at GenAI's scheduler default beside them; none at a setting that computes as the default does. The IR
-    # they ran was converted into ov-tuner's cache, not beside the user's GGUF
-    checked = [o for o in outputs if changes_precision(o.setting) or o.setting == SCHEDULER_DEFAULT]
-    assert {o.setting for o in outputs} >= {SCHEDULER_DEFAULT} and len(checked) >= 2
-    assert all(len(o.first_step_cosines) == 16 and 0.99 < min(o.first_step_cosines) <= max(o.first_step_cosines)
-               < 1 + 1e-6 for o in checked)
+        outputs, stored = store.llm_outputs(), store.stored_llm()
+    assert stored is not None
+    deployed = llm_answer(stored).answer
+    assert deployed is not None
+    # what the model says is read at the answer, beside GenAI's scheduler default, and at no setting the rounds did
+    # not take (one of the grid's settings never went to them); where the answer computes in another precision (a
+    # u8 KV cache), its first token's logits and next tokens against f32's, and the default's beside them; none at a
+    # setting that computes as the default does. The IR they ran was converted into ov-tuner's cache, not beside the
+    # user's GGUF
+    read = {o.setting for o in outputs}
+    assert {SCHEDULER_DEFAULT, deployed.setting} <= read <= {t.setting for t in trials if t.in_rounds}
+    checked = [o for o in outputs if changes_precision(o.setting)]
+    checked += [o for o in outputs if o.setting == SCHEDULER_DEFAULT and checked]
+    assert (deployed.setting in {o.setting for o in checked}) == changes_precision(deployed.setting)
+    assert all(len(o.first_step_cosines) == 16 and len(o.next_token_shares) == 16 for o in checked)
     assert all(not o.first_step_cosines and not o.next_token_shares for o in outputs if o not in checked)
-    # and the share of f32's own continuation whose next tokens each setting chose alike, fed that continuation
-    assert all(len(o.next_token_shares) == 16 and all(0 <= s <= 1 for s in o.next_token_shares) for o in checked)
     assert not (tiny_gguf.parent / "openvino_model.xml").exists()
 
     code, again, _ = _cli(*args)  # the same command again: nothing of the search is measured twice
@@ -247,7 +252,7 @@ def test_the_job_stores_every_trial_resumes_and_its_forms_run(tiny_gguf: Path, t
     payload = json.loads(text)
     assert code == 0 and payload["kind"] == "llm" and payload["schema_version"] >= 1 and payload["box"] is not None
     cosines = [a["first_step_cosine"] for a in payload["agreements"] if a["first_step_cosine"] is not None]
-    assert len(cosines) >= 2 and all(0.99 < c <= 1 + 1e-6 for c in cosines)
+    assert len(cosines) == len(checked) and all(0.99 < c <= 1 + 1e-6 for c in cosines)
     assert payload["answer"]["meets_budget"] and payload["says"]["deploy"].startswith("CPU")
     assert set(payload["answer"]["ttft_ms"]) == {"p50", "p90", "p99"}
     assert payload["harness"]["load"] == 8 and payload["harness"]["ttft_share"] > 0
@@ -398,6 +403,20 @@ def test_a_kv_precision_the_device_refuses_is_one_line_before_anything_runs(tiny
     assert not (tmp_path / "r.db").exists()
 
 
+def test_a_kv_precision_is_checked_against_f32_with_the_default_beside(tiny_gguf: Path) -> None:
+    """What the confirmation reads at an answer that computes in another precision: its first token's logits and its
+    next tokens along f32's own continuation, on each of the 16 held-apart prompts, and the default's beside them."""
+    model = served_model(read_llm(tiny_gguf))
+    load = LlmLoad(users=4, prompt_tokens=(16, 32), output_tokens=(8, 8))
+    u8 = dataclasses.replace(SCHEDULER_DEFAULT, kv_cache_precision="u8")
+    outputs, beside = outputs_in_process(model, "CPU", u8, load, model, with_default=True)
+    assert outputs.error is None and len(outputs.tokens) == 16 and beside is not None
+    for cosines, shares in ((outputs.first_step_cosines, outputs.next_token_shares),
+                            (beside.first_step_cosines, beside.next_token_shares)):
+        assert len(cosines) == 16 and 0.99 < min(cosines) <= max(cosines) < 1 + 1e-6
+        assert len(shares) == 16 and all(0 <= s <= 1 for s in shares)
+
+
 def test_weights_the_device_cannot_be_given_are_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
     code, _, err = _cli("llm", str(tiny_gguf), "--weights", "int3", "--out", str(tmp_path / "r.db"))
     assert code == 2 and err.count("\n") == 1 and "--weights int3: give default, int8 or int4" in err
@@ -418,11 +437,13 @@ def test_a_genai_folder_is_tuned_with_its_weights_compressed_once(genai_folder: 
     assert [m.name.endswith("-int4") for m in made] == [True]
     assert (made[0] / "openvino_tokenizer.xml").is_file()
     assert (made[0] / "openvino_model.bin").stat().st_size < (genai_folder / "openvino_model.bin").stat().st_size / 2
-    with LlmStore(db, create=False) as store:
-        outputs = {o.setting.weights: o for o in store.llm_outputs()}
-    assert outputs[None].error is None and len(outputs[None].tokens) == 16
     # int4 weights move the first token's logits further from f32's than the default's precision does
-    assert min(outputs["int4"].first_step_cosines) < min(outputs[None].first_step_cosines)
+    load = LlmLoad(users=4, prompt_tokens=(16, 32), output_tokens=(8, 8))
+    given, _ = outputs_in_process(model, "CPU", SCHEDULER_DEFAULT, load, model)
+    int4, _ = outputs_in_process(dataclasses.replace(model, path=str(made[0])), "CPU",
+                                 dataclasses.replace(SCHEDULER_DEFAULT, weights="int4"), load, model)
+    assert given.error is None and int4.error is None and len(int4.tokens) == 16
+    assert min(int4.first_step_cosines) < min(given.first_step_cosines)
     code, again, _ = _cli(*args)  # made once: the rerun finds the folder in the cache
     assert code == 0 and "compressing" not in again
 

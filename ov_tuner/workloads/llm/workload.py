@@ -1,7 +1,8 @@
 """The LLM as a workload of the one driver (ov_tuner.engine.driver): the search over scheduler and plugin settings
 under the users' load, then rounds side by side of the fastest settings within the budget against GenAI left alone,
 then the walk to the most users the answer and each baseline serve within the budget (ov_tuner.workloads.llm.users),
-then a speculative setting against its twin at the loads that decide it (ov_tuner.workloads.llm.by_load).
+then a speculative setting against its twin at the loads that decide it (ov_tuner.workloads.llm.by_load). What the
+model says is read for the answer alone (and what it is checked against), once it is the answer.
 Every trial is stored as it ends; a rerun of the same command resumes (the search skips what is stored, the rounds
 and walks go on from what they stored); Ctrl-C stops after the trial under way.
 
@@ -38,7 +39,7 @@ from ov_tuner.workloads.llm.answer import (
     speculative_setting,
     walk_windows,
 )
-from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer, SettingFigures
+from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer
 from ov_tuner.workloads.llm.by_load import BY_LOAD_PASSES, deciding_loads
 from ov_tuner.workloads.llm.harness import harness_trial
 from ov_tuner.workloads.llm.kept import KeptPipelines
@@ -94,10 +95,8 @@ class LlmWorkload:
 
     def search(self) -> Steps:
         """The baselines, then the space axis by axis from the best so far, or every setting of it
-        (ov_tuner.workloads.llm.search), each once (a resumed run skips what is stored); then what the model says at
-        GenAI's scheduler default and at the settings that met the budget and may go to the rounds, on the held-apart
-        prompts (once each), for what a setting changes in it. A budget no setting met is one line, its trials kept,
-        unless the walks may go down to the load it is met at."""
+        (ov_tuner.workloads.llm.search), each once (a resumed run skips what is stored). A budget no setting met is
+        one line, its trials kept, unless the walks may go down to the load it is met at."""
         yield from self._measured(BASELINES)
         space, budget = self.spec.space, self.spec.budget
         if self.spec.search is LlmSearch.GRID:
@@ -110,34 +109,27 @@ class LlmWorkload:
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         if not any(f.meets for f in searched) and not (searched and self._walking()):
             raise BadInputError(missed_budget(self.spec.budget, searched))
-        yield from self._read_contenders(searched)
 
-    def _read_contenders(self, searched: Sequence[SettingFigures]) -> Steps:
-        """What the model says at GenAI's scheduler default, at each baseline that met the budget, and at the other
-        settings that met it, fastest first, until as many say enough alike as go to the rounds: a setting the
-        rounds would never take is not read (a check of the logits in a precision of its own takes about 50 s of
-        the demo's)."""
-        meeting = [f for f in searched if f.meets]
-        yield from self._read([SCHEDULER_DEFAULT, *(f.setting for f in meeting if f.setting in BASELINES)])
-        kept = 0
-        for f in sorted((f for f in meeting if f.setting not in BASELINES), key=lambda f: -f.tokens_per_s):
-            if kept >= max(self.spec.contenders, 1):
-                return
-            yield from self._read([f.setting])
-            kept += f.setting not in held_back(self.store.llm_outputs(), self.job.min_agreement)
+    def _confirmed(self) -> Steps:
+        """What the model says at the answer, on the held-apart prompts, read once it is the answer: with GenAI's
+        scheduler default's (the reference, read first) and, for a lossless knob, its twin without it and that
+        twin chunked otherwise (the floor rounding gives). Where that holds it back, the answer moves on and the
+        next is read, until one holds or none is left. A setting never deployed is never read: reading each
+        contender before the rounds took 121 of the demo step's 503 s (9 reads; the answer's alone take 4)."""
+        while (answer := self.answer().answer) is not None and (unread := self._unread([SCHEDULER_DEFAULT,
+                                                                                        answer.setting])):
+            for setting in unread:
+                outputs = self._outputs(setting)
+                self.store.add_llm_outputs(outputs)
+                yield outputs
 
-    def _read(self, settings: Sequence[LlmSetting]) -> Steps:
-        """What the model says at each of `settings` not read yet, and for one with a lossless knob (prefix caching,
-        prompt lookup), at its twin without it and at that twin chunked otherwise, the floor rounding gives."""
+    def _unread(self, settings: Sequence[LlmSetting]) -> list[LlmSetting]:
+        """Each of `settings`, and for one with a lossless knob its twin and rounding twin, not read yet."""
         checked = [s for setting in settings
                    for s in (setting, *((lossless_twin(setting), rounding_twin(setting)) if has_lossless(setting)
                                         else ()))]
         read = {o.setting for o in self.store.llm_outputs()}
-        for setting in dict.fromkeys(checked):
-            if setting not in read:
-                outputs = self._outputs(setting)
-                self.store.add_llm_outputs(outputs)
-                yield outputs
+        return [s for s in dict.fromkeys(checked) if s not in read]
 
     def _walking(self) -> bool:
         return self.spec.walk and self.spec.budget.bounded
@@ -193,10 +185,12 @@ class LlmWorkload:
                                   round_table(self.store.llm_trials(), contenders)))
 
     def walks(self) -> Steps:
-        """After the rounds: the walks to the most load the answer and the baselines serve, then a speculative
-        setting against its twin at the loads that decide it, then the harness alone at the load the answer
-        serves."""
+        """After the rounds: what the model says at the answer, the walks to the most load the answer and the
+        baselines serve (then what it says at the answer again, where a walk moved it), a speculative setting against
+        its twin at the loads that decide it, then the harness alone at the load the answer serves."""
+        yield from self._confirmed()
         yield from self._walks()
+        yield from self._confirmed()  # a walk may have found another contender serving more
         yield from self._by_load()
         yield from self._harness()
 
@@ -224,10 +218,8 @@ class LlmWorkload:
                     walking.remove(setting)
                 else:
                     yield self.measure(setting, at=at)
-        found = self.answer().answer
-        if found is None:
+        if self.answer().answer is None:
             raise BadInputError(missed_budget(self.spec.budget, list(answer.searched), walked=True))
-        yield from self._read([found.setting])
 
     def _by_load(self) -> Steps:
         """The speculative setting that decides (ov_tuner.workloads.llm.by_load: the answer where it proposes
