@@ -74,9 +74,12 @@ def test_plot_writes_the_three_figures(llm_db: Path, tmp_path: Path) -> None:
 def test_export_of_an_llms_file_is_one_line_naming_what_gives_its_figures(llm_db: Path) -> None:
     done = CliRunner().invoke(app, ["export", str(llm_db)])
     assert done.exit_code != 0 and done.stdout == ""
-    assert done.stderr.strip() == (f"error: {llm_db} is an LLM's results file and export writes a sweep's points: "
-                                   f"`ov-tuner recommend {llm_db} --format json` gives its answer in figures, "
+    assert done.stderr.strip() == (f"error: {llm_db} is an LLM's results file, and the workload llm has no points to "
+                                   f"export: `ov-tuner recommend {llm_db} --format json` gives its answer in figures, "
                                    f"`ov-tuner show {llm_db}` every trial")
+    # the help names the workloads whose files export: the sweep's (and a plug-in's that declares it)
+    helped = CliRunner().invoke(app, ["export", "--help"], terminal_width=200)
+    assert "Results file written by `ov-tuner sweep`." in " ".join(helped.stdout.split())
 
 
 def test_another_workloads_file_as_out_is_one_line_naming_whose_it_is(llm_db: Path, swept_db: Path, tiny_gguf: Path,

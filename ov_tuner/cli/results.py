@@ -24,9 +24,10 @@ if TYPE_CHECKING:
 
 
 
-def _written_by() -> str:
-    """'`ov-tuner llm`, `pipeline` or `sweep`': every installed workload's command, a plug-in's too."""
-    names = [f"`{name}`" for name in registry()]
+def _written_by(exporting: bool = False) -> str:
+    """'`ov-tuner llm`, `pipeline` or `sweep`': every installed workload's command, a plug-in's too (`exporting`:
+    those whose files have points to export)."""
+    names = [f"`{name}`" for name, r in registry().items() if r.export is not None or not exporting]
     names[0] = f"`ov-tuner {names[0][1:]}"
     return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
 
@@ -189,7 +190,7 @@ def report(
 @app.command()
 @one_line_errors
 def export(
-    results: Annotated[Path, typer.Argument(help="Results file written by `ov-tuner sweep`.")],
+    results: Annotated[Path, typer.Argument(help=f"Results file written by {_written_by(exporting=True)}.")],
     fmt: Annotated[ExportFormat, typer.Option("--format", help="csv (one row a point) or json (nested).")]
     = ExportFormat.CSV,
     out_file: Annotated[Path | None, typer.Option("-o", "--out", help="File to write; standard output when left out.")]
@@ -204,9 +205,9 @@ def export(
         output_file(out_file, Given("-o"), (results,))
     registration = registered(results)
     if registration.export is None:
-        raise BadInputError(f"{results} is {registration.writer.whose} results file and export writes a sweep's "
-                            f"points: `ov-tuner recommend {results} --format json` gives its answer in figures, "
-                            f"`ov-tuner show {results}` every trial")
+        raise BadInputError(f"{results} is {registration.writer.whose} results file, and the workload "
+                            f"{registration.writer.name} has no points to export: `ov-tuner recommend {results} "
+                            f"--format json` gives its answer in figures, `ov-tuner show {results}` every trial")
     text, points = registration.export(results, fmt is ExportFormat.JSON, with_latencies)
     if out_file is None:
         sys.stdout.write(text)
