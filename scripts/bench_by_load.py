@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.present.words.llm import by_load_text
+from ov_tuner.registry.llm.words import by_load_text
 from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.by_load import by_load
 from ov_tuner.workloads.llm.ir import served_model

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ov_tuner.present.words.pipeline import split_text
+from ov_tuner.registry.pipeline.words import split_text
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.pipeline.file import read_pipeline

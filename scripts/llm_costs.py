@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from ov_tuner.errors import BadInputError, worded
-from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.job import run_llm
 from ov_tuner.workloads.llm.measured import LlmTrial

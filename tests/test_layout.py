@@ -1,6 +1,7 @@
 """The answer, the findings and the figures' data are computed once, in ov_tuner.analyse, and only rendered above it:
-no module of ov_tuner.present calls (or hands on) a function of ov_tuner.analyse, only the records it builds, their
-types and constants; and nothing in ov_tuner.present opens a model (OpenVINO, or the runtime over it). And the
+no module that renders (ov_tuner.present, and each workload's words, figures and forms beside its registration in
+ov_tuner.registry) calls (or hands on) a function of ov_tuner.analyse, only the records it builds, their types and
+constants; and none opens a model (OpenVINO, or the runtime over it). And the
 command line starts light: building it (all --help needs) imports no OpenVINO, numpy, sweep engine, NNCF or
 matplotlib; a command imports them when it runs. And below the command line, no raised message names a flag: it
 names the input (ov_tuner.errors.Input), and ov_tuner/cli/inputs.py says which flag gives it. And no call in ov_tuner
@@ -20,6 +21,11 @@ import ov_tuner
 
 PACKAGE = Path(ov_tuner.__file__).parent
 PRESENT = PACKAGE / "present"
+REGISTRY = PACKAGE / "registry"
+# What renders: present/, and what each built-in workload hands it, beside its registration (registry/NAME/), whose
+# registration.py alone computes (it builds the answer it hands on).
+RENDERING = sorted([*PRESENT.rglob("*.py"), *(p for p in REGISTRY.glob("*/*.py")
+                                              if p.name not in ("registration.py", "__init__.py"))])
 # What opens a model: nothing in ov_tuner.present may import these.
 MODEL_OPENERS = ("openvino", "ov_tuner.devices.runtime")
 # What --help goes without: each takes a tenth of a second or more to import on a small host.
@@ -101,8 +107,8 @@ def analyse_functions_used(path: Path) -> list[str]:
 def test_present_computes_nothing() -> None:
     """Data flows model -> compile -> measure -> store -> analyse -> present: the command line builds the records
     through ov_tuner.analyse and hands them to ov_tuner.present, which words and draws them."""
-    used = [f"{path.relative_to(PRESENT)}:{hit}" for path in sorted(PRESENT.rglob("*.py"))
-            for hit in analyse_functions_used(path)]
+    assert REGISTRY / "llm/words.py" in RENDERING and REGISTRY / "llm/registration.py" not in RENDERING
+    used = [f"{path.relative_to(PACKAGE)}:{hit}" for path in RENDERING for hit in analyse_functions_used(path)]
     assert used == []
 
 
@@ -129,29 +135,33 @@ def test_the_check_sees_an_analysis_function_called_or_handed_on(tmp_path: Path)
 
 # The comparisons present/ makes that decide nothing a reader is told: how a figure is drawn and a line is wrapped.
 DRAWING = {
-    "heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
-    "llm_figures.py: rank % 2 == 0",  # labels on alternate sides
-    "llm_figures.py: budget.ttft_ms <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",  # the budget line
-    "words/box.py: cpu == runs[-1][-1] + 1",  # runs of CPU numbers: 0-3
-    "documents.py: i < len(figures.profiles)", "documents.py: i < len(figures.soaks)",  # a figure's index
-    "formats.py: point.nireq < point.streams",  # benchmark_app's -nireq flag is written only where it differs
-    "words/box.py: len(box.cpuset) < box.host_cpus",  # a box names its CPUs where it has fewer than the host
-    "words/llm_outputs.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
-    "words/edge.py: a < b",  # a clock's span
-    "words/numbers.py: load > found.served",  # the loads at a walk's edge, as the walk stored them
-    "words/pipeline.py: gain.high > gain.low",  # an interval, or one value in every pass
+    "present/heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
+    "registry/llm/figures.py: rank % 2 == 0",  # labels on alternate sides
+    # the budget line
+    "registry/llm/figures.py: budget.ttft_ms <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",
+    "present/words/box.py: cpu == runs[-1][-1] + 1",  # runs of CPU numbers: 0-3
+    # a figure's index
+    "present/documents.py: i < len(figures.profiles)", "present/documents.py: i < len(figures.soaks)",
+    "present/formats.py: point.nireq < point.streams",  # benchmark_app's -nireq flag is written only where it differs
+    "present/words/box.py: len(box.cpuset) < box.host_cpus",  # a box names its CPUs where it has fewer than the host
+    "registry/llm/words_outputs.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
+    "present/words/edge.py: a < b",  # a clock's span
+    "present/words/numbers.py: load > found.served",  # the loads at a walk's edge, as the walk stored them
+    "registry/pipeline/words.py: gain.high > gain.low",  # an interval, or one value in every pass
     # counts and digits: a plural, a list cut short, how many digits a figure takes
-    "heatmaps.py: value >= 100", "words/numbers.py: cosine > 0.99999", "words/numbers.py: n > 1",
-    "words/llm.py: answer.passes > 1", "words/llm_report.py: answer.passes > 1", "words/box.py: len(r) > 1",
-    "llm_servers.py: setting.instances > 1", "words/llm_setting.py: setting.instances > 1",
-    "words/llm.py: len(reasons) > 2", "words/pipeline.py: len(failed) > 2",
+    "present/heatmaps.py: value >= 100", "present/words/numbers.py: cosine > 0.99999",
+    "present/words/numbers.py: n > 1", "present/words/box.py: len(r) > 1",
+    "registry/llm/words.py: answer.passes > 1", "registry/llm/words_report.py: answer.passes > 1",
+    "registry/llm/servers.py: setting.instances > 1", "registry/llm/words_setting.py: setting.instances > 1",
+    "registry/llm/words.py: len(reasons) > 2", "registry/pipeline/words.py: len(failed) > 2",
     # whether there is something to draw: two windows make a line, two boxes a column
-    "documents.py: len(s.soak.windows) >= 2", "plots.py: len(soak.soak.windows) >= 2",
-    "documents.py: len({f.environment.box.bounds if f.environment.box else None for f in comparison.files}) > 1",
+    "present/documents.py: len(s.soak.windows) >= 2", "present/plots.py: len(soak.soak.windows) >= 2",
+    "present/documents.py: "
+    "len({f.environment.box.bounds if f.environment.box else None for f in comparison.files}) > 1",
 }
 
 
-def decisions_made(path: Path, root: Path = PRESENT) -> list[str]:
+def decisions_made(path: Path, root: Path = PACKAGE) -> list[str]:
     """`file: code` for each leader a file picks (max or min by a key) and each threshold it compares a figure
     with (an ordering between two figures, a figure computed then compared, or a figure against a number written in
     the code), outside DRAWING."""
@@ -177,7 +187,7 @@ def decisions_made(path: Path, root: Path = PRESENT) -> list[str]:
 def test_present_picks_no_leader_and_judges_no_threshold() -> None:
     """A leader, a load met or missed, a device's limit reached: each is a field or a property of the record
     analysis built, which present/ words and draws."""
-    assert [hit for path in sorted(PRESENT.rglob("*.py")) for hit in decisions_made(path)] == []
+    assert [hit for path in RENDERING for hit in decisions_made(path)] == []
 
 
 def test_the_decision_check_sees_the_cases_present_once_decided(tmp_path: Path) -> None:
@@ -196,7 +206,7 @@ def test_the_decision_check_sees_the_cases_present_once_decided(tmp_path: Path) 
 
 def test_nothing_in_present_opens_a_model() -> None:
     """The deploy forms' input shapes come from the answer record (ov_tuner.analyse.inputs reads them)."""
-    assert [f"{path.relative_to(PRESENT)}: {m}" for path in PRESENT.rglob("*.py") for m in opens_models(path)] == []
+    assert [f"{path.relative_to(PACKAGE)}: {m}" for path in RENDERING for m in opens_models(path)] == []
 
 
 def test_the_model_check_sees_openvino_and_the_runtime(tmp_path: Path) -> None:
@@ -268,7 +278,7 @@ def test_the_flag_check_sees_a_flag_in_a_raise(tmp_path: Path) -> None:
 # A call with more positional arguments than this passes them by keyword: seven figures in a row can swap unseen.
 MOST_POSITIONAL = 6
 # Where Python allows no keyword: present/servers.inference_element's `*options` take what follows its own arguments.
-POSITIONAL_ALLOWED = ("present/pipeline_forms.py: inference_element",)
+POSITIONAL_ALLOWED = ("registry/pipeline/forms.py: inference_element",)
 
 
 def positional_calls(path: Path) -> list[str]:

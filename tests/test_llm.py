@@ -22,8 +22,8 @@ from ov_tuner.cli import app
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.engine.boundary import REPEATS, boundary, next_load
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
-from ov_tuner.present.llm_forms import DEFAULT_PROMPT
-from ov_tuner.present.words.llm import answer_lines
+from ov_tuner.registry.llm.forms import DEFAULT_PROMPT
+from ov_tuner.registry.llm.words import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.workloads.llm.agreement import agreement, changes_precision
 from ov_tuner.workloads.llm.answer import llm_answer, walk_windows
@@ -820,7 +820,7 @@ def test_the_python_form_of_instances_serves_each_request_on_a_pinned_instance(t
                                                                                 tmp_path: Path) -> None:
     import os
 
-    from ov_tuner.present.llm_forms import llm_python
+    from ov_tuner.registry.llm.forms import llm_python
 
     two = LlmSetting(instances=2)
     job = dataclasses.replace(JOB, model=read_llm(tiny_q4_gguf), load=LlmLoad(output_tokens=(4, 4)))

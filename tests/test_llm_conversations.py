@@ -281,8 +281,8 @@ def test_a_trial_with_prompt_lookup_holds_every_requests_length_on_the_files_req
 @pytest.mark.parametrize("speculation", ["lookup", "draft"])
 def test_the_python_form_serves_with_prefix_caching_and_speculative_decoding(tiny_gguf: Path, tmp_path: Path,
                                                                              speculation: str) -> None:
-    from ov_tuner.present.llm_forms import llm_python
-    from ov_tuner.present.llm_servers import llm_ovms
+    from ov_tuner.registry.llm.forms import llm_python
+    from ov_tuner.registry.llm.servers import llm_ovms
     from ov_tuner.workloads.llm.answer import llm_answer
     from ov_tuner.workloads.llm.ir import served_model
     from ov_tuner.workloads.llm.measured import StoredLlm
@@ -343,7 +343,7 @@ def test_a_draft_model_is_searched_off_and_on_and_one_of_another_vocabulary_is_o
 
 
 def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_it_is_slower() -> None:
-    from ov_tuner.present.words.llm import by_load_text
+    from ov_tuner.registry.llm.words import by_load_text
     from ov_tuner.workloads.llm.by_load import by_load
 
     lookup = LlmSetting(lookup_tokens=5, lookup_ngram=3)
@@ -413,7 +413,7 @@ def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and
 
 
 def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_with_the_figure() -> None:
-    from ov_tuner.present.words.llm import answer_lines
+    from ov_tuner.registry.llm.words import answer_lines
     from ov_tuner.workloads.llm.agreement import LOSSLESS_MARGIN, lossless_twin, rounding_twin
     from ov_tuner.workloads.llm.answer import llm_answer
     from ov_tuner.workloads.llm.measured import LlmOutputs, StoredLlm

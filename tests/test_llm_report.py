@@ -21,11 +21,11 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
-from ov_tuner.present.llm_figures import LlmFigures, pareto_figure, rounds_figure, users_figure
-from ov_tuner.present.llm_report import llm_document
-from ov_tuner.present.words import llm_report as words
-from ov_tuner.present.words.llm import answer_lines
-from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.registry.llm import words_report as words
+from ov_tuner.registry.llm.figures import LlmFigures, pareto_figure, rounds_figure, users_figure
+from ov_tuner.registry.llm.report import llm_document
+from ov_tuner.registry.llm.words import answer_lines
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.llm.answer import llm_answer
 from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer

@@ -19,8 +19,9 @@ from test_deploy_formats import BIN
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.cameras import judged
-from ov_tuner.present.deploy import PIPELINE_FORMS, deploy_form
+from ov_tuner.present.deploy import deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
+from ov_tuner.registry.pipeline.deploy_forms import PIPELINE_FORMS
 from ov_tuner.schema import Precision
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import Verdict

@@ -109,8 +109,8 @@ def llm(
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
     the TTFT and TPOT budget, against GenAI left alone (its scheduler default, LLMPipeline's and OVMS's), side by
     side."""
-    from ov_tuner.present.documents import print_llm
-    from ov_tuner.present.words.llm import trial_line
+    from ov_tuner.registry.llm.document import print_llm
+    from ov_tuner.registry.llm.words import trial_line
     from ov_tuner.workloads.llm.job import run_llm
     from ov_tuner.workloads.llm.measured import LlmTrial
     from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad

@@ -38,7 +38,7 @@ def pipeline(
     """Find how to share the device between the pipeline's models and its video decoder so that it serves the most
     cameras (each frame within the latency budget), against every model at its solo-tuned setting and every model at
     OpenVINO default, run together, measured side by side."""
-    from ov_tuner.present.words.pipeline_progress import solo_line, trial_line
+    from ov_tuner.registry.pipeline.words_progress import solo_line, trial_line
     from ov_tuner.workloads.pipeline.job import run_pipeline
     from ov_tuner.workloads.pipeline.workload import PipelineSpec
 
@@ -61,8 +61,8 @@ def pipeline(
 
 
 def _finish(answer: PipelineAnswer | None, results: Path, report_dir: Path | None, interrupted: bool) -> None:
-    from ov_tuner.present.documents import print_pipeline
-    from ov_tuner.present.words.pipeline import unservable_text
+    from ov_tuner.registry.pipeline.document import print_pipeline
+    from ov_tuner.registry.pipeline.words import unservable_text
 
     if answer is None:
         if interrupted:
@@ -73,7 +73,7 @@ def _finish(answer: PipelineAnswer | None, results: Path, report_dir: Path | Non
         raise BadInputError(unservable_text(answer, str(results)))
     print_pipeline(out, answer)
     if report_dir is not None:
-        from ov_tuner.present.report import build_pipeline_report  # imports matplotlib
+        from ov_tuner.registry.pipeline.report import build_pipeline_report
 
         for path in build_pipeline_report(answer, report_dir):
             out.print(f"wrote {path}", highlight=False)

@@ -1,9 +1,9 @@
 """Every form `recommend --format` writes, a workload's forms in one map (a format to its builder) that its
 registration hands over (ov_tuner.registry). A single model's (MODEL_FORMS): Python, the -load_config file and the
 benchmark_app line that loads it (formats.py), an OpenVINO Model Server config.json with the command that serves it, a
-DL Streamer pipeline, a Kubernetes container's resources and a Ray actor (box_forms.py), and JSON; a pipeline's: its
-Python script, DL Streamer line, OVMS config (pipeline_forms.py) and JSON (pipeline_answer_json.py). All carry the
-properties that ran, and each names the file it is written to (-o) in the steps that use it.
+DL Streamer pipeline, a Kubernetes container's resources and a Ray actor (box_forms.py), and JSON; a pipeline's and
+an LLM's are beside their registrations (registry/pipeline/deploy_forms.py, registry/llm/deploy_forms.py). All carry
+the properties that ran, and each names the file it is written to (-o) in the steps that use it.
 
 The tests run the Python form and benchmark_app on a sweep's answer and compare what they compiled with what the sweep
 read back. OVMS and DL Streamer do not run there: the OVMS config is checked against OVMS's own JSON schema
@@ -25,11 +25,6 @@ from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
-from ov_tuner.present.llm_answer_json import llm_answer_json
-from ov_tuner.present.llm_forms import llm_python
-from ov_tuner.present.llm_servers import OVMS_GRAPH, llm_kubernetes, llm_ovms
-from ov_tuner.present.pipeline_answer_json import pipeline_answer_json
-from ov_tuner.present.pipeline_forms import pipeline_dlstreamer, pipeline_made_first, pipeline_ovms, pipeline_python
 from ov_tuner.present.servers import (
     OVMS_CONFIG,
     OVMS_MODELS,
@@ -40,8 +35,6 @@ from ov_tuner.present.servers import (
     ovms_config_text,
 )
 from ov_tuner.schema import PointResult, Quantization
-from ov_tuner.workloads.llm.answer_record import LlmAnswer
-from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 # The DL Streamer element a single model's pipeline names: gvadetect and gvaclassify take the same properties.
 ELEMENT = "gvainference"
@@ -113,7 +106,7 @@ def _made_first(answer: Answer) -> tuple[str, ...]:
     return (make,) if make else ()
 
 
-def _run(command: str, where: Where) -> tuple[str, ...]:
+def run_step(command: str, where: Where) -> tuple[str, ...]:
     """The step that runs the form, where it is written to a file."""
     return (f"{command} {shlex.quote(where.written_to)}",) if where.written_to else ()
 
@@ -126,12 +119,12 @@ def _snippets(answer: Answer, config_file: str) -> DeploySnippets:
 
 def _python(answer: Answer, where: Where) -> Form:
     python = _snippets(answer, where.config_file or LOAD_CONFIG_FILE).python
-    return Form(python.rstrip("\n"), _made_first(answer), _run("python3", where))
+    return Form(python.rstrip("\n"), _made_first(answer), run_step("python3", where))
 
 
 def _benchmark_app(answer: Answer, where: Where) -> Form:
     script = _snippets(answer, where.config_file or LOAD_CONFIG_FILE).benchmark_app
-    return Form(script, _made_first(answer), _run("sh", where))
+    return Form(script, _made_first(answer), run_step("sh", where))
 
 
 def _load_config(answer: Answer, where: Where) -> Form:
@@ -147,13 +140,7 @@ def _ovms(answer: Answer, where: Where) -> Form:
 
 def _dlstreamer(answer: Answer, where: Where) -> Form:
     form = dlstreamer_pipeline(answer.recommendation.winner, answer.model, answer.quantization)
-    return Form(form.text, _made_first(answer), _run("sh", where))
-
-
-def _box(answer: LlmAnswer, where: Where) -> Form:
-    """An LLM's container resources: the box its answer was measured in (GenAI runs in the serving process), a
-    replica's share where it ran as several instances."""
-    return Form(llm_kubernetes(answer))
+    return Form(form.text, _made_first(answer), run_step("sh", where))
 
 
 def _kubernetes(answer: Answer, where: Where) -> Form:
@@ -169,42 +156,12 @@ def _json(answer: Answer, where: Where) -> Form:
     return Form(json.dumps(answer_json(answer), indent=2))
 
 
-def _pipeline(build: Callable[[PipelineAnswer], str]) -> Callable[[PipelineAnswer, Where], Form]:
-    """A pipeline's form, and the commands that make the model files its stages load first."""
-    return lambda answer, where: Form(build(answer), pipeline_made_first(answer))
-
-
-def _llm_python(answer: LlmAnswer, where: Where) -> Form:
-    """The script, and the step that runs it where it is written to a file (the model is the user's own)."""
-    return Form(llm_python(answer).rstrip("\n"), (), _run("python3", where))
-
-
-def _llm_ovms(answer: LlmAnswer, where: Where) -> Form:
-    """OVMS's graph.pbtxt (written to -o FILE), and the steps that copy it beside the model, list it in config.json
-    and start the server."""
-    graph, steps = llm_ovms(answer, where.written_to or OVMS_GRAPH)
-    return Form(graph, (), steps)
-
-
 # A single model's forms (a sweep's answer).
 MODEL_FORMS: Forms = {
     DeployFormat.PYTHON: _python, DeployFormat.BENCHMARK_APP: _benchmark_app, DeployFormat.LOAD_CONFIG: _load_config,
     DeployFormat.OVMS: _ovms, DeployFormat.DLSTREAMER: _dlstreamer, DeployFormat.KUBERNETES: _kubernetes,
     DeployFormat.RAY: _ray, DeployFormat.JSON: _json,
 }
-# A pipeline's.
-PIPELINE_FORMS: Forms = {
-    DeployFormat.PYTHON: _pipeline(pipeline_python), DeployFormat.OVMS: _pipeline(pipeline_ovms),
-    DeployFormat.DLSTREAMER: _pipeline(pipeline_dlstreamer),
-    DeployFormat.JSON: _pipeline(lambda a: json.dumps(pipeline_answer_json(a), indent=2)),
-}
-# An LLM's.
-LLM_FORMS: Forms = {
-    DeployFormat.PYTHON: _llm_python, DeployFormat.OVMS: _llm_ovms, DeployFormat.KUBERNETES: _box,
-    DeployFormat.JSON: lambda a, where: Form(json.dumps(llm_answer_json(a), indent=2)),
-}
-
-
 def formats_for(forms: Forms) -> str:
     """The formats a workload's answer comes in, as a flag's choices are listed: 'python, ovms or json'."""
     served = [fmt.value for fmt in DeployFormat if fmt in forms]

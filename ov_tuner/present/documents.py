@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
-
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.compare import Comparison
@@ -28,15 +26,6 @@ from ov_tuner.present.sections.findings import (
     virtual_bullets,
 )
 from ov_tuner.present.sections.jobs import capacity_table, coldstart_table, profile_tables
-from ov_tuner.present.sections.pipeline import (
-    PipelineFigures,
-    pipeline_deploy_blocks,
-    pipeline_facts,
-    rounds_table,
-    solo_text,
-    stages_table,
-    tried_table,
-)
 from ov_tuner.present.sections.tables import (
     baselines_table,
     best_table,
@@ -44,18 +33,14 @@ from ov_tuner.present.sections.tables import (
     headtohead_table,
     points_table,
 )
-from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.answer import recommendation_text
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
 from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
-from ov_tuner.present.words.llm import answer_lines, trial_line
 from ov_tuner.present.words.neighbours import neighbours_lines
 from ov_tuner.present.words.notices import summary_lines
 from ov_tuner.schema import ColdStart, PointConfig, Profile
 from ov_tuner.store.results import StoredResults
-from ov_tuner.workloads.llm.answer_record import LlmAnswer
-from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.sweep import SweepSummary
 
 ANSWER = "What to deploy"
@@ -81,11 +66,6 @@ def sweep_ending(answer: Answer | None, summary: SweepSummary) -> list[Section]:
 def recommend_document(answer: Answer) -> list[Section]:
     """`recommend`: the answer under its budget, its gains, and the forms to deploy it in."""
     return [answer_section(answer, deploy=True)]
-
-
-def pipeline_recommend_document(answer: PipelineAnswer) -> list[Section]:
-    """`recommend` on a pipeline's file: its answer block and the forms to run it in."""
-    return pipeline_document(answer, deploy=True)[:2]
 
 
 def show_document(results: StoredResults, answer: Answer | None, findings: Findings, verbose: bool = False,
@@ -217,45 +197,3 @@ def comparison_document(comparison: Comparison, answers: list[Answer | None], fi
     return [Section("Files", (Bullets(tuple(files)), Bullets(tuple(differs)))),
             Section("What to deploy, per file", (Bullets(tuple(said)),)),
             Section("The same configurations in every file", tuple(same))]
-
-
-PIPELINE_ANSWER = "What to run"
-
-
-def pipeline_document(answer: PipelineAnswer, figures: PipelineFigures | None = None, deploy: bool = False,
-                      ) -> list[Section]:
-    """A pipeline's answer (`show`, and the report with its `figures` and the forms to `deploy` it in): the answer
-    block, where a frame's time goes per stage, the rounds measured side by side, and every split tried."""
-    sections = [Section(PIPELINE_ANSWER, (pipeline_facts(answer),))]
-    if deploy:
-        sections.append(Section("How to run it", tuple(pipeline_deploy_blocks(answer))))
-    time: list[Block] = [stages_table(answer)]
-    if figures is not None:
-        time.append(Image(figures.stages, "time per frame per stage"))
-    sections.append(Section("Where a frame's time goes", tuple(time)))
-    rounds: list[Block] = [rounds_table(answer)] if answer.rounds else []
-    if answer.solo:
-        rounds.append(Paragraph(solo_text(answer)))
-    if rounds:
-        sections.append(Section("Side by side: the answer against the baselines", tuple(rounds)))
-    tried: list[Block] = [tried_table(answer)]
-    if figures is not None:
-        tried.insert(0, Image(figures.cameras, "cameras served per split"))
-    sections.append(Section("Every split tried", tuple(tried)))
-    return sections
-
-
-def print_pipeline(console: Console, answer: PipelineAnswer, full: bool = False) -> None:
-    """A pipeline's answer in the terminal: the answer block alone (the end of a search), or `full`, the whole
-    document (`show`)."""
-    if full:
-        print_sections(console, pipeline_document(answer))
-    else:
-        print_sections(console, [Section(PIPELINE_ANSWER, (pipeline_facts(answer),))], titles=False)
-
-
-def print_llm(console: Console, answer: LlmAnswer, every_trial: bool) -> None:
-    """An LLM's answer as the terminal shows it; with `every_trial`, each stored trial first (show)."""
-    lines = [trial_line(t) for t in answer.trials] if every_trial else []
-    lines += [f"{label:<11} {text}" for label, text in answer_lines(answer)]
-    console.print("\n".join(lines), highlight=False, soft_wrap=True, markup=False)

@@ -12,12 +12,10 @@ from ov_tuner.analyse.figures import PlotData
 from ov_tuner.analyse.findings import Findings
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.document import Section
-from ov_tuner.present.documents import comparison_document, pipeline_document, report_document
+from ov_tuner.present.documents import comparison_document, report_document
 from ov_tuner.present.pages import to_html, to_markdown
-from ov_tuner.present.pipeline_figures import write_pipeline_figures
 from ov_tuner.present.plots import comparison_figure, save_figure, write_figures
 from ov_tuner.store.results import StoredResults
-from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 
 @dataclass(frozen=True)
@@ -45,15 +43,6 @@ def build_comparison_report(comparison: Comparison, answers: list[Answer | None]
     figure = save_figure(comparison_figure(comparison), out_dir, "compare") if comparison.matched else None
     title = f"ov-tuner comparison: {comparison.files[0].environment.model_name}, {len(comparison.files)} files"
     return write_pages(title, comparison_document(comparison, answers, figure), out_dir, [figure] if figure else [])
-
-
-def build_pipeline_report(answer: PipelineAnswer, out: Path) -> list[Path]:
-    """Write report.html, report.md and the pipeline's two figures into `out`: the files written, the pages first."""
-    out.mkdir(parents=True, exist_ok=True)
-    figures = write_pipeline_figures(answer, out)
-    title = f"ov-tuner pipeline report: {' -> '.join(s.name for s in answer.pipeline.stages)}"
-    files = write_pages(title, pipeline_document(answer, figures, deploy=True), out, [figures.cameras, figures.stages])
-    return [files.html, files.markdown, *files.images]
 
 
 def write_pages(title: str, sections: list[Section], out_dir: Path, images: list[Path]) -> ReportFiles:

@@ -29,19 +29,19 @@ def _answer(results: Path, asked: Asked | None = None) -> LlmAnswer:
 
 
 def _show(console: Console, results: Path, verbose: bool) -> None:
-    from ov_tuner.present.documents import print_llm
+    from ov_tuner.registry.llm.document import print_llm
 
     print_llm(console, _answer(results), every_trial=True)
 
 
 def _words(console: Console, answer: LlmAnswer) -> None:
-    from ov_tuner.present.documents import print_llm
+    from ov_tuner.registry.llm.document import print_llm
 
     print_llm(console, answer, every_trial=False)
 
 
 def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> ReportFiles:
-    from ov_tuner.present.llm_report import build_llm_report  # imports matplotlib
+    from ov_tuner.registry.llm.report import build_llm_report  # imports matplotlib
 
     if len(results) > 1:
         raise BadInputError(f"{results[0]} is an LLM's results file, reported one at a time: give one file (compare "
@@ -50,13 +50,13 @@ def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> Repo
 
 
 def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[Path]:
-    from ov_tuner.present.llm_figures import write_llm_figures  # imports matplotlib
+    from ov_tuner.registry.llm.figures import write_llm_figures  # imports matplotlib
 
     return write_llm_figures(_answer(results), out_dir, fmt).all()
 
 
 def _compare(console: Console, results: Sequence[Path], models_differ: bool, out_dir: Path | None, fmt: str) -> None:
-    from ov_tuner.present.words.llm_compare import comparison_lines
+    from ov_tuner.registry.llm.words_compare import comparison_lines
     from ov_tuner.workloads.llm.compare import compare_llm
 
     comparison = compare_llm([_answer(r) for r in results], models_differ)
@@ -64,7 +64,7 @@ def _compare(console: Console, results: Sequence[Path], models_differ: bool, out
 
 
 def _forms() -> Forms:
-    from ov_tuner.present.deploy import LLM_FORMS
+    from ov_tuner.registry.llm.deploy_forms import LLM_FORMS
 
     return LLM_FORMS
 

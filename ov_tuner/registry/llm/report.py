@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ov_tuner.present.document import Block, Bullets, Code, Facts, Image, Paragraph, Section, Table, Tone, table
-from ov_tuner.present.llm_figures import LlmFigures, write_llm_figures
-from ov_tuner.present.llm_forms import llm_python
 from ov_tuner.present.report import ReportFiles, write_pages
-from ov_tuner.present.words import llm_report as words
-from ov_tuner.present.words.llm import answer_lines
-from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.registry.llm import words_report as words
+from ov_tuner.registry.llm.figures import LlmFigures, write_llm_figures
+from ov_tuner.registry.llm.forms import llm_python
+from ov_tuner.registry.llm.words import answer_lines
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
 
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.present.document import Block, Code, Facts, Paragraph, Table, Tone, table
-from ov_tuner.present.pipeline_forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.present.servers import OVMS_MODELS
-from ov_tuner.present.words.pipeline import (
+from ov_tuner.registry.pipeline.forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
+from ov_tuner.registry.pipeline.words import (
     origin_text,
     pipeline_rows,
     split_text,
@@ -21,7 +21,7 @@ from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 
 @dataclass(frozen=True)
 class PipelineFigures:
-    """The figure files a pipeline report shows (ov_tuner.present.pipeline_figures draws them)."""
+    """The figure files a pipeline report shows (ov_tuner.registry.pipeline.figures draws them)."""
 
     cameras: Path
     stages: Path

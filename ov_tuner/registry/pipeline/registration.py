@@ -31,20 +31,21 @@ def _answer(results: Path, asked: Asked | None = None) -> PipelineAnswer:
 
 
 def _show(console: Console, results: Path, verbose: bool) -> None:
-    from ov_tuner.present.documents import print_pipeline
+    from ov_tuner.registry.pipeline.document import print_pipeline
 
     print_pipeline(console, _answer(results), full=True)
 
 
 def _words(console: Console, answer: PipelineAnswer) -> None:
-    from ov_tuner.present.documents import pipeline_recommend_document
     from ov_tuner.present.terminal import print_sections
+    from ov_tuner.registry.pipeline.document import pipeline_recommend_document
 
     print_sections(console, pipeline_recommend_document(answer), titles=False)
 
 
 def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> ReportFiles:
-    from ov_tuner.present.report import ReportFiles, build_pipeline_report  # imports matplotlib
+    from ov_tuner.present.report import ReportFiles
+    from ov_tuner.registry.pipeline.report import build_pipeline_report
 
     if len(results) > 1:
         raise BadInputError(f"{results[0]} is a pipeline's results file, reported one at a time: give one file")
@@ -53,14 +54,14 @@ def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> Repo
 
 
 def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[Path]:
-    from ov_tuner.present.pipeline_figures import write_pipeline_figures  # imports matplotlib
+    from ov_tuner.registry.pipeline.figures import write_pipeline_figures  # imports matplotlib
 
     figures = write_pipeline_figures(_answer(results), out_dir, fmt)
     return [figures.cameras, figures.stages]
 
 
 def _compare(console: Console, results: Sequence[Path], models_differ: bool, out_dir: Path | None, fmt: str) -> None:
-    from ov_tuner.present.words.pipeline_compare import pipeline_comparison_lines
+    from ov_tuner.registry.pipeline.words_compare import pipeline_comparison_lines
     from ov_tuner.workloads.pipeline.compare import compare_pipelines
     from ov_tuner.workloads.pipeline.results_file import load_pipeline
 
@@ -73,7 +74,7 @@ def _compare(console: Console, results: Sequence[Path], models_differ: bool, out
 
 
 def _forms() -> Forms:
-    from ov_tuner.present.deploy import PIPELINE_FORMS
+    from ov_tuner.registry.pipeline.deploy_forms import PIPELINE_FORMS
 
     return PIPELINE_FORMS
 

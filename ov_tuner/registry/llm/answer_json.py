@@ -6,7 +6,7 @@ from typing import Any
 
 from ov_tuner.engine.boundary import CONFIDENCE
 from ov_tuner.present.envelope import envelope
-from ov_tuner.present.words.llm import answer_lines
+from ov_tuner.registry.llm.words import answer_lines
 from ov_tuner.workloads.llm.answer_record import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
 from ov_tuner.workloads.llm.schema import LlmSetting
 

@@ -19,8 +19,8 @@ from matplotlib.lines import Line2D
 
 from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
 from ov_tuner.present.plots import save_figure
-from ov_tuner.present.words import llm_report as words
-from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.registry.llm import words_report as words
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer
 from ov_tuner.workloads.llm.schema import OVMS_DEFAULT, PIPELINE_DEFAULT, SCHEDULER_DEFAULT, LlmSetting
 

@@ -3,8 +3,8 @@ and the load it serves, and every setting all of them searched."""
 
 from __future__ import annotations
 
-from ov_tuner.present.words.llm import load_amount
-from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.registry.llm.words import load_amount
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.compare import LlmComparison
 
 

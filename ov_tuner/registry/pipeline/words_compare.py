@@ -3,7 +3,7 @@ deploys and the cameras it serves."""
 
 from __future__ import annotations
 
-from ov_tuner.present.words.pipeline import headline_cameras_text, split_text
+from ov_tuner.registry.pipeline.words import headline_cameras_text, split_text
 from ov_tuner.workloads.pipeline.compare import PipelineComparison
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.schema import (
     AGREEMENT_PROMPTS,

@@ -3,13 +3,13 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
-from ov_tuner.present.words.llm_outputs import (
+from ov_tuner.present.words.numbers import edge_text, gain
+from ov_tuner.registry.llm.words_outputs import (
     held_text,
     outputs_text,
     reply_text,
 )
-from ov_tuner.present.words.llm_setting import BASELINE_NAMES, budget_text, load_text, setting_text
-from ov_tuner.present.words.numbers import edge_text, gain
+from ov_tuner.registry.llm.words_setting import BASELINE_NAMES, budget_text, load_text, setting_text
 from ov_tuner.workloads.llm.answer_record import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.workloads.llm.by_load import ByLoad
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmTrial

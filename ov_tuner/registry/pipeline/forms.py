@@ -18,7 +18,7 @@ from ov_tuner.present.servers import (
     inference_element,
     ovms_config_text,
 )
-from ov_tuner.present.words.pipeline import pipeline_rows
+from ov_tuner.registry.pipeline.words import pipeline_rows
 from ov_tuner.schema import Precision
 from ov_tuner.workloads.pipeline.answer_record import (
     PipelineAnswer,

@@ -4,7 +4,7 @@ alone, named as every figure names them), the sections and the searched settings
 from __future__ import annotations
 
 from ov_tuner.engine.boundary import Boundary
-from ov_tuner.present.words.llm_setting import BASELINE_NAMES, budget_text, load_text, setting_text
+from ov_tuner.registry.llm.words_setting import BASELINE_NAMES, budget_text, load_text, setting_text
 from ov_tuner.workloads.llm.answer_record import PERCENTILES, LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmSetting
 

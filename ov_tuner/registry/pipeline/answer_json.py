@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 from ov_tuner.present.envelope import envelope
-from ov_tuner.present.pipeline_forms import stage_plan
-from ov_tuner.present.words.pipeline import pipeline_rows
+from ov_tuner.registry.pipeline.forms import stage_plan
+from ov_tuner.registry.pipeline.words import pipeline_rows
 from ov_tuner.workloads.pipeline.answer_record import (
     GAIN_CONFIDENCE,
     CameraGain,

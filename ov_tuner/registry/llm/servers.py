@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ov_tuner.present.box_forms import LLM_UNDER_LIMIT, kubernetes_resources
-from ov_tuner.present.llm_forms import model_path
 from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
-from ov_tuner.present.words.llm_setting import setting_text
+from ov_tuner.registry.llm.forms import model_path
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSetting
 

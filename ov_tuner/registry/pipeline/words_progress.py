@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ov_tuner.present.words.numbers import ms_text
-from ov_tuner.present.words.pipeline import split_text
+from ov_tuner.registry.pipeline.words import split_text
 from ov_tuner.schema import cell_text
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 

@@ -12,9 +12,9 @@ from matplotlib.patches import Patch
 
 from ov_tuner.present.heatmaps import DEFAULT_MARKER, DEPLOYED_COLOUR
 from ov_tuner.present.plots import save_figure
-from ov_tuner.present.sections.pipeline import PipelineFigures
 from ov_tuner.present.words.marks import ANSWER_SPLIT, DEFAULT_SPLIT, split_mark_text
-from ov_tuner.present.words.pipeline import (
+from ov_tuner.registry.pipeline.sections import PipelineFigures
+from ov_tuner.registry.pipeline.words import (
     ORIGIN_WORDS,
     failed_probes_text,
     headline_cameras_text,

@@ -1,14 +1,14 @@
 """The LLM answer as the Python script people run: serving the model with `openvino_genai` at the setting that ran
-(its SchedulerConfig fields and plugin properties; ov_tuner.present.llm_servers writes OVMS's graph, and
-ov_tuner.present.llm_answer_json the record as JSON).
+(its SchedulerConfig fields and plugin properties; ov_tuner.registry.llm.servers writes OVMS's graph, and
+ov_tuner.registry.llm.answer_json the record as JSON).
 
 The tests run the script on the tiny model and compare the KV cache it allocated (the one figure GenAI reads back
 that a property changes) with what ov-tuner's own pipeline at the same setting allocated for the same request."""
 
 from __future__ import annotations
 
-from ov_tuner.present.words.llm_setting import setting_text
 from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.schema import LlmSetting
 

@@ -1,0 +1,2 @@
+"""The sweep's registration (registration.py, named by its entry point). Its words, report and figures are still
+present/'s own modules."""
