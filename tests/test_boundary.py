@@ -109,3 +109,19 @@ def test_a_walk_over_a_wide_range_brackets_and_bisects_in_full_before_any_cap() 
     found = boundary(windows, rerun=False)
     assert 300 * 0.95 <= found.served <= 300 < found.high <= 320
     assert len({x for x, _ in windows}) >= 14 and len(windows) > 16
+
+
+def test_a_repeat_that_turns_the_highest_load_served_grows_the_walk_though_the_repeats_are_spent() -> None:
+    """The demo's LLMPipeline default (8 users asked): its rounds' three windows at 8 missed twice, the walk went down
+    to 4, up to 7 and repeated the edges, and two more met at 8, its sixth repeat. 8 was then served with nothing tried
+    above it: the walk stopped there and said "8 users or more". The cap counts repeats: it tries 16, then bisects."""
+    rule = WalkRule(start=8, most=32, most_repeated=6)
+    windows: list[Window] = [(8, False), (8, False), (8, True), (4, True), (6, True), (7, True), (7, True),
+                             (7, True), (8, True), (8, True)]
+    assert next_load(windows, rule) == 16
+    windows.append((16, False))
+    assert next_load(windows, rule) == 12  # a load not tried yet: the bisection goes on
+    windows += [(12, False), (10, False), (9, False)]
+    assert next_load(windows, rule) is None  # bracketed to one user; no repeat after the cap
+    found = boundary(windows)
+    assert found.served == 8 and not found.at_ceiling and found.high < 16

@@ -141,25 +141,28 @@ def next_load(windows: Sequence[Window], rule: WalkRule) -> float | None:
     if not windows:
         return _load(min(rule.start, rule.most), rule)
     loads, n, met = _tally(windows)
-    if len(windows) - len(loads) >= rule.most_repeated:
-        return None
+    # the repeats are spent: only a load not tried yet may follow (a repeat that turned the highest load served leaves
+    # the walk unbracketed above it: it grows, then bisects, as the cap counts repeats only)
+    spent = len(windows) - len(loads) >= rule.most_repeated
     served_at = _served_index(n, met)
     served = float(loads[served_at]) if served_at >= 0 else 0.0
     failed_at = served_at + 1 if served_at + 1 < len(loads) else None
     if failed_at is None:  # every load tried up to the highest was served
         if served < rule.most:
             return _load(min(_grown(served, rule), rule.most), rule)
-        return served if n[served_at] < rule.repeats else None
+        return served if n[served_at] < rule.repeats and not spent else None
     failed = float(loads[failed_at])
     if served_at < 0:  # not even the lowest tried met it: halve, down to the least
         lower = _load(failed / 2, rule)
         if lower >= rule.least and lower < failed:
             return lower
-        return failed if n[failed_at] < rule.repeats else None
+        return failed if n[failed_at] < rule.repeats and not spent else None
     if failed - served > max(rule.unit, rule.precision * served):
         middle = _load((served + failed) / 2, rule)
         if served < middle < failed:
             return middle
+    if spent:
+        return None
     short = [i for i in (served_at, failed_at) if n[i] < rule.repeats]
     if short:
         return float(loads[short[0]])
