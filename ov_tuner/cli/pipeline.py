@@ -73,7 +73,7 @@ def _finish(answer: PipelineAnswer | None, results: Path, report_dir: Path | Non
         raise BadInputError(unservable_text(answer, str(results)))
     print_pipeline(out, answer)
     if report_dir is not None:
-        from ov_tuner.registry.pipeline.report import build_pipeline_report
+        from ov_tuner.registry.pipeline.report import build_pipeline_report  # imports matplotlib
 
         for path in build_pipeline_report(answer, report_dir):
             out.print(f"wrote {path}", highlight=False)

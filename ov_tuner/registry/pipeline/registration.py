@@ -45,7 +45,7 @@ def _words(console: Console, answer: PipelineAnswer) -> None:
 
 def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> ReportFiles:
     from ov_tuner.present.report import ReportFiles
-    from ov_tuner.registry.pipeline.report import build_pipeline_report
+    from ov_tuner.registry.pipeline.report import build_pipeline_report  # imports matplotlib
 
     if len(results) > 1:
         raise BadInputError(f"{results[0]} is a pipeline's results file, reported one at a time: give one file")
