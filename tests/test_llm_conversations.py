@@ -201,11 +201,16 @@ def test_conversations_are_tuned_with_prefix_caching_and_ovms_left_alone_by_defa
     assert {OVMS_DEFAULT, PIPELINE_DEFAULT, SCHEDULER_DEFAULT} <= {t.setting for t in trials if t.users is not None}
     assert "conversations from" in result.output and "of prompt tokens answered by the prefix cache" in result.output
     assert "prefix hits " in result.output
-    # the search's fastest speculative setting against its twin, in passes side by side at one user and the users
-    # given
+    # the search's fastest speculative setting against its twin, in passes side by side at one user, and at the users
+    # given in the rounds where both went to them (the speculative one always does), else in passes of their own
     paired = {(t.setting.speculative, t.users, t.pass_number) for t in trials if t.by_load}
-    assert paired == {(on, users, n) for on in (True, False) for users in (1, 3) for n in (0, 1)}
+    speculative = next(t.setting for t in trials if t.by_load and t.setting.speculative)
+    in_rounds = {speculative, speculative.without_speculation()} <= {t.setting for t in trials if t.in_rounds}
+    assert speculative in {t.setting for t in trials if t.in_rounds}
+    given = set() if in_rounds else {(on, 3, n) for on in (True, False) for n in (0, 1)}
+    assert paired == {(on, 1, n) for on in (True, False) for n in (0, 1)} | given
     assert "by load" in result.output and "output tokens/s at 1 user" in result.output
+    assert "output tokens/s at 3 users" in result.output
 
 
 def test_conversations_with_a_rate_or_prompts_are_one_line(tiny_gguf: Path, tmp_path: Path) -> None:
@@ -394,7 +399,7 @@ def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and
                       60.0 if side == lookup and users == 8 else 5.0)  # its TPOT at 8 users beyond 50 ms
                 for users, r in ratios.items() for n in range(3) for side in (lookup, twin)),
               trial(lookup, 500, 3, 1)]  # a pass whose twin did not run: no pair
-    knob = knob_by_load(trials, lookup, LlmBudget(ttft_ms=1000, tpot_ms=50))
+    knob = knob_by_load(trials, lookup, LlmBudget(ttft_ms=1000, tpot_ms=50), 8)
     assert knob.twin == SCHEDULER_DEFAULT and [p.load for p in knob.verdict.at] == [1, 4, 8]
     assert all(p.ratio.passes == 3 for p in knob.verdict.at)
     assert knob.verdict.pays_up_to == 1 and knob.verdict.slower_from == 8
@@ -410,6 +415,68 @@ def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and
     assert deciding_loads(8, True, 11.0) == [1.0, 8, 11.0] and deciding_loads(1, True, None) == [1.0]
     assert deciding_loads(8, True, 9.0) == deciding_loads(8, True, 6.0) == [1.0, 8]
     assert deciding_loads(8, True, 5.0) == [1.0, 5.0, 8] and deciding_loads(2.5, False, None) == [2.5]
+
+
+def test_the_fastest_speculative_setting_goes_to_the_rounds_and_its_verdict_at_the_load_given_is_read_there() -> None:
+    """Prompt lookup missed the TPOT budget in its one search trial at the budget's edge: it still goes to the rounds,
+    judged at the user's load beside the others (and may lead there: a held-back one does not go), and where its
+    twin went too, the rounds' passes are its verdict at that load; the by-load passes give the other loads."""
+    from ov_tuner.workloads.llm.answer import contenders_of, llm_answer, searched_figures
+    from ov_tuner.workloads.llm.by_load import knob_by_load
+    from ov_tuner.workloads.llm.measured import StoredLlm
+    from ov_tuner.workloads.llm.schema import LlmFormat, LlmJob, LlmModel
+
+    budget = LlmBudget(ttft_ms=1000, tpot_ms=50)
+    fast, lookup = LlmSetting(max_num_batched_tokens=1024), OVMS_DEFAULT.with_value("prompt_lookup", (5, 3))
+    assert lookup.speculative and lookup.without_speculation() == OVMS_DEFAULT
+
+    def trial(setting: LlmSetting, tokens: float, number: int | None = None, users: int | None = None,
+              tpot: float = 40.0) -> LlmTrial:
+        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=np.full(10, 100.0),
+                        tpot_ms=np.full(10, tpot), window_tokens=round(tokens), window_s=1.0)
+
+    search = [trial(s, f) for s, f in ((SCHEDULER_DEFAULT, 70), (PIPELINE_DEFAULT, 120), (OVMS_DEFAULT, 125),
+                                       (fast, 130))] + [trial(lookup, 118, tpot=60.4)]
+    searched = searched_figures(search, budget)
+    assert not next(f for f in searched if f.setting == lookup).meets
+    assert contenders_of(searched, 2) == [fast, lookup, *BASELINES]
+    assert contenders_of(searched, 2, held={lookup}) == [fast, *BASELINES]
+    # the rounds at 8 users: lookup 1.25 times its twin's tokens/s in each pass, within the budget pooled
+    rounds = [trial(s, f * (1 + 0.01 * n), n) for n in range(3)
+              for s, f in ((fast, 130), (lookup, 156), *((b, f) for b, f in ((SCHEDULER_DEFAULT, 70),
+                                                                              (PIPELINE_DEFAULT, 120),
+                                                                              (OVMS_DEFAULT, 125))))]
+    at_one = [trial(s, f * (1 + 0.01 * n), n, users=1) for n in range(3) for s, f in ((lookup, 27), (OVMS_DEFAULT, 30))]
+    knob = knob_by_load([*search, *rounds, *at_one], lookup, budget, 8)
+    assert [p.load for p in knob.verdict.at] == [1, 8] and all(p.ratio.passes == 3 for p in knob.verdict.at)
+    eight = knob.verdict.at_load(8)
+    assert eight is not None and eight.ratio.value == pytest.approx(1.25, rel=0.01) and eight.faster and eight.meets
+    # where a by-load pass ran at the load given (a file written before), the rounds' are not read there
+    at_eight = [trial(s, f, n, users=8) for n in range(3) for s, f in ((lookup, 100), (OVMS_DEFAULT, 100))]
+    older = knob_by_load([*search, *rounds, *at_eight], lookup, budget, 8).verdict.at_load(8)
+    assert older is not None and older.ratio.value == pytest.approx(1.0)
+    # told faster at the user's load, within the budget: deployed
+    job = LlmJob(LlmModel("m.gguf", LlmFormat.GGUF, "0" * 64, "llama", 2, 8, 10), "CPU", LlmLoad(users=8), budget, "x")
+    answer = llm_answer(StoredLlm("r.db", None, job, tuple([*search, *rounds, *at_one]), ()))
+    assert answer.answer is not None and answer.answer.setting == lookup
+    assert [k.setting for k in answer.by_load] == [lookup]
+
+
+def test_a_speculative_setting_tied_with_another_contender_is_not_deployed() -> None:
+    """Among contenders not told apart, the one that proposes no tokens: speculation costs once the device is busy."""
+    from ov_tuner.workloads.llm.answer import llm_answer
+    from ov_tuner.workloads.llm.measured import StoredLlm
+    from ov_tuner.workloads.llm.schema import LlmFormat, LlmJob, LlmModel
+
+    fast = LlmSetting(max_num_batched_tokens=1024)
+    lookup = fast.with_value("prompt_lookup", (5, 3))
+    trials = [LlmTrial(s, pass_number=n, ttft_ms=np.full(10, 5.0), tpot_ms=np.full(10, 1.0),
+                       window_tokens=round(f), window_s=1.0, kv_cache_bytes=kv)
+              for n in range(4) for s, f, kv in ((lookup, 1000 + 60 * (n % 2), 10), (fast, 1030, 1000),
+                                                 (SCHEDULER_DEFAULT, 500, 1000))]
+    job = LlmJob(LlmModel("m.gguf", LlmFormat.GGUF, "0" * 64, "llama", 2, 8, 10), "CPU", LlmLoad(), LlmBudget(), "x")
+    answer = llm_answer(StoredLlm("r.db", None, job, tuple(trials), ()))
+    assert answer.answer is not None and answer.answer.setting == fast  # though its KV cache is the larger
 
 
 def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_with_the_figure() -> None:

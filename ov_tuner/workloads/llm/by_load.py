@@ -104,11 +104,14 @@ def deciding_loads(given: float, closed: bool, edge: float | None) -> list[float
     return sorted({*([1.0] if closed else []), given, *([edge] if apart and edge is not None else [])})
 
 
-def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget) -> KnobByLoad:
+def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget, given: float) -> KnobByLoad:
     """`setting` against its twin from their by-load passes: each load's passes where both ran, and the setting's
-    latencies there against `budget`."""
+    latencies there against `budget`; at the load `given`, the rounds' passes where both went to the rounds and no
+    by-load pass ran there (the rounds measure every contender side by side in each pass, at that load)."""
     twin = setting.without_speculation()
     figures = {(t.setting, t.walked_at, t.pass_number): t for t in trials if t.by_load and t.ok}
+    if not any(load == given for _, load, _ in figures):
+        figures |= {(t.setting, given, t.pass_number): t for t in trials if t.in_rounds and t.ok}
     passes: dict[float, list[tuple[float, float]]] = {}
     mine: dict[float, list[LlmTrial]] = {}
     for (found, load, number), trial in figures.items():

@@ -174,7 +174,7 @@ class LlmWorkload:
             return nullcontext(None)
         held = held_back(self.store.llm_outputs(), self.job.min_agreement)
         contenders = contenders_of(searched, self.spec.contenders, held)
-        met = {f.setting for f in searched if f.meets}
+        met = {f.setting for f in searched if f.meets or f.setting.speculative}  # may lead (contenders_of says why)
 
         def visit(position: int, number: int) -> float | None:
             trial = self.measure(contenders[position], number)
@@ -224,8 +224,9 @@ class LlmWorkload:
     def _by_load(self) -> Steps:
         """The speculative setting that decides (ov_tuner.workloads.llm.by_load: the answer where it proposes
         tokens, else the search's fastest that does) against its twin proposing nothing, in passes side by side at
-        one user, the load given and the most the answer's walk served (where it lies apart from it), the order
-        within each pair alternating from pass to pass; a resumed run measures what is not stored."""
+        one user, the load given (unless both went to the rounds, which measured them there) and the most the
+        answer's walk served (where it lies apart from it), the order within each pair alternating from pass to
+        pass; a resumed run measures what is not stored."""
         answer = self.answer()
         setting, passes = speculative_setting(answer), min(self.spec.passes, BY_LOAD_PASSES)
         if setting is None or passes < 2:
@@ -234,8 +235,11 @@ class LlmWorkload:
                     None)
         loads = deciding_loads(self.spec.load.amount, self.spec.load.closed,
                                walk.served if walk is not None and walk.served > 0 else None)
-        done = {(t.setting, t.walked_at, t.pass_number) for t in self.store.llm_trials() if t.by_load}
         pair = (setting, setting.without_speculation())
+        rounds = {t.setting for t in self.store.llm_trials() if t.in_rounds}
+        if set(pair) <= rounds:  # the rounds measured the pair side by side at the load given
+            loads.remove(self.spec.load.amount)
+        done = {(t.setting, t.walked_at, t.pass_number) for t in self.store.llm_trials() if t.by_load}
         for number in range(passes):
             for at in loads:
                 for side in pair if number % 2 == 0 else pair[::-1]:
