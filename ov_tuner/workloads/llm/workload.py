@@ -174,7 +174,7 @@ class LlmWorkload:
             return nullcontext(None)
         held = held_back(self.store.llm_outputs(), self.job.min_agreement)
         contenders = contenders_of(searched, self.spec.contenders, held)
-        met = {f.setting for f in searched if f.meets or f.setting.speculative}  # may lead (contenders_of says why)
+        met = {f.setting for f in searched if f.meets}  # may lead the passes (the answer judges each by its rounds)
 
         def visit(position: int, number: int) -> float | None:
             trial = self.measure(contenders[position], number)
