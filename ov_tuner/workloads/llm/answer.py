@@ -41,7 +41,7 @@ from ov_tuner.workloads.llm.answer_record import (
     Walk,
     WalkGain,
 )
-from ov_tuner.workloads.llm.by_load import knob_by_load
+from ov_tuner.workloads.llm.by_load import knob_by_load, paired_in_rounds
 from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm, at_budget, pooled
 from ov_tuner.workloads.llm.roofline import decode_bound
@@ -175,15 +175,15 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                          job.model, answer.setting, pooled.get(answer.setting) or _searched(trials, answer.setting),
                          stored.roofline),
                      by_load=tuple(knob_by_load(trials, s, job.budget, job.load.amount)
-                                   for s in _judged_by_load(trials, set(contenders))))
+                                   for s in _judged_by_load(trials)))
 
 
-def _judged_by_load(trials: Sequence[LlmTrial], contenders: set[LlmSetting]) -> list[LlmSetting]:
+def _judged_by_load(trials: Sequence[LlmTrial]) -> list[LlmSetting]:
     """The speculative settings with a verdict by load: those with by-load passes, and those that went to the rounds
     beside their twin (which measured the pair at the load given)."""
-    return list(dict.fromkeys(
-        t.setting for t in trials if t.setting.speculative
-        and (t.by_load or (t.in_rounds and {t.setting, t.setting.without_speculation()} <= contenders))))
+    measured = {t.setting for t in trials if t.by_load}
+    return [s for s in dict.fromkeys(t.setting for t in trials if t.setting.speculative)
+            if s in measured or paired_in_rounds(trials, s)]
 
 
 def budget_miss(figures: SettingFigures, budget: LlmBudget) -> float:

@@ -104,6 +104,11 @@ def deciding_loads(given: float, closed: bool, edge: float | None) -> list[float
     return sorted({*([1.0] if closed else []), given, *([edge] if apart and edge is not None else [])})
 
 
+def paired_in_rounds(trials: Sequence[LlmTrial], setting: LlmSetting) -> bool:
+    """Whether `setting` and its twin both went to the rounds, which measured them side by side at the load given."""
+    return {setting, setting.without_speculation()} <= {t.setting for t in trials if t.in_rounds}
+
+
 def knob_by_load(trials: Sequence[LlmTrial], setting: LlmSetting, budget: LlmBudget, given: float) -> KnobByLoad:
     """`setting` against its twin from their by-load passes: each load's passes where both ran, and the setting's
     latencies there against `budget`; at the load `given`, the rounds' passes where both went to the rounds and no

@@ -40,7 +40,7 @@ from ov_tuner.workloads.llm.answer import (
     walk_windows,
 )
 from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer
-from ov_tuner.workloads.llm.by_load import BY_LOAD_PASSES, deciding_loads
+from ov_tuner.workloads.llm.by_load import BY_LOAD_PASSES, deciding_loads, paired_in_rounds
 from ov_tuner.workloads.llm.harness import harness_trial
 from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.measured import LlmOutputs, LlmTrial
@@ -235,11 +235,10 @@ class LlmWorkload:
                     None)
         loads = deciding_loads(self.spec.load.amount, self.spec.load.closed,
                                walk.served if walk is not None and walk.served > 0 else None)
-        pair = (setting, setting.without_speculation())
-        rounds = {t.setting for t in self.store.llm_trials() if t.in_rounds}
-        if set(pair) <= rounds:  # the rounds measured the pair side by side at the load given
+        pair, trials = (setting, setting.without_speculation()), self.store.llm_trials()
+        if paired_in_rounds(trials, setting):  # the rounds measured the pair side by side at the load given
             loads.remove(self.spec.load.amount)
-        done = {(t.setting, t.walked_at, t.pass_number) for t in self.store.llm_trials() if t.by_load}
+        done = {(t.setting, t.walked_at, t.pass_number) for t in trials if t.by_load}
         for number in range(passes):
             for at in loads:
                 for side in pair if number % 2 == 0 else pair[::-1]:
