@@ -119,3 +119,17 @@ def test_two_llm_files_are_compared_not_reported_together(llm_db: Path, tmp_path
                                    "(compare sets several side by side)")
     compared = CliRunner().invoke(app, ["compare", str(llm_db), str(llm_db)])
     assert compared.exit_code == 0 and "file 2 deploys" in compared.stdout
+
+
+def test_the_results_help_names_the_workloads_that_export_and_says_so_where_none_does(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help is built while the command line is: where no installed workload exports (ov-tuner's own sweep did not
+    load), it says so instead of failing to build."""
+    import ov_tuner.cli.results as results
+
+    assert results._written_by(exporting=True) == "`ov-tuner sweep`"
+    assert results._written_by() == "`ov-tuner llm`, `pipeline` or `sweep`"
+    without_sweep = {n: r for n, r in registry().items() if n != "sweep"}
+    monkeypatch.setattr(results, "registry", lambda: without_sweep)
+    assert results._written_by(exporting=True) == "a workload's command (none installed here)"
+    assert results._written_by() == "`ov-tuner llm` or `pipeline`"

@@ -28,6 +28,8 @@ def _written_by(exporting: bool = False) -> str:
     """'`ov-tuner llm`, `pipeline` or `sweep`': every installed workload's command, a plug-in's too (`exporting`:
     those whose files have points to export)."""
     names = [f"`{name}`" for name, r in registry().items() if r.export is not None or not exporting]
+    if not names:  # the command line is built all the same (an entry point that did not load is one warning)
+        return "a workload's command (none installed here)"
     names[0] = f"`ov-tuner {names[0][1:]}"
     return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
 
