@@ -117,7 +117,7 @@ def ov_tuner(*args: str, prefix: list[str] | None = None, timeout: float = 180,
                           timeout=timeout, env={**os.environ, "COLUMNS": "250", **(env or {})})
 
 
-# How the sweep's busy-host notice starts (ov_tuner.present.words.notices).
+# How the sweep's busy-host notice starts (ov_tuner.registry.sweep.words.notices).
 BUSY_HOST = "the host is already busy: "
 
 

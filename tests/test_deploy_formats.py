@@ -25,9 +25,9 @@ from ov_tuner.analyse.inputs import measured_inputs
 from ov_tuner.cli import app
 from ov_tuner.deployable import SWEEP_WRITER
 from ov_tuner.devices.decisions import type_name
-from ov_tuner.present.deploy import dlstreamer_pipeline, ovms_config
 from ov_tuner.present.formats import deploy_model, deploy_snippets
 from ov_tuner.quantize.paths import int8_ir_path
+from ov_tuner.registry.sweep.deploy_forms import dlstreamer_pipeline, ovms_config
 from ov_tuner.schema import Environment, Int8Options, Mode, PointResult, Precision, Quantization
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.workloads.sweep import run_sweep

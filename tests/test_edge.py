@@ -30,8 +30,8 @@ from ov_tuner.errors import ModelError
 from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
-from ov_tuner.present.words.edge import capacity_summary, harness_cell
 from ov_tuner.quantize.ir import int8_ir
+from ov_tuner.registry.sweep.words.edge import capacity_summary, harness_cell
 from ov_tuner.schema import (
     Accuracy,
     CameraTarget,

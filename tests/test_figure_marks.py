@@ -19,10 +19,11 @@ from ov_tuner.analyse.answer import answer_of
 from ov_tuner.analyse.figures import heatmap_data, pareto_data, plot_data, precision_data
 from ov_tuner.analyse.heatmaps import figure_marks, heatmap_marks
 from ov_tuner.analyse.precisions import compare_precisions
-from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, HEATMAP_METRICS, heatmap_figure, precision_figure
-from ov_tuner.present.plots import pareto_figure, write_figures
+from ov_tuner.present.drawing import DEPLOYED_COLOUR
 from ov_tuner.present.words.marks import NO_ANSWER, default_point_text, deployed_point_text
 from ov_tuner.registry.pipeline.figures import cameras_figure
+from ov_tuner.registry.sweep.figures import pareto_figure, write_figures
+from ov_tuner.registry.sweep.heatmaps import HEATMAP_METRICS, heatmap_figure, precision_figure
 from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision
 from ov_tuner.store.results import StoredResults
 

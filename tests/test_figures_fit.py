@@ -18,8 +18,9 @@ from ov_tuner.analyse.figures import heatmap_data, pareto_data, precision_data
 from ov_tuner.analyse.heatmaps import figure_marks
 from ov_tuner.analyse.points import batch_series
 from ov_tuner.analyse.precisions import compare_precisions
-from ov_tuner.present.heatmaps import heatmap_figure, precision_figure
-from ov_tuner.present.plots import batch_figure, pareto_figure, save_figure
+from ov_tuner.present.drawing import save_figure
+from ov_tuner.registry.sweep.figures import batch_figure, pareto_figure
+from ov_tuner.registry.sweep.heatmaps import heatmap_figure, precision_figure
 from ov_tuner.schema import Precision
 
 

@@ -30,14 +30,14 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import ModelError, QuantizationError
 from ov_tuner.model.inputs import add_image_preprocessing, as_model_input, load_images
 from ov_tuner.model.quantized import quantized_ops
-from ov_tuner.present.documents import show_document
 from ov_tuner.present.formats import deploy_snippets
-from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.quantize import nncf_backend
 from ov_tuner.quantize.data import calibration_sets
 from ov_tuner.quantize.ir import int8_ir
 from ov_tuner.quantize.make import quantize_model
+from ov_tuner.registry.sweep.documents import show_document
+from ov_tuner.registry.sweep.sections.answer import answer_facts
 from ov_tuner.schema import ConfirmRule, Int8Options, Precision
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results

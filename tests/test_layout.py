@@ -24,8 +24,8 @@ PRESENT = PACKAGE / "present"
 REGISTRY = PACKAGE / "registry"
 # What renders: present/, and what each built-in workload hands it, beside its registration (registry/NAME/), whose
 # registration.py alone computes (it builds the answer it hands on).
-RENDERING = sorted([*PRESENT.rglob("*.py"), *(p for p in REGISTRY.glob("*/*.py")
-                                              if p.name not in ("registration.py", "__init__.py"))])
+RENDERING = sorted([*PRESENT.rglob("*.py"), *(p for p in REGISTRY.rglob("*.py") if p.parent != REGISTRY
+                                              and p.name not in ("registration.py", "__init__.py"))])
 # What opens a model: nothing in ov_tuner.present may import these.
 MODEL_OPENERS = ("openvino", "ov_tuner.devices.runtime")
 # What --help goes without: each takes a tenth of a second or more to import on a small host.
@@ -108,6 +108,7 @@ def test_present_computes_nothing() -> None:
     """Data flows model -> compile -> measure -> store -> analyse -> present: the command line builds the records
     through ov_tuner.analyse and hands them to ov_tuner.present, which words and draws them."""
     assert REGISTRY / "llm/words.py" in RENDERING and REGISTRY / "llm/registration.py" not in RENDERING
+    assert REGISTRY / "sweep/words/answer.py" in RENDERING
     used = [f"{path.relative_to(PACKAGE)}:{hit}" for path in RENDERING for hit in analyse_functions_used(path)]
     assert used == []
 
@@ -135,28 +136,28 @@ def test_the_check_sees_an_analysis_function_called_or_handed_on(tmp_path: Path)
 
 # The comparisons present/ makes that decide nothing a reader is told: how a figure is drawn and a line is wrapped.
 DRAWING = {
-    "present/heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
+    "registry/sweep/heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
     "registry/llm/figures.py: rank % 2 == 0",  # labels on alternate sides
     # the budget line
     "registry/llm/figures.py: budget.ttft_ms <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",
     "present/words/box.py: cpu == runs[-1][-1] + 1",  # runs of CPU numbers: 0-3
     # a figure's index
-    "present/documents.py: i < len(figures.profiles)", "present/documents.py: i < len(figures.soaks)",
+    "registry/sweep/documents.py: i < len(figures.profiles)", "registry/sweep/documents.py: i < len(figures.soaks)",
     "present/formats.py: point.nireq < point.streams",  # benchmark_app's -nireq flag is written only where it differs
     "present/words/box.py: len(box.cpuset) < box.host_cpus",  # a box names its CPUs where it has fewer than the host
     "registry/llm/words_outputs.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
-    "present/words/edge.py: a < b",  # a clock's span
+    "registry/sweep/words/edge.py: a < b",  # a clock's span
     "present/words/numbers.py: load > found.served",  # the loads at a walk's edge, as the walk stored them
     "registry/pipeline/words.py: gain.high > gain.low",  # an interval, or one value in every pass
     # counts and digits: a plural, a list cut short, how many digits a figure takes
-    "present/heatmaps.py: value >= 100", "present/words/numbers.py: cosine > 0.99999",
+    "registry/sweep/heatmaps.py: value >= 100", "present/words/numbers.py: cosine > 0.99999",
     "present/words/numbers.py: n > 1", "present/words/box.py: len(r) > 1",
     "registry/llm/words.py: answer.passes > 1", "registry/llm/words_report.py: answer.passes > 1",
     "registry/llm/servers.py: setting.instances > 1", "registry/llm/words_setting.py: setting.instances > 1",
     "registry/llm/words.py: len(reasons) > 2", "registry/pipeline/words.py: len(failed) > 2",
     # whether there is something to draw: two windows make a line, two boxes a column
-    "present/documents.py: len(s.soak.windows) >= 2", "present/plots.py: len(soak.soak.windows) >= 2",
-    "present/documents.py: "
+    "registry/sweep/documents.py: len(s.soak.windows) >= 2", "registry/sweep/figures.py: len(soak.soak.windows) >= 2",
+    "registry/sweep/documents.py: "
     "len({f.environment.box.bounds if f.environment.box else None for f in comparison.files}) > 1",
 }
 

@@ -20,7 +20,7 @@ from matplotlib.image import imread
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
+from ov_tuner.present.drawing import DEPLOYED_COLOUR
 from ov_tuner.registry.llm import words_report as words
 from ov_tuner.registry.llm.figures import LlmFigures, pareto_figure, rounds_figure, users_figure
 from ov_tuner.registry.llm.report import llm_document

@@ -23,7 +23,6 @@ from test_deploy_formats import BIN, DLSTREAMER_PROPERTIES, OVMS_SCHEMA
 from test_renderers import constructed_results
 
 from ov_tuner.analyse.answer import answer_of
-from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.deploy import deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION
@@ -34,6 +33,7 @@ from ov_tuner.registry.pipeline.figures import cameras_figure, stages_figure
 from ov_tuner.registry.pipeline.forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
 from ov_tuner.registry.pipeline.report import build_pipeline_report
 from ov_tuner.registry.pipeline.words import pipeline_rows, stage_text, tried_cameras_text
+from ov_tuner.registry.sweep.answer_json import answer_json
 from ov_tuner.schema import Box, CameraTarget, Precision
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.pipeline.answer import deployed, verdict

@@ -17,13 +17,13 @@ from rich.console import Console
 from ov_tuner.analyse.answer import answer_if_any, answer_of
 from ov_tuner.analyse.compare import compare
 from ov_tuner.analyse.findings import findings_of
-from ov_tuner.present.answer_json import answer_json
 from ov_tuner.present.document import Bullets, Code, Image, Paragraph, Section, Tone
-from ov_tuner.present.documents import answer_section, comparison_document, recommend_document, show_document
 from ov_tuner.present.pages import to_html, to_markdown
-from ov_tuner.present.sections.answer import answer_facts
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.numbers import factor, gain, gain_inline, signed
+from ov_tuner.registry.sweep.answer_json import answer_json
+from ov_tuner.registry.sweep.documents import answer_section, comparison_document, recommend_document, show_document
+from ov_tuner.registry.sweep.sections.answer import answer_facts
 from ov_tuner.schema import (
     Accuracy,
     DeviceInfo,

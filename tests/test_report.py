@@ -17,7 +17,8 @@ from ov_tuner.analyse.answer import answer_if_any
 from ov_tuner.analyse.figures import plot_data
 from ov_tuner.analyse.findings import findings_of
 from ov_tuner.cli import app
-from ov_tuner.present.report import ReportFiles, build_report
+from ov_tuner.present.report import ReportFiles
+from ov_tuner.registry.sweep.report import build_report
 from ov_tuner.schema import Mode, Precision, StopRule
 from ov_tuner.store.results import load_results
 from ov_tuner.workloads.sweep import run_sweep

@@ -21,7 +21,7 @@ from ov_tuner.cli.inputs import said
 from ov_tuner.cli.renamed import RenamedFlagsGroup
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import OvTunerError
-from ov_tuner.present.words.notices import notice_text, reading_text
+from ov_tuner.registry.sweep.words.notices import notice_text, reading_text
 from ov_tuner.workloads.sweep.notices import Quantizing
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,

@@ -42,7 +42,7 @@ def coldstart(
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
     from ov_tuner.deployable.configs import one_config
     from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
-    from ov_tuner.present.documents import coldstart_section
+    from ov_tuner.registry.sweep.documents import coldstart_section
 
     config = one_config(one_device(read_devices(device), "coldstart"), one_precision(precision, "coldstart"), batch,
                         streams, 1)
@@ -71,7 +71,7 @@ def profile(
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
     from ov_tuner.deployable.configs import one_config
     from ov_tuner.jobs.profile import run_profile
-    from ov_tuner.present.documents import profile_section
+    from ov_tuner.registry.sweep.documents import profile_section
 
     config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
                         streams, nireq)
@@ -80,7 +80,7 @@ def profile(
     result = run_profile(model, config, seconds, out_path, parse_shapes(shape), quantizing=say_quantizing)
     figure = None
     if plot_dir is not None:
-        from ov_tuner.present.plots import save_profile_figure  # imports matplotlib
+        from ov_tuner.registry.sweep.figures import save_profile_figure  # imports matplotlib
 
         figure = save_profile_figure(result, model.stem, plot_dir, top)
     print_sections(out, [profile_section(result, top, figure)], titles=False)

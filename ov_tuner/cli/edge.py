@@ -71,8 +71,8 @@ def capacity(
     """Open-loop load from cameras: per configuration, the most cameras it serves within the latency budget (or
     how it serves --cameras), latency counted from each frame's arrival. Batch 1: each frame is one request."""
     from ov_tuner.analyse.capacity import latest_served
-    from ov_tuner.present.documents import capacity_section
-    from ov_tuner.present.words.edge import trial_line
+    from ov_tuner.registry.sweep.documents import capacity_section
+    from ov_tuner.registry.sweep.words.edge import trial_line
     from ov_tuner.store.results import load_results
     from ov_tuner.workloads.capacity.job import run_capacity
     from ov_tuner.workloads.capacity.workload import CapacitySpec
@@ -93,8 +93,8 @@ def capacity(
     served = latest_served(runs)
     figure = None
     if plot_dir is not None:
-        from ov_tuner.present.edge_figures import capacity_figure  # imports matplotlib
-        from ov_tuner.present.plots import save_figure
+        from ov_tuner.present.drawing import save_figure
+        from ov_tuner.registry.sweep.edge_figures import capacity_figure  # imports matplotlib
 
         stored = load_results(spec.out)
         figure = save_figure(capacity_figure(served, stored.environment), plot_dir, "capacity")
@@ -125,7 +125,7 @@ def soak(
     windows measured."""
     from ov_tuner.deployable.configs import one_config
     from ov_tuner.jobs.soak import SoakSpec, latest_soak
-    from ov_tuner.present.documents import soak_section
+    from ov_tuner.registry.sweep.documents import soak_section
 
     int8: Quantization | None = None
     if from_results is not None:
@@ -157,7 +157,7 @@ def _soak_in_progress(spec: SoakSpec) -> bool:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ov_tuner.jobs.soak import run_soak
-    from ov_tuner.present.words.edge import soak_window_line
+    from ov_tuner.registry.sweep.words.edge import soak_window_line
 
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     try:
@@ -177,8 +177,8 @@ def _soak_figure(drift: SoakDrift, environment: Environment, plot_dir: Path) -> 
     """The soak's figure in `plot_dir`, where it has two windows or more to draw."""
     if len(drift.soak.windows) < 2:
         return None
-    from ov_tuner.present.edge_figures import soak_figure  # imports matplotlib
-    from ov_tuner.present.plots import save_figure
+    from ov_tuner.present.drawing import save_figure
+    from ov_tuner.registry.sweep.edge_figures import soak_figure  # imports matplotlib
 
     return save_figure(soak_figure(drift, environment), plot_dir, "soak")
 

@@ -72,7 +72,7 @@ def fleet_sweep(
 
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.analyse.points import best_per_device_precision
-    from ov_tuner.present.fleet_text import HostResults, fleet_table
+    from ov_tuner.registry.sweep.fleet_text import HostResults, fleet_table
     from ov_tuner.store.results import load_results
 
     with (ctrl_c_interrupts(), connected(address) as chosen,

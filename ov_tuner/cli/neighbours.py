@@ -29,7 +29,7 @@ def neighbours(
     from ov_tuner.analyse.neighbours import neighbours as neighbours_figures
     from ov_tuner.deployable.deployed import FROM_FLAG, deployed_from
     from ov_tuner.devices.modelfile import open_model_source
-    from ov_tuner.present.documents import neighbours_section
+    from ov_tuner.registry.sweep.documents import neighbours_section
     from ov_tuner.workloads.neighbours.job import run_neighbours
     from ov_tuner.workloads.neighbours.workload import NeighboursSpec
 

@@ -35,7 +35,7 @@ from ov_tuner.cli.flags import (
     parse_stop_rule,
 )
 from ov_tuner.present.terminal import print_sections
-from ov_tuner.present.words.notices import notice_text, summary_lines
+from ov_tuner.registry.sweep.words.notices import notice_text, summary_lines
 from ov_tuner.schema import (
     ACCURACY_INPUTS,
     ConfirmRule,
@@ -173,7 +173,7 @@ def sweep(spec: SweepSpec) -> None:
     from rich.progress import Progress
 
     from ov_tuner.analyse.answer import answer_if_any
-    from ov_tuner.present.documents import sweep_ending
+    from ov_tuner.registry.sweep.documents import sweep_ending
     from ov_tuner.store.results import load_results
     from ov_tuner.workloads.sweep import run_sweep  # the engine: OpenVINO and numpy, which --help goes without
 

@@ -1,2 +1,2 @@
-"""Every sentence ov-tuner shows, made from analysis' verdicts and figures; the only place outside the CLI that
-names a flag in what it says. One module per kind of verdict; numbers.py formats the figures they share."""
+"""The words every workload's rendering shares: numbers and intervals (numbers.py), a box (box.py), the marks on
+a figure (marks.py). Each workload's own words are beside its registration (registry/NAME/)."""

@@ -17,8 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ov_tuner.present.heatmaps import DEPLOYED_COLOUR
-from ov_tuner.present.plots import save_figure
+from ov_tuner.present.drawing import DEPLOYED_COLOUR, save_figure
 from ov_tuner.registry.llm import words_report as words
 from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer

@@ -10,8 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ov_tuner.present.heatmaps import DEFAULT_MARKER, DEPLOYED_COLOUR
-from ov_tuner.present.plots import save_figure
+from ov_tuner.present.drawing import DEFAULT_MARKER, DEPLOYED_COLOUR, save_figure
 from ov_tuner.present.words.marks import ANSWER_SPLIT, DEFAULT_SPLIT, split_mark_text
 from ov_tuner.registry.pipeline.sections import PipelineFigures
 from ov_tuner.registry.pipeline.words import (

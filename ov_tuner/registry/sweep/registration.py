@@ -30,8 +30,8 @@ def _answer(results: Path, asked: Asked) -> Answer:
 def _show(console: Console, results: Path, verbose: bool) -> None:
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.analyse.findings import findings_of
-    from ov_tuner.present.documents import show_document
     from ov_tuner.present.terminal import print_sections
+    from ov_tuner.registry.sweep.documents import show_document
     from ov_tuner.store.results import load_results
 
     stored = load_results(results)
@@ -40,8 +40,8 @@ def _show(console: Console, results: Path, verbose: bool) -> None:
 
 
 def _words(console: Console, answer: Answer) -> None:
-    from ov_tuner.present.documents import recommend_document
     from ov_tuner.present.terminal import print_sections
+    from ov_tuner.registry.sweep.documents import recommend_document
 
     print_sections(console, recommend_document(answer), titles=False)
 
@@ -52,7 +52,7 @@ def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> Repo
     from ov_tuner.analyse.compare import compare
     from ov_tuner.analyse.figures import plot_data
     from ov_tuner.analyse.findings import findings_of
-    from ov_tuner.present.report import build_comparison_report, build_report  # imports matplotlib
+    from ov_tuner.registry.sweep.report import build_comparison_report, build_report
     from ov_tuner.store.results import load_results
 
     loaded = [load_results(r) for r in results]
@@ -65,7 +65,9 @@ def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> Repo
 def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[Path]:
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.analyse.figures import plot_data
-    from ov_tuner.present.plots import write_figures  # matplotlib takes ~0.4 s to import: only plots and reports pay
+    from ov_tuner.registry.sweep.figures import (
+        write_figures,  # matplotlib takes ~0.4 s to import: only plots and reports pay
+    )
     from ov_tuner.store.results import load_results
 
     stored = load_results(results)
@@ -75,15 +77,16 @@ def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[
 def _compare(console: Console, results: Sequence[Path], models_differ: bool, out_dir: Path | None, fmt: str) -> None:
     from ov_tuner.analyse.answer import answer_if_any
     from ov_tuner.analyse.compare import compare
-    from ov_tuner.present.documents import comparison_document
     from ov_tuner.present.terminal import print_sections
+    from ov_tuner.registry.sweep.documents import comparison_document
     from ov_tuner.store.results import load_results
 
     loaded = [load_results(r) for r in results]
     comparison = compare(loaded, models_differ)
     figure = None
     if out_dir is not None and comparison.matched:
-        from ov_tuner.present.plots import comparison_figure, save_figure  # imports matplotlib
+        from ov_tuner.present.drawing import save_figure
+        from ov_tuner.registry.sweep.figures import comparison_figure
 
         figure = save_figure(comparison_figure(comparison), out_dir, "compare", fmt)
     print_sections(console, comparison_document(comparison, [answer_if_any(r) for r in loaded], figure))
@@ -99,7 +102,7 @@ def _export(results: Path, as_json: bool, with_latencies: bool) -> tuple[str, in
 
 
 def _forms() -> Forms:
-    from ov_tuner.present.deploy import MODEL_FORMS
+    from ov_tuner.registry.sweep.deploy_forms import MODEL_FORMS
 
     return MODEL_FORMS
 

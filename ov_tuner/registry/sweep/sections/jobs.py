@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.devices import DeviceListing
 from ov_tuner.present.document import Table, table
-from ov_tuner.present.words.edge import harness_cell, latency_text
-from ov_tuner.present.words.notices import merged_text
+from ov_tuner.registry.sweep.words.edge import harness_cell, latency_text
+from ov_tuner.registry.sweep.words.notices import merged_text
 from ov_tuner.schema import ColdStart, LoadTrial, Profile
 
 if TYPE_CHECKING:  # a type alone: the zoo builds models with OpenVINO, which `show` never loads

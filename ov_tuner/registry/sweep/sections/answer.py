@@ -9,8 +9,8 @@ from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.present.document import Block, Bullets, Code, Facts, Paragraph, Tone
 from ov_tuner.present.formats import deploy_snippets
-from ov_tuner.present.words.answer import gain_lines, recommendation_text, rule_text
-from ov_tuner.present.words.short import answer_rows
+from ov_tuner.registry.sweep.words.answer import gain_lines, recommendation_text, rule_text
+from ov_tuner.registry.sweep.words.short import answer_rows
 
 
 def answer_facts(answer: Answer) -> Facts:

@@ -9,8 +9,8 @@ from ov_tuner.analyse.hints import HintEffect
 from ov_tuner.analyse.precisions import PrecisionComparison
 from ov_tuner.analyse.saturation import Saturation
 from ov_tuner.analyse.virtual import VirtualComparison
-from ov_tuner.present.words.answer import baseline_label
 from ov_tuner.present.words.numbers import factor, signed
+from ov_tuner.registry.sweep.words.answer import baseline_label
 from ov_tuner.schema import PointResult, cell_text
 
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from ov_tuner.analyse.baselines import BaselineStanding, BestTuned
 from ov_tuner.analyse.compare import Comparison
 from ov_tuner.present.document import Table, table
-from ov_tuner.present.words.answer import precision_cell, round_label
-from ov_tuner.present.words.findings import matched_label
 from ov_tuner.present.words.numbers import gain, signed
+from ov_tuner.registry.sweep.words.answer import precision_cell, round_label
+from ov_tuner.registry.sweep.words.findings import matched_label
 from ov_tuner.schema import Confirmation, Mode, PointResult
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import StoredResults

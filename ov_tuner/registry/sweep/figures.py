@@ -15,12 +15,13 @@ from ov_tuner.analyse.compare import Comparison
 from ov_tuner.analyse.figures import ParetoData, PlotData, VirtualData
 from ov_tuner.analyse.heatmaps import FigureMarks
 from ov_tuner.analyse.points import BatchSeries
-from ov_tuner.present.edge_figures import capacity_figure, soak_figure
-from ov_tuner.present.figure_files import WrittenFigures
-from ov_tuner.present.heatmaps import DEPLOYED_COLOUR, heatmap_figure, precision_figure
-from ov_tuner.present.words.findings import matched_label, short_label
+from ov_tuner.present.drawing import DEPLOYED_COLOUR, save_figure
 from ov_tuner.present.words.marks import NO_ANSWER, default_point_text, deployed_point_text
-from ov_tuner.present.words.short import configuration_text
+from ov_tuner.registry.sweep.edge_figures import capacity_figure, soak_figure
+from ov_tuner.registry.sweep.figure_files import WrittenFigures
+from ov_tuner.registry.sweep.heatmaps import heatmap_figure, precision_figure
+from ov_tuner.registry.sweep.words.findings import matched_label, short_label
+from ov_tuner.registry.sweep.words.short import configuration_text
 from ov_tuner.schema import Environment, PointResult, Precision, Profile, cell_text
 
 Panel = tuple[Axes, Callable[[PointResult], float], Callable[[PointResult], float]]  # an axes, its x and its y
@@ -180,15 +181,6 @@ def _profile_name(profile: Profile) -> str:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "-", name)  # GPU.0 -> GPU-0
-
-
-def save_figure(fig: Figure, out_dir: Path, name: str, fmt: str = "png") -> Path:
-    """Write a figure as png, svg or pdf (for reports and documents). The tight bounding box takes in every drawn
-    artist, so no title or label of any figure kind is cut off at the file's edge."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{name}.{fmt}"
-    fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.1)
-    return path
 
 
 def write_figures(data: PlotData, out_dir: Path, paired_only: bool = False, fmt: str = "png") -> WrittenFigures:

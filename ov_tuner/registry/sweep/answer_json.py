@@ -10,9 +10,9 @@ from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.caveat import WIDE_SPAN, Caveat
 from ov_tuner.analyse.precisions import PrecisionSpeed
 from ov_tuner.present.envelope import envelope
-from ov_tuner.present.words.accuracy import breach_text
-from ov_tuner.present.words.answer import recommendation_text, rule_text
-from ov_tuner.present.words.short import answer_rows
+from ov_tuner.registry.sweep.words.accuracy import breach_text
+from ov_tuner.registry.sweep.words.answer import recommendation_text, rule_text
+from ov_tuner.registry.sweep.words.short import answer_rows
 from ov_tuner.schema import Accuracy, Contender, Mode, PointResult
 from ov_tuner.stats.headtohead import Ratio, RoundFigures
 

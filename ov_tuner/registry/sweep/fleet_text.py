@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.points import Best
 from ov_tuner.present.document import Table, table
-from ov_tuner.present.words.findings import short_label
+from ov_tuner.registry.sweep.words.findings import short_label
 from ov_tuner.store.results import StoredResults
 
 

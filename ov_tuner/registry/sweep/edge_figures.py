@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from ov_tuner.analyse.capacity import Served
 from ov_tuner.analyse.drift import SoakDrift
-from ov_tuner.present.words.edge import drift_text, latency_text
+from ov_tuner.registry.sweep.words.edge import drift_text, latency_text
 from ov_tuner.schema import Environment
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from ov_tuner.analyse.accuracy import MASK_AT, TOP_BOXES, Breach
 from ov_tuner.analyse.precisions import PrecisionSpeed
 from ov_tuner.present.words.numbers import cosine_text, factor
-from ov_tuner.present.words.quantization import caveat_for
+from ov_tuner.registry.sweep.words.quantization import caveat_for
 from ov_tuner.schema import Accuracy, OutputAccuracy, Precision, Quantization
 
 

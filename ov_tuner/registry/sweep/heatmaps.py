@@ -15,18 +15,17 @@ from matplotlib.patches import Patch, Rectangle
 
 from ov_tuner.analyse.figures import HeatmapData, PrecisionData
 from ov_tuner.analyse.heatmaps import Heatmap, HeatmapMarks, Metric
-from ov_tuner.present.words.accuracy import accuracy_summary
-from ov_tuner.present.words.findings import comparison_notes
+from ov_tuner.present.drawing import DEFAULT_MARKER, DEPLOYED_COLOUR
 from ov_tuner.present.words.marks import default_mark_text, deployed_mark_text, fastest_mark_text
 from ov_tuner.present.words.numbers import factor
+from ov_tuner.registry.sweep.words.accuracy import accuracy_summary
+from ov_tuner.registry.sweep.words.findings import comparison_notes
 from ov_tuner.schema import DeviceInfo, Environment, Quantization
 
 HEATMAP_METRICS = (Metric.FPS, Metric.LATENCY_MEDIAN, Metric.LATENCY_P90)
-DEPLOYED_COLOUR, FASTEST_COLOUR = "#ff2d55", "#00c2ff"
+FASTEST_COLOUR = "#00c2ff"
 # A white edge under each mark keeps it visible on any cell colour.
 HALO = [patheffects.withStroke(linewidth=6, foreground="white")]
-DEFAULT_MARKER = {"marker": "D", "markersize": 9, "markerfacecolor": "white", "markeredgecolor": "black",
-                  "markeredgewidth": 1.5, "linestyle": ""}
 
 
 def _annotation(value: float) -> str:

@@ -9,9 +9,10 @@ from ov_tuner.analyse.accuracy import TOP_BOXES
 from ov_tuner.analyse.findings import Findings
 from ov_tuner.analyse.precisions import PrecisionComparison
 from ov_tuner.present.document import Block, Bullets, Paragraph, Table, Tone, table
-from ov_tuner.present.words.accuracy import precision_cost_lines, speed_text
 from ov_tuner.present.words.box import box_text
-from ov_tuner.present.words.findings import (
+from ov_tuner.present.words.numbers import cosine_text
+from ov_tuner.registry.sweep.words.accuracy import precision_cost_lines, speed_text
+from ov_tuner.registry.sweep.words.findings import (
     comparison_notes,
     comparison_text,
     hint_effect_text,
@@ -19,9 +20,8 @@ from ov_tuner.present.words.findings import (
     saturation_text,
     virtual_text,
 )
-from ov_tuner.present.words.measurement import diagnostic_text, how_measured_text
-from ov_tuner.present.words.numbers import cosine_text
-from ov_tuner.present.words.quantization import SPEED_ONLY
+from ov_tuner.registry.sweep.words.measurement import diagnostic_text, how_measured_text
+from ov_tuner.registry.sweep.words.quantization import SPEED_ONLY
 from ov_tuner.schema import Precision
 from ov_tuner.store.results import StoredResults
 

@@ -14,9 +14,10 @@ from ov_tuner.analyse.drift import SoakDrift
 from ov_tuner.analyse.findings import Findings
 from ov_tuner.analyse.neighbours import Neighbours
 from ov_tuner.present.document import Block, Bullets, Image, Paragraph, Section, Tone
-from ov_tuner.present.figure_files import WrittenFigures
-from ov_tuner.present.sections.answer import answer_detail, answer_facts, deploy_blocks
-from ov_tuner.present.sections.findings import (
+from ov_tuner.present.words.box import box_text
+from ov_tuner.registry.sweep.figure_files import WrittenFigures
+from ov_tuner.registry.sweep.sections.answer import answer_detail, answer_facts, deploy_blocks
+from ov_tuner.registry.sweep.sections.findings import (
     accuracy_table,
     comparison_blocks,
     diagnostic_blocks,
@@ -25,20 +26,19 @@ from ov_tuner.present.sections.findings import (
     saturation_blocks,
     virtual_bullets,
 )
-from ov_tuner.present.sections.jobs import capacity_table, coldstart_table, profile_tables
-from ov_tuner.present.sections.tables import (
+from ov_tuner.registry.sweep.sections.jobs import capacity_table, coldstart_table, profile_tables
+from ov_tuner.registry.sweep.sections.tables import (
     baselines_table,
     best_table,
     comparison_table,
     headtohead_table,
     points_table,
 )
-from ov_tuner.present.words.answer import recommendation_text
-from ov_tuner.present.words.box import box_text
-from ov_tuner.present.words.edge import capacity_summary, coldstart_text, soak_lines
-from ov_tuner.present.words.findings import best_elsewhere_text, difference_text
-from ov_tuner.present.words.neighbours import neighbours_lines
-from ov_tuner.present.words.notices import summary_lines
+from ov_tuner.registry.sweep.words.answer import recommendation_text
+from ov_tuner.registry.sweep.words.edge import capacity_summary, coldstart_text, soak_lines
+from ov_tuner.registry.sweep.words.findings import best_elsewhere_text, difference_text
+from ov_tuner.registry.sweep.words.neighbours import neighbours_lines
+from ov_tuner.registry.sweep.words.notices import summary_lines
 from ov_tuner.schema import ColdStart, PointConfig, Profile
 from ov_tuner.store.results import StoredResults
 from ov_tuner.workloads.sweep import SweepSummary

@@ -7,7 +7,7 @@ from ov_tuner.devices.decisions import PRECISION_CAPABILITY
 from ov_tuner.devices.strings import ReadAs, Reading
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.numbers import names
-from ov_tuner.present.words.quantization import quantization_lines
+from ov_tuner.registry.sweep.words.quantization import quantization_lines
 from ov_tuner.schema import Merged, MergeReason
 from ov_tuner.workloads.sweep import SweepSummary
 from ov_tuner.workloads.sweep.notices import (

@@ -1,0 +1,1 @@
+"""The sweep's words: each of its records as a line."""
