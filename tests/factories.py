@@ -83,10 +83,16 @@ def as_schema_v1(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE points_v1 RENAME TO points")
     for column in ("weights_precision", "read_back", "settings", "from_cache", "native_log"):
         db.execute(f"ALTER TABLE compiles DROP COLUMN {column}")
-    for table in ("confirmations", "confirm_contenders", "confirm_windows", "pipelines", "pipeline_solo",
-                  "pipeline_trials"):
+    for table in ("confirmations", "confirm_contenders", "confirm_windows"):
         db.execute(f"DROP TABLE {table}")
-    db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    rewind(db, 1)
+
+
+def rewind(db: sqlite3.Connection, version: int) -> None:
+    """Make an open results file say it was written at results schema `version` (the caller changes its tables as
+    that version had them): from before v22 a workload's own tables kept no version of their own."""
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+    db.execute("DELETE FROM meta WHERE key LIKE 'schema_version:%' OR key = 'tables_from'")
 
 
 def count_rows(db: Path, table: str = "points") -> int:

@@ -17,7 +17,7 @@ import openvino as ov
 import openvino.opset13 as ops
 import pytest
 from conftest import quick_spec
-from factories import assert_one_line, figures_missing, ov_tuner
+from factories import assert_one_line, figures_missing, ov_tuner, rewind
 from rich.console import Console
 
 from ov_tuner.analyse.accuracy import DEFAULT_LIMIT, NO_LIMIT
@@ -217,7 +217,7 @@ def test_a_results_files_int8_record_keeps_its_images_folder_and_makes_a_lost_ir
         old = json.loads(db.execute("SELECT value FROM meta WHERE key='quantization'").fetchone()[0])
         del old["images_dir"]
         db.execute("UPDATE meta SET value = ? WHERE key='quantization'", (json.dumps(old),))
-        db.execute("UPDATE meta SET value = '7' WHERE key='schema_version'")
+        rewind(db, 7)
     with ResultStore(out, create=False) as store:
         assert store.quantization() == recorded
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from factories import ov_tuner, start_until
+from factories import ov_tuner, rewind, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -704,7 +704,7 @@ def test_a_v9_llm_file_is_read_with_its_outputs_and_no_logits_cosine(llm_db: Pat
     shutil.copy(llm_db, old)
     with sqlite3.connect(old) as db:  # as ov-tuner wrote it before the logits' cosine: no such column
         db.execute("ALTER TABLE llm_outputs DROP COLUMN first_step_cosines")
-        db.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+        rewind(db, 9)
     with LlmStore(old, create=False) as store:
         outputs, stored = store.llm_outputs(), store.stored_llm()
     assert outputs and all(o.first_step_cosines == () and len(o.tokens) == 16 for o in outputs)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from factories import rewind
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -239,7 +240,7 @@ def test_a_v19_llm_file_reads_no_hits_and_shows_as_before(llm_db: Path, tmp_path
     with sqlite3.connect(old) as db:  # as ov-tuner wrote it before the prefix cache's hits were counted
         for column in ("cached_tokens", "window_cached_tokens"):
             db.execute(f"ALTER TABLE llm_trials DROP COLUMN {column}")
-        db.execute("UPDATE meta SET value = '19' WHERE key = 'schema_version'")
+        rewind(db, 19)
     with LlmStore(old, create=False) as store:
         trials = store.llm_trials()
     assert trials and all(t.cached_tokens == 0 and t.hit_rate == 0.0 for t in trials)

@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from factories import rewind
 
 from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
 from ov_tuner.workloads.llm.fresh import trial_in_process
@@ -76,7 +77,7 @@ def test_a_v10_file_keeps_the_throughput_it_measured(llm_db: Path, tmp_path: Pat
     with sqlite3.connect(old) as db:  # as ov-tuner wrote it before the counted window's figures
         for column in ("window_s", "window_tokens", "window_requests"):
             db.execute(f"ALTER TABLE llm_trials DROP COLUMN {column}")
-        db.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+        rewind(db, 10)
     with LlmStore(old, create=False) as store:
         trials = store.llm_trials()
     assert trials and all(t.window_s == 0 for t in trials)

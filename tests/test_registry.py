@@ -13,6 +13,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from factories import assert_one_line, ov_tuner, rewind
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -20,6 +21,9 @@ from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import GROUP, Registration, registered, registry
 from ov_tuner.store.results import ResultStore
 from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, Writer
+from ov_tuner.workloads.llm.records import LLM_TABLES
+from ov_tuner.workloads.llm.results_file import LlmStore
+from ov_tuner.workloads.pipeline.records import PIPELINE_TABLES
 
 # The parts a workload may go without: each has a one-line refusal in the command that asks for it, or a default.
 OPTIONAL = ("compare", "export", "commands")
@@ -72,7 +76,7 @@ def test_a_file_written_before_files_named_their_workload_is_read_by_the_job_it_
         older.write_bytes(given.read_bytes())
         with sqlite3.connect(older) as db:
             db.execute("DELETE FROM meta WHERE key = 'workload'")
-            db.execute("UPDATE meta SET value = '20' WHERE key = 'schema_version'")
+            rewind(db, 20)
         before = older.read_bytes()
         assert registered(older).name == name
         assert older.read_bytes() == before
@@ -81,6 +85,56 @@ def test_a_file_written_before_files_named_their_workload_is_read_by_the_job_it_
         with sqlite3.connect(older) as db:
             assert db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(
                 RESULTS_SCHEMA_VERSION)
+
+
+def tables_of(db: Path) -> set[str]:
+    with sqlite3.connect(db) as found:
+        return {row[0] for row in found.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def test_each_workload_keeps_its_own_tables_and_their_version(swept_db: Path, llm_db: Path) -> None:
+    """A sweep's file holds none of the LLM's or the pipeline's tables; an LLM's holds its own, at their version."""
+    assert not tables_of(swept_db) & {*LLM_TABLES.tables(), *PIPELINE_TABLES.tables()}
+    assert set(LLM_TABLES.tables()) <= tables_of(llm_db) and not tables_of(llm_db) & set(PIPELINE_TABLES.tables())
+    with sqlite3.connect(llm_db) as db:
+        kept = db.execute("SELECT value FROM meta WHERE key = 'schema_version:llm'").fetchone()[0]
+    assert kept == str(LLM_TABLES.version)
+
+
+def test_an_older_llms_file_upgraded_by_another_workload_still_upgrades_the_llms_tables(llm_db: Path,
+                                                                                        tmp_path: Path) -> None:
+    """A v19 LLM's file opened to write by a store without the LLM's tables (a sweep's command, before it refuses
+    the file) goes to the current results schema; its LLM tables, left at v19 there, are upgraded from v19 when the
+    LLM's store opens it, to read and to write."""
+    older = tmp_path / "v19.db"
+    older.write_bytes(llm_db.read_bytes())
+    with sqlite3.connect(older) as db:  # as ov-tuner wrote it before the prefix cache's hits were counted
+        for column in ("cached_tokens", "window_cached_tokens"):
+            db.execute(f"ALTER TABLE llm_trials DROP COLUMN {column}")
+        rewind(db, 19)
+    ResultStore(older).close()
+    with sqlite3.connect(older) as db:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        columns = {row[1] for row in db.execute("PRAGMA table_info(llm_trials)")}
+    assert meta["schema_version"] == str(RESULTS_SCHEMA_VERSION) and meta["tables_from"] == "19"
+    assert "schema_version:llm" not in meta and "cached_tokens" not in columns
+    with LlmStore(older, create=False) as store:
+        trials = store.llm_trials()
+    assert trials and all(t.cached_tokens == 0 for t in trials)
+    with LlmStore(older) as store:
+        assert len(store.llm_trials()) == len(trials)
+    with sqlite3.connect(older) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version:llm'").fetchone()[0] == str(
+            LLM_TABLES.version)
+
+
+def test_a_workloads_tables_newer_than_this_ov_tuner_are_one_line(llm_db: Path, tmp_path: Path) -> None:
+    newer = tmp_path / "newer.db"
+    newer.write_bytes(llm_db.read_bytes())
+    with sqlite3.connect(newer) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version:llm'", (str(LLM_TABLES.version + 1),))
+    assert_one_line(ov_tuner("show", str(newer)), f"has llm tables of v{LLM_TABLES.version + 1}; this ov-tuner reads "
+                                                  f"up to v{LLM_TABLES.version}")
 
 
 def test_a_file_of_a_workload_not_installed_is_one_line(swept_db: Path, tmp_path: Path) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
 from ov_tuner.errors import BadInputError, IncompatibleResultsError, Input, ResultsWriteError
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, SCHEMA, UPGRADES, table_names
+from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, SCHEMA, UPGRADES, OwnTables, table_names
 
 Opened = TypeVar("Opened", bound="Connection")
 
@@ -22,7 +22,12 @@ class Connection:
 
     `create=False` opens it for reading only: the file is never modified, not even upgraded; a file written
     by an older ov-tuner is upgraded in a copy in memory.
+
+    A workload's store declares its own tables (`OWN_TABLES`, a subclass's): made where the file lacks them, and
+    brought up to their version, as every file's tables are, when the file is opened (read only: in the copy).
     """
+
+    OWN_TABLES: tuple[OwnTables, ...] = ()
 
     def __init__(self, path: Path, create: bool = True) -> None:
         self.path = path
@@ -50,14 +55,6 @@ class Connection:
 
     def close(self) -> None:
         self._db.close()
-
-    def own_tables(self, schema: str) -> None:
-        """A workload's own tables (`schema`: CREATE TABLE IF NOT EXISTS statements), made where the file lacks them:
-        a workload installed as a plug-in (ov_tuner.registry) keeps its records so, beside every file's. A file
-        opened to read is left as it is."""
-        if self._writable:
-            with self._writing():
-                self._db.executescript(schema)
 
     def write(self, statement: str, values: Sequence[object] = ()) -> None:
         """One statement written and committed at once (a plug-in workload's records, as it measures them)."""
@@ -96,7 +93,8 @@ class Connection:
         if not tables:
             db.close()
             raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL {Input.RESULTS} {path}` first")
-        if "meta" in tables and self._version(db) == RESULTS_SCHEMA_VERSION:
+        if ("meta" in tables and self._version(db) == RESULTS_SCHEMA_VERSION
+                and all(self._own_version(db, own) == own.version for own in self.OWN_TABLES)):
             return db
         memory = sqlite3.connect(":memory:")  # an older file: upgrade a copy, leave the file as it is
         db.backup(memory)
@@ -115,21 +113,53 @@ class Connection:
         return version
 
     def _migrate(self, db: sqlite3.Connection) -> None:
-        """Create the tables of a new file, or bring an older one up to RESULTS_SCHEMA_VERSION; a current file is left
-        byte for byte as it was."""
+        """Create the tables of a new file, or bring an older one up to RESULTS_SCHEMA_VERSION, and the workload's own
+        up to theirs; a current file is left byte for byte as it was."""
         tables = table_names(db)
         if tables and "meta" not in tables:
             raise sqlite3.DatabaseError("it has tables of another program")
         version = self._version(db) if tables else None
-        if version == RESULTS_SCHEMA_VERSION:
-            return
         with db:
-            for step in range(version or RESULTS_SCHEMA_VERSION, RESULTS_SCHEMA_VERSION):
-                for statement in UPGRADES[step]:
-                    if _applies(db, statement):
-                        db.execute(statement)
-            db.executescript(SCHEMA)
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(RESULTS_SCHEMA_VERSION),))
+            if version != RESULTS_SCHEMA_VERSION:
+                if version is not None:  # the version a workload's own tables had, where they have none of their own
+                    db.execute("INSERT OR IGNORE INTO meta VALUES ('tables_from', ?)", (str(version),))
+                _upgrade(db, UPGRADES, version or RESULTS_SCHEMA_VERSION, RESULTS_SCHEMA_VERSION)
+                db.executescript(SCHEMA)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(RESULTS_SCHEMA_VERSION),))
+            for own in self.OWN_TABLES:
+                self._own_tables(db, own)
+
+    def _own_tables(self, db: sqlite3.Connection, own: OwnTables) -> None:
+        """Make `own`'s tables where the file lacks them, or bring them up to their version."""
+        found = self._own_version(db, own)
+        if found == own.version:
+            return
+        _upgrade(db, own.upgrades, found or own.version, own.version)
+        db.executescript(own.schema)
+        db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"schema_version:{own.name}", str(own.version)))
+
+    def _own_version(self, db: sqlite3.Connection, own: OwnTables) -> int | None:
+        """The version of `own`'s tables in the file; None where it has none of them. Tables from before they had a
+        version of their own are at the results schema's version the file had before its first upgrade."""
+        if not set(own.tables()) & table_names(db):
+            return None
+        kept = {key: int(value) for key, value in db.execute("SELECT key, value FROM meta")
+                if key in (f"schema_version:{own.name}", "tables_from", "schema_version")}
+        version = kept.get(f"schema_version:{own.name}",
+                           kept.get("tables_from", min(kept.get("schema_version", own.version), own.version)))
+        if version > own.version:
+            raise IncompatibleResultsError(
+                f"{self.path} has {own.name} tables of v{version}; this ov-tuner reads up to v{own.version}. Upgrade "
+                f"ov-tuner, or tune into a new {Input.RESULTS} file")
+        return version
+
+
+def _upgrade(db: sqlite3.Connection, upgrades: Mapping[int, tuple[str, ...]], found: int, current: int) -> None:
+    """Run the upgrades that bring tables from version `found` up to `current`, each statement where it applies."""
+    for step in range(found, current):
+        for statement in upgrades.get(step, ()):
+            if _applies(db, statement):
+                db.execute(statement)
 
 
 def _applies(db: sqlite3.Connection, statement: str) -> bool:

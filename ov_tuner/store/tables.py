@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-RESULTS_SCHEMA_VERSION = 21
+RESULTS_SCHEMA_VERSION = 22
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,24 @@ class Writer:
 
     name: str
     whose: str
+
+
+@dataclass(frozen=True)
+class OwnTables:
+    """A workload's own tables in the results files it writes, made and brought up to date by that workload's store
+    (Connection.OWN_TABLES, a subclass's) and versioned apart from every file's, so the store names no workload's:
+    `name`, the key its version is kept under in `meta`; `version`, the current one; `schema`, CREATE TABLE IF NOT
+    EXISTS statements with the current columns; `upgrades`, what brings its tables from version N to N + 1. Up to v21
+    of the results schema every workload's tables were the store's, so the upgrades of ov-tuner's own are numbered as
+    that schema's were (a file from then has no version of their own: it is the file's before its first upgrade)."""
+
+    name: str
+    version: int
+    schema: str
+    upgrades: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def tables(self) -> tuple[str, ...]:
+        return tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", self.schema))
 
 
 _POINT_COLUMNS = """
@@ -63,38 +83,21 @@ UPGRADES = {
     4: tuple(  # v5: a configuration the tuner chose is an "explicit" one ("grid" named the search mode too)
         f"UPDATE {table} SET mode = 'explicit' WHERE mode = 'grid'"
         for table in ("points", "compiles", "confirm_contenders", "capacities", "soaks")),
-    5: (),  # v6: a pipeline's records (SCHEMA creates their tables)
-    6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a pass's trial above the target frame rate
+    5: (), 6: (),  # v6, v7: a workload's own tables (OwnTables: its own upgrades bring them up)
     7: (),  # v8: the quantization record keeps its images folder as data (quantization_fields fills older ones)
-    8: (),  # v9: an LLM's records (SCHEMA creates their tables)
-    9: ("ALTER TABLE llm_outputs ADD COLUMN first_step_cosines TEXT NOT NULL DEFAULT '[]'",),  # v10: the logits' cosine
-    10: tuple(  # v11: what an LLM trial's server produced in its counted window (0: measured before there was one)
-        f"ALTER TABLE llm_trials ADD COLUMN {column} NOT NULL DEFAULT 0"
-        for column in ("window_s REAL", "window_tokens INTEGER", "window_requests INTEGER")),
-    11: ("ALTER TABLE pipelines ADD COLUMN harness TEXT NOT NULL DEFAULT '{}'",),  # v12: the load harness's ceiling
+    8: (), 9: (), 10: (), 11: (),  # v9-v12: a workload's own tables
     12: ("ALTER TABLE capacities ADD COLUMN harness_fps REAL",  # v13: the open loop's own ceiling
          "ALTER TABLE capacities ADD COLUMN harness_reached INTEGER"),
-    13: ("ALTER TABLE llm_trials ADD COLUMN harness INTEGER NOT NULL DEFAULT 0",),  # v14: the LLM harness's own trials
-    14: tuple(  # v15: an LLM setting's next tokens along the most exact continuation, and its reply to one prompt
-        f"ALTER TABLE llm_outputs ADD COLUMN {column}"
-        for column in ("next_token_shares TEXT NOT NULL DEFAULT '[]'", "asked TEXT NOT NULL DEFAULT ''",
-                       "reply TEXT NOT NULL DEFAULT ''")),
-    15: (  # v16: what an LLM trial's steps read (SCHEMA creates the host's roofline table); one name for a point
-        *(f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"  # that never settled
-          for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
-        "UPDATE points SET ended = 'unsettled' WHERE ended = 'capped'"),
-    16: (),  # v17: an LLM trial's output is counted from its window's opening until its last timed request ended
-    17: (),  # v18: an LLM setting's trials run on one pipeline kept from the first (ov_tuner.workloads.llm.kept)
-    18: (),  # v19: a kept pipeline's trial goes on from the requests its last left in flight
-    19: tuple(  # v20: an LLM trial's prompt tokens the prefix cache answered
-        f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
-        for column in ("cached_tokens", "window_cached_tokens")),
+    13: (), 14: (),  # v14, v15: a workload's own tables
+    15: ("UPDATE points SET ended = 'unsettled' WHERE ended = 'capped'",),  # v16: one name for an unsettled point
+    16: (), 17: (), 18: (), 19: (),  # v17-v20: a workload's own tables
     20: tuple(  # v21: the workload that wrote the file, by its registered name; an older file is the first of the three
         # workloads of its time whose job it holds (a pipeline's or an LLM's file has no points of its own)
         f"INSERT OR IGNORE INTO meta SELECT 'workload', '{{\"name\": \"{name}\", \"whose\": \"{whose}\"}}' "
         f"FROM {table} LIMIT 1"
         for table, name, whose in (("pipelines", "pipeline", "a pipeline''s"), ("llm", "llm", "an LLM''s"),
                                    ("points", "sweep", "a sweep''s"))),
+    21: (),  # v22: a workload's own tables are its own, versioned apart (OwnTables); a file's are made by its workload
 }
 
 
@@ -175,37 +178,6 @@ CREATE TABLE IF NOT EXISTS soaks (
 CREATE TABLE IF NOT EXISTS soak_windows (
     soak_id INTEGER NOT NULL REFERENCES soaks(id), position INTEGER NOT NULL, start_s REAL NOT NULL,
     window TEXT NOT NULL, latencies_ms BLOB NOT NULL, PRIMARY KEY (soak_id, position)
-);
-CREATE TABLE IF NOT EXISTS pipelines (
-    id INTEGER PRIMARY KEY, spec TEXT NOT NULL, starts TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL,
-    harness TEXT NOT NULL DEFAULT '{{}}'
-);
-CREATE TABLE IF NOT EXISTS pipeline_solo (
-    id INTEGER PRIMARY KEY, stage INTEGER NOT NULL, streams INTEGER NOT NULL, nireq INTEGER NOT NULL,
-    threads INTEGER NOT NULL, fps REAL NOT NULL, created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS pipeline_trials (
-    id INTEGER PRIMARY KEY, round INTEGER NOT NULL, split TEXT NOT NULL, cameras INTEGER NOT NULL,
-    seconds REAL NOT NULL, offered INTEGER NOT NULL, dropped INTEGER NOT NULL, latencies_ms BLOB NOT NULL,
-    stages TEXT NOT NULL, ran TEXT NOT NULL, foreign_cpu REAL, steal REAL, created_at TEXT NOT NULL, fps REAL
-);
-CREATE TABLE IF NOT EXISTS llm (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS llm_trials (
-    id INTEGER PRIMARY KEY, round INTEGER, users INTEGER, rate REAL, setting TEXT NOT NULL, error TEXT,
-    ttft_ms BLOB NOT NULL, tpot_ms BLOB NOT NULL, output_tokens INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
-    wall_s REAL NOT NULL, kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL,
-    peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL,
-    window_s REAL NOT NULL DEFAULT 0, window_tokens INTEGER NOT NULL DEFAULT 0,
-    window_requests INTEGER NOT NULL DEFAULT 0, harness INTEGER NOT NULL DEFAULT 0,
-    window_steps INTEGER NOT NULL DEFAULT 0, window_prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    window_context_tokens INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
-    window_cached_tokens INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS llm_roofline (id INTEGER PRIMARY KEY, figures TEXT NOT NULL, created_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS llm_outputs (
-    id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
-    first_step_cosines TEXT NOT NULL DEFAULT '[]', next_token_shares TEXT NOT NULL DEFAULT '[]',
-    asked TEXT NOT NULL DEFAULT '', reply TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS confirm_windows (
     confirmation_id INTEGER NOT NULL REFERENCES confirmations(id), round INTEGER NOT NULL, visit INTEGER NOT NULL,

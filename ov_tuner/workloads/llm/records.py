@@ -10,12 +10,54 @@ from typing import Any
 from ov_tuner.errors import IncompatibleResultsError, Input
 from ov_tuner.store.connection import Connection
 from ov_tuner.store.rows import array, blob, now
+from ov_tuner.store.tables import OwnTables
 from ov_tuner.workloads.llm.measured import LlmOutputs, LlmTrial, Roofline
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmJob, LlmLoad, LlmModel, LlmSetting
+
+# The LLM's tables in its results files, and what brings a file's up from an older version of them (numbered as the
+# results schema's were while every workload's tables were the store's).
+LLM_TABLES = OwnTables("llm", 21, """
+CREATE TABLE IF NOT EXISTS llm (id INTEGER PRIMARY KEY, spec TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_trials (
+    id INTEGER PRIMARY KEY, round INTEGER, users INTEGER, rate REAL, setting TEXT NOT NULL, error TEXT,
+    ttft_ms BLOB NOT NULL, tpot_ms BLOB NOT NULL, output_tokens INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
+    wall_s REAL NOT NULL, kv_cache_bytes INTEGER NOT NULL, max_cache_usage REAL NOT NULL,
+    peak_rss_bytes INTEGER NOT NULL, first_request_ms REAL NOT NULL, load_s REAL NOT NULL, created_at TEXT NOT NULL,
+    window_s REAL NOT NULL DEFAULT 0, window_tokens INTEGER NOT NULL DEFAULT 0,
+    window_requests INTEGER NOT NULL DEFAULT 0, harness INTEGER NOT NULL DEFAULT 0,
+    window_steps INTEGER NOT NULL DEFAULT 0, window_prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    window_context_tokens INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
+    window_cached_tokens INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS llm_roofline (id INTEGER PRIMARY KEY, figures TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_outputs (
+    id INTEGER PRIMARY KEY, setting TEXT NOT NULL UNIQUE, tokens TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL,
+    first_step_cosines TEXT NOT NULL DEFAULT '[]', next_token_shares TEXT NOT NULL DEFAULT '[]',
+    asked TEXT NOT NULL DEFAULT '', reply TEXT NOT NULL DEFAULT ''
+);
+""", upgrades={
+    9: ("ALTER TABLE llm_outputs ADD COLUMN first_step_cosines TEXT NOT NULL DEFAULT '[]'",),  # v10: the logits' cosine
+    10: tuple(  # v11: what a trial's server produced in its counted window (0: measured before there was one)
+        f"ALTER TABLE llm_trials ADD COLUMN {column} NOT NULL DEFAULT 0"
+        for column in ("window_s REAL", "window_tokens INTEGER", "window_requests INTEGER")),
+    13: ("ALTER TABLE llm_trials ADD COLUMN harness INTEGER NOT NULL DEFAULT 0",),  # v14: the harness's own trials
+    14: tuple(  # v15: a setting's next tokens along the most exact continuation, and its reply to one prompt
+        f"ALTER TABLE llm_outputs ADD COLUMN {column}"
+        for column in ("next_token_shares TEXT NOT NULL DEFAULT '[]'", "asked TEXT NOT NULL DEFAULT ''",
+                       "reply TEXT NOT NULL DEFAULT ''")),
+    15: tuple(  # v16: what a trial's steps read (the schema makes the host's roofline table)
+        f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+        for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
+    19: tuple(  # v20: a trial's prompt tokens the prefix cache answered
+        f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+        for column in ("cached_tokens", "window_cached_tokens")),
+})
 
 
 class LlmRecords(Connection):
     """Writes and reads of an LLM's records."""
+
+    OWN_TABLES = (LLM_TABLES,)
 
     def claim_llm(self, job: LlmJob) -> None:
         """Record `job`, or refuse when the file holds another (another model, device, load or budget)."""

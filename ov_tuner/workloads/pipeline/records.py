@@ -14,6 +14,7 @@ from ov_tuner.errors import IncompatibleResultsError, Input
 from ov_tuner.schema import Arrival, CameraTarget, LoadTrial, Precision
 from ov_tuner.store.connection import Connection
 from ov_tuner.store.rows import array, blob, now
+from ov_tuner.store.tables import OwnTables
 from ov_tuner.workloads.pipeline.schema import (
     DetectionCount,
     HarnessCeiling,
@@ -29,9 +30,32 @@ from ov_tuner.workloads.pipeline.schema import (
     VideoSource,
 )
 
+# The pipeline's tables in its results files, and what brings a file's up from an older version of them (numbered as
+# the results schema's were while every workload's tables were the store's).
+PIPELINE_TABLES = OwnTables("pipeline", 21, """
+CREATE TABLE IF NOT EXISTS pipelines (
+    id INTEGER PRIMARY KEY, spec TEXT NOT NULL, starts TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL,
+    harness TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS pipeline_solo (
+    id INTEGER PRIMARY KEY, stage INTEGER NOT NULL, streams INTEGER NOT NULL, nireq INTEGER NOT NULL,
+    threads INTEGER NOT NULL, fps REAL NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pipeline_trials (
+    id INTEGER PRIMARY KEY, round INTEGER NOT NULL, split TEXT NOT NULL, cameras INTEGER NOT NULL,
+    seconds REAL NOT NULL, offered INTEGER NOT NULL, dropped INTEGER NOT NULL, latencies_ms BLOB NOT NULL,
+    stages TEXT NOT NULL, ran TEXT NOT NULL, foreign_cpu REAL, steal REAL, created_at TEXT NOT NULL, fps REAL
+);
+""", upgrades={
+    6: ("ALTER TABLE pipeline_trials ADD COLUMN fps REAL",),  # v7: a pass's trial above the target frame rate
+    11: ("ALTER TABLE pipelines ADD COLUMN harness TEXT NOT NULL DEFAULT '{}'",),  # v12: the load harness's ceiling
+})
+
 
 class PipelineRecords(Connection):
     """Writes and reads of a pipeline's records."""
+
+    OWN_TABLES = (PIPELINE_TABLES,)
 
     def claim_pipeline(self, pipeline: Pipeline) -> None:
         """Record `pipeline`, or refuse when the file holds another (other stages, models, video or target): trials

@@ -13,15 +13,23 @@ from pathlib import Path
 from ov_tuner.errors import BadInputError
 from ov_tuner.store.destinations import results_file
 from ov_tuner.store.results import ResultStore
+from ov_tuner.store.tables import OwnTables
 from ovt_probe import WRITER
 
-SCHEMA = """
+# The probe's own table in its results files (version 1: no older one to upgrade).
+TABLES = OwnTables("probe", 1, """
 CREATE TABLE IF NOT EXISTS probe_latencies (
     id INTEGER PRIMARY KEY, threads INTEGER NOT NULL, first INTEGER NOT NULL, ms REAL NOT NULL
 );
-"""
+""")
 # Inferences run after the first and before the timed ones: caches and allocations settle.
 WARM_UP = 2
+
+
+class ProbeStore(ResultStore):
+    """A results file with the probe's table beside every file's."""
+
+    OWN_TABLES = (TABLES,)
 
 
 @dataclass(frozen=True)
@@ -65,9 +73,8 @@ def run_probe(model: Path, out: Path, threads: Sequence[int], requests: int) -> 
     results_file(out, inputs=(model,))
     source = open_model_source(model)
     core = ov.Core()
-    with ResultStore(out) as store:
+    with ProbeStore(out) as store:
         store.claim(environment(source), WRITER)
-        store.own_tables(SCHEMA)
         for count in threads:
             request = core.compile_model(str(model), "CPU", {"INFERENCE_NUM_THREADS": count}).create_infer_request()
             inputs = {port.any_name: np.zeros([d.get_length() if d.is_static else 1 for d in port.get_partial_shape()],
@@ -84,7 +91,7 @@ def run_probe(model: Path, out: Path, threads: Sequence[int], requests: int) -> 
 
 def probe_answer(results: Path) -> ProbeAnswer:
     """The probe's answer from its results file; one line where it holds no latency yet."""
-    with ResultStore(results, create=False) as store:
+    with ProbeStore(results, create=False) as store:
         rows = store.rows("SELECT threads, first, ms FROM probe_latencies ORDER BY id")
         env = store.environment()
     if not rows or env is None:
