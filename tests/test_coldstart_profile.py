@@ -14,10 +14,10 @@ from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import DeviceError
-from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
-from ov_tuner.jobs.profile import run_profile
 from ov_tuner.schema import ColdStartSample, CompileKey, PointConfig, Precision
 from ov_tuner.store.results import load_results
+from ov_tuner.workloads.coldstart.job import ColdStartSpec, run_coldstart
+from ov_tuner.workloads.profile.job import run_profile
 
 
 def test_coldstart_figures_from_fresh_processes(tiny_model: Path, tmp_path: Path) -> None:

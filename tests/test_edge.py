@@ -27,7 +27,6 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.boundary import REPEATS
 from ov_tuner.engine.cameras import DISTURBED_RETRIES, camera_boundary, capacity, next_cameras
 from ov_tuner.errors import ModelError
-from ov_tuner.jobs.soak import SoakSpec, run_soak
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
 from ov_tuner.quantize.ir import int8_ir
@@ -55,6 +54,7 @@ from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad,
 from ov_tuner.workloads.pipeline.results_file import PipelineStore
 from ov_tuner.workloads.pipeline.schema import WRITER as PIPELINE_WRITER
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, VideoSource
+from ov_tuner.workloads.soak.job import SoakSpec, run_soak
 from ov_tuner.workloads.sweep import run_sweep
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)

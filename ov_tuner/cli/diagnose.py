@@ -41,8 +41,8 @@ def coldstart(
 ) -> None:
     """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
     from ov_tuner.deployable.configs import one_config
-    from ov_tuner.jobs.coldstart import ColdStartSpec, run_coldstart
     from ov_tuner.registry.sweep.documents import coldstart_section
+    from ov_tuner.workloads.coldstart.job import ColdStartSpec, run_coldstart
 
     config = one_config(one_device(read_devices(device), "coldstart"), one_precision(precision, "coldstart"), batch,
                         streams, 1)
@@ -70,8 +70,8 @@ def profile(
 ) -> None:
     """Per-layer time from OpenVINO's counters, by layer type and by layer, with the kernels that ran."""
     from ov_tuner.deployable.configs import one_config
-    from ov_tuner.jobs.profile import run_profile
     from ov_tuner.registry.sweep.documents import profile_section
+    from ov_tuner.workloads.profile.job import run_profile
 
     config = one_config(one_device(read_devices(device), "profile"), one_precision(precision, "profile"), batch,
                         streams, nireq)

@@ -32,8 +32,8 @@ from ov_tuner.store.destinations import output_folder
 if TYPE_CHECKING:
     from ov_tuner.analyse.drift import SoakDrift
     from ov_tuner.deployable.deployed import Deployed
-    from ov_tuner.jobs.soak import SoakSpec
     from ov_tuner.schema import Environment
+    from ov_tuner.workloads.soak.job import SoakSpec
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
                                                  "best configurations from there, int8 included (and store the runs "
@@ -124,8 +124,8 @@ def soak(
     default, and say whether it held: FPS, p99, the CPU clock and other processes' load per window; Ctrl-C keeps the
     windows measured."""
     from ov_tuner.deployable.configs import one_config
-    from ov_tuner.jobs.soak import SoakSpec, latest_soak
     from ov_tuner.registry.sweep.documents import soak_section
+    from ov_tuner.workloads.soak.job import SoakSpec, latest_soak
 
     int8: Quantization | None = None
     if from_results is not None:
@@ -156,8 +156,8 @@ def _soak_in_progress(spec: SoakSpec) -> bool:
     """Run the soak under a progress bar that words each window; whether Ctrl-C ended it (its windows are kept)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ov_tuner.jobs.soak import run_soak
     from ov_tuner.registry.sweep.words.edge import soak_window_line
+    from ov_tuner.workloads.soak.job import run_soak
 
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     try:

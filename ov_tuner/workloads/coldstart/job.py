@@ -75,8 +75,8 @@ def run_coldstart(spec: ColdStartSpec, quantizing: Quantizing | None = None) -> 
 
 
 def _spawn(probe: dict[str, object]) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-m", "ov_tuner.jobs.coldstart", json.dumps(probe)], capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "ov_tuner.workloads.coldstart.job", json.dumps(probe)],
+                          capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise OvTunerError(f"the cold-start probe failed: {last}")

@@ -1,0 +1,1 @@
+"""Cold start: why the first inference is slow, each figure from fresh processes."""

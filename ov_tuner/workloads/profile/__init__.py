@@ -1,0 +1,1 @@
+"""Per-layer profile: where an inference's time goes, from OpenVINO's counters."""

@@ -1,0 +1,1 @@
+"""A soak: one configuration for minutes, in windows, to see whether it holds."""
