@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import signal
+import threading
+import time
 from pathlib import Path
 
 import openvino as ov
 import pytest
-from factories import assert_one_line, ov_tuner
+from factories import assert_one_line, ov_tuner, start_until
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
@@ -31,6 +34,31 @@ def test_coldstart_figures_from_fresh_processes(tiny_model: Path, tmp_path: Path
         assert low <= mid <= high
     first, steady = cold.stat("first_infer_ms")[0], cold.stat("steady_median_ms")[0]
     assert first > 0 and steady > 0
+
+
+def test_a_stopped_coldstart_keeps_the_samples_taken(tiny_model: Path, tmp_path: Path) -> None:
+    """On the one driver: a stop asked during the first sample ends the cold start after it, with it stored."""
+    stop = threading.Event()
+    cold = run_coldstart(ColdStartSpec(tiny_model, tmp_path / "r.db", repeats=3), stop=stop,
+                         on_sample=lambda _: stop.set())
+    assert len(cold.samples) == 1 and load_results(tmp_path / "r.db").coldstarts == [cold]
+
+
+def test_ctrl_c_during_a_coldstart_keeps_each_sample_taken(tiny_model: Path, tmp_path: Path) -> None:
+    """The first Ctrl-C after a sample is stored: the sample in progress ends too, then the figures of those taken,
+    exit 130, and every one in the file."""
+    out = tmp_path / "r.db"
+    proc = start_until(["coldstart", str(tiny_model), "--repeats", "20", "--out", str(out)], out, 1,
+                       table="coldstarts")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not load_results(out).coldstarts:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    (stored,) = load_results(out).coldstarts
+    assert proc.returncode == 130, stderr
+    assert 1 <= len(stored.samples) < 20 and "first inference" in stdout
+    assert f"interrupted: {len(stored.samples)} of 20 samples are kept in {out}" in stderr
 
 
 def test_coldstart_refuses_an_absent_device_before_spawning(tiny_model: Path, tmp_path: Path) -> None:

@@ -54,7 +54,8 @@ from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad,
 from ov_tuner.workloads.pipeline.results_file import PipelineStore
 from ov_tuner.workloads.pipeline.schema import WRITER as PIPELINE_WRITER
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, VideoSource
-from ov_tuner.workloads.soak.job import SoakSpec, run_soak
+from ov_tuner.workloads.soak.job import run_soak
+from ov_tuner.workloads.soak.workload import SoakSpec
 from ov_tuner.workloads.sweep import run_sweep
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)

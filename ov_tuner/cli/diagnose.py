@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ov_tuner.cli.app import (
+    EXIT_INTERRUPTED,
     Count,
     Devices,
     ModelArgument,
@@ -15,10 +16,12 @@ from ov_tuner.cli.app import (
     ResultsOut,
     ShapeOption,
     app,
+    err,
     one_line_errors,
     out,
     read_devices,
     say_quantizing,
+    stop_on_ctrl_c,
 )
 from ov_tuner.cli.flags import one_device, one_precision, parse_shapes
 from ov_tuner.errors import Given
@@ -39,7 +42,8 @@ def coldstart(
     shape: ShapeOption = None,
     out_path: ResultsOut = Path("results.db"),
 ) -> None:
-    """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference."""
+    """Why the first inference is slow: read, compile (with and without CACHE_DIR), first and steady inference;
+    Ctrl-C keeps the samples taken."""
     from ov_tuner.deployable.configs import one_config
     from ov_tuner.registry.sweep.documents import coldstart_section
     from ov_tuner.workloads.coldstart.job import ColdStartSpec, run_coldstart
@@ -48,8 +52,13 @@ def coldstart(
                         streams, 1)
     spec = ColdStartSpec(model=model, out=out_path, device=config.device, precision=config.precision, batch=batch,
                          streams=streams, shapes=parse_shapes(shape), repeats=repeats)
-    cold = run_coldstart(spec, say_quantizing)
-    print_sections(out, [coldstart_section(cold)], titles=False)
+    with stop_on_ctrl_c("sample") as stop:
+        cold = run_coldstart(spec, say_quantizing, stop)
+    if cold.samples:
+        print_sections(out, [coldstart_section(cold)], titles=False)
+    if stop.is_set():
+        err.print(f"interrupted: {len(cold.samples)} of {repeats} samples are kept in {out_path}")
+        raise typer.Exit(EXIT_INTERRUPTED)
 
 
 @app.command()

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ov_tuner.analyse.drift import SoakDrift
     from ov_tuner.deployable.deployed import Deployed
     from ov_tuner.schema import Environment
-    from ov_tuner.workloads.soak.job import SoakSpec
+    from ov_tuner.workloads.soak.workload import SoakSpec
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
                                                  "best configurations from there, int8 included (and store the runs "
@@ -125,7 +125,8 @@ def soak(
     windows measured."""
     from ov_tuner.deployable.configs import one_config
     from ov_tuner.registry.sweep.documents import soak_section
-    from ov_tuner.workloads.soak.job import SoakSpec, latest_soak
+    from ov_tuner.workloads.soak.job import latest_soak
+    from ov_tuner.workloads.soak.workload import SoakSpec
 
     int8: Quantization | None = None
     if from_results is not None:

@@ -6,9 +6,7 @@ workload as it ends), and the driver asks for the next only while no stop is ask
 workload after the trial in progress, with what was measured kept. The rounds of every workload run on one function
 (ov_tuner.engine.rounds.run_rounds), their intervals on one (ov_tuner.stats.interval.paired_interval).
 
-Workloads: the sweep (ov_tuner.workloads.sweep.workload), capacity (ov_tuner.workloads.capacity.workload), neighbours
-(ov_tuner.workloads.neighbours.workload), the pipeline (ov_tuner.workloads.pipeline.workload) and the LLM
-(ov_tuner.workloads.llm.workload).
+Each workload's folder has its Workload (ov_tuner.workloads.NAME.workload), driven by its job (job.py).
 Pure: it never imports OpenVINO.
 """
 

@@ -32,19 +32,26 @@ from ov_tuner.store.rows import array, blob, config_from_row, config_values, now
 class MoreRecords(Connection):
     """Writes and reads of the records a sweep's other jobs add to its file."""
 
-    def add_coldstart(self, cold: ColdStart) -> None:
-        k = cold.key
+    def begin_coldstart(self, key: CompileKey) -> int:
+        """A cold start's row, before its first sample: each is added as it is taken (add_coldstart_sample)."""
         with self._writing():
-            self._db.execute(
+            cursor = self._db.execute(
                 "INSERT INTO coldstarts (device, precision, batch, streams, samples, created_at) VALUES (?,?,?,?,?,?)",
-                (k.device, k.precision.value, k.batch, k.streams, json.dumps([asdict(x) for x in cold.samples]),
-                 now()),
-            )
+                (key.device, key.precision.value, key.batch, key.streams, "[]", now()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def add_coldstart_sample(self, coldstart_id: int, sample: ColdStartSample) -> None:
+        with self._writing():
+            (stored,) = self._db.execute("SELECT samples FROM coldstarts WHERE id = ?", (coldstart_id,)).fetchone()
+            self._db.execute("UPDATE coldstarts SET samples = ? WHERE id = ?",
+                             (json.dumps([*json.loads(stored), asdict(sample)]), coldstart_id))
 
     def coldstarts(self) -> list[ColdStart]:
         return [ColdStart(CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"]),
                           tuple(ColdStartSample(**s) for s in json.loads(r["samples"])))
-                for r in self._db.execute("SELECT * FROM coldstarts ORDER BY id")]
+                for r in self._db.execute("SELECT * FROM coldstarts WHERE samples != '[]' ORDER BY id")]  # one
+        # stopped before its first sample holds nothing
 
     def add_profile(self, profile: Profile) -> None:
         c = profile.config
