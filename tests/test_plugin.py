@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from factories import assert_one_line, ov_tuner
+
+from ov_tuner.fleet.local import LocalCluster
 
 PACKAGE = Path(__file__).resolve().parent / "plugin_workload"
 
@@ -91,6 +95,34 @@ def test_report_plot_export_and_compare(installed: dict[str, str], probed: tuple
     assert [len(t["latencies_ms"]) for t in exported] == [12, 12]
     compared = ov_tuner("compare", str(first), str(second), env=installed)
     assert compared.returncode == 0 and first.name in compared.stdout and second.name in compared.stdout
+
+
+def test_fleet_runs_it_on_every_host_it_is_installed_on(installed: dict[str, str], tiny_model: Path,
+                                                       tmp_path: Path) -> None:
+    """`fleet probe` on a Ray cluster whose nodes have the package (this machine, two nodes): the probe's own command
+    on each, one file a host naming the probe and the node, then the probe's own `compare` over them."""
+    cluster = LocalCluster(Path(tempfile.mkdtemp(prefix="ovt-ray-", dir="/tmp")), env=installed)  # short socket paths
+    try:
+        cluster.start("head")
+        cluster.start("second")
+        done = ov_tuner("fleet", "probe", str(tiny_model), "--address", cluster.address, "--out-dir",
+                        str(tmp_path), "--threads", "1,2", "--requests", "12", env=installed, timeout=300)
+    finally:
+        cluster.stop_all()
+        shutil.rmtree(cluster.folder, ignore_errors=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    host = socket.gethostname()
+    for node in ("head", "second"):
+        db = tmp_path / f"{host}-{node}.db"
+        with sqlite3.connect(db) as found:
+            meta = dict(found.execute("SELECT key, value FROM meta").fetchall())
+            timed = found.execute("SELECT COUNT(*) FROM probe_latencies WHERE first = 0").fetchone()[0]
+        assert json.loads(meta["workload"])["name"] == "probe" and json.loads(meta["environment"])["node"] == node
+        assert timed == 24  # 12 timed requests at each of 1 and 2 threads
+        assert f"{host}-{node} ({node}): done; results in {db}" in done.stdout
+    compared = ov_tuner("compare", *(str(tmp_path / f"{host}-{node}.db") for node in ("head", "second")),
+                        env=installed)
+    assert compared.returncode == 0 and compared.stdout.strip() in done.stdout  # the probe's comparison, as printed
 
 
 def test_files_of_other_workloads_are_refused_both_ways(installed: dict[str, str], probed: tuple[Path, Path],

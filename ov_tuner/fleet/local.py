@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from ov_tuner.fleet.cluster import RESOURCE
@@ -26,10 +27,12 @@ QUICK_HEALTH = {"RAY_health_check_period_ms": "500", "RAY_health_check_failure_t
 
 class LocalCluster:
     """A head and named nodes on this machine, each offering RESOURCE, in `folder` (Ray's socket paths must
-    stay short: a folder under /tmp)."""
+    stay short: a folder under /tmp); `env`: what each node's environment adds to this process's (a package
+    installed on every host, as a plug-in workload's must be for `fleet NAME` to run it there)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, env: Mapping[str, str] | None = None) -> None:
         self.folder = folder
+        self.env = {**os.environ, **QUICK_HEALTH, **(env or {})}
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -43,7 +46,7 @@ class LocalCluster:
         self.nodes[name] = subprocess.Popen(
             [str(RAY), "start", "--block", *where, "--node-name", name, "--num-cpus", "1",
              "--resources", f'{{"{RESOURCE}": 1}}', "--disable-usage-stats"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env={**os.environ, **QUICK_HEALTH})
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=self.env)
         self._wait_for(name)
 
     def _wait_for(self, name: str) -> None:
@@ -51,8 +54,7 @@ class LocalCluster:
                  f"print(sorted(n['NodeName'] for n in ray.nodes() if n['Alive']))")
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                                  env={**os.environ, **QUICK_HEALTH})
+            done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=self.env)
             if f"'{name}'" in done.stdout:
                 return
             time.sleep(0.5)
