@@ -21,8 +21,7 @@ from ov_tuner.cli.inputs import said
 from ov_tuner.cli.renamed import RenamedFlagsGroup
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import OvTunerError
-from ov_tuner.registry.sweep.words.notices import notice_text, reading_text
-from ov_tuner.workloads.sweep.notices import Quantizing
+from ov_tuner.present.words.devices import quantizing_text, reading_text
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   cls=RenamedFlagsGroup,
@@ -123,7 +122,7 @@ def read_devices(values: list[str] | None) -> tuple[str, ...]:
 
 def say_quantizing(images: bool) -> None:
     """NNCF starts making the INT8 IR: said as the sweep says it."""
-    err.print(notice_text(Quantizing(images)), highlight=False, soft_wrap=True)
+    err.print(quantizing_text(images), highlight=False, soft_wrap=True)
 
 
 @contextmanager

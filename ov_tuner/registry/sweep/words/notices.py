@@ -4,8 +4,8 @@ was read."""
 from __future__ import annotations
 
 from ov_tuner.devices.decisions import PRECISION_CAPABILITY
-from ov_tuner.devices.strings import ReadAs, Reading
 from ov_tuner.present.words.box import box_text
+from ov_tuner.present.words.devices import quantizing_text
 from ov_tuner.present.words.numbers import names
 from ov_tuner.registry.sweep.words.quantization import quantization_lines
 from ov_tuner.schema import Merged, MergeReason
@@ -46,18 +46,6 @@ def merged_text(merged: tuple[Merged, ...] | list[Merged]) -> str:
     return f"{precisions} {verb} {ran} on {device}, the same math as fp32 (read back after a compile): measured as fp32"
 
 
-def reading_text(reading: Reading) -> str:
-    """How a --device value was read, where that is worth saying."""
-    devices = names(list(reading.devices))
-    if reading.why is ReadAs.TWICE:
-        return f"--device {reading.written}: {devices} is named twice; swept once"
-    if reading.why is ReadAs.BATCH_TAKES_ONE:
-        return (f"--device {reading.written} read as {devices}: BATCH takes one device, so the names after it are "
-                "devices of their own")
-    return (f"--device {reading.written} read as {devices}: a virtual device takes every plain name after it; to "
-            "sweep one of them on its own too, name it before the virtual device or in another --device")
-
-
 def box_notice_text(notice: InBox) -> str:
     """'box: 1 CPU of 2 under a cgroup quota (...), set up for this sweep (--cpus 1); cpuset 0-1: INFERENCE_NUM_THREADS
     1 joins the search ...'."""
@@ -95,8 +83,7 @@ def notice_text(notice: Notice) -> str:
     if isinstance(notice, PrecisionMerged):
         return merged_text([notice.merged])
     if isinstance(notice, Quantizing):
-        on = "every other image" if notice.images else "generated inputs"
-        return f"int8: quantizing with NNCF, calibrated on {on} (once: the IR is cached)"
+        return quantizing_text(notice.images)
     if isinstance(notice, Quantized):
         return "\n".join(quantization_lines(notice.record))
     if isinstance(notice, QuantizationFailed):
