@@ -5,7 +5,7 @@ non-zero exit. Anything else is a bug and keeps its traceback.
 
 A message names the user's inputs it is about (`Input`) by a placeholder, never by a flag: the library sits under
 more than one front end. `str(error)` words each input as `Input`'s words (what a notebook reads); the CLI words it
-as its flag (ov_tuner/cli/inputs.py).
+as its flag (ov_tuner/commandline/inputs.py).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.analyse.recommend import Recommendation, recommend
-from ov_tuner.cli.flags import parse_precisions
+from ov_tuner.commandline.flags import parse_precisions
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words.numbers import gain_inline

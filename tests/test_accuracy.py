@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from ov_tuner.analyse.accuracy import AccuracyLimit, compare_output, excluded
 from ov_tuner.cli import app
-from ov_tuner.cli.inputs import said
+from ov_tuner.commandline.inputs import said
 from ov_tuner.errors import BadInputError
 from ov_tuner.model.outputs import class_score_outputs
 from ov_tuner.model.zoo import zoo_model

@@ -14,7 +14,7 @@ from matplotlib.image import imread
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.cli.app import EXIT_BAD_INPUT
+from ov_tuner.commandline.app import EXIT_BAD_INPUT
 from ov_tuner.devices.box import read_box
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.present.words.box import cpu_list
@@ -106,7 +106,7 @@ def test_no_command_offers_or_mentions_a_retired_flag() -> None:
 def test_a_renamed_flag_works_for_a_release_under_its_successor_and_names_it(command: str, given: str,
                                                                              said: str) -> None:
     """Each value reaches the successor's own check (minutes as seconds), which is what the command then says."""
-    from ov_tuner.cli.renamed import RENAMED, successors
+    from ov_tuner.commandline.renamed import RENAMED, successors
 
     old = given.split(" ")[0].split("=")[0]
     code, _, err = run(*command.split(" "), "model.file", *given.split(" "))

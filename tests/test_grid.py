@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ov_tuner.cli.flags import int8_asked, parse_counts, parse_precisions, parse_shapes, parse_stop_rule
+from ov_tuner.commandline.flags import int8_asked, parse_counts, parse_precisions, parse_shapes, parse_stop_rule
 from ov_tuner.devices.decisions import auto_nireq, auto_streams
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import DeviceInfo, Mode, PointConfig, Precision, SweepSpec

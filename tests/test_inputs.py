@@ -1,5 +1,5 @@
 """An error below the command line names the user's input, not its flag: a notebook reads the input in words, the
-CLI the flag the user typed (ov_tuner/cli/inputs.py), and a pipeline file's key stays that key."""
+CLI the flag the user typed (ov_tuner/commandline/inputs.py), and a pipeline file's key stays that key."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ov_tuner.cli.inputs import FLAGS, said
+from ov_tuner.commandline.inputs import FLAGS, said
 from ov_tuner.devices.precision_names import parse_precisions
 from ov_tuner.errors import BadInputError, Given, Input, OutputError
 from ov_tuner.model.inputs import load_images

@@ -4,8 +4,8 @@ ov_tuner.registry) calls (or hands on) a function of ov_tuner.analyse, only the 
 constants; and none opens a model (OpenVINO, or the runtime over it). And the
 command line starts light: building it (all --help needs) imports no OpenVINO, numpy, sweep engine, NNCF or
 matplotlib; a command imports them when it runs. And below the command line, no raised message names a flag: it
-names the input (ov_tuner.errors.Input), and ov_tuner/cli/inputs.py says which flag gives it. And no call in ov_tuner
-passes seven or more arguments by position."""
+names the input (ov_tuner.errors.Input), and ov_tuner/commandline/inputs.py says which flag gives it. And no call in
+ov_tuner passes seven or more arguments by position."""
 
 from __future__ import annotations
 
@@ -248,7 +248,7 @@ def test_show_reads_the_results_file_alone(swept_db: Path) -> None:
 # A flag of ov-tuner's as a user types it: `--out`, `--max-latency` (not `a--b`, not a `---` rule).
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 # Where flags may be named: the command line, and the words it prints.
-FLAG_FLOORS = ("cli", "present")
+FLAG_FLOORS = ("cli", "commandline", "present")
 
 
 def flags_raised(path: Path) -> list[str]:

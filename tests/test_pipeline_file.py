@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pipeline_models import tiny_classifier, tiny_clip, tiny_detector
 
-from ov_tuner.cli.flags import parse_precisions
+from ov_tuner.commandline.flags import parse_precisions
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import BadInputError, ResultsFileError
 from ov_tuner.schema import Arrival, Precision

@@ -9,7 +9,7 @@ import numpy as np
 import openvino as ov
 import pytest
 
-from ov_tuner.cli.inputs import said
+from ov_tuner.commandline.inputs import said
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.decisions import precision_hint
 from ov_tuner.devices.modelfile import open_model_source

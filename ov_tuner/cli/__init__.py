@@ -5,9 +5,9 @@ installed as a plug-in (ov_tuner.registry) adds its own.
 """
 # isort: skip_file
 
-from ov_tuner.cli.app import app
+from ov_tuner.commandline.app import app
 from ov_tuner.cli import sweep, quantize, fleet, results, edge, pipeline, llm, neighbours, diagnose, inventory
-from ov_tuner.cli.app import err
+from ov_tuner.commandline.app import err
 from ov_tuner.registry import registry, registry_problems
 
 for _registration in registry().values():  # an installed workload's own commands, after ov-tuner's

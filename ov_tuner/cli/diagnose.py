@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.cli.app import (
+from ov_tuner.commandline.app import (
     EXIT_INTERRUPTED,
     Count,
     Devices,
@@ -23,7 +23,7 @@ from ov_tuner.cli.app import (
     say_quantizing,
     stop_on_ctrl_c,
 )
-from ov_tuner.cli.flags import one_device, one_precision, parse_shapes
+from ov_tuner.commandline.flags import one_device, one_precision, parse_shapes
 from ov_tuner.errors import Given
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO

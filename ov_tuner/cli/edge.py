@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ov_tuner.cli.app import (
+from ov_tuner.commandline.app import (
     EXIT_INTERRUPTED,
     Devices,
     ModelArgument,
@@ -23,7 +23,14 @@ from ov_tuner.cli.app import (
     say_quantizing,
     stop_on_ctrl_c,
 )
-from ov_tuner.cli.flags import int8_asked, one_device, one_precision, parse_counts, parse_precisions, parse_shapes
+from ov_tuner.commandline.flags import (
+    int8_asked,
+    one_device,
+    one_precision,
+    parse_counts,
+    parse_precisions,
+    parse_shapes,
+)
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig, Quantization, SoakWindow

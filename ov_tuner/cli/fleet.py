@@ -8,9 +8,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ov_tuner.cli.app import EXIT_INTERRUPTED, app, ctrl_c_interrupts, err, one_line_errors, out, with_options_of
-from ov_tuner.cli.renamed import RenamedFlagsGroup
 from ov_tuner.cli.sweep import ProgressBar, progress_columns, sweep_spec
+from ov_tuner.commandline.app import (
+    EXIT_INTERRUPTED,
+    app,
+    ctrl_c_interrupts,
+    err,
+    one_line_errors,
+    out,
+    with_options_of,
+)
+from ov_tuner.commandline.renamed import RenamedFlagsGroup
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.registry import Asked, Registration, registry

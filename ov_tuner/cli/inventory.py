@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from ov_tuner import __version__
-from ov_tuner.cli.app import app, one_line_errors, out
-from ov_tuner.cli.renamed import RenamedFlagsGroup
+from ov_tuner.commandline.app import app, one_line_errors, out
+from ov_tuner.commandline.renamed import RenamedFlagsGroup
 from ov_tuner.devices.box import read_box
 from ov_tuner.errors import Given
 from ov_tuner.measure import host

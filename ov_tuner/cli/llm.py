@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ov_tuner.cli.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_on_ctrl_c
-from ov_tuner.cli.flags import count_above_zero, parse_span, parse_switches, parse_values, whole_number
+from ov_tuner.commandline.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_on_ctrl_c
+from ov_tuner.commandline.flags import count_above_zero, parse_span, parse_switches, parse_values, whole_number
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Arrival
 

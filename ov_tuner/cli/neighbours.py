@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.cli.app import ModelArgument, app, ctrl_c_interrupts, err, one_line_errors, out
+from ov_tuner.commandline.app import ModelArgument, app, ctrl_c_interrupts, err, one_line_errors, out
 from ov_tuner.present.terminal import print_sections
 
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ov_tuner.cli.app import app, one_line_errors, options, out
-from ov_tuner.cli.flags import parse_precision
+from ov_tuner.commandline.app import app, one_line_errors, options, out
+from ov_tuner.commandline.flags import parse_precision
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import registry

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ov_tuner.cli.app import (
+from ov_tuner.commandline.app import (
     EXIT_INTERRUPTED,
     Devices,
     Int8MaxDrop,
@@ -23,7 +23,7 @@ from ov_tuner.cli.app import (
     stop_on_ctrl_c,
     with_options_of,
 )
-from ov_tuner.cli.flags import (
+from ov_tuner.commandline.flags import (
     cache_choice,
     int8_asked,
     int8_options,

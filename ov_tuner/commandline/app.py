@@ -17,8 +17,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ov_tuner.cli.inputs import said
-from ov_tuner.cli.renamed import RenamedFlagsGroup
+from ov_tuner.commandline.inputs import said
+from ov_tuner.commandline.renamed import RenamedFlagsGroup
 from ov_tuner.devices.strings import parse_devices
 from ov_tuner.errors import OvTunerError
 from ov_tuner.present.words.devices import quantizing_text, reading_text
