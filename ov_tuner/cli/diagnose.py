@@ -24,10 +24,13 @@ from ov_tuner.commandline.app import (
     stop_on_ctrl_c,
 )
 from ov_tuner.commandline.flags import one_device, one_precision, parse_shapes
+from ov_tuner.commandline.renamed import PLOTS, Renamed, renamed_flags
 from ov_tuner.errors import Given
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO
 from ov_tuner.store.destinations import output_folder
+
+renamed_flags("profile", {"--time": Renamed("--seconds"), **PLOTS})
 
 
 @app.command()

@@ -31,6 +31,7 @@ from ov_tuner.commandline.flags import (
     parse_precisions,
     parse_shapes,
 )
+from ov_tuner.commandline.renamed import PLOTS, Renamed, minutes_as_seconds, renamed_flags
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig, Quantization, SoakWindow
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     from ov_tuner.deployable.deployed import Deployed
     from ov_tuner.schema import Environment
     from ov_tuner.workloads.soak.workload import SoakSpec
+
+renamed_flags("soak", {"--minutes": Renamed("--seconds", minutes_as_seconds), **PLOTS})
+renamed_flags("capacity", PLOTS)
 
 FromOption = Annotated[Path | None, typer.Option("--from", help="A results file of a sweep of this model: take its "
                                                  "best configurations from there, int8 included (and store the runs "

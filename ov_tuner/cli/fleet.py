@@ -1,24 +1,25 @@
 """`ov-tuner fleet sweep`: the sweep's own flags, run on every target host of a Ray cluster, one bar per host and
-one table at the end. Ray is imported only here, and only when the command runs."""
+one table at the end; and `ov-tuner fleet NAME ARGS`, any workload's command that runs on a fleet. Ray is imported only
+when a command runs."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ov_tuner.cli.sweep import ProgressBar, progress_columns, sweep_spec
+from ov_tuner.cli.sweep import SWEEP_RENAMED, ProgressBar, progress_columns, sweep_spec
 from ov_tuner.commandline.app import (
     EXIT_INTERRUPTED,
-    app,
     ctrl_c_interrupts,
     err,
     one_line_errors,
     out,
     with_options_of,
 )
-from ov_tuner.commandline.renamed import RenamedFlagsGroup
+from ov_tuner.commandline.fleet import EXIT_HOSTS_STOPPED, INSTALL_HINT, Address, OutDir, fleet_app
+from ov_tuner.commandline.renamed import renamed_flags
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.registry import Asked, Registration, registry
@@ -30,12 +31,8 @@ if TYPE_CHECKING:
     from ov_tuner.fleet.cluster import Target
     from ov_tuner.fleet.run import HostOutcome
 
-fleet_app = typer.Typer(no_args_is_help=True, cls=RenamedFlagsGroup,
-                        help="Tune a fleet: the same workload on every host of a Ray cluster.")
-app.add_typer(fleet_app, name="fleet")
-EXIT_HOSTS_STOPPED = 1  # the table is printed, but some hosts did not finish: a script should know
-INSTALL_HINT = 'fleets run on Ray, which is not installed: pip install "ov-tuner[fleet]" (on the driver and on ' \
-               "every target host)"
+renamed_flags("fleet sweep", SWEEP_RENAMED)
+
 
 
 class FleetBars:
@@ -63,10 +60,8 @@ class FleetBars:
 @with_options_of(sweep_spec, leave_out=("out_path",))
 def fleet_sweep(
     spec: SweepSpec,
-    address: Annotated[str, typer.Option(help="The Ray cluster: the head's host:port, or auto (the cluster this "
-                                         "machine belongs to).")] = "auto",
-    out_dir: Annotated[Path, typer.Option(help="Folder for one results file per host, <host>.db; rerunning "
-                                          "resumes each.")] = Path("fleet"),
+    address: Address = "auto",
+    out_dir: OutDir = Path("fleet"),
 ) -> None:
     """Run the sweep once on every Ray node that offers the resource ov_tuner_host, one host at a time per machine;
     every point is written here, to OUT_DIR/<host>.db, as soon as it is measured."""
@@ -100,11 +95,6 @@ def fleet_sweep(
         raise typer.Exit(EXIT_INTERRUPTED)
     if any(h.problem for h in summary.hosts):
         raise typer.Exit(EXIT_HOSTS_STOPPED)
-
-
-Address = Annotated[str, typer.Option(help="The Ray cluster: the head's host:port, or auto (the cluster this machine "
-                                      "belongs to).")]
-OutDir = Annotated[Path, typer.Option(help="Folder for one results file per host, <host>.db; rerunning resumes each.")]
 
 
 def add_fleet_command(registration: Registration) -> None:

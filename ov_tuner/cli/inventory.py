@@ -9,13 +9,15 @@ import typer
 
 from ov_tuner import __version__
 from ov_tuner.commandline.app import app, one_line_errors, out
-from ov_tuner.commandline.renamed import RenamedFlagsGroup
+from ov_tuner.commandline.renamed import FOLDER, RenamedFlagsGroup, renamed_flags
 from ov_tuner.devices.box import read_box
 from ov_tuner.errors import Given
 from ov_tuner.measure import host
 from ov_tuner.present.terminal import print_blocks
 from ov_tuner.present.words.box import box_line
 from ov_tuner.store.destinations import output_folder
+
+renamed_flags("zoo build", FOLDER)
 
 
 @app.command()

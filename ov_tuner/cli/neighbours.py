@@ -8,7 +8,10 @@ from typing import Annotated
 import typer
 
 from ov_tuner.commandline.app import ModelArgument, app, ctrl_c_interrupts, err, one_line_errors, out
+from ov_tuner.commandline.renamed import ROUNDS, renamed_flags
 from ov_tuner.present.terminal import print_sections
+
+renamed_flags("neighbours", ROUNDS)
 
 
 @app.command()

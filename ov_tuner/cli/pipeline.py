@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ov_tuner.commandline.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
+from ov_tuner.commandline.renamed import ROUNDS, Renamed, renamed_flags
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.store.destinations import output_folder
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, PipelineTrial, SoloPoint
 
 if TYPE_CHECKING:
     from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
+
+renamed_flags("pipeline", {**ROUNDS, "--report": Renamed("--out-dir")})
 
 
 @app.command(epilog="The pipeline file, key by key: docs/usage.md, 'A pipeline'; every mistake in it is one line that "

@@ -12,6 +12,7 @@ import typer
 
 from ov_tuner.commandline.app import app, one_line_errors, options, out
 from ov_tuner.commandline.flags import parse_precision
+from ov_tuner.commandline.renamed import FOLDER, renamed_flags
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import registry
@@ -20,6 +21,9 @@ from ov_tuner.store.destinations import output_file, output_folder
 if TYPE_CHECKING:
     from ov_tuner.analyse.answer import Answer
     from ov_tuner.present.deploy import Form
+
+for _command in ("plot", "report", "compare"):
+    renamed_flags(_command, FOLDER)
 
 
 

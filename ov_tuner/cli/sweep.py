@@ -34,6 +34,7 @@ from ov_tuner.commandline.flags import (
     parse_shapes,
     parse_stop_rule,
 )
+from ov_tuner.commandline.renamed import Renamed, renamed_flags
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.registry.sweep.words.notices import notice_text, summary_lines
 from ov_tuner.schema import (
@@ -51,6 +52,10 @@ from ov_tuner.workloads.sweep.notices import Notice, Resuming
 
 if TYPE_CHECKING:
     from rich.progress import Progress, ProgressColumn
+
+SWEEP_RENAMED = {"--time": Renamed("--seconds"), "--max-time": Renamed("--max-seconds"),
+                 "--confirm-rounds": Renamed("--passes")}
+renamed_flags("sweep", SWEEP_RENAMED)
 
 
 class ProgressBar:

@@ -21,27 +21,26 @@ class Renamed:
     convert: Callable[[str], str] = str
 
 
-def _minutes_as_seconds(value: str) -> str:
+# Flags renamed on several commands: a round's repetitions are passes; a folder is --out-dir on every command (-o is a
+# file's); --plot-dir is --out-dir.
+ROUNDS = {"--rounds": Renamed("--passes")}
+FOLDER = {"-o": Renamed("--out-dir")}
+PLOTS = {"--plot-dir": Renamed("--out-dir")}
+# Each command, by the words that call it, and its renamed flags: each command adds its own (renamed_flags).
+RENAMED: dict[str, dict[str, Renamed]] = {}
+
+
+def renamed_flags(command: str, flags: dict[str, Renamed]) -> None:
+    """The flags of `command` (the words that call it: "fleet sweep") renamed in this release."""
+    RENAMED[command] = {**RENAMED.get(command, {}), **flags}
+
+
+def minutes_as_seconds(value: str) -> str:
+    """A value given in minutes, as seconds (--minutes is --seconds)."""
     try:
         return f"{float(value) * 60:g}"
     except ValueError:
         return value  # the successor's own check says what is wrong with it
-
-
-_SWEEP = {"--time": Renamed("--seconds"), "--max-time": Renamed("--max-seconds"),
-          "--confirm-rounds": Renamed("--passes")}
-_ROUNDS = {"--rounds": Renamed("--passes")}
-# A folder is --out-dir on every command; -o is a file's.
-_FOLDER = {"-o": Renamed("--out-dir")}
-_PLOTS = {"--plot-dir": Renamed("--out-dir")}
-# Each command, by the words that call it, and its renamed flags.
-RENAMED: dict[str, dict[str, Renamed]] = {
-    "sweep": _SWEEP, "fleet sweep": _SWEEP, "profile": {"--time": Renamed("--seconds"), **_PLOTS},
-    "soak": {"--minutes": Renamed("--seconds", _minutes_as_seconds), **_PLOTS}, "capacity": _PLOTS,
-    "pipeline": {**_ROUNDS, "--report": Renamed("--out-dir")}, "llm": {**_ROUNDS, "--precision-hint":
-                                                                     Renamed("--precision")},
-    "neighbours": _ROUNDS, "plot": _FOLDER, "report": _FOLDER, "compare": _FOLDER, "zoo build": _FOLDER,
-}
 
 
 def successors(command: str, args: list[str]) -> tuple[list[str], list[str]]:
