@@ -45,7 +45,7 @@ class Registration:
     - `export`: its points as CSV or JSON text (None: only figures, through `recommend --format json`);
     - `forms`: the forms `recommend --format` writes of its answer (present/deploy.Forms), read when asked for: they
       import the analysis;
-    - `commands`: adds its commands to the command line (None: the command line has them already);
+    - `commands`: adds its commands to the command line's one app (None: it has none);
     - `reads_unclaimed`: its reader is the one for a file no workload claimed yet (it says what the file lacks);
     - `fleet`: its command runs as it is on every host of a Ray cluster, `ov-tuner fleet NAME ARGS` (it writes its
       results file where `--out` says, and reads its input files at the paths given on every host).

@@ -12,6 +12,7 @@ from ov_tuner.registry.parts import Asked, Registration
 from ov_tuner.workloads.pipeline.schema import WRITER
 
 if TYPE_CHECKING:
+    import typer
     from rich.console import Console
 
     from ov_tuner.present.deploy import Forms
@@ -79,5 +80,10 @@ def _forms() -> Forms:
     return PIPELINE_FORMS
 
 
+def _commands(app: typer.Typer) -> None:
+    """`ov-tuner pipeline`, added to the one app, `app`, as its module is imported."""
+    import ov_tuner.registry.pipeline.command  # noqa: F401
+
+
 PIPELINE = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                        compare=_compare, forms=_forms, fleet=True)
+                        compare=_compare, forms=_forms, commands=_commands, fleet=True)

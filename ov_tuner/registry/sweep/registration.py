@@ -11,6 +11,7 @@ from ov_tuner.deployable import SWEEP_WRITER
 from ov_tuner.registry.parts import Asked, Registration
 
 if TYPE_CHECKING:
+    import typer
     from rich.console import Console
 
     from ov_tuner.analyse.answer import Answer
@@ -107,5 +108,12 @@ def _forms() -> Forms:
     return MODEL_FORMS
 
 
+def _commands(app: typer.Typer) -> None:
+    """`ov-tuner sweep` and its parts' commands (quantize, capacity, soak, neighbours, coldstart, profile, fleet
+    sweep), added to the one app, `app`, as their modules are imported."""
+    import ov_tuner.registry.sweep.commands  # noqa: F401
+
+
 SWEEP = Registration(writer=SWEEP_WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                     compare=_compare, export=_export, forms=_forms, reads_unclaimed=True)
+                     compare=_compare, export=_export, forms=_forms, commands=_commands,
+                     reads_unclaimed=True)
