@@ -38,12 +38,6 @@ class Input(Enum):
     MODELS_DIFFER = "models_differ=True"  # compare's consent to files of different models
     ADDRESS = "address"  # the Ray cluster's
     HOSTS_FOLDER = "output folder"  # the folder of a fleet's results files, one a host
-    KV_PRECISION = "KV cache precisions"  # an LLM's KV_CACHE_PRECISION values searched
-    WEIGHTS = "weights"  # an LLM folder's weight compressions searched
-    DQ_GROUP_SIZE = "dynamic quantization group sizes"  # an LLM's DYNAMIC_QUANTIZATION_GROUP_SIZE values searched
-    SHARED_PREFIX = "shared prefix"  # the tokens an LLM load's generated prompts begin with alike
-    INSTANCES = "instances"  # an LLM's pipelines searched, each pinned to its share of the cores
-    DRAFT = "draft model"  # an LLM's model proposing tokens for speculative decoding
 
     def __str__(self) -> str:
         return f"\ue000{self.name}\ue001"
@@ -52,9 +46,45 @@ class Input(Enum):
         return str(self)
 
 
-def worded(message: str, name: Callable[[Input], str]) -> str:
+# Each workload's own inputs, by name (OwnInput).
+_OWN: dict[str, OwnInput] = {}
+
+
+@dataclass(frozen=True)
+class OwnInput:
+    """An input of one workload's own, declared by that workload (an LLM's KV cache precisions searched): an error
+    names it as it names an Input, and it is worded the same way, by its `value` (its words, as a notebook reads them)
+    or by the flag its command gives it (ov_tuner/commandline/inputs.own_flags). `name`, its placeholder's, is
+    UPPER_CASE and names no other input."""
+
+    name: str
+    value: str
+
+    def __post_init__(self) -> None:
+        if self.name in Input.__members__ or _OWN.get(self.name, self) != self:
+            raise ValueError(f"the input {self.name} is declared twice")
+        _OWN[self.name] = self
+
+    def __str__(self) -> str:
+        return f"\ue000{self.name}\ue001"
+
+    def __format__(self, spec: str) -> str:
+        return str(self)
+
+
+def own_inputs() -> tuple[OwnInput, ...]:
+    """Every workload's own input declared so far (as its modules are imported)."""
+    return tuple(_OWN.values())
+
+
+def named(name: str) -> Input | OwnInput:
+    """The input whose placeholder holds `name`."""
+    return Input[name] if name in Input.__members__ else _OWN[name]
+
+
+def worded(message: str, name: Callable[[Input | OwnInput], str]) -> str:
     """`message` with each input's placeholder replaced by `name` of it (its words, or the CLI's flag)."""
-    return _PLACEHOLDER.sub(lambda m: name(Input[m.group(1)]), message)
+    return _PLACEHOLDER.sub(lambda m: name(named(m.group(1))), message)
 
 
 @dataclass(frozen=True)
@@ -85,9 +115,9 @@ class OvTunerError(Exception):
         return str(self.args[0]) if self.args else ""
 
     @property
-    def inputs(self) -> tuple[Input, ...]:
+    def inputs(self) -> tuple[Input | OwnInput, ...]:
         """The user's inputs the message names, in order, each once."""
-        return tuple(dict.fromkeys(Input[m] for m in _PLACEHOLDER.findall(self.message)))
+        return tuple(dict.fromkeys(named(m) for m in _PLACEHOLDER.findall(self.message)))
 
     def __str__(self) -> str:
         return worded(self.message, lambda given: given.value)

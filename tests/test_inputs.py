@@ -7,16 +7,30 @@ from pathlib import Path
 
 import pytest
 
-from ov_tuner.commandline.inputs import FLAGS, said
+from ov_tuner.commandline.inputs import FLAGS, OWN_FLAGS, said
 from ov_tuner.devices.precision_names import parse_precisions
-from ov_tuner.errors import BadInputError, Given, Input, OutputError
+from ov_tuner.errors import BadInputError, Given, Input, OutputError, OwnInput, own_inputs
 from ov_tuner.model.inputs import load_images
 from ov_tuner.store.destinations import output_folder
+from ov_tuner.workloads.llm.schema import KV_PRECISION_INPUT
 
 
 def test_every_input_has_one_flag_of_its_own() -> None:
-    assert set(FLAGS) == set(Input)
-    assert len(set(FLAGS.values())) == len(FLAGS)
+    """ov-tuner's inputs, and each workload's own once its command is on the command line."""
+    import ov_tuner.cli  # noqa: F401  (every workload's commands, which give their inputs' flags)
+
+    assert set(FLAGS) == set(Input) and set(OWN_FLAGS) == set(own_inputs()) and KV_PRECISION_INPUT in OWN_FLAGS
+    flags = [*FLAGS.values(), *OWN_FLAGS.values()]
+    assert len(set(flags)) == len(flags)
+
+
+def test_a_workloads_own_input_is_named_in_words_and_as_its_flag() -> None:
+    error = BadInputError(f"{KV_PRECISION_INPUT} u2: give values the device takes")
+    assert error.inputs == (KV_PRECISION_INPUT,)
+    assert str(error) == "KV cache precisions u2: give values the device takes"
+    assert said(error) == "--kv-precision u2: give values the device takes"
+    with pytest.raises(ValueError, match="declared twice"):
+        OwnInput("KV_PRECISION", "another input's words")
 
 
 def test_a_library_error_names_the_input_in_words_and_the_cli_names_its_flag(tmp_path: Path) -> None:

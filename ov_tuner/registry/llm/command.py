@@ -9,15 +9,26 @@ import typer
 
 from ov_tuner.commandline.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_on_ctrl_c
 from ov_tuner.commandline.flags import count_above_zero, parse_span, parse_switches, parse_values, whole_number
+from ov_tuner.commandline.inputs import own_flags
 from ov_tuner.commandline.renamed import ROUNDS, Renamed, renamed_flags
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Arrival
+from ov_tuner.workloads.llm.schema import (
+    DQ_GROUP_SIZE_INPUT,
+    DRAFT_INPUT,
+    INSTANCES_INPUT,
+    KV_PRECISION_INPUT,
+    SHARED_PREFIX_INPUT,
+    WEIGHTS_INPUT,
+)
 
 if TYPE_CHECKING:
     from ov_tuner.workloads.llm.schema import LlmSpace
     from ov_tuner.workloads.llm.search import LlmSearch
 
 renamed_flags("llm", {**ROUNDS, "--precision-hint": Renamed("--precision")})
+own_flags({KV_PRECISION_INPUT: "--kv-precision", WEIGHTS_INPUT: "--weights", DQ_GROUP_SIZE_INPUT: "--dq-group-size",
+           SHARED_PREFIX_INPUT: "--shared-prefix", INSTANCES_INPUT: "--instances", DRAFT_INPUT: "--draft"})
 
 # The users of a closed loop where neither --users nor --rate is given.
 DEFAULT_USERS = 8

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ov_tuner.errors import BadInputError, Input
+from ov_tuner.errors import BadInputError
 from ov_tuner.workloads.llm.conversations import Conversation, read_conversations, turn_messages
 from ov_tuner.workloads.llm.prompts import PromptLine, line_encoder, read_prompts
-from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel
+from ov_tuner.workloads.llm.schema import SHARED_PREFIX_INPUT, LlmLoad, LlmModel
 
 # A prompts file's line sent again starts with one token of its own (ov_tuner.workloads.llm.prompts.file_requests).
 LEAD_TOKENS = 1
@@ -31,7 +31,7 @@ def check_load_fits(model: LlmModel, folder: Path, load: LlmLoad) -> None:
         _check_conversations(model, folder, read_conversations(path), path)
         return
     if load.shared_prefix and load.shared_prefix >= load.prompt_tokens[0]:
-        raise BadInputError(f"{Input.SHARED_PREFIX} {load.shared_prefix} is as long as the shortest prompt "
+        raise BadInputError(f"{SHARED_PREFIX_INPUT} {load.shared_prefix} is as long as the shortest prompt "
                             f"({load.prompt_tokens[0]} tokens) or longer: give a prefix shorter than the prompts")
     longest = load.prompt_tokens[1] + load.output_tokens[1]
     if model.context and longest > model.context:

@@ -18,7 +18,7 @@ from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.driver import drive
-from ov_tuner.errors import BadInputError, Input
+from ov_tuner.errors import BadInputError
 from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.store.destinations import results_file
@@ -29,7 +29,16 @@ from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.measured import Roofline
 from ov_tuner.workloads.llm.model_file import check_plugin_values, genai_version, read_llm
 from ov_tuner.workloads.llm.results_file import LlmStore
-from ov_tuner.workloads.llm.schema import WRITER, LlmJob, LlmLoad, LlmModel, LlmSpace
+from ov_tuner.workloads.llm.schema import (
+    DRAFT_INPUT,
+    INSTANCES_INPUT,
+    WEIGHTS_INPUT,
+    WRITER,
+    LlmJob,
+    LlmLoad,
+    LlmModel,
+    LlmSpace,
+)
 from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder, model_weight_bytes
 from ov_tuner.workloads.llm.workload import LlmSpec, LlmWorkload, Seen
 
@@ -74,7 +83,7 @@ def _draft_folder(draft: Path, model: LlmModel) -> str:
     model's vocabulary: its proposals are token ids the model verifies."""
     found = read_llm(draft)
     if found.vocab and model.vocab and found.vocab != model.vocab:
-        raise BadInputError(f"{Input.DRAFT} {draft}: its vocabulary has {found.vocab} tokens and the model's "
+        raise BadInputError(f"{DRAFT_INPUT} {draft}: its vocabulary has {found.vocab} tokens and the model's "
                             f"{model.vocab}; give a draft model of the same tokenizer")
     return served_model(found).path
 
@@ -84,7 +93,7 @@ def _check_weights(space: LlmSpace) -> None:
     asked = [w for w in space.weights if w is not None]
     unknown = [w for w in asked if w not in WEIGHTS]
     if unknown:
-        raise BadInputError(f"{Input.WEIGHTS} {unknown[0]}: give default, int8 or int4")
+        raise BadInputError(f"{WEIGHTS_INPUT} {unknown[0]}: give default, int8 or int4")
     if asked:
         require_nncf()
 
@@ -94,13 +103,13 @@ def _check_instances(space: LlmSpace, load: LlmLoad) -> None:
     at least one user and one core each."""
     most = max(space.instances)
     if most > 1 and not load.closed:
-        raise BadInputError(f"{Input.INSTANCES} {most} serves users: give a number of users, not a rate")
+        raise BadInputError(f"{INSTANCES_INPUT} {most} serves users: give a number of users, not a rate")
     cores = len(os.sched_getaffinity(0))
     if most > cores:
-        raise BadInputError(f"{Input.INSTANCES} {most}: each instance is pinned to cores of its own and this process "
+        raise BadInputError(f"{INSTANCES_INPUT} {most}: each instance is pinned to cores of its own and this process "
                             f"may use {cores}; give at most {cores}")
     if most > load.users and load.closed:
-        raise BadInputError(f"{Input.INSTANCES} {most}: each instance serves users of its own; give at least "
+        raise BadInputError(f"{INSTANCES_INPUT} {most}: each instance serves users of its own; give at least "
                             f"{most} users")
 
 

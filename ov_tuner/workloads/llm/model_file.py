@@ -13,7 +13,7 @@ from ov_tuner.devices.modelfile import files_sha256
 from ov_tuner.devices.native import ov_error_text
 from ov_tuner.errors import BadInputError, Input, ModelError
 from ov_tuner.workloads.llm.ir import MODEL_IR
-from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel, LlmSpace
+from ov_tuner.workloads.llm.schema import DQ_GROUP_SIZE_INPUT, KV_PRECISION_INPUT, LlmFormat, LlmModel, LlmSpace
 
 # What the optional extra brings, and how to add it.
 EXTRA_HINT = "install ov-tuner's llm extra: pip install 'ov-tuner[llm]' (bash scripts/setup does)"
@@ -40,9 +40,9 @@ def check_plugin_values(device: str, space: LlmSpace) -> None:
     core = ov.Core()
     value_in = ov.opset13.parameter([1], ov.Type.f32)
     probe = ov.Model([ov.opset13.relu(value_in)], [value_in])
-    for given, key, values in ((Input.KV_PRECISION, "KV_CACHE_PRECISION", space.kv_cache_precisions),
+    for given, key, values in ((KV_PRECISION_INPUT, "KV_CACHE_PRECISION", space.kv_cache_precisions),
                                (Input.PRECISION, "INFERENCE_PRECISION_HINT", space.inference_precisions),
-                               (Input.DQ_GROUP_SIZE, "DYNAMIC_QUANTIZATION_GROUP_SIZE", space.dq_group_sizes)):
+                               (DQ_GROUP_SIZE_INPUT, "DYNAMIC_QUANTIZATION_GROUP_SIZE", space.dq_group_sizes)):
         for value in (v for v in values if v is not None):
             try:
                 core.compile_model(probe, device, {key: value})

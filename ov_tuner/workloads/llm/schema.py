@@ -16,11 +16,20 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
+from ov_tuner.errors import OwnInput
 from ov_tuner.schema.edge import Arrival
 from ov_tuner.store.tables import Writer
 
 # Its results file, as it registers (ov_tuner.registry).
 WRITER = Writer("llm", "an LLM's")
+
+# The LLM's own inputs, as its errors name them (its command gives each its flag).
+KV_PRECISION_INPUT = OwnInput("KV_PRECISION", "KV cache precisions")  # KV_CACHE_PRECISION values searched
+WEIGHTS_INPUT = OwnInput("WEIGHTS", "weights")  # a model folder's weight compressions searched
+DQ_GROUP_SIZE_INPUT = OwnInput("DQ_GROUP_SIZE", "dynamic quantization group sizes")  # DYNAMIC_QUANTIZATION_GROUP_SIZE
+SHARED_PREFIX_INPUT = OwnInput("SHARED_PREFIX", "shared prefix")  # the tokens generated prompts begin with alike
+INSTANCES_INPUT = OwnInput("INSTANCES", "instances")  # pipelines searched, each pinned to its share of the cores
+DRAFT_INPUT = OwnInput("DRAFT", "draft model")  # the model proposing tokens for speculative decoding
 
 
 class LlmFormat(str, Enum):

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import openvino as ov
 
-from ov_tuner.errors import BadInputError, Input, OutputError
+from ov_tuner.errors import BadInputError, OutputError
 from ov_tuner.model.cache import made_once
 from ov_tuner.quantize.nncf_backend import compress_weights
 from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.workloads.llm.ir import MODEL_IR, MODEL_WEIGHTS
-from ov_tuner.workloads.llm.schema import LlmModel
+from ov_tuner.workloads.llm.schema import WEIGHTS_INPUT, LlmModel
 
 WEIGHTS = ("int8", "int4")
 
@@ -45,7 +45,7 @@ def _compress_into(folder: Path, source: Path, weights: str, width: int) -> None
     ir = ov.Core().read_model(source / MODEL_IR)
     ov.save_model(compress_weights(ir, weights, _group_size(width)), folder / MODEL_IR)
     if model_weight_bytes(folder) >= model_weight_bytes(source):
-        raise BadInputError(f"{Input.WEIGHTS} {weights}: NNCF finds no weight matrix to compress in {source} (its "
+        raise BadInputError(f"{WEIGHTS_INPUT} {weights}: NNCF finds no weight matrix to compress in {source} (its "
                             "matrices are stored in 8 bits or fewer already, as a quantized GGUF's are): leave the "
                             "weights as given")
 
