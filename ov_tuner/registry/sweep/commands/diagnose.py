@@ -9,12 +9,6 @@ import typer
 
 from ov_tuner.commandline.app import (
     EXIT_INTERRUPTED,
-    Count,
-    Devices,
-    ModelArgument,
-    OnePrecision,
-    ResultsOut,
-    ShapeOption,
     app,
     err,
     one_line_errors,
@@ -27,6 +21,14 @@ from ov_tuner.commandline.flags import one_device, one_precision, parse_shapes
 from ov_tuner.commandline.renamed import PLOTS, Renamed, renamed_flags
 from ov_tuner.errors import Given
 from ov_tuner.present.terminal import print_sections
+from ov_tuner.registry.sweep.commands.options import (
+    Count,
+    Devices,
+    ModelArgument,
+    OnePrecision,
+    ResultsOut,
+    ShapeOption,
+)
 from ov_tuner.schema import AUTO
 from ov_tuner.store.destinations import output_folder
 

@@ -9,11 +9,6 @@ import typer
 
 from ov_tuner.commandline.app import (
     EXIT_INTERRUPTED,
-    Devices,
-    ModelArgument,
-    OnePrecision,
-    Precisions,
-    ShapeOption,
     app,
     ctrl_c_interrupts,
     err,
@@ -34,6 +29,7 @@ from ov_tuner.commandline.flags import (
 from ov_tuner.commandline.renamed import PLOTS, Renamed, minutes_as_seconds, renamed_flags
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.present.terminal import print_sections
+from ov_tuner.registry.sweep.commands.options import Devices, ModelArgument, OnePrecision, Precisions, ShapeOption
 from ov_tuner.schema import AUTO, Arrival, CameraTarget, LoadTrial, PointConfig, Quantization, SoakWindow
 from ov_tuner.store.destinations import output_folder
 

@@ -7,9 +7,10 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.commandline.app import ModelArgument, app, ctrl_c_interrupts, err, one_line_errors, out
+from ov_tuner.commandline.app import app, ctrl_c_interrupts, err, one_line_errors, out
 from ov_tuner.commandline.renamed import ROUNDS, renamed_flags
 from ov_tuner.present.terminal import print_sections
+from ov_tuner.registry.sweep.commands.options import ModelArgument
 
 renamed_flags("neighbours", ROUNDS)
 

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.commandline.app import Int8MaxDrop, ModelArgument, ShapeOption, app, err, one_line_errors, out
+from ov_tuner.commandline.app import app, err, one_line_errors, out
 from ov_tuner.commandline.flags import parse_layouts, parse_shapes
 from ov_tuner.errors import BadInputError, Given
+from ov_tuner.registry.sweep.commands.options import Int8MaxDrop, ModelArgument, ShapeOption
 from ov_tuner.registry.sweep.words.quantization import quantization_lines
 from ov_tuner.schema import Int8Options, Preset
 from ov_tuner.store.destinations import output_file

@@ -9,11 +9,6 @@ import typer
 
 from ov_tuner.commandline.app import (
     EXIT_INTERRUPTED,
-    Devices,
-    Int8MaxDrop,
-    ModelArgument,
-    Precisions,
-    ShapeOption,
     app,
     err,
     one_line_errors,
@@ -36,6 +31,7 @@ from ov_tuner.commandline.flags import (
 )
 from ov_tuner.commandline.renamed import Renamed, renamed_flags
 from ov_tuner.present.terminal import print_sections
+from ov_tuner.registry.sweep.commands.options import Devices, Int8MaxDrop, ModelArgument, Precisions, ShapeOption
 from ov_tuner.registry.sweep.words.notices import notice_text, summary_lines
 from ov_tuner.schema import (
     ACCURACY_INPUTS,
