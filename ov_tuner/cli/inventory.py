@@ -27,7 +27,7 @@ def devices() -> None:
     its CPU quota, cpuset and memory limit, and how busy other processes keep the CPUs."""
     from ov_tuner.analyse.devices import device_listings
     from ov_tuner.devices.runtime import Runtime
-    from ov_tuner.registry.sweep.sections.jobs import devices_table
+    from ov_tuner.present.inventory import devices_table
 
     start = host.sample()  # other processes' load, over the time the devices take to list
     runtime = Runtime()
@@ -45,7 +45,7 @@ app.add_typer(zoo_app, name="zoo")
 def zoo_list() -> None:
     """Every zoo model with its inputs, parameters and FLOPs per batch-1 inference."""
     from ov_tuner.model.zoo import zoo_entries
-    from ov_tuner.registry.sweep.sections.jobs import zoo_table
+    from ov_tuner.present.inventory import zoo_table
 
     print_blocks(out, zoo_table(zoo_entries()))
 

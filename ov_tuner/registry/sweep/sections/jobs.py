@@ -1,20 +1,13 @@
-"""The other jobs' results as document blocks: cameras served, soaks, cold starts, per-layer profiles; and what is
-here to tune (devices, the zoo)."""
+"""The sweep's parts' results as document blocks: cameras served, soaks, cold starts, per-layer profiles."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ov_tuner.analyse.capacity import Served
-from ov_tuner.analyse.devices import DeviceListing
 from ov_tuner.present.document import Table, table
 from ov_tuner.registry.sweep.words.edge import harness_cell, latency_text
-from ov_tuner.registry.sweep.words.notices import merged_text
 from ov_tuner.schema import ColdStart, LoadTrial, Profile
-
-if TYPE_CHECKING:  # a type alone: the zoo builds models with OpenVINO, which `show` never loads
-    from ov_tuner.model.zoo import ZooEntry
 
 COLDSTART_FIGURES = (
     ("read_ms", "read the model"),
@@ -74,26 +67,3 @@ def profile_tables(profile: Profile, top: int) -> tuple[Table, Table]:
                      str(layer.calls), f"{layer.mean_ms:.4f}"] for layer, share, cumulative in profile.top_layers(top)],
                    f"Top {top} layers", ("share", "cumulative", "calls", "mean ms"))
     return by_type, layers
-
-
-def devices_table(listings: Sequence[DeviceListing]) -> Table:
-    """Each device with the properties that shape a sweep, and what `--precision auto` sweeps on it."""
-    rows = []
-    for listing in listings:
-        d, merged = listing.device, listing.merged
-        streams = f"{d.streams_range[0]}-{d.streams_range[1]}" if d.streams_range else "n/a"
-        auto = ", ".join(p.value for p in listing.auto) + (f" ({merged_text(merged)})" if merged else "")
-        rows.append([d.name, d.full_name, streams, str(d.optimal_nireq or "n/a"), ", ".join(d.capabilities),
-                     d.default_precision or "n/a", auto])
-    return table(("device", "full name", "streams range", "optimal nireq", "capabilities", "default precision",
-                  "--precision auto"), rows, "OpenVINO devices on this machine")
-
-
-def zoo_table(models: list[ZooEntry]) -> Table:
-    rows = []
-    for m in models:
-        inputs = ", ".join(f"{name} {element}{shape}" for name, element, shape in m.inputs)
-        rows.append([m.name, m.description, inputs, f"{m.stats.parameters / 1e6:.2f} M",
-                     f"{m.stats.flops / 1e9:.2f}"])
-    return table(("name", "what", "inputs", "parameters", "GFLOPs"), rows,
-                 "ov-tuner zoo (build one with `ov-tuner zoo build NAME -o DIR`)", ("parameters", "GFLOPs"))

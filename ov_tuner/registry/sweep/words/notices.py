@@ -3,12 +3,9 @@ was read."""
 
 from __future__ import annotations
 
-from ov_tuner.devices.decisions import PRECISION_CAPABILITY
 from ov_tuner.present.words.box import box_text
-from ov_tuner.present.words.devices import quantizing_text
-from ov_tuner.present.words.numbers import names
+from ov_tuner.present.words.devices import merged_text, quantizing_text
 from ov_tuner.registry.sweep.words.quantization import quantization_lines
-from ov_tuner.schema import Merged, MergeReason
 from ov_tuner.workloads.sweep import SweepSummary
 from ov_tuner.workloads.sweep.notices import (
     CgroupsRemoved,
@@ -26,24 +23,6 @@ from ov_tuner.workloads.sweep.notices import (
     Quantizing,
     Resuming,
 )
-
-
-def merged_text(merged: tuple[Merged, ...] | list[Merged]) -> str:
-    """'bf16 and fp16 run f32 math on CPU (it lists no BF16, no FP16): measured as fp32'."""
-    if not merged:
-        return ""
-    device = merged[0].device
-    precisions = names([m.precision.value for m in merged])
-    reason = merged[0].reason
-    verb = "runs" if len(merged) == 1 else "run"
-    if reason is MergeReason.VIRTUAL:
-        return (f"{device} is a virtual device: its members may run {precisions} differently, so auto sweeps fp32 "
-                "there; name them with --precision to sweep them")
-    if reason is MergeReason.NO_CAPABILITY:
-        lacks = ", no ".join(PRECISION_CAPABILITY[m.precision] for m in merged)
-        return f"{precisions} {verb} f32 math on {device} (it lists no {lacks}): measured as fp32"
-    ran = names(sorted({m.ran for m in merged}))
-    return f"{precisions} {verb} {ran} on {device}, the same math as fp32 (read back after a compile): measured as fp32"
 
 
 def box_notice_text(notice: InBox) -> str:

@@ -9,10 +9,10 @@ from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.caveat import WIDE_SPAN, Caveat, CaveatKind
 from ov_tuner.analyse.confirmed import CostStep, PrecisionRatio, Rule, Standing
 from ov_tuner.analyse.recommend import HeldBack, Recommendation
+from ov_tuner.present.words.devices import merged_text
 from ov_tuner.present.words.numbers import factor, gain_inline, interval_text, signed
 from ov_tuner.registry.sweep.words.accuracy import accuracy_summary, breach_reason, breach_text, int8_trade_text
 from ov_tuner.registry.sweep.words.answer import baseline_label, figures_label
-from ov_tuner.registry.sweep.words.notices import merged_text
 from ov_tuner.schema import Merged, Mode, PointResult, Precision, Quantization, cell_text
 from ov_tuner.stats.headtohead import Ratio
 
