@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
-from contextlib import AbstractContextManager, closing
+from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -55,6 +55,16 @@ class Workload(Protocol):
     def walks(self) -> Steps:
         """After the rounds: the walk to the most load each contender that matters serves (empty: none)."""
         ...
+
+
+class WalksOnly:
+    """A workload that only walks: no search and no rounds, its configuration given (the sweep's parts)."""
+
+    def search(self) -> Steps:
+        yield from ()
+
+    def rounds(self) -> AbstractContextManager[Rounds | None]:
+        return nullcontext(None)
 
 
 @dataclass(frozen=True)

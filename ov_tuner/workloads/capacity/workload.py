@@ -6,7 +6,6 @@ soon as it ends; then the open loop's own ceiling.
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import openvino as ov
 
 from ov_tuner.devices.compiler import Compiler
 from ov_tuner.engine.cameras import capacity, next_cameras
-from ov_tuner.engine.driver import Rounds, Steps
+from ov_tuner.engine.driver import Steps, WalksOnly
 from ov_tuner.errors import BadInputError, Input
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.measure.openloop import Arrivals, open_loop_ceiling, run_open_loop
@@ -56,7 +55,7 @@ TrialSeen = Callable[[PointConfig, LoadTrial], None]
 
 
 @dataclass
-class CapacityWorkload:
+class CapacityWorkload(WalksOnly):
     """Capacity on the one driver (ov_tuner.engine.driver): no search and no rounds (the configurations are
     given), a walk per configuration to the cameras it serves, or one trial at the cameras given."""
 
@@ -66,12 +65,6 @@ class CapacityWorkload:
     store: ResultStore
     on_trial: TrialSeen | None
     capacities: list[Capacity] = field(default_factory=list)
-
-    def search(self) -> Steps:
-        yield from ()
-
-    def rounds(self) -> AbstractContextManager[Rounds | None]:
-        return nullcontext(None)
 
     def walks(self) -> Steps:
         """Each configuration compiled and warmed up, then its trials, each stored as it ends."""

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ov_tuner.engine.driver import Rounds, Steps
+from ov_tuner.engine.driver import Steps, WalksOnly
 from ov_tuner.schema import ColdStart, ColdStartSample, CompileKey
 from ov_tuner.store.results import ResultStore
 from ov_tuner.workloads.coldstart.probe import spawn
@@ -22,7 +21,7 @@ SampleSeen = Callable[[ColdStartSample], None]
 
 
 @dataclass
-class ColdStartWorkload:
+class ColdStartWorkload(WalksOnly):
     """`repeats` samples of `key` read from the IR `probe` names, each stored in `store` as it is taken (`cold`: those
     taken so far)."""
 
@@ -35,12 +34,6 @@ class ColdStartWorkload:
 
     def __post_init__(self) -> None:
         self.cold = ColdStart(self.key, ())
-
-    def search(self) -> Steps:
-        yield from ()
-
-    def rounds(self) -> AbstractContextManager[Rounds | None]:
-        return nullcontext(None)
 
     def walks(self) -> Steps:
         coldstart_id = self.store.begin_coldstart(self.key)

@@ -6,19 +6,18 @@ really executed."""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import openvino as ov
 
-from ov_tuner.engine.driver import Rounds, Steps
+from ov_tuner.engine.driver import Steps, WalksOnly
 from ov_tuner.measure.engine import measure
 from ov_tuner.schema import LayerTime, PointConfig, Profile, StopRule
 from ov_tuner.store.results import ResultStore
 
 
 @dataclass
-class ProfileWorkload:
+class ProfileWorkload(WalksOnly):
     """`config`, compiled with PERF_COUNT on, measured for `seconds` after `warmup_s`, into `store` (`profile`: once
     measured)."""
 
@@ -28,12 +27,6 @@ class ProfileWorkload:
     warmup_s: float
     store: ResultStore
     profile: Profile | None = None
-
-    def search(self) -> Steps:
-        yield from ()
-
-    def rounds(self) -> AbstractContextManager[Rounds | None]:
-        return nullcontext(None)
 
     def walks(self) -> Steps:
         totals: dict[str, LayerTime] = {}

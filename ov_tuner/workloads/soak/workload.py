@@ -8,14 +8,13 @@ KeyboardInterrupt, once the requests in flight complete) ends it early."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import openvino as ov
 
-from ov_tuner.engine.driver import Rounds, Steps
+from ov_tuner.engine.driver import Steps, WalksOnly
 from ov_tuner.measure.engine import RequestLoop
 from ov_tuner.schema import PointConfig, Quantization, SoakWindow, StopRule, Window
 from ov_tuner.store.results import ResultStore
@@ -42,7 +41,7 @@ WindowSeen = Callable[[SoakWindow], None]
 
 
 @dataclass
-class SoakWorkload:
+class SoakWorkload(WalksOnly):
     """The soak of `spec`, its model `compiled`, into `store` (`soak_id`: once begun); `on_window` sees each window as
     it is stored."""
 
@@ -51,12 +50,6 @@ class SoakWorkload:
     store: ResultStore
     on_window: WindowSeen | None = None
     soak_id: int | None = None
-
-    def search(self) -> Steps:
-        yield from ()
-
-    def rounds(self) -> AbstractContextManager[Rounds | None]:
-        return nullcontext(None)
 
     def walks(self) -> Steps:
         spec = self.spec
