@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from factories import assert_one_line, ov_tuner
+from factories import assert_one_line, ov_tuner, rewind
 
 from ov_tuner.fleet.local import LocalCluster
 
@@ -95,6 +95,18 @@ def test_report_plot_export_and_compare(installed: dict[str, str], probed: tuple
     assert [len(t["latencies_ms"]) for t in exported] == [12, 12]
     compared = ov_tuner("compare", str(first), str(second), env=installed)
     assert compared.returncode == 0 and first.name in compared.stdout and second.name in compared.stdout
+
+
+def test_its_file_from_before_its_tables_had_a_version_reads_as_it_was(
+        installed: dict[str, str], probed: tuple[Path, Path], tmp_path: Path) -> None:
+    """A probe's file of results schema v21, when a plug-in's tables kept no version: they are taken at their own
+    version (1), not at the results schema's."""
+    older = tmp_path / "v21.db"
+    older.write_bytes(probed[0].read_bytes())
+    with sqlite3.connect(older) as db:
+        rewind(db, 21)
+    shown, now = ov_tuner("show", str(older), env=installed), ov_tuner("show", str(probed[0]), env=installed)
+    assert shown.returncode == 0 and shown.stdout == now.stdout.replace(str(probed[0]), str(older))
 
 
 def test_fleet_runs_it_on_every_host_it_is_installed_on(installed: dict[str, str], tiny_model: Path,

@@ -140,13 +140,15 @@ class Connection:
 
     def _own_version(self, db: sqlite3.Connection, own: OwnTables) -> int | None:
         """The version of `own`'s tables in the file; None where it has none of them. Tables from before they had a
-        version of their own are at the results schema's version the file had before its first upgrade."""
+        version of their own are at the results schema's version the file had before its first upgrade (ov-tuner's
+        own were numbered so), or at their own current version where that is lower (a plug-in's began at 1)."""
         if not set(own.tables()) & table_names(db):
             return None
         kept = {key: int(value) for key, value in db.execute("SELECT key, value FROM meta")
                 if key in (f"schema_version:{own.name}", "tables_from", "schema_version")}
-        version = kept.get(f"schema_version:{own.name}",
-                           kept.get("tables_from", min(kept.get("schema_version", own.version), own.version)))
+        if f"schema_version:{own.name}" not in kept:
+            return min(kept.get("tables_from", kept.get("schema_version", own.version)), own.version)
+        version = kept[f"schema_version:{own.name}"]
         if version > own.version:
             raise IncompatibleResultsError(
                 f"{self.path} has {own.name} tables of v{version}; this ov-tuner reads up to v{own.version}. Upgrade "

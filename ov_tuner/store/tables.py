@@ -28,7 +28,8 @@ class OwnTables:
     `name`, the key its version is kept under in `meta`; `version`, the current one; `schema`, CREATE TABLE IF NOT
     EXISTS statements with the current columns; `upgrades`, what brings its tables from version N to N + 1. Up to v21
     of the results schema every workload's tables were the store's, so the upgrades of ov-tuner's own are numbered as
-    that schema's were (a file from then has no version of their own: it is the file's before its first upgrade)."""
+    that schema's were (a file from then has no version of their own: it is the file's before its first upgrade, or the
+    tables' own current version where that is lower, as a plug-in's)."""
 
     name: str
     version: int

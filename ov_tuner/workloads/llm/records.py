@@ -48,6 +48,9 @@ CREATE TABLE IF NOT EXISTS llm_outputs (
     15: tuple(  # v16: what a trial's steps read (the schema makes the host's roofline table)
         f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
         for column in ("window_steps", "window_prompt_tokens", "window_context_tokens")),
+    16: (),  # v17: a trial's output is counted from its window's opening until its last timed request ended
+    17: (),  # v18: a setting's trials run on one pipeline kept from the first (ov_tuner.workloads.llm.kept)
+    18: (),  # v19: a kept pipeline's trial goes on from the requests its last left in flight
     19: tuple(  # v20: a trial's prompt tokens the prefix cache answered
         f"ALTER TABLE llm_trials ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
         for column in ("cached_tokens", "window_cached_tokens")),
