@@ -3,6 +3,7 @@ one committed transaction per write whose failure becomes one line saying what i
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -130,9 +131,10 @@ class Connection:
                 self._own_tables(db, own)
 
     def _own_tables(self, db: sqlite3.Connection, own: OwnTables) -> None:
-        """Make `own`'s tables where the file lacks them, or bring them up to their version."""
+        """Make `own`'s tables where the file lacks them, or bring them up to their version; a file another workload
+        claimed is left as it is (its claim refuses it next), but in a copy read in memory."""
         found = self._own_version(db, own)
-        if found == own.version:
+        if found == own.version or (self._writable and _claimed_by_another(db, own.name)):
             return
         _upgrade(db, own.upgrades, found or own.version, own.version)
         db.executescript(own.schema)
@@ -154,6 +156,12 @@ class Connection:
                 f"{self.path} has {own.name} tables of v{version}; this ov-tuner reads up to v{own.version}. Upgrade "
                 f"ov-tuner, or tune into a new {Input.RESULTS} file")
         return version
+
+
+def _claimed_by_another(db: sqlite3.Connection, name: str) -> bool:
+    """Whether a workload other than the one registered as `name` claimed the file."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'workload'").fetchone()
+    return row is not None and json.loads(row[0])["name"] != name
 
 
 def _upgrade(db: sqlite3.Connection, upgrades: Mapping[int, tuple[str, ...]], found: int, current: int) -> None:

@@ -25,11 +25,12 @@ class Writer:
 class OwnTables:
     """A workload's own tables in the results files it writes, made and brought up to date by that workload's store
     (Connection.OWN_TABLES, a subclass's) and versioned apart from every file's, so the store names no workload's:
-    `name`, the key its version is kept under in `meta`; `version`, the current one; `schema`, CREATE TABLE IF NOT
-    EXISTS statements with the current columns; `upgrades`, what brings its tables from version N to N + 1. Up to v21
-    of the results schema every workload's tables were the store's, so the upgrades of ov-tuner's own are numbered as
-    that schema's were (a file from then has no version of their own: it is the file's before its first upgrade, or the
-    tables' own current version where that is lower, as a plug-in's)."""
+    `name`, its workload's registered name (they are made only in a file no other workload claimed), under which
+    `meta` keeps their version; `version`, the current one; `schema`, CREATE TABLE IF NOT EXISTS statements with the
+    current columns; `upgrades`, what brings its tables from version N to N + 1. Up to v21 of the results schema every
+    workload's tables were the store's, so the upgrades of ov-tuner's own are numbered as that schema's were (a file
+    from then has no version of their own: it is the file's before its first upgrade, or the tables' own current
+    version where that is lower, as a plug-in's)."""
 
     name: str
     version: int
