@@ -48,10 +48,10 @@ class MoreRecords(Connection):
                              (json.dumps([*json.loads(stored), asdict(sample)]), coldstart_id))
 
     def coldstarts(self) -> list[ColdStart]:
+        """Every cold start with a sample taken (one stopped before its first holds nothing)."""
         return [ColdStart(CompileKey(r["device"], Precision(r["precision"]), r["batch"], r["streams"]),
                           tuple(ColdStartSample(**s) for s in json.loads(r["samples"])))
-                for r in self._db.execute("SELECT * FROM coldstarts WHERE samples != '[]' ORDER BY id")]  # one
-        # stopped before its first sample holds nothing
+                for r in self._db.execute("SELECT * FROM coldstarts WHERE samples != '[]' ORDER BY id")]
 
     def add_profile(self, profile: Profile) -> None:
         c = profile.config
