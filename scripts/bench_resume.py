@@ -3,10 +3,14 @@ that waits out a wave of first requests reads, on the same kept pipeline state? 
 process, each kept across its trials, in pairs of alternating order at several user counts: one goes on from the
 requests its last trial left in flight, the other ends them and starts its users afresh each trial; with `--long`, a
 third trial afresh with a window that long, where a wave of first requests weighs less. Output tokens a second, p90
-TPOT and TTFT, the ratios with intervals, and a trial's wall time. Run by hand (minutes), not in the tests.
+TPOT and TTFT, the ratios with intervals, and a trial's wall time. With `--conversations`, the users hold the file's
+conversations and read each answer for `--think-ms`: a resumed trial then goes on from the users left reading too.
+Run by hand (minutes), not in the tests.
 
     .venv/bin/python scripts/bench_resume.py models/SmolLM2-135M-Instruct.Q4_1.gguf [--users 10,12] [--pairs 8]
     .venv/bin/python scripts/bench_resume.py models/SmolLM2-135M-Instruct.Q4_1.gguf --users 12 --long 16
+    .venv/bin/python scripts/bench_resume.py models/SmolLM2-135M-Instruct.Q4_1.gguf --users 8,12 \
+        --conversations scripts/demo_conversations.jsonl --think-ms 500
 """
 
 from __future__ import annotations
@@ -41,9 +45,12 @@ def main() -> None:
     parser.add_argument("--users", default="10,12")
     parser.add_argument("--pairs", type=int, default=8)
     parser.add_argument("--long", type=float, default=0.0, help="seconds of a third side's window, afresh (0: none)")
+    parser.add_argument("--conversations", default=None, help="a conversations file (default: the demo's prompts)")
+    parser.add_argument("--think-ms", type=float, default=0.0, help="a user's reading between its turns")
     args = parser.parse_args()
     model = served_model(read_llm(args.model))
-    base = LlmLoad(users=8, prompts_file="scripts/demo_prompts.jsonl", seconds=2.0, lead_in_s=0.5)
+    base = LlmLoad(users=8, prompts_file=None if args.conversations else "scripts/demo_prompts.jsonl",
+                   conversations_file=args.conversations, think_ms=args.think_ms, seconds=2.0, lead_in_s=0.5)
     sides = {"resumed": serve(model, "CPU", SCHEDULER_DEFAULT, base), "afresh": serve(model, "CPU", SCHEDULER_DEFAULT,
                                                                                           base)}
     names = ["resumed", "afresh", *(["long"] if args.long else [])]

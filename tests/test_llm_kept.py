@@ -36,18 +36,31 @@ def test_a_kept_pipeline_runs_a_settings_trials_one_after_another_built_once(tin
 def test_a_trial_on_a_kept_pipeline_goes_on_from_the_users_requests_its_last_left_in_flight(tiny_gguf: Path) -> None:
     served = serve(read_llm(tiny_gguf), "CPU", SCHEDULER_DEFAULT, LOAD)
     first = trial_on(served, SCHEDULER_DEFAULT, replace(LOAD, users=3))
-    left = served.paused
+    left = served.paused.flights
     # every user has its next request in flight, none of them timed
     assert first.ok and {f.user for f in left} == {0, 1, 2} and len(left) == 3 and not any(f.counted for f in left)
     second = trial_on(served, SCHEDULER_DEFAULT, replace(LOAD, users=2))
-    assert second.ok and {f.user for f in served.paused} == {0, 1} and len(served.paused) == 2
+    assert second.ok and {f.user for f in served.paused.flights} == {0, 1} and len(served.paused.flights) == 2
     # users 0 and 1's went on to their end in it; user 2's was cancelled by the trial that no longer had user 2
     status = openvino_genai.GenerationStatus
     assert [f.handle.get_status() for f in left] == [  # type: ignore[attr-defined]
         status.CANCEL if f.user == 2 else status.FINISHED for f in left]
     # the requests sent since are numbered after those it went on from: every request has a number of its own
     carried = {id(f) for f in left}
-    assert min(f.number for f in served.paused if id(f) not in carried) > max(f.number for f in left)
+    assert min(f.number for f in served.paused.flights if id(f) not in carried) > max(f.number for f in left)
+
+
+def test_users_a_trial_left_reading_their_answer_go_on_reading_in_the_next(tiny_gguf: Path) -> None:
+    served = serve(read_llm(tiny_gguf), "CPU", SCHEDULER_DEFAULT, LOAD)
+    reading = replace(LOAD, users=3, think_ms=300, seconds=1.0)  # a tiny model's request takes milliseconds
+    first = trial_on(served, SCHEDULER_DEFAULT, reading)
+    # every user is left in flight or reading, with no more than its 0.3 s of reading left
+    assert first.ok and served.paused.users == {0, 1, 2} and served.paused.reading
+    assert all(0 <= left <= 0.3 for left in served.paused.reading.values())
+    second = trial_on(served, SCHEDULER_DEFAULT, replace(reading, users=2))
+    assert second.ok and served.paused.users == {0, 1}  # user 2 left the load, reading or not
+    served.stop()
+    assert not served.paused.flights and not served.paused.reading
 
 
 def test_a_kept_pipeline_whose_process_dies_fails_that_trial_and_the_next_builds_afresh(tiny_gguf: Path) -> None:

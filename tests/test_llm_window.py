@@ -49,6 +49,18 @@ def test_users_whose_requests_are_resumed_send_none_at_the_start_and_are_not_wai
     assert partly.holds(1.2) and not partly.holds(1.19)
 
 
+def test_users_resumed_reading_send_when_their_reading_is_done_and_are_not_waited_for() -> None:
+    load = LlmLoad(users=3, think_ms=500, lead_in_s=0.5, seconds=2.0)
+    arrivals = UserArrivals(load, start=10.0, going={0}, reading={1: 0.3})
+    assert list(arrivals.due(10.0)) == [(2, 10.0)]  # user 2 is new to the load; user 1 reads for 0.3 s more
+    assert arrivals.next_at() == 10.3 and list(arrivals.due(10.3)) == [(1, 10.3)]
+    window = CountedWindow(load, start=10.0, going={0, 1})
+    window.ended(2, 10.9)  # the one user that sent at the start
+    assert window.holds(10.9) and not window.holds(10.89)
+    arrivals.ended(0, 11.0)
+    assert arrivals.reading(11.2) == {0: pytest.approx(0.3)}  # what a run ending at 11.2 leaves its next
+
+
 def test_a_window_on_resumed_requests_alone_opens_at_the_first_to_end_after_the_lead_in() -> None:
     window = CountedWindow(LlmLoad(users=2, lead_in_s=0.5, seconds=2.0), start=0.0, going={0, 1})
     window.ended(0, 0.3)  # within the lead-in

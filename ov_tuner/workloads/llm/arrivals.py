@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 
 from ov_tuner.measure.openloop import Arrivals
 from ov_tuner.schema import Arrival
@@ -14,12 +14,15 @@ from ov_tuner.workloads.llm.schema import LlmLoad
 class UserArrivals:
     """When requests arrive: users that send again `think_s` after their answer (closed loop), or times drawn at a
     rate (open loop, Poisson or evenly spaced). `going`: the users whose request is already in flight (resumed from
-    the pipeline's last trial); the others send at the start."""
+    the pipeline's last trial); `reading`: users resumed reading their last answer, and the seconds of it they had
+    left; the others send at the start."""
 
-    def __init__(self, load: LlmLoad, start: float, going: Collection[int] = ()) -> None:
+    def __init__(self, load: LlmLoad, start: float, going: Collection[int] = (),
+                 reading: Mapping[int, float] | None = None) -> None:
         self.think_s = load.think_ms / 1000
+        reading = reading or {}
         # closed loop: when each idle user sends
-        self.ready = {user: start for user in range(load.users) if user not in going}
+        self.ready = {user: start + reading.get(user, 0.0) for user in range(load.users) if user not in going}
         self.times: deque[float] = deque()
         if not load.closed:
             # the open loop's schedule, made as a camera's (one source at the rate), long enough to go on arriving
@@ -41,6 +44,10 @@ class UserArrivals:
         if user is not None:
             self.ready[user] = now + self.think_s
 
+    def reading(self, now: float) -> dict[int, float]:
+        """The users that have yet to send their next request, and the seconds until each does (a closed loop's)."""
+        return {user: max(at - now, 0.0) for user, at in self.ready.items()}
+
     def next_at(self) -> float:
         return min([*self.ready.values(), self.times[0] if self.times else math.inf])
 
@@ -51,9 +58,9 @@ class CountedWindow:
 
     It opens once the lead-in is over and, in a closed loop, once the first request of every user that sent it at
     the start has ended: until then the server runs one wave of requests begun together, not the load's steady
-    state. A user whose request was resumed from the pipeline's last trial (`going`) sent none at the start; where
-    every user's was, the server is in its steady state from the start, and the window opens at the first request
-    to end once the lead-in is over. Throughput is every request's output tokens (and the requests ended) from the
+    state. A user resumed from the pipeline's last trial (`going`: its request in flight, or reading its last answer)
+    sent none at the start; where every user was, the server is in its steady state from the start, and the window
+    opens at the first request to end once the lead-in is over. Throughput is every request's output tokens (and the requests ended) from the
     opening until the last timed request has ended, the load going on throughout, over that time. Both ends lie
     where a request has just ended, so where requests run in lockstep (one length, every prompt in one step) the
     count holds whole cycles; ending the count at the window's close instead counted a cycle's costly prefill step

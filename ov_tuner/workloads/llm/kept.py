@@ -5,8 +5,8 @@ another, instead of each building a pipeline and warming it anew.
 Why: on SmolLM2 with 2 cores a walk's window of 2 s cost 10.7 s, 2.6 s of it the pipeline's build and first request,
 which a served model pays once. What carries over from one trial to the next is what a server carries: the compiled
 model, a KV cache grown to what the loads so far needed (each trial reports the cache as it then is), warm memory, and
-the users' requests in flight, which the next trial goes on from (ov_tuner.workloads.llm.stepping.run_load): a server's
-load does not begin anew either. The prefix cache carries over too, so a kept pipeline sends one stream of requests
+the users' requests in flight and those reading an answer, which the next trial goes on from
+(ov_tuner.workloads.llm.stepping.run_load): a server's load does not begin anew either. The prefix cache carries over too, so a kept pipeline sends one stream of requests
 across its trials (ov_tuner.workloads.llm.trial.Served) and never meets a request it has seen. Isolation is kept: a
 child that ends (a setting GenAI dies on) fails that trial with how it ended, and the next trial of that setting builds
 a fresh one. Several instances are a trial of processes of their own (ov_tuner.workloads.llm.instances), not kept.

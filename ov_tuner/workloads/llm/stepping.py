@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +42,20 @@ class Flight:
     @property
     def tokens(self) -> int:
         return len(self.ids)
+
+
+@dataclass
+class Paused:
+    """What a run left on a kept pipeline for the next to go on from: the users' requests in flight (none timed) and
+    each user reading its last answer, with the seconds of reading it had left."""
+
+    flights: list[Flight] = field(default_factory=list)
+    reading: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def users(self) -> set[int]:
+        """The users it holds: a request in flight, or reading."""
+        return {f.user for f in self.flights if f.user is not None} | set(self.reading)
 
 
 @dataclass
@@ -88,30 +101,34 @@ def add_request(pipe: object, number: int, request: LlmRequest, assistant: tuple
     return pipe.add_request(number, prompt, generation(request.output_tokens, assistant))  # type: ignore[attr-defined]
 
 
-def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[Flight] = (),
+def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Paused | None = None,
              prefix: PrefixBlocks | None = None,
-             assistant: tuple[int, int] = (0, 0)) -> tuple[LoadTally, float, list[Flight]]:
+             assistant: tuple[int, int] = (0, 0)) -> tuple[LoadTally, float, Paused]:
     """The load's arrivals, steps and endings until every counted request has ended; the tally, the highest share
-    of the KV cache in use (percent) and the requests left in flight (none counted: end them with `stop_load`, or
-    pass them to the next run on this pipeline as `paused`). Each reply is told to `requests` (a conversation's next
-    turn carries it); with `prefix` (a pipeline with prefix caching), each request's prompt tokens its cache answers
-    are counted (ov_tuner.workloads.llm.prefix); `assistant`: each request's speculative decoding (a pipeline built
-    for it).
+    of the KV cache in use (percent) and what it left (requests in flight, none counted, and users reading: end them
+    with `stop_load`, or pass them to the next run on this pipeline as `paused`). Each reply is told to `requests` (a
+    conversation's next turn carries it); with `prefix` (a pipeline with prefix caching), each request's prompt
+    tokens its cache answers are counted (ov_tuner.workloads.llm.prefix); `assistant`: each request's speculative
+    decoding (a pipeline built for it).
 
-    Why resume: a closed loop whose users each have a request in flight is in its steady state, so a trial that
-    goes on from the last (a kept pipeline's) waits out its lead-in alone, not a wave of first requests sent
-    together (ov_tuner.workloads.llm.arrivals.CountedWindow): on the demo's load that wave took a request's length,
-    about as long as the counted window. A user beyond this load's count has its request ended; a user without one
-    sends at the start; an open loop resumes none."""
+    Why resume: a closed loop whose users each have a request in flight or are reading their last answer is in its
+    steady state, so a trial that goes on from the last (a kept pipeline's) waits out its lead-in alone, not a wave
+    of first requests sent together (ov_tuner.workloads.llm.arrivals.CountedWindow): on the demo's load that wave
+    took a request's length, about as long as the counted window. A user reading sends when its reading is done, as
+    it would have. A user beyond this load's count has its request ended; a user new to it sends at the start; an
+    open loop resumes none."""
     import openvino_genai
 
     finished = openvino_genai.GenerationStatus.FINISHED
     start = time.perf_counter()
-    flights = _resumed(paused, load)
+    paused = paused or Paused()
+    resumed = _resumed(paused, load)
+    flights = resumed.flights
     going = {f.user for f in flights if f.user is not None}
-    arrivals, window = UserArrivals(load, start, going), CountedWindow(load, start, going)
+    arrivals = UserArrivals(load, start, going, resumed.reading)
+    window = CountedWindow(load, start, resumed.users)
     tally, usage, pending_counted = LoadTally(), 0.0, 0
-    number = max((f.number for f in paused), default=0) + 1  # a request's number is its own on the pipeline
+    number = max((f.number for f in paused.flights), default=0) + 1  # a request's number is its own on the pipeline
     while True:
         now = time.perf_counter()
         for user, at in list(arrivals.due(now)):
@@ -159,7 +176,7 @@ def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Sequence[F
                     pending_counted -= 1
                     _count(tally, flight, now)
     tally.counted_s = now - window.opens
-    return tally, usage, flights
+    return tally, usage, Paused(flights, arrivals.reading(now))
 
 
 def _prefilled(tally: LoadTally, flight: Flight, prefix: PrefixBlocks | None, counting: bool) -> None:
@@ -179,20 +196,21 @@ def _count(tally: LoadTally, flight: Flight, now: float) -> None:
     tally.last_end = max(tally.last_end, now)
 
 
-def _resumed(paused: Sequence[Flight], load: LlmLoad) -> list[Flight]:
-    """The paused requests of users this load has (a closed loop's), the others cancelled (the next step ends them)."""
+def _resumed(paused: Paused, load: LlmLoad) -> Paused:
+    """The paused requests and readers of users this load has (a closed loop's), the other requests cancelled (the
+    next step ends them)."""
     kept = []
-    for flight in paused:
+    for flight in paused.flights:
         if flight.user is not None and flight.user < load.users:
             kept.append(flight)
         else:
             flight.handle.cancel()  # type: ignore[attr-defined]
-    return kept
+    return Paused(kept, {user: left for user, left in paused.reading.items() if user < load.users})
 
 
-def stop_load(pipe: object, flights: Sequence[Flight]) -> None:
+def stop_load(pipe: object, paused: Paused) -> None:
     """End the requests a run left in flight, so the pipeline is left with nothing in flight."""
-    for flight in flights:
+    for flight in paused.flights:
         flight.handle.cancel()  # type: ignore[attr-defined]
     while pipe.has_non_finished_requests():  # type: ignore[attr-defined]
         pipe.step()  # type: ignore[attr-defined]

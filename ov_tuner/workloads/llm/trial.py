@@ -9,8 +9,9 @@ then, in each trial, `lead_in_s` of the same load (in a closed loop, at least un
 that sent one at the start has ended), not counted; then a window of `seconds`
 (ov_tuner.workloads.llm.arrivals.CountedWindow): the requests that arrive in it are timed. The load goes on until
 every timed request has ended, so the last of them do not run on an emptier server than the first; what the server
-produced from the window's opening until then is its throughput. What is left in flight, none of it timed, is paused:
-a kept pipeline's next trial goes on from it (ov_tuner.workloads.llm.stepping.run_load says why).
+produced from the window's opening until then is its throughput. What is left in flight, none of it timed, and the
+users left reading their last answer are paused: a kept pipeline's next trial goes on from them
+(ov_tuner.workloads.llm.stepping.run_load says why).
 Output lengths are held with min_new_tokens and ignore_eos.
 """
 
@@ -40,7 +41,7 @@ from ov_tuner.workloads.llm.prompts import (
 )
 from ov_tuner.workloads.llm.schema import LlmLoad, LlmModel, LlmSetting
 from ov_tuner.workloads.llm.stepping import (
-    Flight,
+    Paused,
     add_request,
     run_load,
     stop_load,
@@ -86,14 +87,14 @@ def open_pipeline(model: str, setting: LlmSetting, device: str) -> tuple[object,
 class Served:
     """A pipeline built for trials: the stream of requests it sends (one across all its trials, so that a kept
     pipeline's prefix cache never meets a request it has seen), the seconds its build took, its first request's
-    milliseconds (alone, counted nowhere else), the users' requests its last trial left in flight, paused until
-    the next resumes them, and (with prefix caching) the blocks its cache holds."""
+    milliseconds (alone, counted nowhere else), the users' requests its last trial left in flight and those it
+    left reading, paused until the next resumes them, and (with prefix caching) the blocks its cache holds."""
 
     pipe: object
     requests: Requests
     load_s: float
     first_request_ms: float
-    paused: list[Flight] = field(default_factory=list)
+    paused: Paused = field(default_factory=Paused)
     prefix: PrefixBlocks | None = None
     assistant: tuple[int, int] = (0, 0)  # each request's speculative decoding (LlmSetting.assistant)
 
@@ -101,7 +102,7 @@ class Served:
         """End the requests its last trial left in flight: a trial after it starts its users afresh, and a pipeline
         closed so leaks no KV blocks (GenAI reports those on standard error)."""
         stop_load(self.pipe, self.paused)
-        self.paused = []
+        self.paused = Paused()
 
 
 def serve(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad) -> Served:
@@ -133,7 +134,7 @@ def run_trial(model: LlmModel, device: str, setting: LlmSetting, load: LlmLoad,
 def trial_on(served: Served, setting: LlmSetting, load: LlmLoad) -> LlmTrial:
     """`load` on a pipeline already built (and warm: its first request, perhaps trials, done): the lead-in, the
     counted window; the pipeline's build and first request as its own. The users' requests its last trial left in
-    flight go on (run_load says why), and those this trial leaves are paused for the next."""
+    flight, and its users reading, go on (run_load says why), and what this trial leaves is paused for the next."""
     _reset_peak_memory()
     try:
         tally, usage, served.paused = run_load(served.pipe, load, served.requests, served.paused, served.prefix,
