@@ -56,19 +56,19 @@ class CountedWindow:
     """The `seconds` of a trial whose arrivals are timed; from its opening to the trial's end, what the server
     produced is counted.
 
-    It opens once the lead-in is over and, in a closed loop, once the first request of every user that sent it at
-    the start has ended: until then the server runs one wave of requests begun together, not the load's steady
-    state. A user resumed from the pipeline's last trial (`going`: its request in flight, or reading its last answer)
-    sent none at the start; where every user was, the server is in its steady state from the start, and the window
-    opens at the first request to end once the lead-in is over. Throughput is every request's output tokens (and the requests ended) from the
-    opening until the last timed request has ended, the load going on throughout, over that time. Both ends lie
-    where a request has just ended, so where requests run in lockstep (one length, every prompt in one step) the
-    count holds whole cycles; ending the count at the window's close instead counted a cycle's costly prefill step
-    more often than it comes (the window opens just before one), and read SmolLM2 12% under GenAI's own
-    `generate()` on one pipeline with 4 s windows (scripts/bench_llm.py, docs/llm.md). Counting only the timed
-    requests' output, over the time from the first to arrive to the last to end, stretches the divisor by a
-    request's length: on the demo's model at 64 users, where a request took about 2 s, that read 942-965 tokens/s
-    over a 2 s window against 2090-2118 over an 8 s one."""
+    It opens once the lead-in is over and, in a closed loop, once the first request of every user that sent it at the
+    start has ended: until then the server runs one wave of requests begun together, not the load's steady state. A user
+    resumed from the pipeline's last trial (`going`: its request in flight, or reading its last answer) sent none at the
+    start; where every user was, the server is in its steady state from the start, and the window opens at the first
+    request to end once the lead-in is over. Throughput is every request's output tokens (and the requests ended) from
+    the opening until the last timed request has ended, the load going on throughout, over that time. Both ends lie
+    where a request has just ended, so where requests run in lockstep (one length, every prompt in one step) the count
+    holds whole cycles; ending the count at the window's close instead counted a cycle's costly prefill step more often
+    than it comes (the window opens just before one), and read SmolLM2 12% under GenAI's own `generate()` on one
+    pipeline with 4 s windows (scripts/bench_llm.py, docs/llm.md). Counting only the timed requests' output, over the
+    time from the first to arrive to the last to end, stretches the divisor by a request's length: on the demo's model
+    at 64 users, where a request took about 2 s, that read 942-965 tokens/s over a 2 s window against 2090-2118 over
+    an 8 s one."""
 
     def __init__(self, load: LlmLoad, start: float, going: Collection[int] = ()) -> None:
         self.seconds = load.seconds

@@ -6,10 +6,11 @@ Why: on SmolLM2 with 2 cores a walk's window of 2 s cost 10.7 s, 2.6 s of it the
 which a served model pays once. What carries over from one trial to the next is what a server carries: the compiled
 model, a KV cache grown to what the loads so far needed (each trial reports the cache as it then is), warm memory, and
 the users' requests in flight and those reading an answer, which the next trial goes on from
-(ov_tuner.workloads.llm.stepping.run_load): a server's load does not begin anew either. The prefix cache carries over too, so a kept pipeline sends one stream of requests
-across its trials (ov_tuner.workloads.llm.trial.Served) and never meets a request it has seen. Isolation is kept: a
-child that ends (a setting GenAI dies on) fails that trial with how it ended, and the next trial of that setting builds
-a fresh one. Several instances are a trial of processes of their own (ov_tuner.workloads.llm.instances), not kept.
+(ov_tuner.workloads.llm.stepping.run_load): a server's load does not begin anew either. The prefix cache carries over
+too, so a kept pipeline sends one stream of requests across its trials (ov_tuner.workloads.llm.trial.Served) and never
+meets a request it has seen. Isolation is kept: a child that ends (a setting GenAI dies on) fails that trial with how it
+ended, and the next trial of that setting builds a fresh one. Several instances are a trial of processes of their own
+(ov_tuner.workloads.llm.instances), not kept.
 
 Why at most KEPT_PIPELINES, fewer where memory is short: the rounds take turns among the contenders and the three
 baselines, five in the demo, and a walk alternates the answer, the fastest and the baselines; with fewer kept than
