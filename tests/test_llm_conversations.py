@@ -349,6 +349,7 @@ def test_a_draft_model_is_searched_off_and_on_and_one_of_another_vocabulary_is_o
 
 
 def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_it_is_slower() -> None:
+    from ov_tuner.engine.boundary import boundary
     from ov_tuner.registry.llm.words import by_load_text
     from ov_tuner.workloads.llm.by_load import by_load
 
@@ -379,9 +380,15 @@ def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_i
     alike = by_load({1: [(140.0, 100.0), (70.0, 100.0), (130.0, 100.0)]}, met(1))
     assert by_load_text(lookup, SCHEDULER_DEFAULT, alike, closed=True).endswith("no different; told apart at no load "
                                                                                "measured")
+    # where the setting was walked, what its own walk served closes the line
+    walked = boundary([(16.0, False), (12.0, False), (10.0, False), (9.0, True), (9.0, True), (9.0, True),
+                       (10.0, False), (10.0, False)], whole=True)
+    assert by_load_text(lookup, SCHEDULER_DEFAULT, verdict, closed=True, walk=walked).endswith(
+        f"slower from 4 users; its own walk: 9 users (95%: {walked.low:g}..{walked.high:g}) within the budget")
 
 
 def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and_nothing_else() -> None:
+    from ov_tuner.engine.boundary import boundary
     from ov_tuner.workloads.llm.answer import round_table, walk_windows
     from ov_tuner.workloads.llm.by_load import deciding_loads, knob_by_load
 
@@ -416,6 +423,15 @@ def test_a_verdict_by_load_is_read_from_the_passes_side_by_side_at_each_load_and
     assert deciding_loads(8, True, 11.0) == [1.0, 8, 11.0] and deciding_loads(1, True, None) == [1.0]
     assert deciding_loads(8, True, 9.0) == deciding_loads(8, True, 6.0) == [1.0, 8]
     assert deciding_loads(8, True, 5.0) == [1.0, 5.0, 8] and deciding_loads(2.5, False, None) == [2.5]
+    # an edge above the high end of the setting's own walk is left out: that walk told it misses the budget there
+    own = boundary([(16.0, False), (12.0, False), (10.0, False), (9.0, True), (9.0, True), (9.0, True), (10.0, False),
+                    (10.0, False)], whole=True)
+    assert own.high < 14 and deciding_loads(8, True, 14.0, own) == [1.0, 8]
+    assert deciding_loads(8, True, own.high, own) == [1.0, 8, own.high]
+    assert deciding_loads(8, True, 5.0, own) == [1.0, 5.0, 8]
+    # a walk that met the budget at every load it tried bounds nothing
+    ceiling = boundary([(16.0, True), (32.0, True)], whole=True)
+    assert ceiling.at_ceiling and deciding_loads(8, True, 32.0, ceiling) == [1.0, 8, 32.0]
 
 
 def test_the_fastest_speculative_setting_goes_to_the_rounds_and_its_verdict_at_the_load_given_is_read_there() -> None:

@@ -3,6 +3,7 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
+from ov_tuner.engine.boundary import Boundary
 from ov_tuner.present.words.numbers import edge_text, gain
 from ov_tuner.registry.llm.words_outputs import (
     held_text,
@@ -66,7 +67,7 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         missed = ("" if g.figures.meets else
                   f"; it missed the budget in the rounds {_at_budget(g.figures.at_budget, job.budget.percentile)}")
         lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}{missed}"))
-    lines += [("by load", by_load_text(k.setting, k.twin, k.verdict, job.load.closed, job.budget.percentile))
+    lines += [("by load", by_load_text(k.setting, k.twin, k.verdict, job.load.closed, job.budget.percentile, k.walk))
               for k in answer.by_load]
     lines.append(("why", _why(answer)))
     lines.append(("outputs", outputs_text(answer, found.setting)))
@@ -156,22 +157,25 @@ def hardware_text(b: DecodeBound) -> str:
             "tokens/s")
 
 
-def by_load_text(setting: LlmSetting, twin: LlmSetting, verdict: ByLoad, closed: bool, percentile: float = 90.0) -> str:
+def by_load_text(setting: LlmSetting, twin: LlmSetting, verdict: ByLoad, closed: bool, percentile: float = 90.0,
+                 walk: Boundary | None = None) -> str:
     """'prompt lookup (5 tokens from 3-grams) over GenAI's scheduler default: +24.1% (95%: +9.8..+40.3%) output
     tokens/s at 1 users, ...; +21.7% (...) at 8 users, outside the budget (p90 TTFT 144 ms, TPOT 55.2 ms); pays up
-    to 2 users, slower from 4 users'."""
+    to 2 users, slower from 4 users', then what its own walk served (`walk`, where it was walked): '; its own walk:
+    9 users (95%: 7..10) within the budget'."""
     if not verdict.at:
         return f"{setting_text(setting)} over {setting_text(twin)}: not measured (no load ran two passes of both)"
     each = "; ".join(f"{gain(p.ratio)} output tokens/s at {load_amount(p.load, closed)}"
                      f"{'' if p.ratio.clear else ', no different'}"
                      f"{'' if p.meets else ', outside the budget ' + _at_budget(p.at_budget, percentile)}"
                      for p in verdict.at)
+    walked = "" if walk is None else f"; its own walk: {served_text(walk, closed)} within the budget"
     if not any(p.ratio.clear for p in verdict.at):
-        return f"{setting_text(setting)} over {setting_text(twin)}: {each}; told apart at no load measured"
+        return f"{setting_text(setting)} over {setting_text(twin)}: {each}; told apart at no load measured{walked}"
     ends = [f"pays up to {load_amount(verdict.pays_up_to, closed)}" if verdict.pays_up_to is not None else
             "not told faster at the least load", *([f"slower from {load_amount(verdict.slower_from, closed)}"]
                                                     if verdict.slower_from is not None else [])]
-    return f"{setting_text(setting)} over {setting_text(twin)}: {each}; {', '.join(ends)}"
+    return f"{setting_text(setting)} over {setting_text(twin)}: {each}; {', '.join(ends)}{walked}"
 
 
 def _at_budget(at: tuple[float, float], percentile: float) -> str:
@@ -202,7 +206,11 @@ def _served(answer: LlmAnswer) -> str:
 
 def walk_text(walk: Walk, closed: bool) -> str:
     """'58 users (95%: 53..64)', or '256 users or more' (never zero-wide: the interval carries a rerun's spread)."""
-    found = walk.found
+    return served_text(walk.found, closed)
+
+
+def served_text(found: Boundary, closed: bool) -> str:
+    """What a walk found: '58 users (95%: 53..64)', or '256 users or more'."""
     amount = load_amount(found.served, closed)
     if found.at_ceiling:
         return f"{amount} or more"

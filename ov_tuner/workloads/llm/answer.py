@@ -174,7 +174,8 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      bound=None if answer is None else decode_bound(
                          job.model, answer.setting, pooled.get(answer.setting) or _searched(trials, answer.setting),
                          stored.roofline),
-                     by_load=tuple(knob_by_load(trials, s, job.budget, job.load.amount)
+                     by_load=tuple(knob_by_load(trials, s, job.budget, job.load.amount,
+                                                next((w.found for w in walked if w.setting == s), None))
                                    for s in _judged_by_load(trials)))
 
 

@@ -225,16 +225,17 @@ class LlmWorkload:
         """The speculative setting that decides (ov_tuner.workloads.llm.by_load: the answer where it proposes
         tokens, else the search's fastest that does) against its twin proposing nothing, in passes side by side at
         one user, the load given (unless both went to the rounds, which measured them there) and the most the
-        answer's walk served (where it lies apart from it), the order within each pair alternating from pass to
-        pass; a resumed run measures what is not stored."""
+        answer's walk served (where it lies apart from it, and not above what the setting's own walk may serve),
+        the order within each pair alternating from pass to pass; a resumed run measures what is not stored."""
         answer = self.answer()
         setting, passes = speculative_setting(answer), min(self.spec.passes, BY_LOAD_PASSES)
         if setting is None or passes < 2:
             return
         walk = next((w for w in answer.walks if answer.answer is not None and w.setting == answer.answer.setting),
                     None)
+        own = next((w.found for w in answer.walks if w.setting == setting), None)
         loads = deciding_loads(self.spec.load.amount, self.spec.load.closed,
-                               walk.served if walk is not None and walk.served > 0 else None)
+                               walk.served if walk is not None and walk.served > 0 else None, own)
         pair, trials = (setting, setting.without_speculation()), self.store.llm_trials()
         if paired_in_rounds(trials, setting):  # the rounds measured the pair side by side at the load given
             loads.remove(self.spec.load.amount)
