@@ -519,6 +519,34 @@ def test_a_walk_that_serves_more_users_told_apart_decides_the_answer() -> None:
     assert llm_answer(close).answer.setting == SCHEDULER_DEFAULT  # type: ignore[union-attr]  # 21 vs 20: not apart
 
 
+def test_an_answer_whose_walk_serves_fewer_than_the_load_given_says_the_load_given_is_at_its_edge() -> None:
+    budget = LlmBudget(ttft_ms=100.0)
+    job = dataclasses.replace(JOB, budget=budget, load=LlmLoad(users=8))
+    met, missed = np.full(10, 5.0), np.full(10, 500.0)
+    two_slow = np.array([500.0, 500.0, *[5.0] * 8])  # its p90 misses; pooled with two windows met, it meets
+
+    def trial(setting: LlmSetting, users: int | None, ttft: np.ndarray, number: int | None = None) -> LlmTrial:
+        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=ttft, tpot_ms=met, output_tokens=1000,
+                        wall_s=1.0)
+
+    # in the rounds at 8 users one window in three missed alone, but the p90 pooled over the three met the budget
+    rounds = [trial(s, None, two_slow if (s, n) == (SCHEDULER_DEFAULT, 0) else met, n) for n in range(3)
+              for s in BASELINES]
+    walk = [trial(SCHEDULER_DEFAULT, n, met if n <= 7 else missed) for n in (16, 12, 9, 8, 8, 7, 7, 7)]
+    others = [trial(s, n, met if n <= 8 else missed) for s in (PIPELINE_DEFAULT, OVMS_DEFAULT)
+              for n in (16, 12, 9, 9, 9, 8, 8)]
+    answer = llm_answer(StoredLlm("r.db", None, job, (*rounds, *walk, *others), ()))
+    assert answer.answer is not None and answer.answer.setting == SCHEDULER_DEFAULT and answer.answer.meets
+    assert answer.walks[0].served == 7 and answer.at_its_edge
+    users = dict(answer_lines(answer))["users"]
+    assert users.startswith("7 users (95%: ") and ("within the budget, fewer than the 8 users given: there it met the "
+                                                   "budget over the rounds' passes pooled, in 2 of 5 windows alone;"
+                                                   in users)
+    # a walk that serves the load given says nothing of it
+    served = [trial(SCHEDULER_DEFAULT, n, met if n <= 8 else missed) for n in (16, 12, 9, 9, 9, 8, 8)]
+    assert not llm_answer(StoredLlm("r.db", None, job, (*rounds, *served, *others), ())).at_its_edge
+
+
 def test_where_nothing_meets_the_budget_at_the_load_given_the_one_that_serves_most_walking_down_is_the_answer(
 ) -> None:
     budget = LlmBudget(ttft_ms=100.0)

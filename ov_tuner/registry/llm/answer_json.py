@@ -39,6 +39,7 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
                    "served": w.served, "low": w.found.low, "high": w.found.high, "confidence": CONFIDENCE,
                    "at_ceiling": w.at_ceiling, "windows": [{"load": n, "met": ok} for n, ok in w.windows]}
                   for w in answer.walks],
+        "answer_at_its_edge": answer.at_its_edge,
         "walk_gains": [{"baseline": _setting(g.baseline), "difference": g.difference.value, "low": g.difference.low,
                         "high": g.difference.high, "confidence": CONFIDENCE, "differs": g.difference.differs}
                        for g in answer.walk_gains],

@@ -201,7 +201,20 @@ def _served(answer: LlmAnswer) -> str:
     edge = edge_text(first.found)
     windows = sum(len(w.windows) for w in answer.walks)
     how = f"walked alternately, {windows} windows" + (f" (at the edge: {edge})" if edge else "")
-    return "; ".join(p for p in (f"{walk_text(first, closed)} within the budget", rest, gains, how) if p)
+    return "; ".join(p for p in (f"{walk_text(first, closed)} within the budget{_at_its_edge(answer)}", rest, gains,
+                                 how) if p)
+
+
+def _at_its_edge(answer: LlmAnswer) -> str:
+    """', fewer than the 8 users given: there it met the budget over the rounds' passes pooled, in 2 of 4 windows
+    alone' where the load given is at the edge of what the answer serves (LlmAnswer.at_its_edge)."""
+    if not answer.at_its_edge:
+        return ""
+    given = answer.job.load.amount
+    windows, met = next(((n, m) for load, n, m in answer.walks[0].found.loads if load == given), (0, 0))
+    alone = f", in {met} of {windows} windows alone" if windows else ""
+    return (f", fewer than the {load_amount(given, answer.job.load.closed)} given: there it met the budget over the "
+            f"rounds' passes pooled{alone}")
 
 
 def walk_text(walk: Walk, closed: bool) -> str:

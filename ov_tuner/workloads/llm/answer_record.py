@@ -135,6 +135,15 @@ class LlmAnswer:
     by_load: tuple[KnobByLoad, ...] = ()  # each speculative setting against its twin at the loads that decide it
 
     @property
+    def at_its_edge(self) -> bool:
+        """Whether the answer met the budget at the load given over the rounds' passes pooled, while its walk served
+        less: there most of its windows alone missed it, so the load given is at the edge of what it serves (the
+        demo, 2 cores: prompt lookup deployed for 8 users, its walk serving 7, 95%: 6..10; 8 met in 2 of 4 windows).
+        Not where nothing met the budget at the load given (the walk down found the answer)."""
+        walk = next((w for w in self.walks if self.answer is not None and w.setting == self.answer.setting), None)
+        return walk is not None and self.rule is not Rule.WALKED_DOWN and walk.served < self.job.load.amount
+
+    @property
     def box(self) -> Box | None:
         """The CPUs and memory the process could use where it was measured."""
         return None if self.environment is None else self.environment.box
