@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from factories import rewind
 
-from ov_tuner.workloads.llm.arrivals import CountedWindow, UserArrivals
+from ov_tuner.workloads.llm.arrivals import LEAST_TIMED, CountedWindow, UserArrivals
 from ov_tuner.workloads.llm.fresh import trial_in_process
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.results_file import LlmStore
@@ -18,7 +18,7 @@ from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmLoad
 
 
 def test_a_closed_loops_window_opens_when_every_users_first_request_has_ended() -> None:
-    window = CountedWindow(LlmLoad(users=3, lead_in_s=0.5, seconds=2.0), start=10.0)
+    window = CountedWindow(LlmLoad(users=3, lead_in_s=0.5, seconds=2.0), start=10.0, least=0)
     window.ended(0, 10.4)
     window.ended(1, 11.0)
     assert not window.holds(11.0) and not window.over(100.0)  # user 2's first request is still running
@@ -29,11 +29,21 @@ def test_a_closed_loops_window_opens_when_every_users_first_request_has_ended() 
     assert window.opened(11.5) and window.opened(100.0) and not window.opened(11.49)  # output counts to the end
 
 
+def test_a_window_stays_open_past_its_seconds_until_it_has_timed_its_least_requests() -> None:
+    """A low load is never judged from one request: the window closes on its count as well as its seconds."""
+    window = CountedWindow(LlmLoad(users=1, lead_in_s=0.0, seconds=2.0), start=0.0, least=LEAST_TIMED)
+    window.ended(0, 1.0)  # the one user's first request ends: the window opens, its seconds run to 3.0
+    assert window.takes(1.5) and window.takes(2.9)
+    assert not window.over(3.0)  # its seconds are over with 2 requests timed of the 4 it holds at least
+    assert window.takes(4.0) and window.takes(6.0)  # past its seconds, taken until it holds 4
+    assert window.over(6.0) and not window.takes(6.5) and window.timed == LEAST_TIMED
+
+
 def test_a_window_opens_no_sooner_than_the_lead_in_ends() -> None:
-    closed = CountedWindow(LlmLoad(users=2, lead_in_s=1.0, seconds=2.0), start=0.0)
+    closed = CountedWindow(LlmLoad(users=2, lead_in_s=1.0, seconds=2.0), start=0.0, least=0)
     closed.ended(0, 0.2)
     closed.ended(1, 0.3)  # every first request ended within the lead-in
-    opened = CountedWindow(LlmLoad(users=0, rate=5.0, lead_in_s=1.0, seconds=2.0), start=0.0)  # an open loop
+    opened = CountedWindow(LlmLoad(users=0, rate=5.0, lead_in_s=1.0, seconds=2.0), start=0.0, least=0)  # an open loop
     for window in (closed, opened):
         assert not window.holds(0.99) and window.holds(1.0) and not window.holds(3.0)
 
@@ -62,7 +72,7 @@ def test_users_resumed_reading_send_when_their_reading_is_done_and_are_not_waite
 
 
 def test_a_window_on_resumed_requests_alone_opens_at_the_first_to_end_after_the_lead_in() -> None:
-    window = CountedWindow(LlmLoad(users=2, lead_in_s=0.5, seconds=2.0), start=0.0, going={0, 1})
+    window = CountedWindow(LlmLoad(users=2, lead_in_s=0.5, seconds=2.0), start=0.0, going={0, 1}, least=0)
     window.ended(0, 0.3)  # within the lead-in
     assert not window.opened(0.6)
     window.ended(1, 0.8)  # the window's both ends lie where a request has just ended

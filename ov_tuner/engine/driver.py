@@ -16,12 +16,13 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from contextlib import AbstractContextManager, closing, nullcontext
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ov_tuner.engine.rounds import Measure, RoundLimits, run_rounds
+from ov_tuner.engine.budget import PhasePlan, Plan, PlannedPhase, TimeBudget, plan
+from ov_tuner.engine.rounds import Measure, RoundLimits, run_rounds, still_open
 
 # A phase of a workload: each step one trial done (and stored) or one record stored.
 Steps = Generator[object, None, None]
@@ -67,37 +68,191 @@ class WalksOnly:
         return nullcontext(None)
 
 
+@runtime_checkable
+class Plans(Protocol):
+    """A workload that can say, at any moment, the trials its phases have left (search, rounds' visits, walks' steps),
+    from what it has stored: the driver then shares a time budget by them and tells the plan."""
+
+    def planned(self) -> tuple[PhasePlan, PhasePlan, PhasePlan]: ...
+
+
+class Watch(Protocol):
+    """What a front end is told of the run's time: the plan (after the calibration trial, and again as each phase
+    starts) and each step done. The library never prints."""
+
+    def planned(self, plan: Plan) -> None: ...
+
+    def stepped(self, phase: str, done: int, plan: Plan) -> None: ...
+
+    def ended(self, driven: Driven) -> None: ...
+
+
+class Unwatched:
+    """A watch that goes nowhere: the library's default."""
+
+    def planned(self, plan: Plan) -> None:
+        pass
+
+    def stepped(self, phase: str, done: int, plan: Plan) -> None:
+        pass
+
+    def ended(self, driven: Driven) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """What the rounds left open when they ended: contenders (beside the leader) that more passes could still tell
+    apart from it, and about how many seconds those passes would take, at this run's seconds a visit."""
+
+    contenders: int
+    passes: int
+    more_s: float
+
+
 @dataclass(frozen=True)
 class Driven:
     """What the driver did: the seconds of each phase and the rounds' figures (passes x contenders; None: no
-    rounds), and whether a stop ended it."""
+    rounds), whether a stop ended it, the last plan, the phases the time budget cut short (by name) and what the
+    rounds left undecided (None: nothing, or no rounds)."""
 
     search_s: float
     rounds_s: float
     figures: np.ndarray | None
     stopped: bool
+    plan: Plan | None = None
+    cut: tuple[str, ...] = ()
+    undecided: Undecided | None = None
 
 
-def drive(workload: Workload, stop: threading.Event | None = None) -> Driven:
-    """Run the workload's phases in order until each is done or `stop` is set."""
+PHASES = ("search", "rounds", "walks")
+
+
+def drive(workload: Workload, stop: threading.Event | None = None, budget: TimeBudget | None = None,
+          watch: Watch | None = None) -> Driven:
+    """Run the workload's phases in order until each is done, `stop` is set, or `budget` leaves no room for the next
+    step (ov_tuner.engine.budget: the phases share it by what they can still decide)."""
     stopped = stop.is_set if stop is not None else (lambda: False)
+    watch = watch or Unwatched()
+    steps = _Steps(workload, budget, watch)
     started = time.perf_counter()
-    _steps(workload.search(), stopped)
-    search_s, figures = time.perf_counter() - started, None
-    if not stopped():
+    steps.take("search", workload.search(), stopped)
+    search_s, figures, undecided = time.perf_counter() - started, None, None
+    if not stopped() and steps.enters("rounds"):
         with workload.rounds() as rounds:
             if rounds is not None:
-                figures = run_rounds(rounds.visit, rounds.candidates, rounds.limits, rounds.done, stop, rounds.log)
+                limits = steps.round_limits(rounds.limits)
+                figures = run_rounds(steps.timed("rounds", rounds.visit), rounds.candidates, limits, rounds.done,
+                                     stop, rounds.log, steps.clock)
+                undecided = steps.undecided(figures, rounds, limits)
     rounds_s = time.perf_counter() - started - search_s
-    if not stopped():
-        _steps(workload.walks(), stopped)
-    return Driven(search_s, rounds_s, figures, stopped())
+    if not stopped() and steps.enters("walks"):
+        steps.take("walks", workload.walks(), stopped)
+    driven = Driven(search_s, rounds_s, figures, stopped(), steps.plan, tuple(steps.cut), undecided)
+    watch.ended(driven)
+    return driven
 
 
-def _steps(steps: Steps, stopped: Callable[[], bool]) -> None:
-    """Take steps while no stop is asked for; the steps are closed either way, so a stopped workload's cleanup
-    (a compiled model, a process) runs now."""
-    with closing(steps):
-        for _ in steps:
-            if stopped():
-                return
+class _Steps:
+    """The driver's clock: what each step cost, per phase; the plan made from it; and whether the budget leaves room
+    for the next step of a phase once the fewest trials of the phases after it are kept."""
+
+    def __init__(self, workload: Workload, budget: TimeBudget | None, watch: Watch) -> None:
+        self.workload, self.budget, self.watch = workload, budget, watch
+        self.clock = budget.clock if budget is not None else time.perf_counter
+        self.costs: dict[str, list[float]] = {name: [] for name in PHASES}
+        self.plan: Plan | None = None
+        self.cut: list[str] = []
+        self.told = False
+
+    def take(self, phase: str, steps: Steps, stopped: Callable[[], bool]) -> None:
+        """Take the phase's steps while no stop is asked for and the budget has room; the steps are closed either
+        way, so a stopped workload's cleanup (a compiled model, a process) runs now."""
+        with closing(steps):
+            while not stopped():
+                if not self._room(phase):
+                    self.cut.append(phase)
+                    return
+                began = self.clock()
+                try:
+                    next(steps)
+                except StopIteration:
+                    return
+                self._took(phase, self.clock() - began)
+
+    def enters(self, phase: str) -> bool:
+        """Whether the phase may start: the plan leaves it trials (always, without a budget)."""
+        self._replan()
+        planned = self._planned(phase)
+        if planned is not None and planned.fits == 0 and planned.most > 0:
+            self.cut.append(phase)
+            return False
+        return True
+
+    def round_limits(self, limits: RoundLimits) -> RoundLimits:
+        """The rounds' limits, their seconds held to what the budget leaves once the walks' fewest are kept."""
+        if self.budget is None:
+            return limits
+        room = self.budget.left() - self._reserve("rounds")
+        return replace(limits, budget_s=max(0.0, min(limits.budget_s, room)))
+
+    def timed(self, phase: str, visit: Measure) -> Measure:
+        """The rounds' visit, each timed as a step of `phase`."""
+        def timed_visit(position: int, number: int) -> float | None:
+            began = self.clock()
+            figure = visit(position, number)
+            self._took(phase, self.clock() - began)
+            return figure
+        return timed_visit
+
+    def undecided(self, figures: np.ndarray, rounds: Rounds, limits: RoundLimits) -> Undecided | None:
+        """The contenders the rounds left open, and the seconds their remaining passes would take."""
+        open_now = (still_open(figures, rounds.candidates, rounds.log, limits.look_confidence)
+                    if len(figures) >= limits.min_passes else [])
+        if len(open_now) < 2:
+            return None
+        passes = max(limits.max_passes - len(figures), 1)
+        visit_s = self._cost("rounds")
+        return Undecided(len(open_now) - 1, passes, passes * len(open_now) * visit_s)
+
+    def _took(self, phase: str, seconds: float) -> None:
+        self.costs[phase].append(seconds)
+        if not self.told:  # the first trial calibrates the plan
+            self.told = True
+            self._replan()
+        if self.plan is not None:
+            self.watch.stepped(phase, len(self.costs[phase]), self.plan)
+
+    def _replan(self) -> None:
+        if not isinstance(self.workload, Plans) or not any(self.costs.values()):
+            return
+        left = self.workload.planned()
+        seconds = [self._cost(p.name, p.weight) for p in left]
+        spent = self.budget.spent() if self.budget is not None else sum(map(sum, self.costs.values()))
+        self.plan = plan(left, seconds, spent, None if self.budget is None else self.budget.seconds)
+        self.watch.planned(self.plan)
+
+    def _planned(self, phase: str) -> PlannedPhase | None:
+        return None if self.plan is None else next((p for p in self.plan.phases if p.name == phase), None)
+
+    def _cost(self, phase: str, weight: float = 1.0) -> float:
+        """A step of `phase`: the longest it has taken (a step is started only where such a step fits), else the
+        calibration trial's seconds times the phase's weight."""
+        if self.costs[phase]:
+            return max(self.costs[phase])
+        first = next((c[0] for c in self.costs.values() if c), 0.0)
+        return first * weight
+
+    def _reserve(self, phase: str) -> float:
+        """The seconds the phases after `phase` need to decide anything."""
+        if self.plan is None:
+            return 0.0
+        later = PHASES[PHASES.index(phase) + 1:]
+        phases = self.workload.planned() if isinstance(self.workload, Plans) else ()
+        return sum(p.least * self._cost(p.name, p.weight) for p in phases if p.name in later)
+
+    def _room(self, phase: str) -> bool:
+        """Whether the budget has room for the next step of `phase`: always for the run's first (the calibration)."""
+        if self.budget is None or not any(self.costs.values()):
+            return True
+        return self.budget.allows(self._cost(phase) + self._reserve(phase))

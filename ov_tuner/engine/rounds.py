@@ -7,9 +7,17 @@ even passes and backward in odd ones (A B C, then C B A), so that a drift of the
 
 The sequential rule: every contender takes the first `min_passes` passes. After each later pass, the leader (the
 candidate with the highest pass-adjusted mean) goes on, and so does every other contender whose interval against
-it (this round's passes only, STOP_CONFIDENCE, no rerun term) neither excludes it nor lies within TIE_MARGIN of it:
-more passes can still tell those apart; the rest are decided and stop. Passes end at `max_passes`, when nothing
-but the leader is open, or when the next pass would overrun the budget.
+it (this round's passes only, no rerun term) neither excludes it nor lies within TIE_MARGIN of it: more passes can
+still tell those apart; the rest are decided and stop. Passes end at `max_passes`, when nothing but the leader is
+open, or when the next pass would overrun the budget.
+
+Why the interval is wider than 95%: the rule looks after every pass, and a 95% interval looked at after each of
+five passes calls a difference between two identical contenders about 14% of the time, not 5% (peeking). So the
+rule spends the 5% over the looks it may take (a group-sequential boundary with alpha spent evenly, Bonferroni's
+bound: each look at 1 - 0.05 / looks, looks being every pass from `min_passes` to `max_passes`), which holds the
+chance of calling any difference that is not there within 5% however many looks are taken (Jennison and Turnbull,
+Group Sequential Methods with Applications to Clinical Trials, 2000, section 2.3). scripts/bench_sequential.py
+shows it on A/A comparisons drawn from recorded windows.
 """
 
 from __future__ import annotations
@@ -25,9 +33,10 @@ import numpy as np
 from ov_tuner.stats.headtohead import TIE_MARGIN
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
 
-# The confidence of the interval that decides a contender: 95%, as the stated intervals. The decision only ends a
-# contender's passes; what is stated about it afterwards is its own interval over the passes it had (with the
-# rerun term), so a contender stopped a little early is stated with a wider interval, never a narrower one.
+# The confidence the sequential rule holds over all its looks together: 95%, as the stated intervals. Each look
+# takes its share (RoundLimits.look_confidence). The decision only ends a contender's passes; what is stated about
+# it afterwards is its own interval over the passes it had (with the rerun term), so a contender stopped a little
+# early is stated with a wider interval, never a narrower one.
 STOP_CONFIDENCE = 0.95
 
 # Measures one contender (its position) once in the pass numbered (from 0); its figure, or None when it has none
@@ -49,28 +58,41 @@ class RoundLimits:
             raise ValueError("a round needs at least 2 passes over every contender, no more than the most passes, and "
                              "a budget of at least 0 s")
 
+    @property
+    def looks(self) -> int:
+        """The looks the sequential rule may take: after each pass from `min_passes` to `max_passes`."""
+        return self.max_passes - self.min_passes + 1
+
+    @property
+    def look_confidence(self) -> float:
+        """The confidence of one look's interval: STOP_CONFIDENCE's 5% spent evenly over the looks."""
+        return 1 - (1 - STOP_CONFIDENCE) / self.looks
+
 
 def pass_order(positions: Sequence[int], number: int) -> list[int]:
     """The contenders of pass `number` in the order they are measured: forward in even passes, backward in odd."""
     return list(positions) if number % 2 == 0 else list(positions)[::-1]
 
 
-def still_open(figures: np.ndarray, candidates: Sequence[bool], log: bool = True) -> list[int]:
+def still_open(figures: np.ndarray, candidates: Sequence[bool], log: bool = True,
+               confidence: float = STOP_CONFIDENCE) -> list[int]:
     """The positions that take the next pass under the sequential rule: the leader first, then those it cannot yet
-    tell apart from it (an interval that holds no difference and leaves the tie band). `figures` is passes x
-    contenders (NaN where a pass did not measure one); `candidates` says which may lead (all, where none may);
-    `log`: compare ratios (FPS), else differences (cameras), with the tie band TIE_MARGIN of the leader's mean."""
+    tell apart from it (an interval of `confidence`, a look's, that holds no difference and leaves the tie band).
+    `figures` is passes x contenders (NaN where a pass did not measure one); `candidates` says which may lead (all,
+    where none may); `log`: compare ratios (FPS), else differences (cameras), with the tie band TIE_MARGIN of the
+    leader's mean."""
     means = pass_adjusted_means(figures, log)
     leading = [i for i, c in enumerate(candidates) if c and np.isfinite(means[i])] or \
         [i for i in range(len(candidates)) if np.isfinite(means[i])]
     if not leading:
         return []
     leader = max(leading, key=lambda i: means[i])
-    return [leader, *(i for i in range(len(candidates)) if i != leader and _open(figures, i, leader, means, log))]
+    return [leader, *(i for i in range(len(candidates))
+                      if i != leader and _open(figures, i, leader, means, log, confidence))]
 
 
-def _open(figures: np.ndarray, i: int, leader: int, means: np.ndarray, log: bool) -> bool:
-    found = paired_interval(figures[:, i], figures[:, leader], STOP_CONFIDENCE, log=log)
+def _open(figures: np.ndarray, i: int, leader: int, means: np.ndarray, log: bool, confidence: float) -> bool:
+    found = paired_interval(figures[:, i], figures[:, leader], confidence, log=log)
     if found.n < 2:
         return True
     one, band = (1.0, TIE_MARGIN) if log else (0.0, TIE_MARGIN * abs(means[leader]))
@@ -95,8 +117,8 @@ def run_rounds(measure: Measure, candidates: Sequence[bool], limits: RoundLimits
     for number in range(limits.max_passes):
         if number == len(rows):
             rows.append([math.nan] * count)
-        due = list(range(count)) if number < limits.min_passes else still_open(np.array(rows[:number]), candidates,
-                                                                                 log)
+        due = list(range(count)) if number < limits.min_passes else \
+            still_open(np.array(rows[:number]), candidates, log, limits.look_confidence)
         if len(due) < 2:
             break
         todo = [i for i in pass_order(due, number) if math.isnan(rows[number][i])]

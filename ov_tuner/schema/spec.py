@@ -175,6 +175,7 @@ class SweepSpec:
     accuracy_inputs: int | None = ACCURACY_INPUTS  # outputs against the FP32 reference on this many inputs (None: off)
     int8: Int8Options | None = None  # given: int8 joins --precision auto; its options where precisions name INT8
     cpus: float | None = None  # measure inside a CPU quota of this many CPUs, set up for the sweep (None: as it is)
+    time_budget_s: float | None = None  # the most seconds the whole run may take (ov_tuner.engine.budget; None: none)
 
     def __post_init__(self) -> None:
         if self.warmup_s < 0:

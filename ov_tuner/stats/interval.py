@@ -9,6 +9,7 @@ no single round can show) adds in quadrature, as a random effect of the run (sec
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -45,11 +46,47 @@ class Interval:
 
 
 def t_quantile(dof: int, confidence: float) -> float:
-    """The quantile of Student's t for a two-sided interval of `confidence` (0.95 or 0.999)."""
+    """The quantile of Student's t for a two-sided interval of `confidence`: the tables' for 95% and 99.9%, else
+    found from the distribution's exact form (a sequential rule's per-look confidences, 1 - 0.05 / looks)."""
     if dof < 1:
         raise ValueError("a t interval needs at least 2 samples")
-    table = _T_QUANTILES[confidence]
-    return table[min(dof, len(table)) - 1]
+    if confidence in _T_QUANTILES:
+        table = _T_QUANTILES[confidence]
+        return table[min(dof, len(table)) - 1]
+    return _t_quantile(dof, confidence)
+
+
+@functools.lru_cache(maxsize=256)
+def _t_quantile(dof: int, confidence: float) -> float:
+    """The t with P(|T| < t) = `confidence` for `dof` degrees of freedom, by bisection on the exact distribution."""
+    if not 0 < confidence < 1:
+        raise ValueError("a confidence lies between 0 and 1")
+    low, high = 0.0, 1.0
+    while _t_within(high, dof) < confidence:
+        high *= 2
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _t_within(middle, dof) < confidence else (low, middle)
+    return (low + high) / 2
+
+
+def _t_within(t: float, dof: int) -> float:
+    """P(|T| < t) for Student's t with `dof` degrees of freedom, in closed form (Abramowitz and Stegun, Handbook of
+    Mathematical Functions, 26.7.3 and 26.7.4): a finite series in cos(theta), theta = atan(t / sqrt(dof))."""
+    theta = math.atan(t / math.sqrt(dof))
+    cos2 = math.cos(theta) ** 2
+    term, total = 1.0, 1.0
+    if dof % 2 == 0:
+        for k in range(1, dof // 2):
+            term *= cos2 * (2 * k - 1) / (2 * k)
+            total += term
+        return math.sin(theta) * total
+    if dof == 1:
+        return 2 * theta / math.pi
+    for k in range(1, (dof - 1) // 2):
+        term *= cos2 * (2 * k) / (2 * k + 1)
+        total += term
+    return 2 / math.pi * (theta + math.sin(theta) * math.cos(theta) * total)
 
 
 def fps_interval(windows: tuple[Window, ...]) -> tuple[float, float] | None:

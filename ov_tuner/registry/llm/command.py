@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ov_tuner.commandline.app import EXIT_INTERRUPTED, app, one_line_errors, out, stop_on_ctrl_c
+from ov_tuner.commandline.clock import ConsoleWatch, TimeBudgetOption
+from ov_tuner.commandline.clock import time_budget as timed
 from ov_tuner.commandline.flags import count_above_zero, parse_span, parse_switches, parse_values, whole_number
 from ov_tuner.commandline.inputs import own_flags
 from ov_tuner.commandline.renamed import ROUNDS, Renamed, renamed_flags
@@ -119,6 +121,7 @@ def llm(
                                                  "another precision (KV cache, weights) where its next tokens along "
                                                  "f32 inference's own continuation of 16 prompts agree with f32's "
                                                  "less than this (0 keeps all).")] = 0.9,
+    time_budget: TimeBudgetOption = None,
 ) -> None:
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
     the TTFT and TPOT budget, against GenAI left alone (its scheduler default, LLMPipeline's and OVMS's), side by
@@ -130,6 +133,7 @@ def llm(
     from ov_tuner.workloads.llm.schema import LlmBudget, LlmLoad
     from ov_tuner.workloads.llm.workload import LlmSpec
 
+    budget = timed(time_budget)
     _check(passes, users, rate, prompts, conversations)
     users = 0 if rate > 0 else users or DEFAULT_USERS
     load = LlmLoad(users=users, rate=rate, arrival=arrival, think_ms=think_ms,
@@ -154,8 +158,8 @@ def llm(
         out.print(f"compressing the weights to {weights} with NNCF (once: kept in ov-tuner's cache)",
                   highlight=False)
 
-    with stop_on_ctrl_c("trial") as stop:
-        answer = run_llm(spec, seen, stop, making)
+    with stop_on_ctrl_c("trial") as stop, ConsoleWatch(out) as watch:
+        answer = run_llm(spec, seen, stop, making, budget, watch)
     print_llm(out, answer, every_trial=False)
     if stop.is_set():
         out.print(f"stopped: every trial so far is in {out_path}; run the same command to go on")

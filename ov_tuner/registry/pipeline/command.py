@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ov_tuner.commandline.app import EXIT_INTERRUPTED, app, err, one_line_errors, out, say_quantizing, stop_on_ctrl_c
+from ov_tuner.commandline.clock import ConsoleWatch, TimeBudgetOption
+from ov_tuner.commandline.clock import time_budget as timed
 from ov_tuner.commandline.renamed import ROUNDS, Renamed, renamed_flags
 from ov_tuner.errors import BadInputError, Given
 from ov_tuner.store.destinations import output_folder
@@ -37,6 +39,7 @@ def pipeline(
                                                 "solo-tuned setting (a stage with an answer file takes that).")] = 1.0,
     report_dir: Annotated[Path | None, typer.Option("--out-dir", help="Also write the report with its figures in "
                                                     "this folder.")] = None,
+    time_budget: TimeBudgetOption = None,
 ) -> None:
     """Find how to share the device between the pipeline's models and its video decoder so that it serves the most
     cameras (each frame within the latency budget), against every model at its solo-tuned setting and every model at
@@ -45,6 +48,7 @@ def pipeline(
     from ov_tuner.workloads.pipeline.job import run_pipeline
     from ov_tuner.workloads.pipeline.workload import PipelineSpec
 
+    budget = timed(time_budget)
     if passes == 1:
         raise BadInputError("--passes 1 gives no interval: give 0 for none, or 2 or more")
     if report_dir is not None:
@@ -58,8 +62,8 @@ def pipeline(
     def seen(pipeline: Pipeline, trial: PipelineTrial) -> None:
         out.print(trial_line(pipeline, trial), highlight=False, soft_wrap=True)
 
-    with stop_on_ctrl_c("trial") as stop:
-        answer = run_pipeline(spec, seen, solo, stop, say_quantizing)
+    with stop_on_ctrl_c("trial") as stop, ConsoleWatch(out) as watch:
+        answer = run_pipeline(spec, seen, solo, stop, say_quantizing, budget, watch)
     _finish(answer, out_path, report_dir, stop.is_set())
 
 

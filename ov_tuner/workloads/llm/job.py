@@ -17,7 +17,8 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.engine.driver import drive
+from ov_tuner.engine.budget import TimeBudget
+from ov_tuner.engine.driver import Watch, drive
 from ov_tuner.errors import BadInputError
 from ov_tuner.quantize.nncf_backend import require_nncf
 from ov_tuner.quantize.paths import llm_weights_folder
@@ -47,10 +48,12 @@ DRAFT_TOKENS = 5
 
 
 def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
-            making: Callable[[str], None] = lambda weights: None) -> LlmAnswer:
+            making: Callable[[str], None] = lambda weights: None, time_budget: TimeBudget | None = None,
+            watch: Watch | None = None) -> LlmAnswer:
     """Search, rounds, walks; the answer from everything stored. Raises one line where the model, the device, the
     prompts or the budget cannot be worked with: before anything is measured, or (a budget nothing meets) after the
-    search, its trials kept."""
+    search, its trials kept. `time_budget`: the run's, shared by its phases (ov_tuner.engine.budget); `watch` is
+    told the plan and the clock."""
     given = [Path(f) for f in (spec.load.prompts_file, spec.load.conversations_file) if f]
     results_file(spec.out, inputs=(spec.model, *given))  # before the model is read: seconds for a large one
     spec = replace(spec, space=spec.space.for_traffic(spec.load))
@@ -74,7 +77,7 @@ def run_llm(spec: LlmSpec, seen: Seen, stop: threading.Event | None = None,
         if store.llm_roofline() is None:
             store.add_llm_roofline(_roofline(runtime.core, spec, folders))
         workload = LlmWorkload(spec, job, store, folders, seen, pipelines)
-        drive(workload, stop)
+        drive(workload, stop, time_budget, watch)
         return workload.answer()
 
 

@@ -132,7 +132,7 @@ def run_load(pipe: object, load: LlmLoad, requests: Requests, paused: Paused | N
     while True:
         now = time.perf_counter()
         for user, at in list(arrivals.due(now)):
-            counted = window.holds(at)
+            counted = window.takes(at)
             request = requests.next(user)
             cached = 0 if prefix is None else prefix.hits(request.prompt)
             flights.append(Flight(add_request(pipe, number, request, assistant), number, at, counted, user,

@@ -19,6 +19,8 @@ WALK_PRECISION = 0.05
 # the budget's TPOT beyond its seconds, and on the twelve walks of four demo runs (SmolLM2, 2 cores) stopping at 6
 # gave the same figure and interval in ten and in two moved the figure by one user, two windows a walk sooner.
 MOST_REPEATED = 6
+# The windows a walk takes, for a plan (not a limit): a doubling or two, a bisection or two, and its edge repeated.
+WALK_WINDOWS = 10
 
 
 def walk_rule(start: float, most: float, closed: bool) -> WalkRule:

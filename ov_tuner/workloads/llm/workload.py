@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ov_tuner.engine.boundary import next_load
+from ov_tuner.engine.budget import PhasePlan
 from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.errors import BadInputError, ModelError
@@ -48,7 +49,7 @@ from ov_tuner.workloads.llm.process import outputs_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmLoad, LlmModel, LlmSetting, LlmSpace
 from ov_tuner.workloads.llm.search import LlmSearch, along, leader, missed_budget, searched_axes
-from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, walk_rule
+from ov_tuner.workloads.llm.users import MOST_RATE_FACTOR, MOST_USERS, WALK_WINDOWS, walk_rule
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,25 @@ class LlmWorkload:
         searched = searched_figures(self.store.llm_trials(), self.spec.budget)
         if not any(f.meets for f in searched) and not (searched and self._walking()):
             raise BadInputError(missed_budget(self.spec.budget, searched))
+
+    def planned(self) -> tuple[PhasePlan, PhasePlan, PhasePlan]:
+        """The trials each phase has left, from what is stored, for the driver's plan and time budget: the settings
+        the search may still try; the rounds' visits (the contenders at most, each pass; the first passes over all
+        of them decide anything); the walks' windows (WALK_WINDOWS each for the answer, the fastest and the
+        baselines, a window apiece the fewest that say anything), with the reads and passes by load beside them."""
+        trials, spec = self.store.llm_trials(), self.spec
+        searched = sum(t.searched for t in trials)
+        axes = (len(spec.space.settings()) if spec.search is LlmSearch.GRID else
+                1 + sum(len(values) for _, values in searched_axes(spec.space)))
+        contenders = spec.contenders + 1 + len(BASELINES) if spec.passes >= 2 else 0
+        in_rounds = sum(t.in_rounds for t in trials)
+        walked = 2 + len(BASELINES) if self._walking() else 0
+        in_walks = sum(t.walked_at is not None for t in trials)
+        by_load = 2 * 3 * min(spec.passes, BY_LOAD_PASSES)  # a pair at up to three loads
+        return (PhasePlan("search", max(len(BASELINES) + axes - searched, 0), 0),
+                PhasePlan("rounds", max(contenders * spec.passes - in_rounds, 0),
+                          max(contenders * min(3, spec.passes) - in_rounds, 0)),
+                PhasePlan("walks", max(walked * WALK_WINDOWS + by_load - in_walks, 0), max(walked - in_walks, 0)))
 
     def _confirmed(self) -> Steps:
         """What the model says at the answer, on the held-apart prompts, read once it is the answer: with GenAI's

@@ -18,7 +18,8 @@ from ov_tuner.deployable.irs import Quantizing, job_compiler
 from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import example_dims, model_files, open_model_source, shape_text
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.engine.driver import drive
+from ov_tuner.engine.budget import TimeBudget
+from ov_tuner.engine.driver import Watch, drive
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Precision, Quantization
 from ov_tuner.store.destinations import results_file
@@ -33,9 +34,11 @@ from ov_tuner.workloads.pipeline.workload import PipelineSpec, PipelineWorkload,
 
 
 def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo: SoloSeen | None = None,
-                 stop: threading.Event | None = None, quantizing: Quantizing | None = None) -> PipelineAnswer | None:
+                 stop: threading.Event | None = None, quantizing: Quantizing | None = None,
+                 budget: TimeBudget | None = None, watch: Watch | None = None) -> PipelineAnswer | None:
     """Tune `spec.file`'s pipeline into `spec.out`, and its answer from everything stored; `stop` set ends it after
-    the trial in progress (what was measured is kept; None where no trial was)."""
+    the trial in progress (what was measured is kept; None where no trial was); `budget`, the run's time budget,
+    is shared by its phases (ov_tuner.engine.budget), and `watch` is told the plan and the clock."""
     read = read_pipeline(spec.file)
     pipeline = read.pipeline
     inputs = [spec.file, *(f for s in pipeline.stages for f in model_files(Path(s.model))),
@@ -67,7 +70,7 @@ def run_pipeline(spec: PipelineSpec, on_trial: TrialSeen | None = None, on_solo:
         store.claim_pipeline(pipeline)
         workload = PipelineWorkload(spec, answers, compiler, store, on_trial=on_trial, on_solo=on_solo, stop=stop)
         try:
-            drive(workload, stop)
+            drive(workload, stop, budget, watch)
         finally:
             compiler.close()
         stored = stored_pipeline(store)

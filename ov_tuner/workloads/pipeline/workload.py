@@ -20,6 +20,7 @@ import numpy as np
 from ov_tuner.devices.box import read_box
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.native import PointFailure
+from ov_tuner.engine.budget import PhasePlan
 from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.measure.openloop import Arrivals
@@ -60,6 +61,11 @@ from ov_tuner.workloads.pipeline.video import decode_seconds
 SOLO_PASSES = 2
 # Passes every contender takes before the sequential rule may stop one.
 PASSES_FOR_ALL = 3
+# For a plan (not limits): the contenders of the rounds (the answer and both baselines), the trials a visit of theirs
+# walks (its cameras, then its rate), and the trials the search's starting points walk before the climb.
+ROUND_CONTENDERS = 3
+VISIT_TRIALS = 6
+SEED_TRIALS = 18
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,20 @@ class PipelineWorkload:
                        next_trial(self.trials, tuning.starts, tuning.space, target, self.spec.max_trials)):
             split, cameras = step
             yield self._trial(split, cameras, pass_number=0)
+
+    def planned(self) -> tuple[PhasePlan, PhasePlan, PhasePlan]:
+        """The trials each phase has left, from what is stored, for the driver's plan and time budget: the search's
+        starting points' walks and its climb (at most `max_trials`); the rounds' visits (the answer and the two
+        baselines each pass, a visit walking VISIT_TRIALS trials or so; the first passes decide anything); the
+        harness's one trial."""
+        trials = self.store.pipeline_trials()
+        searched = sum(t.pass_number == 0 for t in trials)
+        visits = len({(t.split, t.pass_number) for t in trials if t.pass_number > 0})
+        contenders = ROUND_CONTENDERS if self.spec.passes >= 2 else 0
+        return (PhasePlan("search", max(SEED_TRIALS + self.spec.max_trials - searched, 0), 0),
+                PhasePlan("rounds", max(contenders * self.spec.passes - visits, 0),
+                          max(contenders * min(PASSES_FOR_ALL, self.spec.passes) - visits, 0), VISIT_TRIALS),
+                PhasePlan("walks", int(self.store.harness() is None), 0))
 
     def rounds(self) -> AbstractContextManager[Rounds | None]:
         """Up to `spec.passes` passes of the answer and the baselines (none where none were asked for, or nothing

@@ -19,7 +19,8 @@ from ov_tuner.devices.environment import environment
 from ov_tuner.devices.modelfile import ModelSource, model_files, open_model_source, set_layouts
 from ov_tuner.devices.quota import cpu_quota
 from ov_tuner.devices.runtime import Runtime
-from ov_tuner.engine.driver import drive
+from ov_tuner.engine.budget import TimeBudget
+from ov_tuner.engine.driver import Watch, drive
 from ov_tuner.errors import QuantizationError
 from ov_tuner.measure import host
 from ov_tuner.model.inputs import InputData, add_image_preprocessing, load_images
@@ -57,20 +58,23 @@ def run_sweep(
     stop: threading.Event | None = None,
     runtime: Runtime | None = None,
     store: ResultStore | None = None,
+    budget: TimeBudget | None = None,
+    watch: Watch | None = None,
 ) -> SweepSummary:
     """Measure what the search asks for in every space of `spec` not yet in `spec.out`; return what was done.
 
     `store` replaces the file at `spec.out`: a fleet sweep passes one whose every write goes to the driver's
-    machine (ov_tuner.fleet), so the same search runs on a node that has no results file of its own."""
+    machine (ov_tuner.fleet), so the same search runs on a node that has no results file of its own. `budget`: the
+    run's time budget, which its phases share (ov_tuner.engine.budget); `watch` is told the plan and the clock."""
     progress = progress or Silent()
     with cpu_quota(spec.cpus) if spec.cpus is not None else nullcontext() as quota:
         if quota is not None and quota.removed:
             progress.note(CgroupsRemoved(quota.removed))
-        return _run_sweep(spec, progress, stop or threading.Event(), runtime or Runtime(), store)
+        return _run_sweep(spec, progress, stop or threading.Event(), runtime or Runtime(), store, budget, watch)
 
 
 def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, runtime: Runtime,
-               store: ResultStore | None) -> SweepSummary:
+               store: ResultStore | None, budget: TimeBudget | None, watch: Watch | None) -> SweepSummary:
     """run_sweep, inside the box it measures in."""
     quiet_start = host.sample()  # what other processes do while the model is prepared: is the host busy?
     if store is None:
@@ -125,7 +129,7 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
         run.plan(spaces)
         before, compiles, rounds = store.points(), store.compile_count(), len(store.confirmations())
         workload = SweepWorkload(run, spaces, compiler)
-        driven = drive(workload, stop)
+        driven = drive(workload, stop, budget, watch)
         confirmed = workload.confirmed if len(store.confirmations()) > rounds else 0
         return summarise(spec.out, run.planned, run.grid_size, before=before, after=store.points(),
                          compiles=store.compile_count() - compiles, confirmed=confirmed, search_s=workload.search_s,

@@ -11,11 +11,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ov_tuner.devices.compiler import Compiler
+from ov_tuner.engine.budget import PhasePlan
 from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.workloads.sweep.confirm import sweep_confirmation
 from ov_tuner.workloads.sweep.outputs import compare_outputs
 from ov_tuner.workloads.sweep.plan import PlannedSpace
 from ov_tuner.workloads.sweep.search import Driver
+
+# For a plan (not a limit): the contenders a confirmation round holds as a rule (the best few and the baselines).
+CONFIRM_CONTENDERS = 6
 
 
 @dataclass
@@ -27,6 +31,23 @@ class SweepWorkload:
     compiler: Compiler
     search_s: float = 0.0  # the spaces' search, without the outputs' comparison
     confirmed: int = 0  # the configurations the confirmation round measured
+
+    def planned(self) -> tuple[PhasePlan, PhasePlan, PhasePlan]:
+        """The steps each phase has left, for the driver's plan and time budget: the points the search may still
+        measure; the confirmation round's visits (its contenders in every pass at most; its first passes decide
+        anything), each a share of a point (one short window against a point's compile and settling windows); no
+        walk."""
+        run = self.driver
+        points = len(run.planned - run.stored.keys() - run.tried)
+        rule = run.spec.confirm
+        if rule is None or run.store.confirmations():
+            return PhasePlan("search", points), PhasePlan("rounds", 0), PhasePlan("walks", 0)
+        stop = run.spec.stop
+        visit_share = rule.window_s / max(stop.fixed_s or stop.window_s * stop.settle_windows, rule.window_s)
+        return (PhasePlan("search", points),
+                PhasePlan("rounds", CONFIRM_CONTENDERS * rule.max_passes, CONFIRM_CONTENDERS * rule.passes,
+                          visit_share),
+                PhasePlan("walks", 0))
 
     def search(self) -> Steps:
         started = time.perf_counter()

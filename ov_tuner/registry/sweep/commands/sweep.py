@@ -18,6 +18,7 @@ from ov_tuner.commandline.app import (
     stop_on_ctrl_c,
     with_options_of,
 )
+from ov_tuner.commandline.clock import ConsoleWatch, TimeBudgetOption, budget_seconds
 from ov_tuner.commandline.flags import (
     cache_choice,
     int8_asked,
@@ -30,6 +31,7 @@ from ov_tuner.commandline.flags import (
     parse_stop_rule,
 )
 from ov_tuner.commandline.renamed import Renamed, renamed_flags
+from ov_tuner.engine.budget import TimeBudget
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.registry.sweep.commands.options import Devices, Int8MaxDrop, ModelArgument, Precisions, ShapeOption
 from ov_tuner.registry.sweep.words.notices import notice_text, summary_lines
@@ -142,6 +144,7 @@ def sweep_spec(
                                                "container limited to them (docker --cpus, a Kubernetes CPU limit) "
                                                "gets: ov-tuner sets it up (a child cgroup; needs root), and the "
                                                "search adds INFERENCE_NUM_THREADS within it.")] = None,
+    time_budget: TimeBudgetOption = None,
 ) -> SweepSpec:
     """The sweep's flags as a spec: every flag checked before anything is measured. `sweep` and `fleet sweep`
     both take these options. Long only for its signature, an option and its help per flag."""
@@ -155,6 +158,7 @@ def sweep_spec(
         confirm=ConfirmRule(passes=passes) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
         int8=int8_options(int8_asked(precision), Preset.PERFORMANCE, None, int8_max_drop), cpus=cpus,
+        time_budget_s=budget_seconds(time_budget),
     )
 
 
@@ -179,10 +183,11 @@ def sweep(spec: SweepSpec) -> None:
     from ov_tuner.workloads.sweep import run_sweep  # the engine: OpenVINO and numpy, which --help goes without
 
     out_path = spec.out
+    budget = None if spec.time_budget_s is None else TimeBudget(spec.time_budget_s)
     columns = progress_columns()
     try:
         with stop_on_ctrl_c("point") as stop, Progress(*columns, console=err, transient=True) as progress:
-            summary = run_sweep(spec, ProgressBar(progress), stop)
+            summary = run_sweep(spec, ProgressBar(progress), stop, budget=budget, watch=ConsoleWatch(out, live=False))
     except KeyboardInterrupt:
         err.print(f"aborted: every completed point is kept in {out_path}; run the same command to resume")
         raise typer.Exit(EXIT_INTERRUPTED) from None

@@ -1,0 +1,65 @@
+"""How a run's plan, its clock and what its time budget left undecided read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ov_tuner.engine.budget import clock_text
+from ov_tuner.present.words.numbers import names
+
+if TYPE_CHECKING:
+    from ov_tuner.engine.budget import Plan, PlannedPhase
+    from ov_tuner.engine.driver import Driven
+
+# What a phase's trials are called, for the plan's line.
+STEP_NAMES = {"search": "trials", "rounds": "visits", "walks": "steps"}
+
+
+def _phase_text(phase: PlannedPhase) -> str:
+    unit = STEP_NAMES.get(phase.name, "steps")
+    if phase.fits is None or not phase.cut:
+        return f"{phase.name} {phase.most} {unit} ({clock_text(phase.seconds)})"
+    if phase.fits == 0:
+        return f"{phase.name} left out"
+    return f"{phase.name} {phase.fits} of {phase.most} {unit} ({clock_text(phase.seconds)})"
+
+
+def plan_lines(plan: Plan) -> list[str]:
+    """The plan, said once the calibration trial has run: each phase's trials and time, the whole run's, and what the
+    time budget leaves out."""
+    phases = [p for p in plan.phases if p.most > 0]
+    steps = ", ".join(_phase_text(p) for p in phases) or "nothing left to measure"
+    within = "" if plan.budget_s is None else f" of the time budget's {clock_text(plan.budget_s)}"
+    lines = [f"plan: {steps}; about {clock_text(plan.expected_s)} in all{within} ({clock_text(plan.spent_s)} "
+             "spent), from this host's first trial"]
+    cut = [p for p in phases if p.cut]
+    if cut:
+        left_out = [f"{p.most - (p.fits or 0)} {STEP_NAMES.get(p.name, 'steps')} of the {p.name}" for p in cut]
+        lines.append(f"the time budget leaves out {names(left_out)}: what they would decide is said as undecided; "
+                     "a rerun with a larger --time-budget goes on from what is stored")
+    return lines
+
+
+def clock_line(phase: str, done: int, plan: Plan) -> str:
+    """Where the run is: its phase and steps done, the time spent and about how much is left."""
+    left = max(plan.expected_s - plan.spent_s, 0.0)
+    return f"{phase}: {done} {STEP_NAMES.get(phase, 'steps')} done, {clock_text(plan.spent_s)} spent, " \
+           f"about {clock_text(left)} left"
+
+
+def ending_lines(driven: Driven) -> list[str]:
+    """What the time budget cut short and what the rounds left undecided, with about how much more time would settle
+    it; nothing where the run did all it planned."""
+    lines = []
+    if driven.cut:
+        lines.append(f"the time budget cut short the {names(list(dict.fromkeys(driven.cut)))}: what they would have "
+                     "decided is left undecided")
+    if driven.undecided is not None:
+        open_now = driven.undecided
+        lines.append(f"undecided: {open_now.contenders} contender{'s' if open_now.contenders != 1 else ''} of the "
+                     f"rounds not yet told apart from the leader; about {clock_text(open_now.more_s)} more of passes "
+                     f"({open_now.passes} more) could settle {'them' if open_now.contenders != 1 else 'it'}")
+    if lines and driven.plan is not None and driven.plan.budget_s is not None:
+        lines.append("rerun the same command with a larger --time-budget: it goes on from what is stored and spends "
+                     "the new time on what is undecided")
+    return lines

@@ -1,0 +1,167 @@
+"""The time budget: durations read, the plan shared across phases from constructed trial costs, the driver ending
+within it on a constructed clock, a resumed run spending only on what is left, and the plan's words. Pure: no
+OpenVINO, no host speed."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from ov_tuner.commandline.clock import ConsoleWatch
+from ov_tuner.engine.budget import OVERRUN, PhasePlan, TimeBudget, clock_text, parse_duration, plan
+from ov_tuner.engine.driver import Rounds, Steps, drive
+from ov_tuner.engine.rounds import RoundLimits
+from ov_tuner.present.words.plan import ending_lines, plan_lines
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("90s", 90), ("5m", 300), ("1h", 3600), ("1.5m", 90),
+                                                (" 2 min ", 120)])
+def test_a_duration_reads_as_seconds(text: str, seconds: float) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["0", "-5", "five", "5d", "", "m"])
+def test_a_duration_that_is_not_one_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_duration(text)
+
+
+def test_a_clock_reads_minutes_and_hours() -> None:
+    assert (clock_text(42), clock_text(185), clock_text(3720)) == ("0:42", "3:05", "1:02:00")
+
+
+def test_each_phase_takes_what_it_can_still_decide_with_after_keeping_the_fewest_the_later_need() -> None:
+    phases = [PhasePlan("search", 10), PhasePlan("rounds", 12, 6), PhasePlan("walks", 20, 5)]
+    found = plan(phases, [1.0, 1.0, 1.0], spent_s=2.0, budget_s=30.0)
+    assert [p.fits for p in found.phases] == [10, 12, 6]  # 28 s left: the walks get what the others left
+    assert found.expected_s == pytest.approx(30.0) and [p.cut for p in found.phases] == [False, False, True]
+    tight = plan(phases, [1.0, 2.0, 1.0], spent_s=0.0, budget_s=12.0)
+    assert [p.fits for p in tight.phases] == [0, 6, 0]  # the rounds' first passes take it all: the walks left out
+    assert [p.fits for p in plan(phases, [1.0, 2.0, 1.0], 0.0, 16.0).phases] == [4, 6, 0]  # the walks need 17 s
+    assert plan(phases, [1.0, 1.0, 1.0], spent_s=0.0, budget_s=None).expected_s == 42.0  # no budget: all of it
+
+
+@dataclass
+class Constructed:
+    """A workload whose trials advance a constructed clock by their costs; what it measured stays `stored`, so a
+    second drive over it is a resumed run."""
+
+    now: list[float]
+    search_costs: list[float]
+    walk_costs: list[float]
+    visit_s: float = 1.0
+    passes: tuple[int, int] = (2, 6)
+    stored: dict[str, int] = field(default_factory=lambda: {"search": 0, "rounds": 0, "walks": 0})
+    figures: tuple[float, ...] = (100.0, 80.0, 60.0)
+
+    def _step(self, phase: str, cost: float) -> None:
+        self.now[0] += cost
+        self.stored[phase] += 1
+
+    def search(self) -> Steps:
+        for cost in self.search_costs[self.stored["search"]:]:
+            self._step("search", cost)
+            yield cost
+
+    def rounds(self) -> AbstractContextManager[Rounds | None]:
+        def visit(position: int, number: int) -> float:
+            self._step("rounds", self.visit_s)
+            return self.figures[position] * (1 + 0.3 * np.sin(7 * number + position))  # noisy: stays open
+
+        return nullcontext(Rounds(visit, [True] * len(self.figures), RoundLimits(*self.passes)))
+
+    def walks(self) -> Steps:
+        for cost in self.walk_costs[self.stored["walks"]:]:
+            self._step("walks", cost)
+            yield cost
+
+    def planned(self) -> tuple[PhasePlan, PhasePlan, PhasePlan]:
+        contenders, (least, most) = len(self.figures), self.passes
+        return (PhasePlan("search", len(self.search_costs) - self.stored["search"]),
+                PhasePlan("rounds", max(contenders * most - self.stored["rounds"], 0),
+                          max(contenders * least - self.stored["rounds"], 0), self.visit_s / self.search_costs[0]),
+                PhasePlan("walks", len(self.walk_costs) - self.stored["walks"], 2))
+
+
+class Told:
+    def __init__(self) -> None:
+        self.plans: list[object] = []
+        self.steps: list[tuple[str, int]] = []
+        self.endings: list[object] = []
+
+    def planned(self, plan: object) -> None:
+        self.plans.append(plan)
+
+    def stepped(self, phase: str, done: int, plan: object) -> None:
+        self.steps.append((phase, done))
+
+    def ended(self, driven: object) -> None:
+        self.endings.append(driven)
+
+
+def test_a_budgeted_run_ends_within_its_budget_and_keeps_room_for_the_rounds_and_walks() -> None:
+    now = [0.0]
+    workload = Constructed(now, search_costs=[3.0] * 20, walk_costs=[2.0] * 30)
+    told = Told()
+    driven = drive(workload, budget=TimeBudget(40.0, clock=lambda: now[0]), watch=told)
+    assert now[0] <= 40.0 * (1 + OVERRUN)
+    assert 0 < workload.stored["search"] < 20  # cut short ...
+    assert workload.stored["rounds"] >= 3 * 2  # ... so the rounds took their first passes over every contender
+    assert workload.stored["walks"] >= 2  # and the walks their fewest
+    assert "search" in driven.cut and "walks" in driven.cut
+    assert told.plans and told.plans[0].budget_s == 40.0 and told.endings == [driven]  # type: ignore[attr-defined]
+    assert told.steps[0] == ("search", 1)
+
+
+def test_without_a_budget_every_phase_runs_to_its_end() -> None:
+    now = [0.0]
+    workload = Constructed(now, search_costs=[3.0] * 5, walk_costs=[2.0] * 4)
+    driven = drive(workload)
+    assert workload.stored["search"] == 5 and workload.stored["walks"] == 4 and driven.cut == ()
+
+
+def test_a_rerun_with_a_larger_budget_spends_only_on_what_is_left() -> None:
+    now = [0.0]
+    workload = Constructed(now, search_costs=[3.0] * 8, walk_costs=[2.0] * 10, passes=(2, 2))
+    drive(workload, budget=TimeBudget(30.0, clock=lambda: now[0]))
+    first = dict(workload.stored)
+    assert first["search"] < 8 or first["walks"] < 10
+    now[0] = 1000.0
+    resumed = Constructed(now, search_costs=[3.0] * 8, walk_costs=[2.0] * 10, passes=(2, 2), stored=dict(first))
+    drive(resumed, budget=TimeBudget(200.0, clock=lambda: now[0]))
+    assert resumed.stored["search"] == 8 and resumed.stored["walks"] == 10
+    spent = now[0] - 1000.0
+    left = (8 - first["search"]) * 3.0 + (10 - first["walks"]) * 2.0 + 6 * 1.0
+    assert spent == pytest.approx(left)  # the measured steps again only where stored ones were missing
+
+
+def test_the_rounds_are_left_out_where_their_first_passes_do_not_fit() -> None:
+    now = [0.0]
+    workload = Constructed(now, search_costs=[1.0] * 3, walk_costs=[1.0] * 10, visit_s=5.0)
+    driven = drive(workload, budget=TimeBudget(12.0, clock=lambda: now[0]))
+    assert workload.stored["rounds"] == 0 and driven.figures is None and "rounds" in driven.cut
+    assert workload.stored["walks"] > 0 and now[0] <= 12.0 * (1 + OVERRUN)
+
+
+def test_the_plan_says_its_phases_time_and_what_the_budget_leaves_out() -> None:
+    phases = [PhasePlan("search", 10), PhasePlan("rounds", 12, 6), PhasePlan("walks", 20, 5)]
+    lines = plan_lines(plan(phases, [6.0, 6.0, 6.0], spent_s=30.0, budget_s=240.0))
+    assert lines[0].startswith("plan: search 10 trials (1:00), rounds 12 visits (1:12), walks 13 of 20 steps (1:18)")
+    assert "about 4:00 in all of the time budget's 4:00 (0:30 spent)" in lines[0]
+    assert lines[1].startswith("the time budget leaves out 7 steps of the walks")
+    assert plan_lines(plan(phases, [6.0, 6.0, 6.0], 0.0, None))[1:] == []  # nothing left out without a budget
+
+
+def test_the_watch_without_a_terminal_says_the_plan_once_then_plain_clock_lines_and_what_was_left() -> None:
+    now = [0.0]
+    console = Console(record=True, width=200)
+    workload = Constructed(now, search_costs=[3.0] * 20, walk_costs=[2.0] * 30)
+    with ConsoleWatch(console, live=False) as watch:
+        driven = drive(workload, budget=TimeBudget(40.0, clock=lambda: now[0]), watch=watch)
+    text = console.export_text()
+    assert text.count("plan: ") == 1 and "search: 1 trials done" in text and "rounds: 1 visits done" in text
+    assert ending_lines(driven)[0] in text and "larger --time-budget" in text
