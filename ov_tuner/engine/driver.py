@@ -190,11 +190,12 @@ class _Steps:
         return True
 
     def round_limits(self, limits: RoundLimits) -> RoundLimits:
-        """The rounds' limits, their seconds held to what the budget leaves once the walks' fewest are kept."""
+        """The rounds' limits, their seconds what the time budget leaves once the walks' fewest are kept: with a time
+        budget, that replaces a workload's own share for its rounds (the sweep's), since the phases share the budget
+        by what they can still decide."""
         if self.budget is None:
             return limits
-        room = self.budget.left() - self._reserve("rounds")
-        return replace(limits, budget_s=max(0.0, min(limits.budget_s, room)))
+        return replace(limits, budget_s=max(0.0, self.budget.left() - self._reserve("rounds")))
 
     def timed(self, phase: str, visit: Measure) -> Measure:
         """The rounds' visit, each timed as a step of `phase`."""

@@ -8,6 +8,7 @@ what failed: a precision whose first compile on a device fails is skipped there.
 from __future__ import annotations
 
 import threading
+from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -94,11 +95,11 @@ class Driver:
         the same math as fp32 there."""
         policy = policy_for(self.spec)
         if planned.hosts_default and self.spec.baselines:
-            self._baseline(planned, planned.default_baseline(), policy)
+            yield from self._baseline(planned, planned.default_baseline(), policy)
         if self._merge(planned):
             self._left_out(planned, set())
             return
-        space = planned.with_hint(self._baselines(planned, policy))
+        space = planned.with_hint((yield from self._baselines(planned, policy)))
         points = {c: p.measurement.windows for c in space.cells()
                   if (p := self.stored.get(planned.config(c))) is not None and p.measurement is not None}
         baselines = self._baseline_evidence(planned)
@@ -165,9 +166,9 @@ class Driver:
             self.math[key] = info.executed_precision
         return self.math[key]
 
-    def _baselines(self, planned: PlannedSpace, policy: SearchPolicy) -> Cell | None:
-        """Measure the hint baselines (unless stored or turned off) and return OpenVINO's own choice under
-        THROUGHPUT: the search's first anchor. Where THROUGHPUT was auto-batched, the same hint without
+    def _baselines(self, planned: PlannedSpace, policy: SearchPolicy) -> Generator[object, None, Cell | None]:
+        """Measure the hint baselines (unless stored or turned off), a step each, and return OpenVINO's own choice
+        under THROUGHPUT: the search's first anchor. Where THROUGHPUT was auto-batched, the same hint without
         auto-batching is measured beside it. A virtual device's space has no baselines: its hint is its
         axis, and its anchor is the request count that hint calls optimal."""
         if planned.mode is not Mode.EXPLICIT:
@@ -177,21 +178,26 @@ class Driver:
         modes = list(HINT_MODES)
         for mode in modes:
             config = planned.baseline(mode)
-            info = self._baseline(planned, config, policy)
+            info = yield from self._baseline(planned, config, policy)
             if mode is Mode.THROUGHPUT and info is not None:
                 hint = Cell(info.num_streams, info.optimal_nireq)
                 if info.auto_batched and self.spec.baselines:
                     modes.append(Mode.THROUGHPUT_UNBATCHED)
         return hint
 
-    def _baseline(self, planned: PlannedSpace, config: PointConfig, policy: SearchPolicy) -> CompileInfo | None:
+    def _baseline(self, planned: PlannedSpace, config: PointConfig,
+                  policy: SearchPolicy) -> Generator[object, None, CompileInfo | None]:
+        """A baseline's point, measured as one step of the search (so a time budget and the clock count it as a
+        trial), and what it compiled to."""
         stored = self.stored.get(config)
         if stored is not None:
             return stored.compile
         if (self.abandoned(planned) and config.mode is not Mode.DEFAULT) or self.stop.is_set():
             return None
         if self.spec.baselines:
-            return self._compile_and_measure(planned, config, policy.baseline_verdict).compile
+            point = self._compile_and_measure(planned, config, policy.baseline_verdict)
+            yield point
+            return point.compile
         if config.mode is Mode.THROUGHPUT and self.spec.search is Search.SMART:
             return self._hint_choice(planned, config)
         return None
