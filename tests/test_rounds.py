@@ -160,9 +160,9 @@ def test_the_confirmation_round_passes_follow_the_rule(tiny_model: Path, tmp_pat
     figures = round_fps(confirmation)
     assert confirmation.complete_passes()[:3] == [0, 1, 2] and figures.shape[0] <= 7
     for number in range(3, figures.shape[0]):
-        rule = RoundLimits(3, 7).look_confidence
+        look = RoundLimits(3, 7).look_confidence
         assert sorted(np.flatnonzero(np.isfinite(figures[number]))) == sorted(still_open(figures[:number], [True] * 4,
-                                                                                             True, rule))
+                                                                                             True, look))
 
 
 def test_many_contenders_get_shorter_windows_so_the_first_passes_keep_within_the_budget() -> None:
