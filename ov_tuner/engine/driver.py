@@ -6,6 +6,10 @@ workload as it ends), and the driver asks for the next only while no stop is ask
 workload after the trial in progress, with what was measured kept. The rounds of every workload run on one function
 (ov_tuner.engine.rounds.run_rounds), their intervals on one (ov_tuner.stats.interval.paired_interval).
 
+A time budget is kept here too, for every workload alike: a step starts only where, at what the phase's steps have
+cost, it fits beside the fewest trials the later phases need (ov_tuner.engine.budget). A workload that says its phases'
+trials (`Plans`) gets a plan, made once its first trial has calibrated it and told to a `Watch` with each step.
+
 Each workload's folder has its Workload (ov_tuner.workloads.NAME.workload), driven by its job (job.py).
 Pure: it never imports OpenVINO.
 """
@@ -103,7 +107,8 @@ class Unwatched:
 @dataclass(frozen=True)
 class Undecided:
     """What the rounds left open when they ended: contenders (beside the leader) that more passes could still tell
-    apart from it, and about how many seconds those passes would take, at this run's seconds a visit."""
+    apart from it, the passes left below the rounds' most (0: they took them all) and about how many seconds those
+    would take, at this run's seconds a visit."""
 
     contenders: int
     passes: int
@@ -212,9 +217,8 @@ class _Steps:
                     if len(figures) >= limits.min_passes else [])
         if len(open_now) < 2:
             return None
-        passes = max(limits.max_passes - len(figures), 1)
-        visit_s = self._cost("rounds")
-        return Undecided(len(open_now) - 1, passes, passes * len(open_now) * visit_s)
+        passes = max(limits.max_passes - len(figures), 0)
+        return Undecided(len(open_now) - 1, passes, passes * len(open_now) * self._cost("rounds"))
 
     def _took(self, phase: str, seconds: float) -> None:
         self.costs[phase].append(seconds)

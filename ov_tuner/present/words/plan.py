@@ -56,9 +56,11 @@ def ending_lines(driven: Driven) -> list[str]:
                      "decided is left undecided")
     if driven.undecided is not None:
         open_now = driven.undecided
+        them = "them" if open_now.contenders != 1 else "it"
+        more = (f"about {clock_text(open_now.more_s)} more of passes ({open_now.passes} more) could settle {them}"
+                if open_now.passes else f"they took the most passes asked for: more --passes could settle {them}")
         lines.append(f"undecided: {open_now.contenders} contender{'s' if open_now.contenders != 1 else ''} of the "
-                     f"rounds not yet told apart from the leader; about {clock_text(open_now.more_s)} more of passes "
-                     f"({open_now.passes} more) could settle {'them' if open_now.contenders != 1 else 'it'}")
+                     f"rounds not yet told apart from the leader; {more}")
     if lines and driven.plan is not None and driven.plan.budget_s is not None:
         lines.append("rerun the same command with a larger --time-budget: it goes on from what is stored and spends "
                      "the new time on what is undecided")
