@@ -12,9 +12,10 @@ import pytest
 from rich.console import Console
 
 from ov_tuner.commandline.clock import ConsoleWatch
-from ov_tuner.engine.budget import OVERRUN, PhasePlan, TimeBudget, clock_text, parse_duration, plan
+from ov_tuner.engine.budget import OVERRUN, PhasePlan, TimeBudget, parse_duration, plan
 from ov_tuner.engine.driver import Driven, Rounds, Steps, Undecided, drive
 from ov_tuner.engine.rounds import RoundLimits
+from ov_tuner.present.words.numbers import clock_text
 from ov_tuner.present.words.plan import ending_lines, plan_lines
 
 
@@ -169,12 +170,12 @@ def test_the_watch_without_a_terminal_says_the_plan_once_then_plain_clock_lines_
 
 def test_what_the_rounds_left_undecided_says_how_much_more_would_settle_it() -> None:
     budgeted = plan([PhasePlan("search", 1)], [1.0], 0.0, 60.0)
-    more = Driven(1.0, 2.0, None, False, budgeted, ("walks",), Undecided(2, 3, 45.0))
+    more = Driven(1.0, 2.0, None, False, plan=budgeted, cut=("walks",), undecided=Undecided(2, 3, 45.0))
     lines = ending_lines(more)
     assert lines[0] == "the time budget cut short the walks: what they would have decided is left undecided"
     assert "2 contenders of the rounds not yet told apart" in lines[1] and "0:45 more of passes (3 more)" in lines[1]
     assert "larger --time-budget" in lines[2]
-    spent = ending_lines(Driven(1.0, 2.0, None, False, None, (), Undecided(1, 0, 0.0)))
+    spent = ending_lines(Driven(1.0, 2.0, None, False, undecided=Undecided(1, 0, 0.0)))
     assert spent == ["undecided: 1 contender of the rounds not yet told apart from the leader; they took the most "
                      "passes asked for: more --passes could settle it"]
     assert ending_lines(Driven(1.0, 2.0, None, False, budgeted)) == []

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import time
 from types import TracebackType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn
 
-from ov_tuner.engine.budget import Plan, TimeBudget, parse_duration
-from ov_tuner.engine.driver import Driven
+from ov_tuner.engine.budget import TimeBudget, parse_duration
 from ov_tuner.errors import BadInputError
 from ov_tuner.present.words.plan import clock_line, ending_lines, plan_lines
+
+if TYPE_CHECKING:  # types alone: building the command line imports no numpy
+    from ov_tuner.engine.budget import Plan
+    from ov_tuner.engine.driver import Driven
 
 # Without a terminal, the clock's plain line comes at each phase's start and then at most this often (seconds).
 PLAIN_EVERY_S = 60.0

@@ -42,13 +42,6 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-def clock_text(seconds: float) -> str:
-    """Seconds as a clock reads them: 0:42, 3:05, 1:02:00."""
-    whole = max(0, round(seconds))
-    hours, rest = divmod(whole, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
-
-
 @dataclass
 class TimeBudget:
     """The seconds a run may take, counted from `started` (the clock's reading when it was made)."""

@@ -148,12 +148,13 @@ def drive(workload: Workload, stop: threading.Event | None = None, budget: TimeB
             if rounds is not None:
                 limits = steps.round_limits(rounds.limits)
                 figures = run_rounds(steps.timed("rounds", rounds.visit), rounds.candidates, limits, rounds.done,
-                                     stop, rounds.log, steps.clock)
+                                     stop, rounds.log, clock=steps.clock)
                 undecided = steps.undecided(figures, rounds, limits)
     rounds_s = time.perf_counter() - started - search_s
     if not stopped() and steps.enters("walks"):
         steps.take("walks", workload.walks(), stopped)
-    driven = Driven(search_s, rounds_s, figures, stopped(), steps.plan, tuple(steps.cut), undecided)
+    driven = Driven(search_s, rounds_s, figures, stopped(), plan=steps.plan, cut=tuple(steps.cut),
+                    undecided=undecided)
     watch.ended(driven)
     return driven
 

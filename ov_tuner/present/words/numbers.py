@@ -79,3 +79,10 @@ def edge_text(found: Boundary) -> str:
     above = [load for load, _, _ in found.loads if load > found.served]
     edge = (found.served, min(above)) if above else (found.served,)
     return ", ".join(f"{load:g} met {met} of {n}" for load, n, met in found.loads if load in edge and n > 1)
+
+
+def clock_text(seconds: float) -> str:
+    """Seconds as a clock reads them: 0:42, 3:05, 1:02:00."""
+    whole = max(0, round(seconds))
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ov_tuner.engine.budget import clock_text
-from ov_tuner.present.words.numbers import names
+from ov_tuner.present.words.numbers import clock_text, names
 
 if TYPE_CHECKING:
     from ov_tuner.engine.budget import Plan, PlannedPhase

@@ -159,7 +159,7 @@ def llm(
                   highlight=False)
 
     with stop_on_ctrl_c("trial") as stop, ConsoleWatch(out) as watch:
-        answer = run_llm(spec, seen, stop, making, budget, watch)
+        answer = run_llm(spec, seen, stop, making, time_budget=budget, watch=watch)
     print_llm(out, answer, every_trial=False)
     if stop.is_set():
         out.print(f"stopped: every trial so far is in {out_path}; run the same command to go on")

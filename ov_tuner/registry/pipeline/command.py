@@ -63,7 +63,7 @@ def pipeline(
         out.print(trial_line(pipeline, trial), highlight=False, soft_wrap=True)
 
     with stop_on_ctrl_c("trial") as stop, ConsoleWatch(out) as watch:
-        answer = run_pipeline(spec, seen, solo, stop, say_quantizing, budget, watch)
+        answer = run_pipeline(spec, seen, solo, stop, say_quantizing, budget=budget, watch=watch)
     _finish(answer, out_path, report_dir, stop.is_set())
 
 

@@ -70,7 +70,8 @@ def run_sweep(
     with cpu_quota(spec.cpus) if spec.cpus is not None else nullcontext() as quota:
         if quota is not None and quota.removed:
             progress.note(CgroupsRemoved(quota.removed))
-        return _run_sweep(spec, progress, stop or threading.Event(), runtime or Runtime(), store, budget, watch)
+        return _run_sweep(spec, progress, stop or threading.Event(), runtime or Runtime(), store, budget=budget,
+                          watch=watch)
 
 
 def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, runtime: Runtime,
