@@ -438,3 +438,11 @@ def test_noise_alone_is_not_drift() -> None:
     found = drift(windows(list(250 * (1 + 0.04 * rng.standard_normal(30))), [3100] * 30))
     assert found is not None and not found.drifted and found.minutes == pytest.approx(15.0)
     assert drift(windows([250.0] * 5, [3100] * 5)) is None
+
+
+def test_a_window_at_a_low_load_lasts_until_it_offers_a_frame_beyond_its_percentile() -> None:
+    target = CameraTarget(fps=15, max_latency_ms=200, percentile=99)
+    assert target.window_s(cameras=1, seconds=2) * 15 == pytest.approx(100)  # p99 reads among 100 frames, not 30
+    assert target.window_s(cameras=8, seconds=2) == 2  # 240 frames in 2 s: the seconds asked for rule
+    assert CameraTarget(fps=30, max_latency_ms=200, percentile=90).window_s(cameras=1, seconds=0.1) == \
+        pytest.approx(10 / 30)

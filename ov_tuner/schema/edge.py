@@ -19,6 +19,11 @@ if TYPE_CHECKING:  # numpy loads where a method computes: the command line impor
 # tools pass a stream at 95% of its target rate).
 PASS_RATIO = 0.95
 
+# The frames beyond the percentile a window must hold, at the least: a p99 read from 30 frames (one camera at 15 FPS
+# for 2 s) is the slowest frame's figure, so a low load was judged from one frame. With one frame beyond it, the
+# window holds 100 frames at p99 (MLPerf LoadGen likewise sets a minimum query count beside its minimum duration).
+TAIL_FRAMES = 1
+
 
 class Arrival(str, Enum):
     """How a camera's frames arrive: at a constant interval, or as a Poisson process at the same mean rate."""
@@ -40,6 +45,12 @@ class CameraTarget:
     def __post_init__(self) -> None:
         if self.fps <= 0 or self.max_latency_ms <= 0 or not 0 < self.percentile < 100:
             raise ValueError("fps and max_latency_ms must be > 0 and percentile within (0, 100)")
+
+    def window_s(self, cameras: int, seconds: float) -> float:
+        """A window's seconds at `cameras` cameras: at least `seconds`, and long enough to offer the frames a reading
+        at the percentile needs (TAIL_FRAMES beyond it), so a low load is never judged from one slow frame."""
+        least = math.ceil(TAIL_FRAMES / (1 - self.percentile / 100) - 1e-9)
+        return max(seconds, least / (max(cameras, 1) * self.fps))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import statistics
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -251,15 +251,16 @@ class PipelineWorkload:
         """One trial of `split` at `cameras` cameras, each offering `fps` frames a second (None: the target's),
         stored as soon as it ends."""
         pipeline, spec = self.compiler.pipeline, self.spec
-        arrivals = Arrivals(cameras, fps or pipeline.target.fps, spec.seconds,
-                            pipeline.target.arrival is Arrival.POISSON, seed=len(self.trials))
+        rate = fps or pipeline.target.fps
+        seconds = replace(pipeline.target, fps=rate).window_s(cameras, spec.seconds)
+        arrivals = Arrivals(cameras, rate, seconds, pipeline.target.arrival is Arrival.POISSON, seed=len(self.trials))
         try:
             runners, ran = self.compiler.split(split)
             load, stages = run_pipeline_trial(runners, pipeline.video, split.decode_threads, arrivals,
                                               pipeline.target, spec.lead_in_s)
         except PointFailure:  # a split that cannot compile serves no camera
             offered = len(arrivals.times())
-            load, stages, ran = LoadTrial(cameras, spec.seconds, offered, offered, np.array([]), np.array([])), (), ()
+            load, stages, ran = LoadTrial(cameras, seconds, offered, offered, np.array([]), np.array([])), (), ()
         trial = PipelineTrial(split, load, stages, ran, pass_number, fps)
         self.store.add_pipeline_trial(trial)
         self.trials.append(trial)
