@@ -4,6 +4,7 @@ OpenVINO, no host speed."""
 
 from __future__ import annotations
 
+import math
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ from ov_tuner.engine.driver import Driven, Rounds, Steps, Undecided, drive
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.present.words.numbers import clock_text
 from ov_tuner.present.words.plan import ending_lines, plan_lines
+from ov_tuner.stats.settle import Settling, settling
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("90s", 90), ("5m", 300), ("1h", 3600), ("1.5m", 90),
@@ -179,3 +181,20 @@ def test_what_the_rounds_left_undecided_says_how_much_more_would_settle_it() -> 
     assert spent == ["undecided: 1 contender of the rounds not yet told apart from the leader; they took the most "
                      "passes asked for: more --passes could settle it"]
     assert ending_lines(Driven(1.0, 2.0, None, False, budgeted)) == []
+
+
+def test_an_open_comparison_is_told_the_passes_that_would_settle_it() -> None:
+    # +1 camera (95%: -1..+3) over 4 passes of 30 s: a half-width of 2 narrows to 1 at 16 passes, 12 more
+    found = settling(1.0, -1.0, 3.0, spent=4, seconds_each=30.0, smallest=1.0)
+    assert found == Settling(difference=1.0, more=12, seconds=360.0)
+    # a difference of nothing is settled at the smallest worth telling apart, not never
+    assert settling(0.0, -2.0, 2.0, spent=4, seconds_each=1.0, smallest=2.0) == Settling(2.0, 1, 1.0)
+
+
+def test_a_ratio_is_settled_on_the_log_scale_and_a_decided_one_needs_nothing() -> None:
+    found = settling(1.02, 0.95, 1.10, spent=3, seconds_each=10.0, smallest=0.05, log=True)
+    assert found is not None and found.difference == pytest.approx(0.05)
+    half = (math.log(1.10) - math.log(0.95)) / 2
+    assert found.more == math.ceil(3 * ((half / math.log(1.05)) ** 2 - 1))
+    assert settling(1.2, 1.1, 1.3, spent=3, seconds_each=10.0, smallest=0.05, log=True) is None  # told apart
+    assert settling(1.0, math.nan, math.nan, spent=1, seconds_each=10.0, smallest=0.05, log=True) is None

@@ -346,6 +346,15 @@ def test_a_setting_not_told_apart_from_genai_left_alone_leaves_it_alone() -> Non
     answer = llm_answer(_stored(tied))
     assert answer.answer is not None and answer.fastest is not None
     assert answer.fastest.setting == fast and answer.answer.setting == SCHEDULER_DEFAULT
+    assert [(g.ratio.clear, g.settle) for g in answer.gains] == [(True, None)]  # told apart: nothing to settle
+    noisy = [_trial(s, r, f) for r in range(4) for s, f in ((fast, 1000 + 60 * (r % 2)), (SCHEDULER_DEFAULT, 1030),
+                                                            (PIPELINE_DEFAULT, 1000 + 40 * (r % 2)))]
+    open_gain = next(g for g in llm_answer(_stored(noisy)).gains if g.baseline == PIPELINE_DEFAULT)
+    assert not open_gain.ratio.clear and open_gain.settle is not None
+    # each pass visits both settings, 1 s a trial: the seconds are the passes' at 2 s, for a difference of 5% at least
+    assert open_gain.settle.seconds == 2.0 * open_gain.settle.more and open_gain.settle.difference >= 0.05 - 1e-9
+    assert f"({open_gain.settle.more} more passes) would settle" in dict(answer_lines(llm_answer(_stored(noisy))))[
+        "vs default"]
     apart = [_trial(s, r, f) for r in range(4) for s, f in ((fast, 2000 + r), (SCHEDULER_DEFAULT, 1000 + r),
                                                             (PIPELINE_DEFAULT, 500 + r))]
     answer = llm_answer(_stored(apart))

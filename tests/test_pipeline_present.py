@@ -36,7 +36,7 @@ from ov_tuner.registry.pipeline.words import pipeline_rows, stage_text, tried_ca
 from ov_tuner.registry.sweep.answer_json import answer_json
 from ov_tuner.schema import Box, CameraTarget, Precision
 from ov_tuner.stats.headtohead import Ratio
-from ov_tuner.workloads.pipeline.answer import deployed, verdict
+from ov_tuner.workloads.pipeline.answer import camera_gain, deployed, verdict
 from ov_tuner.workloads.pipeline.answer_record import (
     CameraGain,
     HarnessFigures,
@@ -462,3 +462,18 @@ def test_a_neighbour_that_failed_its_one_trial_reads_as_the_count_it_failed_not_
     note = cameras_figure(many).axes[0].get_xlabel()
     assert "not served at the one count tried: 8 neighbours, at 6 cameras" in note
     assert max(len(line) for line in note.splitlines()) <= 140
+
+
+def test_a_gain_left_undecided_says_about_how_many_more_passes_would_settle_a_camera() -> None:
+    """One camera more in half of four passes: not told apart; its passes cost 20 s (10 s of windows each side), so
+    the analysis states the passes and the time that would settle one camera, and the words and JSON carry them."""
+    mine = RoundCameras(ANSWER, None, (5, 6, 5, 6), (), (15.0,) * 4, (1, 2, 3, 4), seconds=40.0)
+    theirs = RoundCameras(DEFAULT, Origin.DEFAULT, (5, 5, 5, 5), (), (15.0,) * 4, (1, 2, 3, 4), seconds=40.0)
+    gain = camera_gain(mine, theirs)
+    assert gain.verdict is Verdict.NOT_APART and gain.settle is not None
+    assert gain.settle.difference == 1.0 and gain.settle.seconds == gain.settle.more * 20.0
+    row = dict(pipeline_rows(make_answer(gains=(gain,))))["vs default"]
+    assert f"({gain.settle.more} more passes) would settle a difference of 1 camera" in row
+    assert pipeline_answer_json(make_answer(gains=(gain,)))["gains"][0]["to_settle"]["passes"] == gain.settle.more
+    decided = camera_gain(RoundCameras(ANSWER, None, (7, 7, 8, 7), (), (15.0,) * 4, (1, 2, 3, 4), seconds=40.0), theirs)
+    assert decided.verdict is Verdict.MORE and decided.settle is None

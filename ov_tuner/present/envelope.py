@@ -5,9 +5,12 @@ meaning or goes away (new keys do not change it)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ov_tuner.schema import Box
+
+if TYPE_CHECKING:
+    from ov_tuner.stats.settle import Settling
 
 # 2: a count of passes is keyed "passes" (a ratio's and a gain's, an LLM's answer's; a pipeline contender's
 # "per_pass", "fps_held_per_pass", "arrivals_per_pass" and "passes"), where 1 keyed them "rounds" and "per_round".
@@ -24,3 +27,8 @@ def envelope(kind: str, body: dict[str, Any], box: Box | None, caveat: dict[str,
                 "host_cpus": box.host_cpus, "cpuset": list(box.cpuset), "quota_cpus": box.quota_cpus,
                 "quota_source": box.quota_source, "memory_limit_bytes": box.memory_limit_bytes, "cpus": box.cpus},
             "says": says}
+
+
+def settle_json(settle: Settling | None, unit: str) -> dict[str, Any] | None:
+    """What would settle a comparison left open (ov_tuner.stats.settle), as JSON: None where it is decided."""
+    return None if settle is None else {"difference": settle.difference, unit: settle.more, "seconds": settle.seconds}

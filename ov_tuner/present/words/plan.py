@@ -9,6 +9,7 @@ from ov_tuner.present.words.numbers import clock_text, names
 if TYPE_CHECKING:
     from ov_tuner.engine.budget import Plan, PlannedPhase
     from ov_tuner.engine.driver import Driven
+    from ov_tuner.stats.settle import Settling
 
 # What a phase's trials are called, for the plan's line.
 STEP_NAMES = {"search": "trials", "rounds": "visits", "walks": "steps"}
@@ -64,3 +65,10 @@ def ending_lines(driven: Driven) -> list[str]:
         lines.append("rerun the same command with a larger --time-budget: it goes on from what is stored and spends "
                      "the new time on what is undecided")
     return lines
+
+
+def settle_text(settle: Settling, unit: str, difference: str) -> str:
+    """'about 3:10 more of measuring (12 windows) would settle a difference of 2 users': what a comparison left open
+    needs, `unit` naming what it counts (passes, windows) and `difference` the difference as its line reads it."""
+    return f"about {clock_text(settle.seconds)} more of measuring ({settle.more} {unit}) would settle a difference " \
+           f"of {difference}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ov_tuner.engine.boundary import CONFIDENCE
-from ov_tuner.present.envelope import envelope
+from ov_tuner.present.envelope import envelope, settle_json
 from ov_tuner.registry.llm.words import answer_lines
 from ov_tuner.workloads.llm.answer_record import PERCENTILES, LlmAnswer, LlmGain, SettingFigures
 from ov_tuner.workloads.llm.schema import LlmSetting
@@ -41,7 +41,8 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
                   for w in answer.walks],
         "answer_at_its_edge": answer.at_its_edge,
         "walk_gains": [{"baseline": _setting(g.baseline), "difference": g.difference.value, "low": g.difference.low,
-                        "high": g.difference.high, "confidence": CONFIDENCE, "differs": g.difference.differs}
+                        "high": g.difference.high, "confidence": CONFIDENCE, "differs": g.difference.differs,
+                       "to_settle": settle_json(g.settle, "windows")}
                        for g in answer.walk_gains],
         "by_load": [{"setting": _setting(k.setting), "twin": _setting(k.twin),
                      "unit": "users" if job.load.closed else "requests/s",
@@ -90,4 +91,4 @@ def _figures(f: SettingFigures) -> dict[str, Any]:
 def _gain(g: LlmGain) -> dict[str, Any]:
     return {"baseline": _setting(g.baseline), "ratio": g.ratio.value, "low": g.ratio.low, "high": g.ratio.high,
             "passes": g.ratio.passes, "confidence": g.ratio.confidence, "differs": g.ratio.clear,
-            "baseline_meets_budget": g.figures.meets}
+            "baseline_meets_budget": g.figures.meets, "to_settle": settle_json(g.settle, "passes")}

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from ov_tuner.engine.boundary import Boundary
 from ov_tuner.present.words.numbers import edge_text, gain
+from ov_tuner.present.words.plan import settle_text
 from ov_tuner.registry.llm.words_outputs import (
     held_text,
     outputs_text,
     reply_text,
 )
 from ov_tuner.registry.llm.words_setting import BASELINE_NAMES, budget_text, load_text, setting_text
+from ov_tuner.stats.settle import Settling
 from ov_tuner.workloads.llm.answer_record import BASELINES, PERCENTILES, LlmAnswer, Rule, SettingFigures, Walk
 from ov_tuner.workloads.llm.by_load import ByLoad
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmTrial
@@ -63,7 +65,8 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
     if any(setting.enable_prefix_caching for setting, _ in cached):
         lines.append(("prefix hits", _hits(cached)))
     for g in answer.gains:
-        told = "" if g.ratio.clear else ", no different"
+        told = "" if g.ratio.clear else ", no different" + (
+            "" if g.settle is None else f" ({settle_text(g.settle, 'more passes', f'{g.settle.difference:.0%}')})")
         missed = ("" if g.figures.meets else
                   f"; it missed the budget in the rounds {_at_budget(g.figures.at_budget, job.budget.percentile)}")
         lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}{missed}"))
@@ -196,13 +199,19 @@ def _served(answer: LlmAnswer) -> str:
     rest = "; ".join(f"{setting_text(w.setting)} {walk_text(w, closed)}" for w in others)
     gains = "; ".join(f"{_signed(d.value, closed)} over {BASELINE_NAMES[g.baseline]} (95%: "
                       f"{_signed(d.low, closed, unit=False)}..{_signed(d.high, closed, unit=False)})"
-                      f"{'' if d.differs else ', not told apart'}"
+                      f"{'' if d.differs else ', not told apart'}{_settle(g.settle, closed)}"
                       for g in answer.walk_gains for d in (g.difference,))
     edge = edge_text(first.found)
     windows = sum(len(w.windows) for w in answer.walks)
     how = f"walked alternately, {windows} windows" + (f" (at the edge: {edge})" if edge else "")
     return "; ".join(p for p in (f"{walk_text(first, closed)} within the budget{_at_its_edge(answer)}", rest, gains,
                                  how) if p)
+
+
+def _settle(settle: Settling | None, closed: bool) -> str:
+    """' (about 3:10 more of measuring (12 windows) would settle a difference of 2 users)', or nothing."""
+    return "" if settle is None else \
+        f" ({settle_text(settle, 'more windows', _signed(settle.difference, closed).lstrip('+'))})"
 
 
 def _at_its_edge(answer: LlmAnswer) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ov_tuner.present.envelope import envelope
+from ov_tuner.present.envelope import envelope, settle_json
 from ov_tuner.registry.pipeline.forms import stage_plan
 from ov_tuner.registry.pipeline.words import pipeline_rows
 from ov_tuner.workloads.pipeline.answer_record import (
@@ -97,7 +97,8 @@ def _gain(g: CameraGain) -> dict[str, Any]:
             "confidence": GAIN_CONFIDENCE, "passes": g.passes, "verdict": g.verdict.value,
             "measurable": g.verdict.told_apart,
             "cameras_ratio": None if g.ratio is None else g.ratio.as_json(),
-            "arrivals_ratio": None if g.arrivals is None else g.arrivals.as_json()}
+            "arrivals_ratio": None if g.arrivals is None else g.arrivals.as_json(),
+            "to_settle": settle_json(g.settle, "passes")}
 
 
 def _round(r: RoundCameras) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ov_tuner.engine.boundary import Boundary
 from ov_tuner.present.words.box import box_text
 from ov_tuner.present.words.numbers import edge_text, signed
+from ov_tuner.present.words.plan import settle_text
 from ov_tuner.schema import cell_text
 from ov_tuner.workloads.pipeline.answer_record import (
     GAIN_CONFIDENCE,
@@ -141,6 +142,9 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     mine, theirs = round_of(answer, None), round_of(answer, origin)
     means = f": {theirs.mean:.1f} -> {mine.mean:.1f} cameras" if mine is not None and theirs is not None else ""
     tail = f"{means}, {_count(gain.passes, 'pass', 'passes')}"
+    if gain.settle is not None:
+        settle = gain.settle
+        tail += f"; {settle_text(settle, 'more passes', _count(round(settle.difference, 1), 'camera', 'cameras'))}"
     if gain.verdict.told_apart:
         return f"{figures} over {name}{tail}"
     if gain.verdict is Verdict.SPLIT:

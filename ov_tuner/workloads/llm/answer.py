@@ -51,6 +51,7 @@ from ov_tuner.workloads.llm.schema import (
     LlmLoad,
     LlmSetting,
 )
+from ov_tuner.workloads.llm.undecided import gain_settling, walk_settling
 
 
 def figures_of(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudget) -> SettingFigures:
@@ -145,9 +146,9 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
         if most is not None:
             best, rule = contenders.index(most), Rule.MOST_SERVED
         answer, fastest = in_rounds[contenders[best]], in_rounds[contenders[top]]
-        gains = tuple(LlmGain(b, in_rounds[b], paired_ratio(table[:, best], table[:, contenders.index(b)],
-                                                              GAIN_CONFIDENCE))
-                      for b in BASELINES if b in in_rounds and b != answer.setting)
+        gains = tuple(LlmGain(b, in_rounds[b], ratio, gain_settling(ratio, trials, (answer.setting, b)))
+                      for b in BASELINES if b in in_rounds and b != answer.setting
+                      for ratio in (paired_ratio(table[:, best], table[:, contenders.index(b)], GAIN_CONFIDENCE),))
     elif not contenders:
         meeting = [f for f in searched if f.meets and f.setting not in held]
         answer = fastest = max(meeting, key=lambda f: f.tokens_per_s) if meeting else None
@@ -164,7 +165,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
                      closest=closest,
                      best_seen=best_seen, gains=gains, searched=tuple(searched), failed=failed,
                      pareto=tuple(pareto(searched)), passes=table.shape[0], trials=tuple(trials),
-                     walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer, closed),
+                     walks=_answer_first(walked, answer), walk_gains=_walk_gains(walked, answer, trials, closed),
                      agreements=agreements(stored.outputs), next_tokens=next_token_agreements(stored.outputs),
                      judged=judged, cosines=lowest_cosines(stored.outputs),
                      replies={o.setting: (o.asked, o.reply) for o in stored.outputs if o.reply},
@@ -237,13 +238,15 @@ def _most_served(walks: Sequence[Walk], chosen: LlmSetting, leading: set[LlmSett
     return max(more, key=lambda found: found[0])[1] if more else None
 
 
-def _walk_gains(walks: Sequence[Walk], answer: SettingFigures | None, closed: bool) -> tuple[WalkGain, ...]:
+def _walk_gains(walks: Sequence[Walk], answer: SettingFigures | None, trials: Sequence[LlmTrial],
+                closed: bool) -> tuple[WalkGain, ...]:
     """The answer's walk against each baseline's that was walked."""
     mine = next((w for w in walks if answer is not None and w.setting == answer.setting), None)
     if mine is None:
         return ()
-    return tuple(WalkGain(w.setting, difference(mine.windows, w.windows, closed)) for w in walks
-                 if w.setting in BASELINES and w.setting != mine.setting)
+    return tuple(WalkGain(w.setting, found, walk_settling(found, trials, (mine.setting, w.setting), closed))
+                 for w in walks if w.setting in BASELINES and w.setting != mine.setting
+                 for found in (difference(mine.windows, w.windows, closed),))
 
 
 def _answer_first(walks: Sequence[Walk], answer: SettingFigures | None) -> tuple[Walk, ...]:

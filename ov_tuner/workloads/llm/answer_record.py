@@ -10,6 +10,7 @@ from enum import Enum
 from ov_tuner.engine.boundary import Boundary, BoundaryDifference, Window
 from ov_tuner.schema import Box, Environment
 from ov_tuner.stats.headtohead import Ratio
+from ov_tuner.stats.settle import Settling
 from ov_tuner.workloads.llm.agreement import (
     LosslessCheck,
 )
@@ -64,6 +65,7 @@ class LlmGain:
     baseline: LlmSetting
     figures: SettingFigures
     ratio: Ratio
+    settle: Settling | None = None  # where not told apart: about how many more passes would tell them apart
 
 
 class Rule(str, Enum):
@@ -100,6 +102,7 @@ class WalkGain:
 
     baseline: LlmSetting
     difference: BoundaryDifference
+    settle: Settling | None = None  # where not told apart: about how many more windows would tell them apart
 
 
 @dataclass(frozen=True)

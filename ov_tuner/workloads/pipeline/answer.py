@@ -20,6 +20,7 @@ from ov_tuner.engine.cameras import SEARCH_WALK, capacity, next_cameras, served,
 from ov_tuner.schema import CameraTarget
 from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
+from ov_tuner.stats.settle import settling
 from ov_tuner.workloads.pipeline.answer_record import (
     GAIN_CONFIDENCE,
     SIMPLER_FIRST,
@@ -46,6 +47,9 @@ from ov_tuner.workloads.pipeline.search import (
     split_capacity,
 )
 
+# The smallest difference in cameras worth settling with more passes: one.
+LEAST_CAMERAS = 1.0
+
 
 def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     """The answer record of a stored pipeline; None before any search trial."""
@@ -69,7 +73,7 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     chosen = answer_round if from_rounds else measured[0]
     others = [_named(r, origins) for r in measured if r.origin is not None or r.split != chosen.split]
     rounds = (replace(chosen, origin=None), *others)
-    gains = tuple(_gain(rounds[0], r) for r in rounds[1:] if r.origin in (Origin.SOLO, Origin.DEFAULT))
+    gains = tuple(camera_gain(rounds[0], r) for r in rounds[1:] if r.origin in (Origin.SOLO, Origin.DEFAULT))
     overloaded = _overloaded(mine, target)
     shares = _shares(overloaded)
     bottleneck = max(shares, key=lambda s: (s.utilisation, s.wait_ms)).name if shares else ""
@@ -80,7 +84,7 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
     harness = (HarnessFigures(stored.harness, served) if stored.harness is not None and stored.harness.split == split
                else None)
     leader = _named(measured[leading], origins) if measured[leading].split != split else None
-    leader_gain = None if leader is None else _gain(leader, _named(answer_round, origins))
+    leader_gain = None if leader is None else camera_gain(leader, _named(answer_round, origins))
     return PipelineAnswer(pipeline=stored.pipeline, split=split, ran=ran, cameras=cameras, finished=searched.finished,
                           harness=harness, rounds=rounds, gains=gains, shares=shares, bottleneck=bottleneck,
                           overloaded_at=overloaded.load.cameras, tried=tried, solo=solo, box=stored.environment.box,
@@ -95,7 +99,7 @@ def deployed(measured: Sequence[RoundCameras], held: Sequence[float], origins: d
         return None
     for i in sorted(finished, key=lambda i: SIMPLER_FIRST.index(measured[i].origin)):
         mine = _named(measured[i], origins)
-        if not any(_gain(_named(measured[j], origins), mine).verdict is Verdict.MORE for j in finished if j != i):
+        if not any(camera_gain(_named(measured[j], origins), mine).verdict is Verdict.MORE for j in finished if j != i):
             return i
     return max(finished, key=lambda i: held[i])  # every one beaten by another: not transitive, the leader
 
@@ -148,11 +152,12 @@ def _round_figures(trials: Sequence[PipelineTrial], best: Split, starts: Sequenc
         walks = [t.load for t in trials if t.pass_number in finished and t.split == split and t.fps is None]
         result.append(RoundCameras(split, origin, tuple(h.cameras for _, h in kept), ran,
                                    per_pass_fps=tuple(h.fps for _, h in kept),
-                                   numbers=tuple(number for number, _ in kept), windows=tuple(windows(walks, target))))
+                                   numbers=tuple(number for number, _ in kept), windows=tuple(windows(walks, target)),
+                                   seconds=sum(w.seconds for w in walks)))
     return tuple(result)
 
 
-def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
+def camera_gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
     """Paired by pass: over the passes both finished (the test data of an older file, which numbered none, pair
     in order)."""
     assert baseline.origin is not None
@@ -165,7 +170,11 @@ def _gain(answer: RoundCameras, baseline: RoundCameras) -> CameraGain:
     arrivals = paired_ratio(mine, theirs, GAIN_CONFIDENCE) if held else None
     gain = CameraGain(baseline=baseline.origin, difference=cameras.value, low=cameras.low, high=cameras.high,
                       passes=cameras.n, ratio=ratio, arrivals=arrivals)
-    return replace(gain, verdict=verdict(gain))
+    decided = verdict(gain)
+    a_pass = sum(r.seconds / len(r.per_pass) for r in (answer, baseline) if r.per_pass)
+    settle = None if decided.told_apart else settling(cameras.value, cameras.low, cameras.high, cameras.n, a_pass,
+                                                      LEAST_CAMERAS)
+    return replace(gain, verdict=decided, settle=settle)
 
 
 def verdict(gain: CameraGain) -> Verdict:

@@ -14,6 +14,7 @@ from ov_tuner.engine.boundary import Boundary, Window, boundary
 from ov_tuner.schema import HARNESS_LIMIT, Box
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio
 from ov_tuner.stats.interval import paired_interval
+from ov_tuner.stats.settle import Settling
 from ov_tuner.workloads.pipeline.schema import (
     HarnessCeiling,
     Origin,
@@ -63,6 +64,7 @@ class RoundCameras:
     per_pass_fps: tuple[float, ...] = ()
     numbers: tuple[int, ...] = ()  # the passes these figures come from (a contender stopped early skips the later)
     windows: tuple[Window, ...] = ()
+    seconds: float = 0.0  # the counted seconds of its trials in those passes: what a pass of it costs, summed
 
     @property
     def mean(self) -> float:
@@ -161,6 +163,7 @@ class CameraGain:
     ratio: Ratio | None
     arrivals: Ratio | None = None
     verdict: Verdict = Verdict.TOO_FEW
+    settle: Settling | None = None  # not told apart: about how many more passes would settle a camera's difference
 
     @property
     def cameras_clear(self) -> bool:
