@@ -44,6 +44,7 @@ from ov_tuner.workloads.llm.answer_record import (
 from ov_tuner.workloads.llm.by_load import knob_by_load, paired_in_rounds
 from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm, at_budget, pooled
+from ov_tuner.workloads.llm.objective import most_served
 from ov_tuner.workloads.llm.roofline import decode_bound
 from ov_tuner.workloads.llm.schema import (
     LlmBudget,
@@ -142,7 +143,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
         unbeaten = [i for i in tied if not any(_beats(table[:, j], table[:, i]) for j in leading if j != i)]
         best = min(unbeaten or [top], key=lambda i: (_simpler(contenders[i]), in_rounds[contenders[i]].kv_cache_bytes))
         rule = Rule.FASTEST if tied == [top] else Rule.TIED_SIMPLER
-        most = _most_served(walked, contenders[best], {contenders[i] for i in leading}, closed)
+        most = most_served(walked, contenders[best], {contenders[i] for i in leading}, closed)
         if most is not None:
             best, rule = contenders.index(most), Rule.MOST_SERVED
         answer, fastest = in_rounds[contenders[best]], in_rounds[contenders[top]]
@@ -222,20 +223,6 @@ def _simpler(setting: LlmSetting) -> int:
     other 3, a speculative one 4 (among those tied, the one that proposes no tokens: speculation costs once the
     device is busy)."""
     return BASELINES.index(setting) if setting in BASELINES else len(BASELINES) + setting.speculative
-
-
-def _most_served(walks: Sequence[Walk], chosen: LlmSetting, leading: set[LlmSetting],
-                 closed: bool) -> LlmSetting | None:
-    """The contender whose walk served the most more load than `chosen`'s, told apart (the 95% interval of the
-    difference above 0), among those that may lead; None where none does, or `chosen` was not walked."""
-    by_setting = {w.setting: w for w in walks}
-    if chosen not in by_setting:
-        return None
-    mine = by_setting[chosen].windows
-    gains = [(difference(w.windows, mine, closed), w.setting)
-             for w in walks if w.setting in leading and w.setting != chosen]
-    more = [(d.value, setting) for d, setting in gains if d.differs and d.value > 0]
-    return max(more, key=lambda found: found[0])[1] if more else None
 
 
 def _walk_gains(walks: Sequence[Walk], answer: SettingFigures | None, trials: Sequence[LlmTrial],
