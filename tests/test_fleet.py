@@ -152,11 +152,12 @@ def test_fleet_llm_runs_the_llms_command_on_every_node_and_compares_the_hosts(cl
     done = ov_tuner("fleet", "llm", str(tiny_gguf), "--address", cluster.address, "--out-dir", str(tmp_path),
                     "--seconds", "0.3", "--lead-in", "0.1", "--users", "2", "--prompt-tokens", "8", "--output-tokens",
                     "4", "--batched-tokens", "256", "--kv-precision", "default", "--search", "grid", "--passes", "2",
-                    "--no-walk", timeout=600)
+                    "--no-walk", "--time-budget", "10m", timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(p.name for p in tmp_path.glob("*.db")) == [f"{HOST}-head.db", f"{HOST}-second.db"]
     for node in ("head", "second"):
         assert stored_writer_and_node(tmp_path / f"{HOST}-{node}.db") == ("llm", node)
+        assert f"{HOST}-{node}: plan: " in done.stdout  # each host keeps the time budget and says its plan
         assert f"{HOST}-{node} ({node}): done; results in {tmp_path / f'{HOST}-{node}.db'}" in done.stdout
         assert f"{HOST}-{node}: search " in done.stdout  # its trials, relayed as they came
     assert "file 2 deploys" in done.stdout

@@ -10,6 +10,7 @@ from typing import cast
 
 import ray
 
+from ov_tuner.engine.budget import TimeBudget
 from ov_tuner.errors import OvTunerError
 from ov_tuner.fleet.bundle import Bundle, unpack
 from ov_tuner.fleet.keeper import RemoteProgress, RemoteStore
@@ -36,6 +37,8 @@ def sweep_here(spec: SweepSpec, bundle: Bundle, keeper: ray.actor.ActorHandle) -
         cache = spec.cache_dir if spec.cache_everywhere else Path(tempfile.gettempdir()) / "ov-tuner-fleet.cache"
         here = replace(spec, model=model, images=images, out=Path(folder) / "unused.db", cache_dir=cache)
         try:
-            return NodeOutcome(run_sweep(here, RemoteProgress(keeper), store=cast(ResultStore, RemoteStore(keeper))))
+            budget = None if spec.time_budget_s is None else TimeBudget(spec.time_budget_s)  # each host's own
+            return NodeOutcome(run_sweep(here, RemoteProgress(keeper), store=cast(ResultStore, RemoteStore(keeper)),
+                                         budget=budget))
         except OvTunerError as e:  # raised here, or by the keeper's store (then Ray wraps it: its cause says it)
             return NodeOutcome(None, str(getattr(e, "cause", e)))
