@@ -23,6 +23,7 @@ from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.engine.boundary import REPEATS, boundary, next_load
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
 from ov_tuner.registry.llm.forms import DEFAULT_PROMPT
+from ov_tuner.registry.llm.answer_json import llm_answer_json
 from ov_tuner.registry.llm.words import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.workloads.llm.agreement import agreement, changes_precision
@@ -528,32 +529,65 @@ def test_a_walk_that_serves_more_users_told_apart_decides_the_answer() -> None:
     assert llm_answer(close).answer.setting == SCHEDULER_DEFAULT  # type: ignore[union-attr]  # 21 vs 20: not apart
 
 
-def test_an_answer_whose_walk_serves_fewer_than_the_load_given_says_the_load_given_is_at_its_edge() -> None:
+def test_a_fast_setting_at_its_edge_loses_to_a_slower_one_with_room_and_at_its_edge_is_said_where_all_are() -> None:
+    """The objective's first rung: the budget met at the load given in most windows there, not only over the rounds'
+    passes pooled. A setting twice as fast whose walk serves 7 of the 8 users given is not deployed where GenAI left
+    alone serves 8; where every setting is at its edge, the answer says so."""
     budget = LlmBudget(ttft_ms=100.0)
     job = dataclasses.replace(JOB, budget=budget, load=LlmLoad(users=8))
     met, missed = np.full(10, 5.0), np.full(10, 500.0)
     two_slow = np.array([500.0, 500.0, *[5.0] * 8])  # its p90 misses; pooled with two windows met, it meets
+    fast = LlmSetting(max_num_batched_tokens=4096)
 
     def trial(setting: LlmSetting, users: int | None, ttft: np.ndarray, number: int | None = None) -> LlmTrial:
-        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=ttft, tpot_ms=met, output_tokens=1000,
-                        wall_s=1.0)
+        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=ttft, tpot_ms=met,
+                        output_tokens=2000 if setting == fast else 1000, wall_s=1.0)
 
     # in the rounds at 8 users one window in three missed alone, but the p90 pooled over the three met the budget
-    rounds = [trial(s, None, two_slow if (s, n) == (SCHEDULER_DEFAULT, 0) else met, n) for n in range(3)
-              for s in BASELINES]
-    walk = [trial(SCHEDULER_DEFAULT, n, met if n <= 7 else missed) for n in (16, 12, 9, 8, 8, 7, 7, 7)]
-    others = [trial(s, n, met if n <= 8 else missed) for s in (PIPELINE_DEFAULT, OVMS_DEFAULT)
-              for n in (16, 12, 9, 9, 9, 8, 8)]
-    answer = llm_answer(StoredLlm("r.db", None, job, (*rounds, *walk, *others), ()))
-    assert answer.answer is not None and answer.answer.setting == SCHEDULER_DEFAULT and answer.answer.meets
+    rounds = [trial(s, None, two_slow if n == 0 else met, n) for n in range(3) for s in (fast, *BASELINES)]
+    edge = [trial(fast, n, met if n <= 7 else missed) for n in (16, 12, 9, 8, 8, 7, 7, 7)]
+    room = [trial(s, n, met if n <= 8 else missed) for s in BASELINES for n in (16, 12, 9, 9, 9, 8, 8)]
+    answer = llm_answer(StoredLlm("r.db", None, job, (*rounds, *edge, *room), ()))
+    assert answer.fastest is not None and answer.fastest.setting == fast
+    assert answer.answer is not None and answer.answer.setting == SCHEDULER_DEFAULT  # tied baselines: the simplest
+    assert answer.rule is Rule.ROBUST and answer.rule.rung == 1 and not answer.at_its_edge
+    assert dict(answer_lines(answer))["why"].startswith("decided by the objective's rung 1 of 4, robustly within the "
+                                                        "budget at the load given: its walk serves 8 users or more")
+    # every setting at its edge: the fastest is deployed, and the words say the load given is at its edge
+    all_edge = [trial(s, n, met if n <= 7 else missed) for s in BASELINES for n in (16, 12, 9, 8, 8, 7, 7, 7)]
+    answer = llm_answer(StoredLlm("r.db", None, job, (*rounds, *edge, *all_edge), ()))
+    assert answer.answer is not None and answer.answer.setting == fast and answer.rule is Rule.FASTEST
     assert answer.walks[0].served == 7 and answer.at_its_edge
     users = dict(answer_lines(answer))["users"]
     assert users.startswith("7 users (95%: ") and ("within the budget, fewer than the 8 users given: there it met the "
                                                    "budget over the rounds' passes pooled, in 2 of 5 windows alone;"
                                                    in users)
-    # a walk that serves the load given says nothing of it
-    served = [trial(SCHEDULER_DEFAULT, n, met if n <= 8 else missed) for n in (16, 12, 9, 9, 9, 8, 8)]
-    assert not llm_answer(StoredLlm("r.db", None, job, (*rounds, *served, *others), ())).at_its_edge
+
+
+def test_the_answer_is_never_a_setting_the_server_left_alone_serves_more_users_than() -> None:
+    """Whatever the rounds say, a baseline whose walk serves more, told apart, is deployed instead (here the
+    baselines missed the budget over the rounds' passes pooled, one window of three missed whole, so only the fast
+    setting led there); of baselines not told apart, the simplest (GenAI left alone)."""
+    budget = LlmBudget(ttft_ms=100.0)
+    job = dataclasses.replace(JOB, budget=budget, load=LlmLoad(users=4))
+    met, missed = np.full(10, 5.0), np.full(10, 500.0)
+    fast = LlmSetting(enable_prefix_caching=False, max_num_batched_tokens=4096)
+
+    def trial(setting: LlmSetting, users: int | None, ok: bool, number: int | None = None) -> LlmTrial:
+        return LlmTrial(setting, pass_number=number, users=users, ttft_ms=met if ok else missed, tpot_ms=met,
+                        output_tokens=2000 if setting == fast else 1000, wall_s=1.0)
+
+    def walk(setting: LlmSetting, served: int) -> list[LlmTrial]:
+        return [trial(setting, n, n <= served) for n in (8, 16, *[served] * 4, *[served + 1] * 3)]
+
+    rounds = [trial(s, None, s == fast or n > 0, n) for n in range(3) for s in (fast, *BASELINES)]
+    walks = [*walk(fast, 8), *walk(SCHEDULER_DEFAULT, 20), *walk(PIPELINE_DEFAULT, 8), *walk(OVMS_DEFAULT, 20)]
+    answer = llm_answer(StoredLlm("r.db", None, job, (*rounds, *walks), ()))
+    assert answer.fastest is not None and answer.fastest.setting == fast
+    assert answer.answer is not None and answer.answer.setting == SCHEDULER_DEFAULT  # 20 and 20: the simpler
+    assert answer.rule is Rule.BASELINE and answer.rule.rung == 2
+    assert all(not (g.difference.differs and g.difference.value < 0) for g in answer.walk_gains)
+    assert llm_answer_json(answer)["rung"] == 2
 
 
 def test_where_nothing_meets_the_budget_at_the_load_given_the_one_that_serves_most_walking_down_is_the_answer(
@@ -576,7 +610,8 @@ def test_where_nothing_meets_the_budget_at_the_load_given_the_one_that_serves_mo
     assert answer.answer is not None and answer.answer.setting == OVMS_DEFAULT and answer.rule is Rule.WALKED_DOWN
     assert [(w.setting, w.served) for w in answer.walks] == [(OVMS_DEFAULT, 5), (SCHEDULER_DEFAULT, 2)]
     why = dict(answer_lines(answer))["why"]
-    assert why.startswith("no setting met the budget at 8 users; walked down, it serves the most within it, 5 users")
+    assert why.startswith("decided by the objective's rung 2 of 4, the most load within the budget: no setting met the "
+                          "budget at 8 users; walked down, it serves the most within it, 5 users")
 
 
 def test_the_rounds_trials_are_the_walks_windows_at_the_load_given() -> None:

@@ -40,6 +40,7 @@ def llm_answer_json(answer: LlmAnswer) -> dict[str, Any]:
                    "at_ceiling": w.at_ceiling, "windows": [{"load": n, "met": ok} for n, ok in w.windows]}
                   for w in answer.walks],
         "answer_at_its_edge": answer.at_its_edge,
+        "rule": answer.rule.value, "rung": answer.rule.rung,
         "walk_gains": [{"baseline": _setting(g.baseline), "difference": g.difference.value, "low": g.difference.low,
                         "high": g.difference.high, "confidence": CONFIDENCE, "differs": g.difference.differs,
                        "to_settle": settle_json(g.settle, "windows")}

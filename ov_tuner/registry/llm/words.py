@@ -247,17 +247,35 @@ def _signed(value: float, closed: bool, unit: bool = True) -> str:
     return f"{number} {('user' if abs(value) == 1 else 'users') if closed else 'requests/s'}" if unit else number
 
 
+# The objective's rungs, in order (ov_tuner.workloads.llm.objective): the words say which one decided the answer.
+RUNGS = {1: "robustly within the budget at the load given", 2: "the most load within the budget",
+         3: "the most output tokens/s", 4: "the simplest"}
+
+
 def _why(answer: LlmAnswer) -> str:
+    """Which rung of the objective decided the answer, and how."""
+    return f"decided by the objective's rung {answer.rule.rung} of 4, {RUNGS[answer.rule.rung]}: {_how(answer)}"
+
+
+def _how(answer: LlmAnswer) -> str:
     found, fastest = answer.answer, answer.fastest
     assert found is not None
     closed = answer.job.load.closed
+    given = load_amount(answer.job.load.amount, closed)
+    others = "; ".join(f"{walk_text(w, closed)} for {setting_text(w.setting)}" for w in answer.walks[1:])
+    if answer.rule is Rule.BASELINE:
+        return (f"the server left alone serves {walk_text(answer.walks[0], closed)} within the budget, against "
+                f"{others}: the others served less, told apart, or met the budget at {given} only at their edge")
     if answer.rule is Rule.WALKED_DOWN:
-        others = "; ".join(f"{walk_text(w, closed)} for {setting_text(w.setting)}" for w in answer.walks[1:])
-        return (f"no setting met the budget at {load_amount(answer.job.load.amount, closed)}; walked down, it serves "
+        return (f"no setting met the budget at {given}; walked down, it serves "
                 f"the most within it, {walk_text(answer.walks[0], closed)}" + (f", against {others}" if others else ""))
     assert fastest is not None
+    if answer.rule is Rule.ROBUST:
+        edge = next((walk_text(w, closed) for w in answer.walks if w.setting == fastest.setting), "")
+        return (f"its walk serves {given} or more, {walk_text(answer.walks[0], closed)}; the faster "
+                f"{setting_text(fastest.setting)} met the budget at {given} only over the rounds' passes pooled, its "
+                f"walk serving {edge}")
     if answer.rule is Rule.MOST_SERVED:
-        others = "; ".join(f"{walk_text(w, closed)} for {setting_text(w.setting)}" for w in answer.walks[1:])
         return (f"serves the most within the budget, {walk_text(answer.walks[0], closed)}, against {others}, told "
                 "apart (the difference's 95% interval above 0); the rounds' tokens a second at the load given did not "
                 "tell them apart or ranked it lower")

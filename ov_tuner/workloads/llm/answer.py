@@ -44,7 +44,7 @@ from ov_tuner.workloads.llm.answer_record import (
 from ov_tuner.workloads.llm.by_load import knob_by_load, paired_in_rounds
 from ov_tuner.workloads.llm.instances import core_shares
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, StoredLlm, at_budget, pooled
-from ov_tuner.workloads.llm.objective import most_served
+from ov_tuner.workloads.llm.objective import above_the_choice, at_its_edge, most_served
 from ov_tuner.workloads.llm.roofline import decode_bound
 from ov_tuner.workloads.llm.schema import (
     LlmBudget,
@@ -137,19 +137,26 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     walked = _walks(trials, job)
     rule = Rule.FASTEST
     if leading:
-        top = max(leading, key=lambda i: means[i])
-        tied = [i for i in leading
-                if i == top or _holds_one(paired_ratio(table[:, i], table[:, top], GAIN_CONFIDENCE))]
-        unbeaten = [i for i in tied if not any(_beats(table[:, j], table[:, i]) for j in leading if j != i)]
+        edge = at_its_edge(walked, job.load.amount)
+        pool = [i for i in leading if contenders[i] not in edge] or leading  # rung 1: robustly within the budget
+        top = max(pool, key=lambda i: means[i])
+        tied = [i for i in pool if i == top or _holds_one(paired_ratio(table[:, i], table[:, top], GAIN_CONFIDENCE))]
+        unbeaten = [i for i in tied if not any(_beats(table[:, j], table[:, i]) for j in pool if j != i)]
         best = min(unbeaten or [top], key=lambda i: (_simpler(contenders[i]), in_rounds[contenders[i]].kv_cache_bytes))
-        rule = Rule.FASTEST if tied == [top] else Rule.TIED_SIMPLER
-        most = most_served(walked, contenders[best], {contenders[i] for i in leading}, closed)
+        leader = max(leading, key=lambda i: means[i])
+        rule = Rule.ROBUST if leader not in pool else Rule.FASTEST if tied == [top] else Rule.TIED_SIMPLER
+        most = most_served(walked, contenders[best], {contenders[i] for i in pool}, closed)
         if most is not None:
             best, rule = contenders.index(most), Rule.MOST_SERVED
-        answer, fastest = in_rounds[contenders[best]], in_rounds[contenders[top]]
-        gains = tuple(LlmGain(b, in_rounds[b], ratio, gain_settling(ratio, trials, (answer.setting, b)))
-                      for b in BASELINES if b in in_rounds and b != answer.setting
-                      for ratio in (paired_ratio(table[:, best], table[:, contenders.index(b)], GAIN_CONFIDENCE),))
+        floor = above_the_choice(walked, contenders[best], job.load.amount, held, closed)
+        chosen = contenders[best] if floor is None else floor
+        rule = rule if floor is None else Rule.BASELINE
+        answer = in_rounds.get(chosen) or figures_of(chosen, _searched(trials, chosen), job.budget)
+        fastest = in_rounds[contenders[leader]]
+        gains = tuple(LlmGain(b, in_rounds[b], ratio, gain_settling(ratio, trials, (chosen, b)))
+                      for b in BASELINES if b in in_rounds and b != chosen and chosen in in_rounds
+                      for ratio in (paired_ratio(table[:, contenders.index(chosen)], table[:, contenders.index(b)],
+                                                 GAIN_CONFIDENCE),))
     elif not contenders:
         meeting = [f for f in searched if f.meets and f.setting not in held]
         answer = fastest = max(meeting, key=lambda f: f.tokens_per_s) if meeting else None

@@ -69,12 +69,24 @@ class LlmGain:
 
 
 class Rule(str, Enum):
-    """Why the answer is the one it is."""
+    """Why the answer is the one it is: the rung of the objective that decided it (ov_tuner.workloads.llm.objective).
+    The objective, in order: meet the budget at the load given, robustly (its walk serves that load, not only the
+    rounds' passes pooled); then the most load within the budget; then output tokens a second; then the simplest."""
 
+    ROBUST = "meets the budget robustly"  # faster settings met it at the load given only at their walk's edge
+    MOST_SERVED = "most served"  # its walk served more load within the budget than the rounds' choice's, told apart
+    BASELINE = "never below the server left alone"  # the choice served less than this baseline, told apart, or met
+    # the budget at the load given only at its edge where this baseline did not
     FASTEST = "fastest"  # the rounds' leader within the budget, told apart from the rest (or the search's)
     TIED_SIMPLER = "tied, simpler"  # not told apart from the others, and GenAI left alone or the smallest KV cache
-    MOST_SERVED = "most served"  # its walk served more load within the budget than the rounds' choice's, told apart
     WALKED_DOWN = "walked down"  # nothing met the budget at the load given; its walk down served the most
+
+    @property
+    def rung(self) -> int:
+        """The objective's rung that decided: 1 robustly within the budget, 2 the most load, 3 tokens a second, 4 the
+        simplest."""
+        return {Rule.ROBUST: 1, Rule.MOST_SERVED: 2, Rule.BASELINE: 2, Rule.WALKED_DOWN: 2, Rule.FASTEST: 3,
+                Rule.TIED_SIMPLER: 4}[self]
 
 
 @dataclass(frozen=True)
