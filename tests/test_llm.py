@@ -22,15 +22,15 @@ from ov_tuner.cli import app
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.engine.boundary import REPEATS, boundary, next_load
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
-from ov_tuner.registry.llm.forms import DEFAULT_PROMPT
 from ov_tuner.registry.llm.answer_json import llm_answer_json
+from ov_tuner.registry.llm.forms import DEFAULT_PROMPT
 from ov_tuner.registry.llm.words import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.workloads.llm.agreement import agreement, changes_precision
 from ov_tuner.workloads.llm.answer import llm_answer, walk_windows
 from ov_tuner.workloads.llm.answer_record import BASELINES, Rule
 from ov_tuner.workloads.llm.fresh import trial_in_process
-from ov_tuner.workloads.llm.gguf import write_llama_gguf
+from ov_tuner.workloads.llm.gguf import LlamaShape, write_llama_gguf
 from ov_tuner.workloads.llm.instances import core_shares, merged
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, Roofline, StoredLlm
@@ -78,6 +78,21 @@ def test_a_gguf_is_read_for_what_it_is(tiny_gguf: Path) -> None:
     model = read_llm(tiny_gguf)
     assert (model.format, model.architecture, model.layers, model.width) == (LlmFormat.GGUF, "llama", 2, 256)
     assert model.vocab == 256 + 144 + 2 and len(model.sha256) == 64
+
+
+def test_a_model_of_another_shape_takes_a_real_models_tokenizer_and_chat_template(tiny_gguf: Path,
+                                                                                  tmp_path: Path) -> None:
+    """scripts/llm_sizes.py's models: SmolLM2's tokenizer on a llama of another size (here the tiny model's)."""
+    import gguf
+
+    shaped = write_llama_gguf(tmp_path / "shaped.gguf", LlamaShape(layers=3, width=128, heads=4, kv_heads=2,
+                                                                   feed_forward=256), quantized=True,
+                              tokenizer=tiny_gguf)
+    source, copy = gguf.GGUFReader(str(tiny_gguf)), gguf.GGUFReader(str(shaped))
+    for key in ("tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.chat_template"):
+        assert copy.fields[key].contents() == source.fields[key].contents()
+    model = read_llm(shaped)
+    assert (model.layers, model.width, model.vocab) == (3, 128, read_llm(tiny_gguf).vocab)
 
 
 def test_a_gguf_of_f32_matrices_is_refused_in_one_line_naming_what_genai_reads(tmp_path: Path) -> None:

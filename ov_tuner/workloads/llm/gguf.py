@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,19 +59,14 @@ CHAT_TEMPLATE = ("{% for message in messages %}{{ message['role'] + ': ' + messa
 
 
 def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0,
-                     matrix_type: type = np.float16, quantized: bool = False) -> Path:
+                     matrix_type: type = np.float16, quantized: bool = False, tokenizer: Path | None = None) -> Path:
     """Write the model to `path`; `matrix_type` np.float32 writes the F32 matrices GenAI refuses (for its test);
-    `quantized` writes them as a Q4_1 file does."""
+    `quantized` writes them as a Q4_1 file does; `tokenizer`, a GGUF file whose tokenizer and chat template it takes
+    (a real model's: its prompts then tokenize as that model's do), else its own."""
     import gguf
-    from gguf.quants import quantize
 
-    rng = np.random.default_rng(seed)
-    letters = "etaoinshrdlucmfw"
-    pairs = [(a, b) for a in letters for b in letters][:shape.merges]
-    merged = [*_byte_alphabet(), *(a + b for a, b in pairs)]
-    unused = [f"<unused{i}>" for i in range(max(shape.vocab - len(merged) - 2, 0))]
-    tokens = [*merged, *unused, "<s>", "</s>"]
     writer = gguf.GGUFWriter(str(path), "llama")
+    tokens = _copy_tokenizer(writer, tokenizer) if tokenizer is not None else _own_tokenizer(writer, shape)
     writer.add_context_length(shape.context)
     writer.add_embedding_length(shape.width)
     writer.add_block_count(shape.layers)
@@ -81,6 +77,17 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_rope_freq_base(10000.0)
     writer.add_file_type(MOSTLY_Q4_1 if quantized else MOSTLY_F16)
+    _write_weights(writer, shape, tokens, seed, matrix_type, quantized)
+    return path
+
+
+def _own_tokenizer(writer: Any, shape: LlamaShape) -> int:
+    """The made-up byte-level BPE and chat template; returns the count of tokens."""
+    letters = "etaoinshrdlucmfw"
+    pairs = [(a, b) for a in letters for b in letters][:shape.merges]
+    merged = [*_byte_alphabet(), *(a + b for a, b in pairs)]
+    unused = [f"<unused{i}>" for i in range(max(shape.vocab - len(merged) - 2, 0))]
+    tokens = [*merged, *unused, "<s>", "</s>"]
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("llama-bpe")
     writer.add_token_list(tokens)
@@ -89,6 +96,29 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
     writer.add_bos_token_id(len(tokens) - 2)
     writer.add_eos_token_id(len(tokens) - 1)
     writer.add_chat_template(CHAT_TEMPLATE)
+    return len(tokens)
+
+
+def _copy_tokenizer(writer: Any, source: Path) -> int:
+    """Every tokenizer key of the GGUF file `source` (its tokens, merges, special tokens and chat template), as it
+    holds them; returns the count of tokens."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(source))
+    for field in reader.fields.values():
+        if field.name.startswith("tokenizer."):
+            writer.add_key_value(field.name, field.contents(), field.types[0],
+                                 field.types[1] if len(field.types) > 1 else None)
+    return len(reader.fields["tokenizer.ggml.tokens"].data)
+
+
+def _write_weights(writer: Any, shape: LlamaShape, tokens: int, seed: int, matrix_type: type,
+                   quantized: bool) -> None:
+    """Random weights of `shape`, one tensor at a time (a 1.5B model's would not fit in memory at once as F32)."""
+    import gguf
+    from gguf.quants import quantize
+
+    rng = np.random.default_rng(seed)
 
     def tensor(name: str, rows: int, columns: int | None = None) -> None:
         dims = (rows,) if columns is None else (rows, columns)
@@ -100,7 +130,7 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
         writer.add_tensor(name, quantize(values, kind), raw_dtype=kind)
 
     head = shape.width // shape.heads
-    tensor("token_embd.weight", len(tokens), shape.width)
+    tensor("token_embd.weight", tokens, shape.width)
     for i in range(shape.layers):
         tensor(f"blk.{i}.attn_norm.weight", shape.width)
         tensor(f"blk.{i}.attn_q.weight", shape.width, shape.width)
@@ -113,9 +143,8 @@ def write_llama_gguf(path: Path, shape: LlamaShape = LlamaShape(), seed: int = 0
         tensor(f"blk.{i}.ffn_down.weight", shape.width, shape.feed_forward)
     tensor("output_norm.weight", shape.width)
     if not shape.tied:
-        tensor("output.weight", len(tokens), shape.width)
+        tensor("output.weight", tokens, shape.width)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
-    return path
