@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from ov_tuner.cli import app
 from ov_tuner.present.drawing import DEPLOYED_COLOUR
+from ov_tuner.present.labels import placed_names
 from ov_tuner.registry.llm import words_report as words
 from ov_tuner.registry.llm.figures import LlmFigures, pareto_figure, rounds_figure, users_figure
 from ov_tuner.registry.llm.report import llm_document
@@ -30,6 +31,7 @@ from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.llm.answer import llm_answer
 from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer
 from ov_tuner.workloads.llm.results_file import load_llm
+from ov_tuner.workloads.llm.schema import LlmSetting
 
 FIGURES = ("llm_pareto.png", "llm_rounds.png", "llm_users.png")
 SECTIONS = (words.ANSWER_SECTION, words.RUN_SECTION, words.PARETO_SECTION, words.ROUNDS_SECTION, words.USERS_SECTION,
@@ -138,8 +140,29 @@ def test_a_budget_near_the_points_is_drawn_and_one_far_right_is_named(answer: Ll
     fig = pareto_figure(dataclasses.replace(answer, job=dataclasses.replace(answer.job, budget=near)))
     drawn = [line for line in fig.axes[0].lines if line.get_linestyle() == "--"]
     assert [np.asarray(line.get_xdata())[0] for line in drawn] == [pytest.approx(near.ttft_ms)]
-    assert words.budget_mark_text(near, True) in _labels(fig)
-    assert words.budget_mark_text(answer.job.budget, False) in _labels(pareto_figure(answer))
+    assert words.budget_mark_text(near, 0, True) in _labels(fig)
+    assert words.budget_mark_text(answer.job.budget, 0, False) in _labels(pareto_figure(answer))
+
+
+def test_the_pareto_figure_shows_both_budgets_and_no_name_over_another(answer: LlmAnswer) -> None:
+    """A point that missed the TPOT budget shows it on the TPOT panel (the demo's figure drew every setting hollow left
+    of a TTFT-only line); two settings measured alike once printed their names over each other."""
+    twin = dataclasses.replace(answer.searched[0], setting=LlmSetting(max_num_batched_tokens=4096,
+                                                                      enable_prefix_caching=True))
+    slowest = max(f.at_budget[1] for f in answer.searched)
+    near = dataclasses.replace(answer.job.budget, tpot_ms=round(slowest / 2, 3))
+    alike = dataclasses.replace(answer, searched=(*answer.searched, twin),
+                                job=dataclasses.replace(answer.job, budget=near))
+    fig = pareto_figure(alike)
+    ttft_panel, tpot_panel = fig.axes[:2]
+    drawn = [np.asarray(line.get_xdata())[0] for line in tpot_panel.lines if line.get_linestyle() == "--"]
+    assert drawn == [pytest.approx(near.tpot_ms)] and words.budget_mark_text(near, 1, True) in _labels(fig)
+    assert tpot_panel.get_xlabel() == "TPOT p90 (ms)" and ttft_panel.get_xlabel() == "TTFT p90 (ms)"
+    fig.canvas.draw()
+    names = placed_names(fig)
+    assert len(names) == 2 * len(alike.searched)  # every setting named on both panels
+    boxes = [n.get_window_extent() for n in names]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
 
 
 def test_the_rounds_figure_draws_a_line_per_contender_pass_by_pass(answer: LlmAnswer) -> None:

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ov_tuner.present.drawing import DEPLOYED_COLOUR, save_figure
+from ov_tuner.present.labels import PointName, name_points
 from ov_tuner.registry.llm import words_report as words
 from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer
@@ -56,47 +57,58 @@ def _marks(ax: Axes, at: Mapping[LlmSetting, tuple[float, float]], answer: LlmAn
 
 
 def pareto_figure(answer: LlmAnswer) -> Figure:
-    """Every setting searched at its TTFT p90 and output tokens/s, each named (hollow where it missed the budget,
-    crossed where held back); the Pareto front joined; the budget's TTFT where there is one; the answer and GenAI left
-    alone marked."""
-    searched = answer.searched
-    at = {f.setting: (f.latencies.ttft_ms[1], f.tokens_per_s) for f in searched}
-    fig = Figure(figsize=(10, 6.5), layout="constrained")
-    ax = fig.subplots()
-    for meets in (True, False):
-        xy = [at[f.setting] for f in searched if f.meets is meets]
-        ax.scatter([x for x, _ in xy], [y for _, y in xy], s=40, zorder=3, edgecolors="tab:blue",
-                   facecolors="tab:blue" if meets else "none")
-    held = [at[f.setting] for f in answer.held_back]
-    ax.scatter([x for x, _ in held], [y for _, y in held], marker="x", color="tab:gray", s=90, zorder=4)
-    front = sorted((at[f.setting] for f in answer.pareto), key=lambda xy: xy[0])
-    ax.plot([x for x, _ in front], [y for _, y in front], color="black", linewidth=1.5, zorder=2)
-    on_front = {f.setting for f in answer.pareto}
-    for rank, f in enumerate(sorted(searched, key=lambda f: -f.tokens_per_s)):  # neighbours' names above and below
-        full = f.setting in on_front
-        ax.annotate(setting_text(f.setting), at[f.setting], textcoords="offset points",
-                    xytext=(9, 4 if rank % 2 == 0 else -11), fontsize=8 if full else 7,
-                    color="black" if full else "#555555")
-    handles = [*_marks(ax, at, answer), Line2D([], [], color="black", label=words.FRONT)]
+    """Every setting searched, output tokens/s against TTFT (left) and TPOT (right) at the budget's percentile, each
+    named, none over another (hollow where it missed the budget, crossed where held back); the Pareto front of
+    tokens/s against TTFT joined; each budget's line on its panel, so a point that missed shows which it crossed; the
+    answer and GenAI left alone marked."""
+    searched, budget = answer.searched, answer.job.budget
+    fig = Figure(figsize=(14, 6.5), layout="constrained")
+    ttft_ax, tpot_ax = fig.subplots(1, 2, sharey=True)
+    handles: list[Line2D] = []
+    for ax, side, limit in ((ttft_ax, 0, budget.ttft_ms), (tpot_ax, 1, budget.tpot_ms)):
+        at = {f.setting: (f.at_budget[side], f.tokens_per_s) for f in searched if math.isfinite(f.at_budget[side])}
+        _points(ax, at, answer)
+        marks = _marks(ax, at, answer)
+        handles = handles or marks
+        if limit is not None:
+            shown = limit <= BUDGET_REACH * max([x for x, _ in at.values()] + [1e-3])
+            if shown:  # the axis stretches to take it in
+                ax.axvline(limit, color="tab:red", linestyle="--")
+            handles.append(Line2D([], [], color="tab:red", linestyle="--" if shown else "",
+                                  label=words.budget_mark_text(budget, side, shown)))
+        ax.margins(0.12)  # room for the names beside the points
+        ax.set_xlabel(words.latency_axis(side, budget.percentile))
+        ax.grid(alpha=0.3)
+    ttft = {f.setting: (f.at_budget[0], f.tokens_per_s) for f in searched}
+    front = sorted((ttft[f.setting] for f in answer.pareto), key=lambda xy: xy[0])
+    ttft_ax.plot([x for x, _ in front], [y for _, y in front], color="black", linewidth=1.5, zorder=2)
+    handles.append(Line2D([], [], color="black", label=words.FRONT))
     if not all(f.meets for f in searched):
         handles.append(Line2D([], [], marker="o", linestyle="", markerfacecolor="none", markeredgecolor="tab:blue",
                               label=words.MISSED))
-    if held:
+    if answer.held_back:
         handles.append(Line2D([], [], marker="x", linestyle="", color="tab:gray", label=words.HELD_BACK))
-    budget = answer.job.budget
-    if budget.ttft_ms is not None:
-        shown = budget.ttft_ms <= BUDGET_REACH * max([x for x, _ in at.values()] + [1e-3])
-        if shown:  # the axis stretches to take it in
-            ax.axvline(budget.ttft_ms, color="tab:red", linestyle="--")
-        handles.append(Line2D([], [], color="tab:red", linestyle="--" if shown else "",
-                              label=words.budget_mark_text(budget, shown)))
-    ax.margins(0.12)  # room for the names right of the points
-    ax.set_xlabel(words.TTFT_AXIS)
-    ax.set_ylabel(words.TOKENS_AXIS)
-    ax.grid(alpha=0.3)
-    ax.legend(handles=handles, fontsize=8, loc="best")
-    ax.set_title(words.pareto_title(answer), wrap=True)
+    ttft_ax.set_ylabel(words.TOKENS_AXIS)
+    ttft_ax.legend(handles=handles, fontsize=8, loc="best")
+    fig.suptitle(words.pareto_title(answer), wrap=True)
+    on_front = {f.setting for f in answer.pareto}
+    fastest_first = sorted(searched, key=lambda f: -f.tokens_per_s)
+    for ax, side in ((ttft_ax, 0), (tpot_ax, 1)):
+        name_points(fig, ax, [PointName((f.at_budget[side], f.tokens_per_s), setting_text(f.setting),
+                                        8 if f.setting in on_front else 7,
+                                        "black" if f.setting in on_front else "#555555")
+                              for f in fastest_first if math.isfinite(f.at_budget[side])])
     return fig
+
+
+def _points(ax: Axes, at: Mapping[LlmSetting, tuple[float, float]], answer: LlmAnswer) -> None:
+    """The settings at `at`: filled where they met the budget, hollow where not; held-back ones crossed."""
+    for meets in (True, False):
+        xy = [at[f.setting] for f in answer.searched if f.meets is meets and f.setting in at]
+        ax.scatter([x for x, _ in xy], [y for _, y in xy], s=40, zorder=3, edgecolors="tab:blue",
+                   facecolors="tab:blue" if meets else "none")
+    held = [at[f.setting] for f in answer.held_back if f.setting in at]
+    ax.scatter([x for x, _ in held], [y for _, y in held], marker="x", color="tab:gray", s=90, zorder=4)
 
 
 def rounds_figure(answer: LlmAnswer) -> Figure:

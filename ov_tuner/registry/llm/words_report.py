@@ -14,7 +14,6 @@ MISSED = "hollow: missed the budget"
 FRONT = "Pareto front"
 MET, NOT_MET = "met the budget", "missed it"
 TOKENS_AXIS = "output tokens/s"
-TTFT_AXIS = "TTFT p90 (ms)"
 PASS_AXIS = "pass of the rounds (each contender once a pass, order reversed every other pass)"
 USERS_AXIS = "concurrent users tried"
 RATE_AXIS = "requests a second tried"
@@ -44,17 +43,23 @@ def baseline_mark_text(setting: LlmSetting) -> str:
     return f"GenAI left alone: {BASELINE_NAMES[setting]}"
 
 
-def budget_mark_text(budget: LlmBudget, shown: bool) -> str:
-    """The budget's TTFT as the Pareto figure draws it: a line, or a note where it lies far right of every point."""
-    at = "" if budget.percentile == 90 else " (the points are at p90)"
+def budget_mark_text(budget: LlmBudget, side: int, shown: bool) -> str:
+    """The budget's TTFT (`side` 0) or TPOT (1) as the Pareto figure draws it: a line on its panel, or a note where
+    it lies far right of every point."""
+    name, limit = ("TTFT", budget.ttft_ms) if side == 0 else ("TPOT", budget.tpot_ms)
     where = "" if shown else ": far right of every point"
-    return f"budget: TTFT p{budget.percentile:g} within {budget.ttft_ms:g} ms{at}{where}"
+    return f"budget: {name} p{budget.percentile:g} within {limit:g} ms{where}"
+
+
+def latency_axis(side: int, percentile: float) -> str:
+    """'TTFT p90 (ms)' or 'TPOT p90 (ms)': the points sit at the budget's percentile."""
+    return f"{'TTFT' if side == 0 else 'TPOT'} p{percentile:g} (ms)"
 
 
 def pareto_title(answer: LlmAnswer) -> str:
     job = answer.job
-    return (f"{job.model.architecture} on {job.device}, {load_text(job.load)}: output tokens/s against TTFT p90 of "
-            "every setting searched (up and left is better)")
+    return (f"{job.model.architecture} on {job.device}, {load_text(job.load)}: output tokens/s against TTFT and TPOT "
+            f"p{job.budget.percentile:g} of every setting searched (up and left is better)")
 
 
 def rounds_title(answer: LlmAnswer) -> str:
