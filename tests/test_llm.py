@@ -35,6 +35,7 @@ from ov_tuner.workloads.llm.instances import core_shares, merged
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, Roofline, StoredLlm
 from ov_tuner.workloads.llm.model_file import read_llm
+from ov_tuner.workloads.llm.objective import cannot_change
 from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended, outputs_in_process
 from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
@@ -603,6 +604,17 @@ def test_the_answer_is_never_a_setting_the_server_left_alone_serves_more_users_t
     assert answer.rule is Rule.BASELINE and answer.rule.rung == 2
     assert all(not (g.difference.differs and g.difference.value < 0) for g in answer.walk_gains)
     assert llm_answer_json(answer)["rung"] == 2
+
+
+def test_a_baseline_walk_stops_once_it_cannot_change_the_answer() -> None:
+    """A walk whose interval lies wholly below the answer's serves neither more nor the load given where the answer
+    does not: it stops, the difference told apart; one that overlaps goes on, as does one not yet begun."""
+    def walk(served: int) -> list[tuple[float, bool]]:
+        return [(float(n), n <= served) for n in (8, 16, *[served] * 4, *[served + 1] * 3)]
+
+    assert cannot_change(walk(8), walk(20), closed=True)
+    assert not cannot_change(walk(19), walk(20), closed=True)
+    assert not cannot_change([], walk(20), closed=True) and not cannot_change(walk(8), [], closed=True)
 
 
 def test_where_nothing_meets_the_budget_at_the_load_given_the_one_that_serves_most_walking_down_is_the_answer(

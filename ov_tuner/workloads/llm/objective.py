@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from ov_tuner.engine.boundary import difference
+from ov_tuner.engine.boundary import Window, boundary, difference
 from ov_tuner.workloads.llm.answer_record import BASELINES, Walk
 from ov_tuner.workloads.llm.schema import LlmSetting
 
@@ -52,3 +52,10 @@ def above_the_choice(walks: Sequence[Walk], chosen: LlmSetting, load: float, hel
 def _serves_more(walk: Walk, than: Walk, closed: bool) -> bool:
     found = difference(walk.windows, than.windows, closed)
     return found.differs and found.value > 0
+
+
+def cannot_change(theirs: Sequence[Window], answers: Sequence[Window], closed: bool) -> bool:
+    """Whether a walk can no longer change the answer: its interval's upper end is below the lower end of the
+    answer's walk, so it neither serves more than the answer nor serves the load given where the answer does not
+    (`above_the_choice`). Its walk then stops, the difference already told apart."""
+    return bool(theirs) and bool(answers) and boundary(theirs, whole=closed).high < boundary(answers, whole=closed).low

@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ov_tuner.engine.boundary import next_load
+from ov_tuner.engine.boundary import Window, next_load
 from ov_tuner.engine.budget import PhasePlan
 from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.engine.rounds import RoundLimits
@@ -45,6 +45,7 @@ from ov_tuner.workloads.llm.by_load import BY_LOAD_PASSES, deciding_loads, paire
 from ov_tuner.workloads.llm.harness import harness_trial
 from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.measured import LlmOutputs, LlmTrial
+from ov_tuner.workloads.llm.objective import cannot_change
 from ov_tuner.workloads.llm.process import outputs_in_process
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmBudget, LlmJob, LlmLoad, LlmModel, LlmSetting, LlmSpace
@@ -229,17 +230,22 @@ class LlmWorkload:
         most = float(self.spec.most_users) if closed else self.spec.most_rate or start * MOST_RATE_FACTOR
         rule = walk_rule(start, most, closed)
         ran = {f.setting for f in answer.searched}  # a setting whose search trial failed is not walked
-        walking = list(dict.fromkeys([chosen.setting, *([answer.fastest.setting] if answer.fastest else []),
-                                      *BASELINES, *(s for s in self.spec.also_walk if s in ran)]))
+        leaders = [chosen.setting, *([answer.fastest.setting] if answer.fastest else [])]
+        walking = list(dict.fromkeys([*leaders, *BASELINES, *(s for s in self.spec.also_walk if s in ran)]))
         while walking:
             for setting in list(walking):
-                at = next_load(walk_windows(self.store.llm_trials(), setting, self.spec.load, self.spec.budget), rule)
-                if at is None:
+                windows = self._walk_windows(setting)
+                at = next_load(windows, rule)
+                if at is None or (setting not in leaders and setting not in self.spec.also_walk
+                                  and cannot_change(windows, self._walk_windows(chosen.setting), closed)):
                     walking.remove(setting)
                 else:
                     yield self.measure(setting, at=at)
         if self.answer().answer is None:
             raise BadInputError(missed_budget(self.spec.budget, list(answer.searched), walked=True))
+
+    def _walk_windows(self, setting: LlmSetting) -> list[Window]:
+        return walk_windows(self.store.llm_trials(), setting, self.spec.load, self.spec.budget)
 
     def _by_load(self) -> Steps:
         """The speculative setting that decides (ov_tuner.workloads.llm.by_load: the answer where it proposes
