@@ -182,6 +182,9 @@ def test_openvino_default_is_the_first_gain_and_never_beats_the_answer() -> None
     assert answer is not None and answer.deploy.contender.config == leader
     assert [s.figures.contender.config.mode for s in answer.gains] == [Mode.DEFAULT, Mode.THROUGHPUT]
     assert not answer.gains[0].ratio.clear and answer.gains[0].ratio.value == pytest.approx(100 / 110, rel=0.01)
+    settle = answer.gains[0].settle  # not told apart: the passes (of two 0.25 s windows) that would settle it
+    assert settle is not None and settle.seconds == pytest.approx(settle.more * 0.5)
+    assert settle.difference == pytest.approx(110 / 100 - 1, rel=0.05)  # the difference measured, above 5%
     # and where it beats every explicit configuration beyond noise, it is the answer
     ahead = HeadToHead.of(round_of({leader: [100, 101, 99, 100, 101, 99], default: [150, 151, 149, 150, 151, 149]},
                                    {leader: 5.0, default: 5.0}))

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ov_tuner.schema import Mode, PointConfig, Precision
-from ov_tuner.stats.headtohead import HeadToHead, Ratio, RoundFigures
+from ov_tuner.stats.headtohead import TIE_MARGIN, HeadToHead, Ratio, RoundFigures
+from ov_tuner.stats.settle import Settling, settling
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8)
 # The order the gains over the baselines are stated in: what OpenVINO does left alone first.
@@ -56,6 +57,7 @@ class Standing:
     figures: RoundFigures
     ratio: Ratio
     p90: Ratio | None = None  # p90 latency against the reference's, where stated (the gains over baselines)
+    settle: Settling | None = None  # a gain over a baseline not told apart: what more passes would settle
 
 
 @dataclass(frozen=True)
@@ -163,8 +165,11 @@ def _gains(head: HeadToHead, deploy: RoundFigures) -> tuple[Standing, ...]:
 
     chosen = sorted((f for f in head.figures if relevant(f)), key=lambda f: (
         BASELINE_ORDER.index(f.contender.config.mode), f.contender.config.device != mine.device))
-    return tuple(Standing(f, head.ratio(deploy.contender, f.contender), head.p90_ratio(deploy.contender, f.contender))
-                 for f in chosen)
+    return tuple(Standing(f, ratio, head.p90_ratio(deploy.contender, f.contender),
+                          settling(ratio.value, ratio.low, ratio.high, ratio.passes,
+                                   head.visit_seconds(deploy.contender) + head.visit_seconds(f.contender), TIE_MARGIN,
+                                   log=True))
+                 for f in chosen for ratio in (head.ratio(deploy.contender, f.contender),))
 
 
 def precision_ratios(head: HeadToHead) -> tuple[PrecisionRatio, ...]:

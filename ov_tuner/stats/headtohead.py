@@ -126,6 +126,12 @@ class HeadToHead:
         contenders = self.confirmation.contenders
         return paired_ratio(values[:, contenders.index(a)], values[:, contenders.index(b)], confidence, rerun)
 
+    def visit_seconds(self, contender: Contender) -> float:
+        """The seconds a visit's window of `contender` measured, on the mean (fill and drain not counted)."""
+        index = self.confirmation.contenders.index(contender)
+        seconds = [w.window.seconds for w in self.confirmation.windows if w.contender == index]
+        return sum(seconds) / len(seconds) if seconds else 0.0
+
     def figures_of(self, contender: Contender) -> RoundFigures:
         return self.figures[self.confirmation.contenders.index(contender)]
 

@@ -9,7 +9,7 @@ from typing import Any
 from ov_tuner.analyse.answer import Answer
 from ov_tuner.analyse.caveat import WIDE_SPAN, Caveat
 from ov_tuner.analyse.precisions import PrecisionSpeed
-from ov_tuner.present.envelope import envelope
+from ov_tuner.present.envelope import envelope, settle_json
 from ov_tuner.registry.sweep.words.accuracy import breach_text
 from ov_tuner.registry.sweep.words.answer import recommendation_text, rule_text
 from ov_tuner.registry.sweep.words.short import answer_rows
@@ -37,7 +37,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         "runner_up": None if confirmed is None or confirmed.runner_up is None else {
             **_standing(confirmed.runner_up), "leader_fps_ratio": confirmed.runner_up.ratio.reciprocal().as_json()},
         "gains": ([{"over": _configuration(s.figures.contender), "fps_ratio": s.ratio.as_json(),
-                    "measurable": s.ratio.clear, "p90_ratio": _ratio(s.p90), "head_to_head": True}
+                    "measurable": s.ratio.clear, "p90_ratio": _ratio(s.p90), "head_to_head": True,
+                    "to_settle": settle_json(s.settle, "passes")}
                    for s in (confirmed.gains if confirmed else ())]
                   + [{"over": _configuration(g.baseline), "fps_ratio": {"ratio": g.fps_gain + 1},
                       "measurable": None, "head_to_head": False} for g in rec.baselines]),

@@ -7,6 +7,7 @@ from ov_tuner.analyse.baselines import BaselineGain
 from ov_tuner.analyse.confirmed import ConfirmedAnswer, CostStep, PrecisionRatio, Rule, Standing
 from ov_tuner.analyse.recommend import Recommendation
 from ov_tuner.present.words.numbers import factor, gain, gain_inline, percentile_name, signed
+from ov_tuner.present.words.plan import settle_text
 from ov_tuner.schema import Contender, Mode, PointResult, cell_text
 from ov_tuner.stats.headtohead import RoundFigures
 
@@ -109,7 +110,9 @@ def gain_text(s: Standing) -> str:
         name += f" on {s.figures.contender.config.device}"
     if s.ratio.clear:
         return f"{gain(s.ratio)} FPS over {name}, head to head"
-    return f"no measurable difference from {name}: {gain(s.ratio)}, head to head"
+    settle = "" if s.settle is None else \
+        f"; {settle_text(s.settle, 'more passes', f'{s.settle.difference:.0%}')}"
+    return f"no measurable difference from {name}: {gain(s.ratio)}, head to head{settle}"
 
 
 def precision_ratio_text(r: PrecisionRatio) -> str:
