@@ -142,9 +142,8 @@ def test_the_check_sees_an_analysis_function_called_or_handed_on(tmp_path: Path)
 # The comparisons present/ makes that decide nothing a reader is told: how a figure is drawn and a line is wrapped.
 DRAWING = {
     "registry/sweep/heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
-    "registry/llm/figures.py: rank % 2 == 0",  # labels on alternate sides
     # the budget line
-    "registry/llm/figures.py: budget.ttft_ms <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",
+    "registry/llm/figures.py: limit <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",
     "present/words/box.py: cpu == runs[-1][-1] + 1",  # runs of CPU numbers: 0-3
     # a figure's index
     "registry/sweep/documents.py: i < len(figures.profiles)", "registry/sweep/documents.py: i < len(figures.soaks)",
