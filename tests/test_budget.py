@@ -17,8 +17,8 @@ from ov_tuner.engine.budget import OVERRUN, PhasePlan, TimeBudget, parse_duratio
 from ov_tuner.engine.driver import Driven, Rounds, Steps, Undecided, drive
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.present.words.numbers import clock_text
-from ov_tuner.present.words.plan import ending_lines, plan_lines
-from ov_tuner.stats.settle import Settling, settling
+from ov_tuner.present.words.plan import ending_lines, plan_lines, settle_text
+from ov_tuner.stats.settle import FLOOR_FACTOR, Settling, settling
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("90s", 90), ("5m", 300), ("1h", 3600), ("1.5m", 90),
@@ -198,3 +198,24 @@ def test_a_ratio_is_settled_on_the_log_scale_and_a_decided_one_needs_nothing() -
     assert found.more == math.ceil(3 * ((half / math.log(1.05)) ** 2 - 1))
     assert settling(1.2, 1.1, 1.3, spent=3, seconds_each=10.0, smallest=0.05, log=True) is None  # told apart
     assert settling(1.0, math.nan, math.nan, spent=1, seconds_each=10.0, smallest=0.05, log=True) is None
+
+
+def test_the_part_of_an_interval_no_pass_narrows_is_never_counted_on() -> None:
+    # a half-width of 5 = 3 shrinking + 2 a rerun may move (a walk's, added): a difference of 4 leaves 2 for the
+    # shrinking part, so the windows go from 4 to 4 x (3 / 2)^2 = 9
+    assert settling(1.0, -4.0, 6.0, spent=4, seconds_each=1.0, smallest=4.0, floor=2.0, linear=True) == \
+        Settling(4.0, 5, 5.0)
+    # a difference within the floor is never promised: the one settled is half again the floor
+    found = settling(1.0, -4.0, 6.0, spent=4, seconds_each=1.0, smallest=1.0, floor=2.0, linear=True)
+    assert found is not None and found.difference == FLOOR_FACTOR * 2.0
+    # in quadrature (a ratio's): half 5 = hypot(4, 3); a difference of 5 leaves hypot(5, 3) = 4 of room: 4 x (4 / 4)^2
+    # windows settle it, so one more at the least
+    assert settling(1.0, -4.0, 6.0, spent=4, seconds_each=1.0, smallest=5.0, floor=3.0) == Settling(5.0, 1, 1.0)
+
+
+def test_a_comparison_more_passes_cannot_narrow_says_so_rather_than_a_time() -> None:
+    assert settle_text(Settling(0.16, 0, 0.0), ("pass", "passes"), "16%") == (
+        "more passes would not narrow it: a rerun's spread sets its width, and a difference under 16% is not told "
+        "apart by one run")
+    assert settle_text(Settling(2.0, 1, 190.0), ("window", "windows"), "2 users") == (
+        "about 3:10 more of measuring (1 more window) would settle a difference of 2 users")

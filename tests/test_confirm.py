@@ -34,7 +34,8 @@ from ov_tuner.schema import (
     StopRule,
 )
 from ov_tuner.stats.evidence import Estimate, clearly_worse
-from ov_tuner.stats.headtohead import RERUN_SD, HeadToHead, Ratio, round_fps
+from ov_tuner.stats.headtohead import RERUN_SD, HeadToHead, Ratio, rerun_floor, round_fps
+from ov_tuner.stats.settle import FLOOR_FACTOR
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.workloads.sweep import run_sweep
 from ov_tuner.workloads.sweep.confirm import Compile, run_confirmation
@@ -184,7 +185,8 @@ def test_openvino_default_is_the_first_gain_and_never_beats_the_answer() -> None
     assert not answer.gains[0].ratio.clear and answer.gains[0].ratio.value == pytest.approx(100 / 110, rel=0.01)
     settle = answer.gains[0].settle  # not told apart: the passes (of two 0.25 s windows) that would settle it
     assert settle is not None and settle.seconds == pytest.approx(settle.more * 0.5)
-    assert settle.difference == pytest.approx(110 / 100 - 1, rel=0.05)  # the difference measured, above 5%
+    # the 10% measured lies within 1.5x the rerun term's reach: more passes settle a difference half again that
+    assert settle.difference == pytest.approx(math.expm1(FLOOR_FACTOR * rerun_floor()))
     # and where it beats every explicit configuration beyond noise, it is the answer
     ahead = HeadToHead.of(round_of({leader: [100, 101, 99, 100, 101, 99], default: [150, 151, 149, 150, 151, 149]},
                                    {leader: 5.0, default: 5.0}))

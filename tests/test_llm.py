@@ -365,7 +365,7 @@ def test_a_setting_not_told_apart_from_genai_left_alone_leaves_it_alone() -> Non
     assert answer.fastest.setting == fast and answer.answer.setting == SCHEDULER_DEFAULT
     assert [(g.ratio.clear, g.settle) for g in answer.gains] == [(True, None)]  # told apart: nothing to settle
     noisy = [_trial(s, r, f) for r in range(4) for s, f in ((fast, 1000 + 60 * (r % 2)), (SCHEDULER_DEFAULT, 1030),
-                                                            (PIPELINE_DEFAULT, 1000 + 40 * (r % 2)))]
+                                                            (PIPELINE_DEFAULT, 1000 + 400 * (r % 2)))]
     open_gain = next(g for g in llm_answer(_stored(noisy)).gains if g.baseline == PIPELINE_DEFAULT)
     assert not open_gain.ratio.clear and open_gain.settle is not None
     # each pass visits both settings, 1 s a trial: the seconds are the passes' at 2 s, for a difference of 5% at least

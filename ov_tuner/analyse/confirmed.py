@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from ov_tuner.schema import Mode, PointConfig, Precision
-from ov_tuner.stats.headtohead import TIE_MARGIN, HeadToHead, Ratio, RoundFigures
+from ov_tuner.stats.headtohead import TIE_MARGIN, HeadToHead, Ratio, RoundFigures, rerun_floor
 from ov_tuner.stats.settle import Settling, settling
 
 EXACTNESS = (Precision.FP32, Precision.FP16, Precision.BF16, Precision.INT8)
@@ -168,7 +168,7 @@ def _gains(head: HeadToHead, deploy: RoundFigures) -> tuple[Standing, ...]:
     return tuple(Standing(f, ratio, head.p90_ratio(deploy.contender, f.contender),
                           settling(ratio.value, ratio.low, ratio.high, ratio.passes,
                                    head.visit_seconds(deploy.contender) + head.visit_seconds(f.contender), TIE_MARGIN,
-                                   log=True))
+                                   log=True, floor=rerun_floor(ratio.confidence)))
                  for f in chosen for ratio in (head.ratio(deploy.contender, f.contender),))
 
 

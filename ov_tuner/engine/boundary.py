@@ -219,13 +219,18 @@ def difference(mine: Sequence[Window], theirs: Sequence[Window], whole: bool = T
     tail = (1 - CONFIDENCE) / 2
     value = a.served - b.served
     spread = drawn_a - drawn_b
-    # walked alternately, the two share the host's drift; what a rerun moves is their gap, in proportion to the loads
-    reach = RERUN_Z * RERUN_SD * max(a.served, b.served)
+    reach = rerun_reach(a.served, b.served)
     low_end = float(np.quantile(spread, tail, method="lower")) - reach
     high_end = float(np.quantile(spread, 1 - tail, method="higher")) + reach
     if whole:
         low_end, high_end = float(np.floor(low_end)), float(np.ceil(high_end))
     return BoundaryDifference(value, min(low_end, value), max(high_end, value))
+
+
+def rerun_reach(served: float, other: float) -> float:
+    """What a rerun may move the difference of two walks by, either way: walked alternately, the two share the host's
+    drift, and what a rerun moves is their gap, in proportion to the loads (no window of this run narrows it)."""
+    return RERUN_Z * RERUN_SD * max(served, other)
 
 
 def _rerun(bound: float, whole: bool, side: int) -> float:

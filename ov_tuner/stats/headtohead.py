@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ov_tuner.schema import Confirmation, Contender, LatencyStats
-from ov_tuner.stats.interval import paired_interval, pass_adjusted_means
+from ov_tuner.stats.interval import Z_QUANTILES, paired_interval, pass_adjusted_means
 
 # The standard deviation of log(A / B) between runs of the same sweep on one host, beyond what the passes of one
 # round show. Calibrated on reruns of the demo sweep (scripts/bench_repeat.py, three runs each): the run-to-run
@@ -144,6 +144,12 @@ def round_fps(confirmation: Confirmation) -> np.ndarray:
     for w in confirmation.windows:
         fps[index[w.pass_number], w.contender] = w.window.fps
     return fps
+
+
+def rerun_floor(confidence: float = 0.95) -> float:
+    """The part of a stated ratio's half-width (log scale) that covers a rerun (RERUN_SD): no pass of this run
+    narrows it (ov_tuner.stats.settle)."""
+    return Z_QUANTILES[confidence] * RERUN_SD
 
 
 def paired_ratio(a: np.ndarray, b: np.ndarray, confidence: float = 0.95, rerun: bool = True) -> Ratio:

@@ -67,8 +67,12 @@ def ending_lines(driven: Driven) -> list[str]:
     return lines
 
 
-def settle_text(settle: Settling, unit: str, difference: str) -> str:
-    """'about 3:10 more of measuring (12 windows) would settle a difference of 2 users': what a comparison left open
-    needs, `unit` naming what it counts (passes, windows) and `difference` the difference as its line reads it."""
-    return f"about {clock_text(settle.seconds)} more of measuring ({settle.more} {unit}) would settle a difference " \
-           f"of {difference}"
+def settle_text(settle: Settling, unit: tuple[str, str], difference: str) -> str:
+    """'about 3:10 more of measuring (12 more windows) would settle a difference of 2 users': what a comparison left
+    open needs, `unit` naming what it counts (one, many) and `difference` the difference as its line reads it; or
+    that more of this run cannot narrow it."""
+    if settle.more == 0:
+        return f"more {unit[1]} would not narrow it: a rerun's spread sets its width, and a difference under " \
+               f"{difference} is not told apart by one run"
+    counted = f"{settle.more} more {unit[0] if settle.more == 1 else unit[1]}"
+    return f"about {clock_text(settle.seconds)} more of measuring ({counted}) would settle a difference of {difference}"

@@ -66,7 +66,7 @@ def answer_lines(answer: LlmAnswer) -> list[tuple[str, str]]:
         lines.append(("prefix hits", _hits(cached)))
     for g in answer.gains:
         told = "" if g.ratio.clear else ", no different" + (
-            "" if g.settle is None else f" ({settle_text(g.settle, 'more passes', f'{g.settle.difference:.0%}')})")
+            "" if g.settle is None else f" ({settle_text(g.settle, ('pass', 'passes'), f'{g.settle.difference:.0%}')})")
         missed = ("" if g.figures.meets else
                   f"; it missed the budget in the rounds {_at_budget(g.figures.at_budget, job.budget.percentile)}")
         lines.append(("vs default", f"{gain(g.ratio)} output tokens/s over {BASELINE_NAMES[g.baseline]}{told}{missed}"))
@@ -211,7 +211,7 @@ def _served(answer: LlmAnswer) -> str:
 def _settle(settle: Settling | None, closed: bool) -> str:
     """' (about 3:10 more of measuring (12 windows) would settle a difference of 2 users)', or nothing."""
     return "" if settle is None else \
-        f" ({settle_text(settle, 'more windows', _signed(settle.difference, closed).lstrip('+'))})"
+        f" ({settle_text(settle, ('window', 'windows'), _signed(settle.difference, closed).lstrip('+'))})"
 
 
 def _at_its_edge(answer: LlmAnswer) -> str:

@@ -144,7 +144,7 @@ def baseline_text(answer: PipelineAnswer, origin: Origin) -> str | None:
     tail = f"{means}, {_count(gain.passes, 'pass', 'passes')}"
     if gain.settle is not None:
         settle = gain.settle
-        tail += f"; {settle_text(settle, 'more passes', _count(round(settle.difference, 1), 'camera', 'cameras'))}"
+        tail += f"; {settle_text(settle, ('pass', 'passes'), _count(round(settle.difference, 1), 'camera', 'cameras'))}"
     if gain.verdict.told_apart:
         return f"{figures} over {name}{tail}"
     if gain.verdict is Verdict.SPLIT:

@@ -238,7 +238,8 @@ def _walk_gains(walks: Sequence[Walk], answer: SettingFigures | None, trials: Se
     mine = next((w for w in walks if answer is not None and w.setting == answer.setting), None)
     if mine is None:
         return ()
-    return tuple(WalkGain(w.setting, found, walk_settling(found, trials, (mine.setting, w.setting), closed))
+    return tuple(WalkGain(w.setting, found, walk_settling(found, (mine.served, w.served), trials,
+                                                         (mine.setting, w.setting), closed))
                  for w in walks if w.setting in BASELINES and w.setting != mine.setting
                  for found in (difference(mine.windows, w.windows, closed),))
 

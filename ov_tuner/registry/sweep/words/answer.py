@@ -111,7 +111,7 @@ def gain_text(s: Standing) -> str:
     if s.ratio.clear:
         return f"{gain(s.ratio)} FPS over {name}, head to head"
     settle = "" if s.settle is None else \
-        f"; {settle_text(s.settle, 'more passes', f'{s.settle.difference:.0%}')}"
+        f"; {settle_text(s.settle, ('pass', 'passes'), f'{s.settle.difference:.0%}')}"
     return f"no measurable difference from {name}: {gain(s.ratio)}, head to head{settle}"
 
 
