@@ -465,8 +465,8 @@ def test_a_neighbour_that_failed_its_one_trial_reads_as_the_count_it_failed_not_
 
 
 def test_a_gain_left_undecided_says_about_how_many_more_passes_would_settle_a_camera() -> None:
-    """Up to two cameras more in three of four passes: not told apart; its passes cost 20 s (10 s of windows each side), so
-    the analysis states the passes and the time that would settle one camera, and the words and JSON carry them."""
+    """Up to two cameras more in two of four passes: not told apart; its passes cost 20 s (10 s of windows each side),
+    so the analysis states the passes and the time that would settle one camera, and the words and JSON carry them."""
     mine = RoundCameras(ANSWER, None, (5, 7, 5, 6), (), (15.0,) * 4, (1, 2, 3, 4), seconds=40.0)
     theirs = RoundCameras(DEFAULT, Origin.DEFAULT, (5, 5, 5, 5), (), (15.0,) * 4, (1, 2, 3, 4), seconds=40.0)
     gain = camera_gain(mine, theirs)
