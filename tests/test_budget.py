@@ -17,7 +17,7 @@ from ov_tuner.engine.budget import OVERRUN, PhasePlan, TimeBudget, parse_duratio
 from ov_tuner.engine.driver import Driven, Rounds, Steps, Undecided, drive
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.present.words.numbers import clock_text
-from ov_tuner.present.words.plan import ending_lines, plan_lines, settle_text
+from ov_tuner.present.words.plan import clock_line, ending_lines, plan_lines, settle_text
 from ov_tuner.stats.settle import FLOOR_FACTOR, Settling, settling
 
 
@@ -99,7 +99,7 @@ class Told:
     def planned(self, plan: object) -> None:
         self.plans.append(plan)
 
-    def stepped(self, phase: str, done: int, plan: object) -> None:
+    def stepped(self, phase: str, done: int, plan: object, spent_s: float) -> None:
         self.steps.append((phase, done))
 
     def ended(self, driven: object) -> None:
@@ -219,3 +219,11 @@ def test_a_comparison_more_passes_cannot_narrow_says_so_rather_than_a_time() -> 
         "apart by one run")
     assert settle_text(Settling(2.0, 1, 190.0), ("window", "windows"), "2 users") == (
         "about 3:10 more of measuring (1 more window) would settle a difference of 2 users")
+
+
+def test_the_clock_line_counts_the_time_spent_now_against_the_plan() -> None:
+    """The demo's sweep once printed '17 trials done, 0:07 spent, about 1:42 left' a minute into its search: the time
+    at the plan, not the time now."""
+    made = plan([PhasePlan("search", 21)], [5.0], 7.0, 120.0)  # 21 trials of 5 s after 7 s spent: 1:52 expected
+    assert clock_line("search", 17, made, 67.0) == "search: 17 trials done, 1:07 spent, about 0:45 left"
+    assert clock_line("search", 21, made, 130.0).endswith("2:10 spent, about 0:00 left")

@@ -79,8 +79,8 @@ class ConsoleWatch:
             for line in plan_lines(plan):
                 self.console.print(line, highlight=False, soft_wrap=True)
 
-    def stepped(self, phase: str, done: int, plan: Plan) -> None:
-        line = clock_line(phase, done, plan)
+    def stepped(self, phase: str, done: int, plan: Plan, spent_s: float) -> None:
+        line = clock_line(phase, done, plan, spent_s)
         if self.progress is not None and self.task is not None:
             self.progress.update(self.task, description=line)
             return

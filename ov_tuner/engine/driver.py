@@ -86,7 +86,7 @@ class Watch(Protocol):
 
     def planned(self, plan: Plan) -> None: ...
 
-    def stepped(self, phase: str, done: int, plan: Plan) -> None: ...
+    def stepped(self, phase: str, done: int, plan: Plan, spent_s: float) -> None: ...
 
     def ended(self, driven: Driven) -> None: ...
 
@@ -97,7 +97,7 @@ class Unwatched:
     def planned(self, plan: Plan) -> None:
         pass
 
-    def stepped(self, phase: str, done: int, plan: Plan) -> None:
+    def stepped(self, phase: str, done: int, plan: Plan, spent_s: float) -> None:
         pass
 
     def ended(self, driven: Driven) -> None:
@@ -227,16 +227,19 @@ class _Steps:
             self.told = True
             self._replan()
         if self.plan is not None:
-            self.watch.stepped(phase, len(self.costs[phase]), self.plan)
+            self.watch.stepped(phase, len(self.costs[phase]), self.plan, self._spent())
 
     def _replan(self) -> None:
         if not isinstance(self.workload, Plans) or not any(self.costs.values()):
             return
         left = self.workload.planned()
         seconds = [self._cost(p.name, p.weight) for p in left]
-        spent = self.budget.spent() if self.budget is not None else sum(map(sum, self.costs.values()))
-        self.plan = plan(left, seconds, spent, None if self.budget is None else self.budget.seconds)
+        self.plan = plan(left, seconds, self._spent(), None if self.budget is None else self.budget.seconds)
         self.watch.planned(self.plan)
+
+    def _spent(self) -> float:
+        """The run's seconds so far: the budget's (from the command's start), else the steps' own."""
+        return self.budget.spent() if self.budget is not None else sum(map(sum, self.costs.values()))
 
     def _planned(self, phase: str) -> PlannedPhase | None:
         return None if self.plan is None else next((p for p in self.plan.phases if p.name == phase), None)

@@ -40,10 +40,10 @@ def plan_lines(plan: Plan) -> list[str]:
     return lines
 
 
-def clock_line(phase: str, done: int, plan: Plan) -> str:
-    """Where the run is: its phase and steps done, the time spent and about how much is left."""
-    left = max(plan.expected_s - plan.spent_s, 0.0)
-    return f"{phase}: {done} {STEP_NAMES.get(phase, 'steps')} done, {clock_text(plan.spent_s)} spent, " \
+def clock_line(phase: str, done: int, plan: Plan, spent_s: float) -> str:
+    """Where the run is: its phase and steps done, the `spent_s` seconds spent and about how many the plan leaves."""
+    left = max(plan.expected_s - spent_s, 0.0)
+    return f"{phase}: {done} {STEP_NAMES.get(phase, 'steps')} done, {clock_text(spent_s)} spent, " \
            f"about {clock_text(left)} left"
 
 
