@@ -18,6 +18,7 @@ from test_deploy_formats import BIN
 
 from ov_tuner.devices.decisions import auto_streams
 from ov_tuner.devices.runtime import Runtime
+from ov_tuner.engine.budget import TimeBudget
 from ov_tuner.engine.cameras import judged
 from ov_tuner.present.deploy import deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
@@ -25,9 +26,11 @@ from ov_tuner.registry.pipeline.deploy_forms import PIPELINE_FORMS
 from ov_tuner.schema import Precision
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import Verdict
+from ov_tuner.workloads.pipeline.job import run_pipeline
 from ov_tuner.workloads.pipeline.results_file import load_pipeline
+from ov_tuner.workloads.pipeline.schema import Origin
 from ov_tuner.workloads.pipeline.search import PER_STREAM
-from ov_tuner.workloads.pipeline.workload import SOLO_PASSES
+from ov_tuner.workloads.pipeline.workload import ROUND_CONTENDERS, SOLO_PASSES, VISIT_TRIALS, PipelineSpec
 
 PIPELINE = """
 fps = 400
@@ -186,6 +189,29 @@ def test_the_python_form_compiles_what_the_search_read_back(folder: Path,
         for key in ("NUM_STREAMS", "INFERENCE_NUM_THREADS", "INFERENCE_PRECISION_HINT"):
             if key in properties:
                 assert str(stage[key]) == properties[key], (key, stage, properties)
+
+
+def test_a_budget_that_cuts_the_search_short_still_runs_the_rounds_on_baselines_it_never_searched(
+        folder: Path, tmp_path: Path) -> None:
+    """The demo's pipeline once crashed here: its time budget ended the search after its first trial, and the rounds
+    looked up a baseline's search trials that were never made. A constructed clock, 10 s a trial or solo window,
+    leaves room for the solo windows, one search trial and the rounds' first passes alone."""
+    now = [0.0]
+
+    def tick(*_: object) -> None:
+        now[0] += 10.0
+
+    (cpu,) = Runtime().resolve_devices(("CPU",))
+    solo = 2 * SOLO_PASSES * len(auto_streams(cpu)) * len(PER_STREAM)
+    rounds_least = ROUND_CONTENDERS * 2 * VISIT_TRIALS  # two passes of each contender, a visit about 6 trials
+    budget = TimeBudget((solo + 1 + rounds_least) * 10.0 + 5.0, clock=lambda: now[0])
+    spec = PipelineSpec(folder / "p.toml", tmp_path / "cut.db", seconds=0.3, lead_in_s=0.05, passes=2, max_trials=2,
+                        solo_s=0.1)
+    answer = run_pipeline(spec, on_trial=tick, on_solo=tick, budget=budget)
+    stored = load_pipeline(tmp_path / "cut.db")
+    assert answer is not None and stored is not None
+    assert len({t.split for t in stored.trials if t.pass_number == 0}) == 1  # the search cut after its first trial
+    assert {r.origin for r in answer.rounds} >= {Origin.SOLO, Origin.DEFAULT} - {answer.rounds[0].origin}
 
 
 def test_ctrl_c_keeps_the_trials_and_the_same_command_resumes(folder: Path) -> None:

@@ -162,7 +162,7 @@ class PipelineWorkload:
             mine = [t for t in trials if t.pass_number == number + 1 and t.split == split]
             walk = [t.load for t in mine if t.fps is None]
             rates = [(t.fps, t.load) for t in mine if t.fps is not None]
-            start = split_capacity(found[split], target)
+            start = split_capacity(found.get(split, []), target)  # a baseline the budget left unsearched: 0
             while (cameras := next_in_pass(walk, start, target)) is not None:
                 if self._stopped():
                     return None
@@ -177,7 +177,7 @@ class PipelineWorkload:
         def stored(split: Split, number: int) -> float:
             """A contender's figure in a pass already measured (a resumed run's), NaN where it did not finish."""
             held = pass_held([t for t in trials if t.pass_number == number and t.split == split],
-                              split_capacity(found[split], target), target)
+                              split_capacity(found.get(split, []), target), target)
             return math.nan if held is None else held.arrivals
 
         last = max((t.pass_number for t in trials), default=0)
