@@ -87,7 +87,8 @@ class Constructed:
         return (PhasePlan("search", len(self.search_costs) - self.stored["search"]),
                 PhasePlan("rounds", max(contenders * most - self.stored["rounds"], 0),
                           max(contenders * least - self.stored["rounds"], 0), self.visit_s / self.search_costs[0]),
-                PhasePlan("walks", len(self.walk_costs) - self.stored["walks"], 2))
+                PhasePlan("walks", len(self.walk_costs) - self.stored["walks"],
+                          min(2, len(self.walk_costs) - self.stored["walks"])))
 
 
 class Told:
@@ -227,3 +228,11 @@ def test_the_clock_line_counts_the_time_spent_now_against_the_plan() -> None:
     made = plan([PhasePlan("search", 21)], [5.0], 7.0, 120.0)  # 21 trials of 5 s after 7 s spent: 1:52 expected
     assert clock_line("search", 17, made, 67.0) == "search: 17 trials done, 1:07 spent, about 0:45 left"
     assert clock_line("search", 21, made, 130.0).endswith("2:10 spent, about 0:00 left")
+
+
+def test_a_phase_with_nothing_to_do_is_never_said_to_be_cut_short() -> None:
+    """The demo's sweep (no walks) once ended saying the time budget cut short its walks."""
+    now = [0.0]
+    workload = Constructed(now, search_costs=[3.0] * 30, walk_costs=[])
+    driven = drive(workload, budget=TimeBudget(30.0, clock=lambda: now[0]))
+    assert "search" in driven.cut and "walks" not in driven.cut

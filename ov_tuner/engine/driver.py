@@ -177,7 +177,9 @@ class _Steps:
         with closing(steps):
             while not stopped():
                 if not self._room(phase):
-                    self.cut.append(phase)
+                    planned = self._planned(phase)
+                    if planned is None or planned.most > 0:  # a phase with nothing to do (the sweep's walks) lost none
+                        self.cut.append(phase)
                     return
                 began = self.clock()
                 try:
