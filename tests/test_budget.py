@@ -167,7 +167,7 @@ def test_the_watch_without_a_terminal_says_the_plan_once_then_plain_clock_lines_
     with ConsoleWatch(console, live=False) as watch:
         driven = drive(workload, budget=TimeBudget(40.0, clock=lambda: now[0]), watch=watch)
     text = console.export_text()
-    assert text.count("plan: ") == 1 and "search: 1 trials done" in text and "rounds: 1 visits done" in text
+    assert text.count("plan: ") == 1 and "search: 1 trial done" in text and "rounds: 1 visit done" in text
     assert ending_lines(driven)[0] in text and "larger --time-budget" in text
 
 

@@ -15,13 +15,18 @@ if TYPE_CHECKING:
 STEP_NAMES = {"search": "trials", "rounds": "visits", "walks": "steps"}
 
 
+def _steps(count: int, phase: str) -> str:
+    """'1 trial', '3 visits'."""
+    unit = STEP_NAMES.get(phase, "steps")
+    return f"{count} {unit[:-1] if count == 1 else unit}"
+
+
 def _phase_text(phase: PlannedPhase) -> str:
-    unit = STEP_NAMES.get(phase.name, "steps")
     if phase.fits is None or not phase.cut:
-        return f"{phase.name} {phase.most} {unit} ({clock_text(phase.seconds)})"
+        return f"{phase.name} {_steps(phase.most, phase.name)} ({clock_text(phase.seconds)})"
     if phase.fits == 0:
         return f"{phase.name} left out"
-    return f"{phase.name} {phase.fits} of {phase.most} {unit} ({clock_text(phase.seconds)})"
+    return f"{phase.name} {phase.fits} of {_steps(phase.most, phase.name)} ({clock_text(phase.seconds)})"
 
 
 def plan_lines(plan: Plan) -> list[str]:
@@ -34,7 +39,7 @@ def plan_lines(plan: Plan) -> list[str]:
              "spent), from this host's first trial"]
     cut = [p for p in phases if p.cut]
     if cut:
-        left_out = [f"{p.most - (p.fits or 0)} {STEP_NAMES.get(p.name, 'steps')} of the {p.name}" for p in cut]
+        left_out = [f"{_steps(p.most - (p.fits or 0), p.name)} of the {p.name}" for p in cut]
         lines.append(f"the time budget leaves out {names(left_out)}: what they would decide is said as undecided; "
                      "a rerun with a larger --time-budget goes on from what is stored")
     return lines
@@ -43,7 +48,7 @@ def plan_lines(plan: Plan) -> list[str]:
 def clock_line(phase: str, done: int, plan: Plan, spent_s: float) -> str:
     """Where the run is: its phase and steps done, the `spent_s` seconds spent and about how many the plan leaves."""
     left = max(plan.expected_s - spent_s, 0.0)
-    return f"{phase}: {done} {STEP_NAMES.get(phase, 'steps')} done, {clock_text(spent_s)} spent, " \
+    return f"{phase}: {_steps(done, phase)} done, {clock_text(spent_s)} spent, " \
            f"about {clock_text(left)} left"
 
 
