@@ -60,6 +60,7 @@ class Constructed:
     passes: tuple[int, int] = (2, 6)
     stored: dict[str, int] = field(default_factory=lambda: {"search": 0, "rounds": 0, "walks": 0})
     figures: tuple[float, ...] = (100.0, 80.0, 60.0)
+    weight: float | None = None  # what the workload says a visit costs in search trials (None: what it does cost)
 
     def _step(self, phase: str, cost: float) -> None:
         self.now[0] += cost
@@ -86,7 +87,8 @@ class Constructed:
         contenders, (least, most) = len(self.figures), self.passes
         return (PhasePlan("search", len(self.search_costs) - self.stored["search"]),
                 PhasePlan("rounds", max(contenders * most - self.stored["rounds"], 0),
-                          max(contenders * least - self.stored["rounds"], 0), self.visit_s / self.search_costs[0]),
+                          max(contenders * least - self.stored["rounds"], 0),
+                          self.weight or self.visit_s / self.search_costs[0]),
                 PhasePlan("walks", len(self.walk_costs) - self.stored["walks"],
                           min(2, len(self.walk_costs) - self.stored["walks"])))
 
@@ -236,3 +238,13 @@ def test_a_phase_with_nothing_to_do_is_never_said_to_be_cut_short() -> None:
     workload = Constructed(now, search_costs=[3.0] * 30, walk_costs=[])
     driven = drive(workload, budget=TimeBudget(30.0, clock=lambda: now[0]))
     assert "search" in driven.cut and "walks" not in driven.cut
+
+
+def test_visits_dearer_than_the_plan_foresaw_still_end_within_the_budget() -> None:
+    """The demo's pipeline planned its rounds' visits at 9 s and they walked 40-60 s each: its first passes ran on to
+    2:19 of a 2:00 budget. Each visit is now followed by the budget's check, its first passes included."""
+    now = [0.0]
+    workload = Constructed(now, search_costs=[1.0] * 5, walk_costs=[1.0] * 4, visit_s=10.0, weight=1.0)
+    driven = drive(workload, budget=TimeBudget(30.0, clock=lambda: now[0]))
+    assert now[0] <= 30.0 * (1 + OVERRUN) and "rounds" in driven.cut
+    assert workload.stored["rounds"] < 6  # the first two passes of three contenders would have taken 60 s

@@ -147,8 +147,9 @@ def drive(workload: Workload, stop: threading.Event | None = None, budget: TimeB
         with workload.rounds() as rounds:
             if rounds is not None:
                 limits = steps.round_limits(rounds.limits)
-                figures = run_rounds(steps.timed("rounds", rounds.visit), rounds.candidates, limits, rounds.done,
-                                     stop, rounds.log, clock=steps.clock)
+                halt = threading.Event()  # set after a visit once a stop is asked for or no other visit fits
+                figures = run_rounds(steps.timed("rounds", rounds.visit, stop, halt), rounds.candidates, limits,
+                                     rounds.done, halt, rounds.log, clock=steps.clock)
                 undecided = steps.undecided(figures, rounds, limits)
     rounds_s = time.perf_counter() - started - search_s
     if not stopped() and steps.enters("walks"):
@@ -205,12 +206,18 @@ class _Steps:
             return limits
         return replace(limits, budget_s=max(0.0, self.budget.left() - self._reserve("rounds")))
 
-    def timed(self, phase: str, visit: Measure) -> Measure:
-        """The rounds' visit, each timed as a step of `phase`."""
+    def timed(self, phase: str, visit: Measure, stop: threading.Event | None, halt: threading.Event) -> Measure:
+        """The rounds' visit, each timed as a step of `phase`; after each, `halt` is set where `stop` is or the
+        budget has no room for another visit (the rounds' first passes included: a visit may walk many trials, more
+        than the calibration foresaw, and the run ends within its budget all the same)."""
         def timed_visit(position: int, number: int) -> float | None:
             began = self.clock()
             figure = visit(position, number)
             self._took(phase, self.clock() - began)
+            if (stop is not None and stop.is_set()) or not self._room(phase):
+                if stop is None or not stop.is_set():
+                    self.cut.append(phase)
+                halt.set()
             return figure
         return timed_visit
 
