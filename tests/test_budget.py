@@ -248,3 +248,13 @@ def test_visits_dearer_than_the_plan_foresaw_still_end_within_the_budget() -> No
     driven = drive(workload, budget=TimeBudget(30.0, clock=lambda: now[0]))
     assert now[0] <= 30.0 * (1 + OVERRUN) and "rounds" in driven.cut
     assert workload.stored["rounds"] < 6  # the first two passes of three contenders would have taken 60 s
+
+
+def test_a_phase_the_plan_leaves_out_keeps_nothing_back_from_the_phases_before_it() -> None:
+    """The demo's LLM step planned 12 search trials with its rounds left out, then kept back the rounds' fewest all
+    the same and searched one trial."""
+    now = [0.0]
+    workload = Constructed(now, search_costs=[1.0] * 10, walk_costs=[1.0] * 4, visit_s=10.0)
+    driven = drive(workload, budget=TimeBudget(20.0, clock=lambda: now[0]))
+    assert driven.plan is not None and [p.fits for p in driven.plan.phases][1] == 0  # the rounds' 60 s do not fit
+    assert workload.stored["search"] == 10 and workload.stored["rounds"] == 0 and "rounds" in driven.cut

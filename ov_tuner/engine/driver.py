@@ -262,12 +262,14 @@ class _Steps:
         return first * weight
 
     def _reserve(self, phase: str) -> float:
-        """The seconds the phases after `phase` need to decide anything."""
+        """The seconds the phases after `phase` need to decide anything, those the plan leaves out not counted (the
+        demo's LLM step kept back its rounds' fewest, which its plan had left out, and searched one trial of 12)."""
         if self.plan is None:
             return 0.0
         later = PHASES[PHASES.index(phase) + 1:]
         phases = self.workload.planned() if isinstance(self.workload, Plans) else ()
-        return sum(p.least * self._cost(p.name, p.weight) for p in phases if p.name in later)
+        left_out = {p.name for p in self.plan.phases if p.fits == 0 and p.most > 0}
+        return sum(p.least * self._cost(p.name, p.weight) for p in phases if p.name in later and p.name not in left_out)
 
     def _room(self, phase: str) -> bool:
         """Whether the budget has room for the next step of `phase`: always for the run's first (the calibration)."""
