@@ -639,6 +639,12 @@ def test_where_nothing_meets_the_budget_at_the_load_given_the_one_that_serves_mo
     why = dict(answer_lines(answer))["why"]
     assert why.startswith("decided by the objective's rung 2 of 4, the most load within the budget: no setting met the "
                           "budget at 8 users; walked down, it serves the most within it, 5 users")
+    # a time budget ended the search before GenAI's scheduler default ran in it: its figures are its walk's
+    unsearched = [t for t in missed if t.setting != SCHEDULER_DEFAULT]
+    walked = [trial(SCHEDULER_DEFAULT, n, n <= 5) for n in (8, 4, *[5] * 3, *[6] * 3)]
+    found = llm_answer(dataclasses.replace(stored, trials=(*unsearched, *walked)))
+    assert found.answer is not None and found.answer.setting == SCHEDULER_DEFAULT and found.rule is Rule.WALKED_DOWN
+    assert found.answer.trials == len(walked)
 
 
 def test_the_rounds_trials_are_the_walks_windows_at_the_load_given() -> None:

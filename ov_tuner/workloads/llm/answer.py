@@ -151,7 +151,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
         floor = above_the_choice(walked, contenders[best], job.load.amount, held, closed)
         chosen = contenders[best] if floor is None else floor
         rule = rule if floor is None else Rule.BASELINE
-        answer = in_rounds.get(chosen) or figures_of(chosen, _searched(trials, chosen), job.budget)
+        answer = in_rounds.get(chosen) or _own_figures(chosen, trials, job.budget)
         fastest = in_rounds[contenders[leader]]
         gains = tuple(LlmGain(b, in_rounds[b], ratio, gain_settling(ratio, trials, (chosen, b)))
                       for b in BASELINES if b in in_rounds and b != chosen and chosen in in_rounds
@@ -164,8 +164,7 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
     serving = [w for w in walked if w.served > 0 and w.setting not in held]
     if answer is None and serving:
         down = max(serving, key=lambda w: (w.served, -_simpler(w.setting)))
-        answer, rule = in_rounds.get(down.setting) or figures_of(down.setting, _searched(trials, down.setting),
-                                                                 job.budget), Rule.WALKED_DOWN
+        answer, rule = in_rounds.get(down.setting) or _own_figures(down.setting, trials, job.budget), Rule.WALKED_DOWN
     best_seen = max(searched, key=lambda f: f.tokens_per_s) if searched else None
     failed = tuple((t.setting, t.error) for t in trials if t.error is not None and t.searched)
     kept_back = tuple(sorted((f for f in searched if f.meets and f.setting in held), key=lambda f: -f.tokens_per_s))
@@ -212,6 +211,13 @@ def least_missed(figures: Sequence[SettingFigures], budget: LlmBudget) -> Settin
 def _searched(trials: Sequence[LlmTrial], setting: LlmSetting) -> list[LlmTrial]:
     """The search's trials of `setting` that ran."""
     return [t for t in trials if t.searched and t.ok and t.setting == setting]
+
+
+def _own_figures(setting: LlmSetting, trials: Sequence[LlmTrial], budget: LlmBudget) -> SettingFigures:
+    """A setting's figures outside the rounds: over its search trials, or, where a time budget ended the search
+    before it, over every trial of it that ran (its walk's)."""
+    return figures_of(setting, _searched(trials, setting) or [t for t in trials if t.ok and t.setting == setting],
+                      budget)
 
 
 def _instance_cores(environment: Environment | None, answer: SettingFigures | None) -> tuple[tuple[int, ...], ...]:
