@@ -3,6 +3,8 @@ the latency its users see, its gain over GenAI left alone, why it was chosen, wh
 
 from __future__ import annotations
 
+import math
+
 from ov_tuner.engine.boundary import Boundary
 from ov_tuner.present.words.numbers import edge_text, gain
 from ov_tuner.present.words.plan import settle_text
@@ -209,9 +211,12 @@ def _served(answer: LlmAnswer) -> str:
 
 
 def _settle(settle: Settling | None, closed: bool) -> str:
-    """' (about 3:10 more of measuring (12 windows) would settle a difference of 2 users)', or nothing."""
-    return "" if settle is None else \
-        f" ({settle_text(settle, ('window', 'windows'), _signed(settle.difference, closed).lstrip('+'))})"
+    """' (about 3:10 more of measuring (12 more windows) would settle a difference of 3 users)', or nothing: users
+    whole, rounded up."""
+    if settle is None:
+        return ""
+    difference = float(math.ceil(settle.difference - 1e-9)) if closed else settle.difference
+    return f" ({settle_text(settle, ('window', 'windows'), _signed(difference, closed).lstrip('+'))})"
 
 
 def _at_its_edge(answer: LlmAnswer) -> str:
