@@ -214,8 +214,9 @@ class _Steps:
             began = self.clock()
             figure = visit(position, number)
             self._took(phase, self.clock() - began)
-            if (stop is not None and stop.is_set()) or not self._room(phase):
-                if stop is None or not stop.is_set():
+            asked = stop is not None and stop.is_set()
+            if asked or not self._room(phase):
+                if not asked:
                     self.cut.append(phase)
                 halt.set()
             return figure
