@@ -59,7 +59,10 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
         return None
     origins = dict(stored.starts)
     by_split = search_trials(trials)
-    tried = tuple(_tried(split, origins.get(split, Origin.NEIGHBOUR), ts, target) for split, ts in by_split.items())
+    tried = (*(_tried(split, origins.get(split, Origin.NEIGHBOUR), ts, target) for split, ts in by_split.items()),
+             # a baseline a time budget left unsearched: tried at no count, so its rounds still name it
+             *(Tried(split, origin, 0, False, 0) for split, origin in stored.starts
+               if split not in by_split and origin in (Origin.SOLO, Origin.DEFAULT)))
     measured = _round_figures(trials, best, stored.starts, target)
     held = _held(measured)
     leading = max(range(len(measured)), key=lambda i: (held[i], measured[i].origin is None))
@@ -85,7 +88,8 @@ def pipeline_answer(stored: StoredPipeline) -> PipelineAnswer | None:
                else None)
     leader = _named(measured[leading], origins) if measured[leading].split != split else None
     leader_gain = None if leader is None else camera_gain(leader, _named(answer_round, origins))
-    return PipelineAnswer(pipeline=stored.pipeline, split=split, ran=ran, cameras=cameras, finished=searched.finished,
+    return PipelineAnswer(pipeline=stored.pipeline, split=split, ran=ran, cameras=cameras,
+                          finished=searched.finished,
                           harness=harness, rounds=rounds, gains=gains, shares=shares, bottleneck=bottleneck,
                           overloaded_at=overloaded.load.cameras, tried=tried, solo=solo, box=stored.environment.box,
                           from_rounds=from_rounds, leader=leader, leader_gain=leader_gain)
