@@ -65,8 +65,11 @@ def pareto_figure(answer: LlmAnswer) -> Figure:
     fig = Figure(figsize=(14, 6.5), layout="constrained")
     ttft_ax, tpot_ax = fig.subplots(1, 2, sharey=True)
     handles: list[Line2D] = []
+    # each setting where each panel places it: TTFT, then TPOT, at the budget's percentile (a TPOT may be unmeasured)
+    placed = [{f.setting: (f.at_budget[side], f.tokens_per_s) for f in searched if math.isfinite(f.at_budget[side])}
+              for side in (0, 1)]
     for ax, side, limit in ((ttft_ax, 0, budget.ttft_ms), (tpot_ax, 1, budget.tpot_ms)):
-        at = {f.setting: (f.at_budget[side], f.tokens_per_s) for f in searched if math.isfinite(f.at_budget[side])}
+        at = placed[side]
         _points(ax, at, answer)
         marks = _marks(ax, at, answer)
         handles = handles or marks
@@ -79,8 +82,7 @@ def pareto_figure(answer: LlmAnswer) -> Figure:
         ax.margins(0.12)  # room for the names beside the points
         ax.set_xlabel(words.latency_axis(side, budget.percentile))
         ax.grid(alpha=0.3)
-    ttft = {f.setting: (f.at_budget[0], f.tokens_per_s) for f in searched}
-    front = sorted((ttft[f.setting] for f in answer.pareto), key=lambda xy: xy[0])
+    front = sorted((placed[0][f.setting] for f in answer.pareto), key=lambda xy: xy[0])
     ttft_ax.plot([x for x, _ in front], [y for _, y in front], color="black", linewidth=1.5, zorder=2)
     handles.append(Line2D([], [], color="black", label=words.FRONT))
     if not all(f.meets for f in searched):
@@ -93,11 +95,10 @@ def pareto_figure(answer: LlmAnswer) -> Figure:
     fig.suptitle(words.pareto_title(answer), wrap=True)
     on_front = {f.setting for f in answer.pareto}
     fastest_first = sorted(searched, key=lambda f: -f.tokens_per_s)
-    for ax, side in ((ttft_ax, 0), (tpot_ax, 1)):
-        name_points(fig, ax, [PointName((f.at_budget[side], f.tokens_per_s), setting_text(f.setting),
-                                        8 if f.setting in on_front else 7,
+    for ax, at in ((ttft_ax, placed[0]), (tpot_ax, placed[1])):
+        name_points(fig, ax, [PointName(at[f.setting], setting_text(f.setting), 8 if f.setting in on_front else 7,
                                         "black" if f.setting in on_front else "#555555")
-                              for f in fastest_first if math.isfinite(f.at_budget[side])])
+                              for f in fastest_first if f.setting in at])
     return fig
 
 

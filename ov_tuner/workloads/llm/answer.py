@@ -148,9 +148,9 @@ def llm_answer(stored: StoredLlm, min_agreement: float | None = None) -> LlmAnsw
         most = most_served(walked, contenders[best], {contenders[i] for i in pool}, closed)
         if most is not None:
             best, rule = contenders.index(most), Rule.MOST_SERVED
-        floor = above_the_choice(walked, contenders[best], job.load.amount, held, closed)
-        chosen = contenders[best] if floor is None else floor
-        rule = rule if floor is None else Rule.BASELINE
+        above = above_the_choice(walked, contenders[best], job.load.amount, held, closed)
+        chosen = contenders[best] if above is None else above
+        rule = rule if above is None else Rule.BASELINE
         answer = in_rounds.get(chosen) or _own_figures(chosen, trials, job.budget)
         fastest = in_rounds[contenders[leader]]
         gains = tuple(LlmGain(b, in_rounds[b], ratio, gain_settling(ratio, trials, (chosen, b)))

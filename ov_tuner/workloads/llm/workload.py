@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ov_tuner.engine.boundary import Window, next_load
+from ov_tuner.engine.boundary import next_load
 from ov_tuner.engine.budget import PhasePlan
 from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.engine.rounds import RoundLimits
@@ -234,18 +234,16 @@ class LlmWorkload:
         walking = list(dict.fromkeys([*leaders, *BASELINES, *(s for s in self.spec.also_walk if s in ran)]))
         while walking:
             for setting in list(walking):
-                windows = self._walk_windows(setting)
+                trials = self.store.llm_trials()  # read once a step: the setting's windows and the answer's
+                windows = walk_windows(trials, setting, self.spec.load, self.spec.budget)
                 at = next_load(windows, rule)
-                if at is None or (setting not in leaders and setting not in self.spec.also_walk
-                                  and cannot_change(windows, self._walk_windows(chosen.setting), closed)):
+                if at is None or (setting not in leaders and setting not in self.spec.also_walk and cannot_change(
+                        windows, walk_windows(trials, chosen.setting, self.spec.load, self.spec.budget), closed)):
                     walking.remove(setting)
                 else:
                     yield self.measure(setting, at=at)
         if self.answer().answer is None:
             raise BadInputError(missed_budget(self.spec.budget, list(answer.searched), walked=True))
-
-    def _walk_windows(self, setting: LlmSetting) -> list[Window]:
-        return walk_windows(self.store.llm_trials(), setting, self.spec.load, self.spec.budget)
 
     def _by_load(self) -> Steps:
         """The speculative setting that decides (ov_tuner.workloads.llm.by_load: the answer where it proposes
