@@ -68,7 +68,7 @@ class SmartSearchBefore:
         so_far = sum(w.fps * w.seconds for w in windows) / sum(w.seconds for w in windows)
         return Ending.OUTPACED if so_far * (1 + doubt) < best else None
 
-    def baseline_verdict(self, windows: list[Window]) -> Ending | None:
+    def baseline_verdict(self, windows: list[Window], leader: Estimate | None = None) -> Ending | None:
         return None
 
 

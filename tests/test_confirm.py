@@ -27,11 +27,14 @@ from ov_tuner.schema import (
     Confirmation,
     ConfirmRule,
     Contender,
+    DeviceInfo,
     Mode,
     PointConfig,
     Precision,
     Search,
     StopRule,
+    SweepSpec,
+    default_window,
 )
 from ov_tuner.stats.evidence import Estimate, clearly_worse
 from ov_tuner.stats.headtohead import RERUN_SD, HeadToHead, Ratio, rerun_floor, round_fps
@@ -39,6 +42,8 @@ from ov_tuner.stats.settle import FLOOR_FACTOR
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.workloads.sweep import run_sweep
 from ov_tuner.workloads.sweep.confirm import Compile, run_confirmation
+from ov_tuner.workloads.sweep.contenders import plan_confirmation
+from ov_tuner.workloads.sweep.plan import plan, search_order
 
 
 def compiler(model: Path) -> Compile:
@@ -380,3 +385,36 @@ def test_a_ratio_the_answer_states_with_a_wide_interval_is_its_caveat_not_none()
     assert caveat_of(steady).startswith("none: the round left no contender in doubt, no interval it states is wide")
     said = caveat_of(shaky)
     assert said.startswith("a wide interval: ") and "bf16" in said and "fp32" in said
+
+
+def test_a_precision_clearly_behind_sends_only_its_best_to_the_round() -> None:
+    cpu = DeviceInfo("CPU", "a CPU", (1, 2), 1, ("FP32", "INT8"), "f32")
+    spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), precisions=(Precision.FP32, Precision.INT8),
+                     streams=(1, 2), nireq=(1, 2, 4))
+    spaces = plan(spec, [cpu])
+    int8 = [make_point(2, 4, 1000, precision=Precision.INT8), make_point(2, 2, 990, precision=Precision.INT8),
+            baseline(Mode.THROUGHPUT, 2, 2, 980, precision=Precision.INT8)]
+    fp32 = [make_point(2, 4, 400), make_point(1, 2, 395), baseline(Mode.THROUGHPUT, 2, 2, 390),
+            baseline(Mode.LATENCY, 1, 1, 300), baseline(Mode.DEFAULT, 2, 2, 700)]
+    planned = plan_confirmation(int8 + fp32, spaces).configs
+    assert {c for c in planned if c.precision is Precision.INT8} == {p.config for p in int8}
+    # fp32: its best for the precisions' ratio and OpenVINO default, which the answer is compared with; not its
+    # second contender nor its hint baselines
+    assert {c for c in planned if c.precision is Precision.FP32} == {fp32[0].config, fp32[4].config}
+    # where no precision is clearly ahead, each sends its contenders and baselines as before
+    level = [make_point(2, 4, 1000), make_point(2, 2, 990), baseline(Mode.THROUGHPUT, 2, 2, 980)]
+    rival = [make_point(2, 4, 1005, precision=Precision.INT8), make_point(2, 2, 985, precision=Precision.INT8)]
+    assert set(plan_confirmation(level + rival, spaces).configs) >= {p.config for p in level + rival}
+
+
+def test_the_search_visits_the_precision_expected_fastest_first() -> None:
+    cpu = DeviceInfo("CPU", "a CPU", (1, 2), 1, ("FP32", "BF16", "INT8"), "bf16")
+    spec = SweepSpec(model=Path("m.xml"), out=Path("r.db"), precisions=(Precision.FP32, Precision.BF16,
+                                                                           Precision.INT8), batches=(1, 2))
+    spaces = plan(spec, [cpu])
+    ordered = search_order(spaces)
+    assert [s.precision for s in ordered] == [Precision.INT8] * 2 + [Precision.BF16] * 2 + [Precision.FP32] * 2
+    assert sorted(map(id, ordered)) == sorted(map(id, spaces))  # every space, once
+    # only a smart search screened for a round shortens its windows
+    assert default_window(Search.SMART, True) < default_window(Search.SMART, False) == default_window(Search.GRID,
+                                                                                                        True)

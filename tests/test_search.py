@@ -62,12 +62,29 @@ def test_a_point_ends_when_its_decision_is_made() -> None:
     space, policy = sixteen_core_space(), SmartSearch(confirming=True)
     evidence = Evidence({Cell(16, 32): windows(1980, 1975, 1990, 1985)})
     assert policy.verdict(space, evidence, list(windows(1200, 1190))) is Ending.OUTPACED
-    assert policy.verdict(space, evidence, list(windows(1950, 1940))) is None  # a near-tie earns more windows
-    assert policy.verdict(space, evidence, list(windows(1950, 1940, 1955))) is Ending.DECIDED
-    wild = list(windows(1900, 1100, 2000))  # 43% window CV, as the field's 2 x 2 point had: keep measuring
-    assert policy.verdict(space, evidence, wild) is None
+    assert policy.verdict(space, evidence, list(windows(1950))) is None  # a near-tie earns a second window
+    assert policy.verdict(space, evidence, list(windows(1950, 1940))) is Ending.DECIDED  # the round takes over
+    # a wild point is not outpaced (its interval is wide) but the round, not more windows, measures it again
+    assert policy.verdict(space, evidence, list(windows(1900, 1100))) is Ending.DECIDED
     assert SmartSearch(confirming=False).verdict(space, evidence, list(windows(1950, 1940, 1955))) is None
     assert GridSearch().verdict(space, evidence, list(windows(1, 1))) is None
+
+
+def test_another_precisions_best_ends_a_slower_precisions_points_and_its_climb() -> None:
+    space, policy = sixteen_core_space(), SmartSearch(confirming=True)
+    here = {Cell(16, 16): windows(1000, 1005), Cell(16, 32): windows(990, 1000)}
+    faster = Estimate.of(windows(1500, 1510, 1490))  # int8's best, searched first
+    alone, beside = Evidence(here), Evidence(here, elsewhere=faster)
+    assert alone.contenders() and beside.contenders() == []
+    assert policy.verdict(space, alone, list(windows(980))) is None
+    assert policy.verdict(space, beside, list(windows(980))) is Ending.OUTPACED  # one window shows it
+    assert policy.next_cell(space, alone) is not None and policy.next_cell(space, beside) is None
+    slower = Estimate.of(windows(500, 505))  # a slower precision's best changes nothing
+    assert Evidence(here, elsewhere=slower).contenders() == alone.contenders()
+    # a hint baseline is a reference: never outpaced, but done as soon as it cannot lead
+    assert policy.baseline_verdict(list(windows(980)), leader=faster) is Ending.DECIDED
+    assert policy.baseline_verdict(list(windows(1480)), leader=faster) is None
+    assert SmartSearch(confirming=False).baseline_verdict(list(windows(980)), leader=faster) is None
 
 
 def test_a_faster_hint_baseline_sends_the_search_to_its_configuration() -> None:

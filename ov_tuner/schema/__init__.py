@@ -58,6 +58,7 @@ from ov_tuner.schema.spec import (
     Search,
     StopRule,
     SweepSpec,
+    default_window,
 )
 
 __all__ = [
@@ -114,5 +115,6 @@ __all__ = [
     "Window",
     "cell_text",
     "counted",
+    "default_window",
     "settings_text",
 ]

@@ -10,12 +10,19 @@ from pathlib import Path
 from ov_tuner.schema.config import InputMode, Precision
 from ov_tuner.schema.measurement import Ending, Verdict, Window
 
+# How long a window lasts by default (--window): a second; half that where a smart search screens the points for a
+# confirmation round, which measures every contender again, interleaved: a screen needs to rank points, and a point
+# clearly behind shows it in half a second as in one (MobileNet-v2 on 2 cores: 1 s windows spread 5-20% there, so the
+# search's decisions rest on the gaps between points, not on any one window).
+WINDOW_S = 1.0
+SCREEN_WINDOW_S = 0.5
+
 
 @dataclass(frozen=True)
 class StopRule:
     """When a measurement ends. Durations in seconds."""
 
-    window_s: float = 1.0
+    window_s: float = WINDOW_S
     min_window_requests: int = 16
     tolerance: float = 0.03
     settle_windows: int = 3
@@ -86,10 +93,13 @@ class ConfirmRule:
             raise ValueError("a confirmation round needs at least 2 passes, windows above 0 s and a budget share "
                              "between 0 and 1")
 
-    def budget_s(self, search_s: float) -> float:
-        """The most seconds the whole round may take after a search of `search_s` seconds: `budget_share` of
-        both."""
-        return search_s * self.budget_share / (1 - self.budget_share)
+    def budget_s(self, search_s: float, contenders: int) -> float:
+        """The most seconds the whole round over `contenders` may take after a search of `search_s` seconds:
+        `budget_share` of both, and never less than its first passes at full windows with the sequential rule's
+        share beside them (FIRST_PASSES_SHARE): a smart search that screened in half-second windows is cheap, and
+        the round is where the answer is decided."""
+        first_passes = self.passes * contenders * self.window_s / FIRST_PASSES_SHARE
+        return max(search_s * self.budget_share / (1 - self.budget_share), first_passes)
 
     def window_for(self, contenders: int, budget_s: float) -> float:
         """The window each visit takes: `window_s`, shortened where the first `passes` passes over `contenders`
@@ -105,6 +115,12 @@ class Search(str, Enum):
 
     GRID = "grid"
     SMART = "smart"
+
+
+def default_window(search: Search, confirmed: bool) -> float:
+    """The window a sweep measures in where --window is not given: SCREEN_WINDOW_S where a smart search screens for
+    a confirmation round, else WINDOW_S."""
+    return SCREEN_WINDOW_S if search is Search.SMART and confirmed else WINDOW_S
 
 
 AUTO = "auto"

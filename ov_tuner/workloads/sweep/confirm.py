@@ -113,4 +113,5 @@ def sweep_confirmation(compiler: Compiler, store: ResultStore, progress: SweepPr
     search_s = sum(p.measurement.wall_s for p in points if p.measurement is not None)
     return confirmation_round(lambda config: compiler.compile(config.compile_key, devices[config.device]),
                               planned.configs, store, ",".join(devices), rule=rule,
-                              budget_s=rule.budget_s(search_s), data=data, warmup_s=warmup_s, twins=planned.twins)
+                              budget_s=rule.budget_s(search_s, len(planned.configs)), data=data, warmup_s=warmup_s,
+                              twins=planned.twins)

@@ -57,29 +57,51 @@ def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> 
     the best and at most MAX_CONTENDERS in all that are not clearly worse than it (a virtual device's hints
     compete with one another here); the stored hint baselines and "OpenVINO default"; and each baseline's
     *twin*, the explicit configuration of the streams and requests it ran, where the hint may set more than
-    streams (see `twins`)."""
+    streams (see `twins`).
+
+    A precision whose best is clearly behind another's on the same device and batch sends only that best (the
+    precisions' ratios are stated head to head): its other contenders and its hint baselines cannot be the answer
+    nor what the answer is compared with, and a round that carries them only narrows every visit's window."""
     chosen: list[PointConfig] = []
     for planned in spaces:
         evidence = space_evidence(points, planned)
         chosen += [planned.config(cell) for cell in contenders(evidence)]
     groups: dict[tuple, list[PointConfig]] = {}
     for config in dict.fromkeys(chosen):
-        groups.setdefault((config.scope, config.precision, config.batch, config.input_mode), []).append(config)
+        groups.setdefault(_group(config), []).append(config)
     windows = {p.config: p.measurement.windows for p in points if p.ok and p.measurement is not None}
+    bests = {key: max((Estimate.of(windows[c]) for c in members), key=lambda e: e.fps)
+             for key, members in groups.items()}
     kept: list[PointConfig] = []
-    for members in groups.values():
+    behind: set[tuple] = set()
+    for key, members in groups.items():
         estimates = {c: Estimate.of(windows[c]) for c in members}
-        best = max(estimates.values(), key=lambda e: e.fps)
+        best = bests[key]
         alive = sorted((c for c in members if not clearly_worse(estimates[c], best)), key=lambda c: -estimates[c].fps)
+        if any(clearly_worse(best, rival) for other, rival in bests.items() if _rivals(key, other)):
+            behind.add(key)
+            alive = alive[:1]
         kept += alive[:MAX_CONTENDERS]
     defaults = {s.default_baseline() for s in spaces if s.hosts_default}
-    baselines = [p for p in points if p.ok and not p.config.explicit
-                 and (p.config in defaults or any(s.owns(p.config) for s in spaces))]
+    owned = [p for p in points if any(s.owns(p.config) for s in spaces) and _group(p.config) not in behind]
+    baselines = [p for p in points if p.ok and not p.config.explicit and (p.config in defaults or p in owned)]
     stored = {p.config for p in points if p.ok}
     spelled_out = [twin_of(p) for p in baselines if twin_of(p) in stored]
     chosen = list(dict.fromkeys(kept + spelled_out + [p.config for p in baselines]))
     references = [twin_of(p) for p in baselines if _may_set_more(p) and twin_of(p) not in chosen]
     return ConfirmPlan(chosen + references, frozenset(references))
+
+
+def _group(config: PointConfig) -> tuple:
+    """The contenders that compete with one another: one device with its --set properties, precision, batch and
+    input mode."""
+    return (config.device, config.settings, config.precision, config.batch, config.input_mode)
+
+
+def _rivals(key: tuple, other: tuple) -> bool:
+    """Another precision on the same device, batch and input mode: a group clearly behind it is not deployed."""
+    device, _, precision, batch, input_mode = key
+    return other[0] == device and other[2] != precision and other[3:] == (batch, input_mode)
 
 
 def _may_set_more(baseline: PointResult) -> bool:

@@ -18,9 +18,10 @@ requests. GridSearch measures every cell. SmartSearch, the default:
 3. Consistency: when a hint baseline beats the best point beyond noise, its streams x requests is
    measured and climbed from, if the space holds it; otherwise the analysis says the space missed it.
 
-Each point ends as soon as its decision is made: OUTPACED once it is clearly worse than the best, and,
-when a confirmation round follows, DECIDED once it is a contender measured well enough for the round to
-take over.
+Each point ends as soon as its decision is made: OUTPACED once it is clearly worse than the best, here or in
+another precision's space searched before (the search visits the precision expected fastest first, so the others'
+points are judged against its best from their first window), and, when a confirmation round follows, DECIDED once
+it has DECISION_WINDOWS windows: the round measures every contender again.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from typing import Protocol
 from ov_tuner.schema import Ending, Window, cell_text
 from ov_tuner.stats.evidence import Estimate, clearly_worse
 
-# A contender ends as DECIDED (when a confirmation round follows) once it has this many windows and its
-# FPS interval is at most DECISION_HALF_WIDTH either side: more windows would not change the search's
-# next step, and the head-to-head round measures it again against its rivals.
-DECISION_WINDOWS = 3
-DECISION_HALF_WIDTH = 0.06
+# A point ends as DECIDED (when a confirmation round follows) once it has this many windows, however wide its
+# interval: the round measures every contender again, interleaved, where pairs cancel the host's drift, while more
+# windows here only measure that drift again (on a 2-core EPYC, 1 s windows of MobileNet-v2 spread 10% and more, and
+# a point waited for its 10 s cap). A wide interval keeps a point a contender, so noise makes the climb go on, never
+# stop early.
+DECISION_WINDOWS = 2
 
 
 @dataclass(frozen=True, order=True)
@@ -95,6 +97,7 @@ class Evidence:
     points: Mapping[Cell, tuple[Window, ...]]
     failed: frozenset[Cell] = frozenset()
     baselines: tuple[tuple[Cell, tuple[Window, ...]], ...] = ()
+    elsewhere: Estimate | None = None  # the best point of the device's other spaces at this batch, where measured
 
     def tried(self, cell: Cell) -> bool:
         return cell in self.points or cell in self.failed
@@ -107,13 +110,20 @@ class Evidence:
         ranked = sorted(self.estimates().items(), key=lambda kv: (-kv[1].fps, kv[0]))
         return ranked[0] if ranked else None
 
-    def contenders(self) -> list[Cell]:
-        """Grid points not clearly worse than the best, best first."""
+    def leader(self) -> Estimate | None:
+        """What every point is judged against: this space's best, or the best elsewhere where that is faster."""
         best = self.best()
-        if best is None:
-            return []
+        known = [e for e in (best[1] if best is not None else None, self.elsewhere) if e is not None]
+        return max(known, key=lambda e: e.fps, default=None)
+
+    def contenders(self) -> list[Cell]:
+        """Grid points not clearly worse than the leader, best first: none where another precision's best is
+        clearly faster than all of them."""
+        leader = self.leader()
         estimates = self.estimates()
-        alive = [c for c, e in estimates.items() if not clearly_worse(e, best[1])]
+        if leader is None or not estimates:
+            return []
+        alive = [c for c, e in estimates.items() if not clearly_worse(e, leader)]
         return sorted(alive, key=lambda c: -estimates[c].fps)
 
 
@@ -124,7 +134,7 @@ class SearchPolicy(Protocol):
 
     def verdict(self, space: Space, evidence: Evidence, windows: list[Window]) -> Ending | None: ...
 
-    def baseline_verdict(self, windows: list[Window]) -> Ending | None: ...
+    def baseline_verdict(self, windows: list[Window], leader: Estimate | None = None) -> Ending | None: ...
 
 
 class GridSearch:
@@ -136,7 +146,7 @@ class GridSearch:
     def verdict(self, space: Space, evidence: Evidence, windows: list[Window]) -> Ending | None:
         return None
 
-    def baseline_verdict(self, windows: list[Window]) -> Ending | None:
+    def baseline_verdict(self, windows: list[Window], leader: Estimate | None = None) -> Ending | None:
         return None
 
 
@@ -185,18 +195,19 @@ class SmartSearch:
         return None
 
     def verdict(self, space: Space, evidence: Evidence, windows: list[Window]) -> Ending | None:
-        best = evidence.best()
-        if best is None:
-            return None
-        if clearly_worse(Estimate.of(windows), best[1]):
+        leader = evidence.leader()
+        if leader is not None and clearly_worse(Estimate.of(windows), leader):
             return Ending.OUTPACED
         return self.baseline_verdict(windows)
 
-    def baseline_verdict(self, windows: list[Window]) -> Ending | None:
-        """A hint baseline is never outpaced (it is a reference, not a candidate) but, like a contender, it is
-        DECIDED once measured well enough for the confirmation round to take over."""
+    def baseline_verdict(self, windows: list[Window], leader: Estimate | None = None) -> Ending | None:
+        """A hint baseline is never outpaced (it is a reference, not a candidate) but, when a confirmation round
+        follows (which measures it again), it is DECIDED after DECISION_WINDOWS windows, as a point is, or as soon as
+        it is clearly worse than the `leader` found so far: it then cannot send the search anywhere."""
+        if not self.confirming:
+            return None
         estimate = Estimate.of(windows)
-        if self.confirming and estimate.windows >= DECISION_WINDOWS and estimate.half_width <= DECISION_HALF_WIDTH:
+        if estimate.windows >= DECISION_WINDOWS or (leader is not None and clearly_worse(estimate, leader)):
             return Ending.DECIDED
         return None
 

@@ -33,6 +33,7 @@ from ov_tuner.schema import (
     SweepSpec,
     Verdict,
 )
+from ov_tuner.stats.evidence import Estimate
 from ov_tuner.store.results import ResultStore
 from ov_tuner.workloads.sweep.compiled import CompiledCache
 from ov_tuner.workloads.sweep.notices import PrecisionMerged, PrecisionSkipped
@@ -103,11 +104,12 @@ class Driver:
         points = {c: p.measurement.windows for c in space.cells()
                   if (p := self.stored.get(planned.config(c))) is not None and p.measurement is not None}
         baselines = self._baseline_evidence(planned)
+        elsewhere = self._best_elsewhere(planned)
         failed: set[Cell] = set()
         compiled = CompiledCache(self.compiler, planned.device, self.store.add_compile, self.compiled)
         try:
             while not self.stop.is_set() and not self.abandoned(planned):
-                evidence = Evidence(dict(points), frozenset(failed), baselines)
+                evidence = Evidence(dict(points), frozenset(failed), baselines, elsewhere)
                 cell = policy.next_cell(space, evidence)
                 if cell is None:
                     break
@@ -195,7 +197,8 @@ class Driver:
         if (self.abandoned(planned) and config.mode is not Mode.DEFAULT) or self.stop.is_set():
             return None
         if self.spec.baselines:
-            point = self._compile_and_measure(planned, config, policy.baseline_verdict)
+            verdict = partial(policy.baseline_verdict, leader=self._best_elsewhere(planned))
+            point = self._compile_and_measure(planned, config, verdict)
             yield point
             return point.compile
         if config.mode is Mode.THROUGHPUT and self.spec.search is Search.SMART:
@@ -210,6 +213,15 @@ class Driver:
             return None
         del compiled
         return info
+
+    def _best_elsewhere(self, planned: PlannedSpace) -> Estimate | None:
+        """The best point the device's other spaces at this batch and input mode measured (another precision, or
+        other --set properties): a point of this space clearly worse than it cannot be the answer."""
+        here = (planned.device.name, planned.batch, planned.input_mode)
+        rivals = [p.measurement.windows for p in self.stored.values()
+                  if p.config.explicit and not planned.owns(p.config) and p.measurement is not None
+                  and p.measurement.windows and (p.config.device, p.config.batch, p.config.input_mode) == here]
+        return max((Estimate.of(w) for w in rivals), key=lambda e: e.fps, default=None)
 
     def _baseline_evidence(self, planned: PlannedSpace) -> tuple[tuple[Cell, tuple], ...]:
         found = []

@@ -113,7 +113,8 @@ def _confirm(recorded: list[tuple[Window, ...]], candidates: int, rule: ConfirmR
         clock[0] += rule.window_s
         return recorded[position][int(rng.integers(len(recorded[position])))].fps
 
-    limits = RoundLimits(rule.passes, max(rule.passes, rule.max_passes), max(0.0, rule.budget_s(search_s) - clock[0]))
+    budget_s = max(0.0, rule.budget_s(search_s, len(recorded)) - clock[0])
+    limits = RoundLimits(rule.passes, max(rule.passes, rule.max_passes), budget_s)
     figures = run_rounds(measure, [i < candidates for i in range(len(recorded))], limits, clock=lambda: clock[0])
     means = pass_adjusted_means(figures)
     return int(np.argmax(means[:candidates])), clock[0], int(np.isfinite(figures).sum())

@@ -15,7 +15,7 @@ from ov_tuner.engine.budget import PhasePlan
 from ov_tuner.engine.driver import Rounds, Steps
 from ov_tuner.workloads.sweep.confirm import sweep_confirmation
 from ov_tuner.workloads.sweep.outputs import compare_outputs
-from ov_tuner.workloads.sweep.plan import PlannedSpace
+from ov_tuner.workloads.sweep.plan import PlannedSpace, search_order
 from ov_tuner.workloads.sweep.search import Driver
 
 # For a plan (not a limit): the contenders a confirmation round holds as a rule (the best few and the baselines).
@@ -52,7 +52,7 @@ class SweepWorkload:
     def search(self) -> Steps:
         started = time.perf_counter()
         try:
-            for planned in self.spaces:
+            for planned in search_order(self.spaces):
                 yield from self.driver.search(planned)
         finally:
             self.search_s = time.perf_counter() - started

@@ -45,6 +45,7 @@ from ov_tuner.schema import (
     Search,
     Status,
     SweepSpec,
+    default_window,
 )
 from ov_tuner.workloads.sweep.notices import Notice, Resuming
 
@@ -102,7 +103,8 @@ def sweep_spec(
     batch: Annotated[str, typer.Option(help="Batch sizes, e.g. 1,2,4.")] = "1",
     seconds: Annotated[str, typer.Option(help="Seconds measured per point, or auto: windows until the last three "
                                          "agree within --tolerance (at most --max-seconds).")] = "auto",
-    window: Annotated[float, typer.Option(min=0.05, help="Seconds per measurement window.")] = 1.0,
+    window: Annotated[float | None, typer.Option(min=0.05, help="Seconds per measurement window [default: 0.5 "
+                                                 "in a smart search confirmed head to head, else 1].")] = None,
     tolerance: Annotated[float, typer.Option(min=0.0, help="With --seconds auto: how closely the last three "
                                              "windows must agree on FPS and median latency (0.03 = 3%).")] = 0.03,
     max_seconds: Annotated[float, typer.Option(min=0.1, help="With --seconds auto: the most seconds per point.")]
@@ -153,7 +155,8 @@ def sweep_spec(
         model=model, out=out_path, devices=read_devices(device), precisions=parse_precisions(precision),
         streams=parse_counts(streams, "--streams"), nireq=parse_counts(nireq, "--nireq"),
         batches=parse_counts(batch, "--batch", allow_auto=False) or (1,), warmup_s=warmup,
-        stop=parse_stop_rule(seconds, window, tolerance, max_seconds), search=search, input_mode=input_mode,
+        stop=parse_stop_rule(seconds, window or default_window(search, confirm), tolerance, max_seconds),
+        search=search, input_mode=input_mode,
         shapes=parse_shapes(shape), layouts=parse_layouts(layout), images=images, baselines=baselines,
         confirm=ConfirmRule(passes=passes) if confirm else None, settings=parse_settings(set_ or []),
         cache_dir=cache[0], cache_everywhere=cache[1], accuracy_inputs=accuracy_inputs if accuracy else None,
