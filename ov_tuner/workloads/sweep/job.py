@@ -134,7 +134,7 @@ def _run_sweep(spec: SweepSpec, progress: SweepProgress, stop: threading.Event, 
         confirmed = workload.confirmed if len(store.confirmations()) > rounds else 0
         return summarise(spec.out, run.planned, run.grid_size, before=before, after=store.points(),
                          compiles=store.compile_count() - compiles, confirmed=confirmed, search_s=workload.search_s,
-                         confirm_s=driven.rounds_s, interrupted=stop.is_set())
+                         confirm_s=driven.rounds_s, interrupted=stop.is_set(), warmup_s=spec.warmup_s)
 
 
 def _int8(runtime: Runtime, source: ModelSource, spec: SweepSpec, images: list[np.ndarray] | None,

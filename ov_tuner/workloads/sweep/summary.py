@@ -9,6 +9,10 @@ from pathlib import Path
 
 from ov_tuner.schema import Ending, PointConfig, PointResult
 
+# The seconds a point of the fixed-time grid a search is weighed against (`--search grid --seconds 2`, as the field
+# tunes by hand, and as scripts/bench_search_sim.py and scripts/bench_search_share.py weigh it).
+FIXED_GRID_S = 2.0
+
 
 @dataclass(frozen=True)
 class SweepSummary:
@@ -30,17 +34,18 @@ class SweepSummary:
     grid_size: int = 0  # the points a grid search of the same spaces holds, baselines included
     confirmed: int = 0
 
+    warmup_s: float = 0.0  # each compiled model's warm-up
+
     @property
-    def fixed_grid_s(self) -> float | None:
-        """What a fixed-time grid of every point would take at this sweep's mean time per measured point."""
-        if not self.measured:
-            return None
-        return self.grid_size * self.search_s / self.measured
+    def fixed_grid_s(self) -> float:
+        """At least what a fixed-time grid of every point (`--search grid --seconds 2`) would take: FIXED_GRID_S and
+        a warm-up a point, compiles left out."""
+        return self.grid_size * (FIXED_GRID_S + self.warmup_s)
 
 
 def summarise(out: Path, planned: Collection[PointConfig], grid_size: int, before: Sequence[PointResult],
               after: Sequence[PointResult], compiles: int, confirmed: int, search_s: float, confirm_s: float,
-              interrupted: bool) -> SweepSummary:
+              interrupted: bool, warmup_s: float = 0.0) -> SweepSummary:
     """The summary of a sweep whose plan holds `planned` (the cells its search may measure and its baselines): the
     points of the file `before` and `after` it ran, the compiles it stored and the configurations its round took."""
     kept = {p.config for p in before if p.ok}
@@ -53,4 +58,5 @@ def summarise(out: Path, planned: Collection[PointConfig], grid_size: int, befor
     return SweepSummary(out=out, measured=len(measured), failed=len(new) - len(measured), skipped=skipped,
                         compiles=compiles, interrupted=interrupted, left_out=left,
                         outpaced=endings.count(Ending.OUTPACED), decided=endings.count(Ending.DECIDED),
-                        search_s=search_s, confirm_s=confirm_s, grid_size=grid_size, confirmed=confirmed)
+                        search_s=search_s, confirm_s=confirm_s, grid_size=grid_size, confirmed=confirmed,
+                        warmup_s=warmup_s)

@@ -23,6 +23,7 @@ from ov_tuner.workloads.sweep.notices import (
     Quantizing,
     Resuming,
 )
+from ov_tuner.workloads.sweep.summary import FIXED_GRID_S
 
 
 def box_notice_text(notice: InBox) -> str:
@@ -91,14 +92,14 @@ def summary_lines(summary: SweepSummary) -> list[str]:
     left = f", {summary.left_out} left out (by smart search or with a skipped precision)" if summary.left_out else ""
     lines = [f"{summary.measured} points measured{' (' + '; '.join(early) + ')' if early else ''}, {summary.failed} "
              f"failed, {summary.skipped} already stored{left}; {summary.compiles} compiles; results in {summary.out}"]
-    grid_s = summary.fixed_grid_s
-    if grid_s is not None:
-        per_point, points = summary.search_s / summary.measured, summary.grid_size
+    points = summary.grid_size
+    if summary.measured:
         lines.append(f"the search took {summary.search_s:.0f} s for {summary.measured} of {points} points; a "
-                     f"fixed-time grid of all {points} at the same {per_point:.1f} s per point would take "
-                     f"{grid_s:.0f} s")
-    if summary.confirmed:
+                     f"fixed-time grid of all {points} (--search grid --seconds {FIXED_GRID_S:g}) would take at least "
+                     f"{summary.fixed_grid_s:.0f} s")
+    if summary.confirmed and summary.fixed_grid_s:
         wall = summary.search_s + summary.confirm_s
         lines.append(f"the confirmation round measured {summary.confirmed} configurations head to head in "
-                     f"{summary.confirm_s:.0f} s ({summary.confirm_s / wall:.0%} of the sweep's {wall:.0f} s)")
+                     f"{summary.confirm_s:.0f} s ({summary.confirm_s / wall:.0%} of the sweep's {wall:.0f} s; search "
+                     f"and round {wall / summary.fixed_grid_s:.0%} of that grid)")
     return lines
