@@ -61,6 +61,7 @@ class Constructed:
     stored: dict[str, int] = field(default_factory=lambda: {"search": 0, "rounds": 0, "walks": 0})
     figures: tuple[float, ...] = (100.0, 80.0, 60.0)
     weight: float | None = None  # what the workload says a visit costs in search trials (None: what it does cost)
+    said_contenders: int | None = None  # the contenders its plan counts (None: those that go to the rounds)
 
     def _step(self, phase: str, cost: float) -> None:
         self.now[0] += cost
@@ -84,7 +85,7 @@ class Constructed:
             yield cost
 
     def planned(self) -> tuple[PhasePlan, PhasePlan, PhasePlan]:
-        contenders, (least, most) = len(self.figures), self.passes
+        contenders, (least, most) = self.said_contenders or len(self.figures), self.passes
         return (PhasePlan("search", len(self.search_costs) - self.stored["search"]),
                 PhasePlan("rounds", max(contenders * most - self.stored["rounds"], 0),
                           max(contenders * least - self.stored["rounds"], 0),
@@ -258,3 +259,15 @@ def test_a_phase_the_plan_leaves_out_keeps_nothing_back_from_the_phases_before_i
     driven = drive(workload, budget=TimeBudget(20.0, clock=lambda: now[0]))
     assert driven.plan is not None and [p.fits for p in driven.plan.phases][1] == 0  # the rounds' 60 s do not fit
     assert workload.stored["search"] == 10 and workload.stored["rounds"] == 0 and "rounds" in driven.cut
+
+
+def test_a_phase_that_ended_keeps_nothing_back_from_the_phases_after_it() -> None:
+    """The demo's LLM step planned six contenders' first passes and three went to its rounds; once they ended, the
+    walks were planned beside the three passes never taken, left out, and the step ended with 106 s of its 180 left."""
+    now = [0.0]
+    workload = Constructed(now, search_costs=[5.0] * 20, walk_costs=[5.0] * 10, visit_s=3.0, passes=(2, 2),
+                           said_contenders=8)
+    driven = drive(workload, budget=TimeBudget(60.0, clock=lambda: now[0]))
+    assert workload.stored["rounds"] == 6  # three contenders' first two passes, where the plan counted eight
+    assert workload.stored["walks"] >= 2 and "walks" in driven.cut  # the walks took what was left
+    assert now[0] <= 60.0 * (1 + OVERRUN)

@@ -170,6 +170,7 @@ class _Steps:
         self.costs: dict[str, list[float]] = {name: [] for name in PHASES}
         self.plan: Plan | None = None
         self.cut: list[str] = []
+        self.over: set[str] = set()  # the phases that ended: a plan made after keeps nothing back for them
         self.told = False
 
     def take(self, phase: str, steps: Steps, stopped: Callable[[], bool]) -> None:
@@ -190,7 +191,9 @@ class _Steps:
                 self._took(phase, self.clock() - began)
 
     def enters(self, phase: str) -> bool:
-        """Whether the phase may start: the plan leaves it trials (always, without a budget)."""
+        """Whether the phase may start: the plan, made again now that the phases before it are over, leaves it
+        trials (always, without a budget)."""
+        self.over.update(PHASES[:PHASES.index(phase)])
         self._replan()
         planned = self._planned(phase)
         if planned is not None and planned.fits == 0 and planned.most > 0:
@@ -242,7 +245,7 @@ class _Steps:
     def _replan(self) -> None:
         if not isinstance(self.workload, Plans) or not any(self.costs.values()):
             return
-        left = self.workload.planned()
+        left = [replace(p, most=0, least=0) if p.name in self.over else p for p in self.workload.planned()]
         seconds = [self._cost(p.name, p.weight) for p in left]
         self.plan = plan(left, seconds, self._spent(), None if self.budget is None else self.budget.seconds)
         self.watch.planned(self.plan)
