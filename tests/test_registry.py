@@ -16,9 +16,11 @@ import pytest
 from factories import assert_one_line, ov_tuner, rewind
 from typer.testing import CliRunner
 
+from ov_tuner import API_VERSION
 from ov_tuner.cli import app
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import GROUP, Registration, registered, registry
+from ov_tuner.registry.parts import api_mismatch
 from ov_tuner.store.results import ResultStore
 from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, Writer
 from ov_tuner.workloads.llm.records import LLM_TABLES
@@ -46,6 +48,15 @@ def test_every_workload_is_installed_through_its_entry_point_with_every_part() -
     assert declared == {"sweep", "pipeline", "llm"} <= set(registry())
     assert missing_parts(registry()) == []
     assert [r.name for r in registry().values() if r.reads_unclaimed] == ["sweep"]
+
+
+def test_a_plug_in_loads_only_where_its_api_version_agrees() -> None:
+    major, minor = (int(n) for n in API_VERSION.split("."))
+    assert api_mismatch(API_VERSION) is None and api_mismatch(f"{major}.0") is None  # an older minor of this major
+    newer_minor, next_major = f"{major}.{minor + 1}", f"{major + 1}.0"
+    assert newer_minor in (api_mismatch(newer_minor) or "") and API_VERSION in (api_mismatch(next_major) or "")
+    assert "MAJOR.MINOR" in (api_mismatch("one") or "")
+    assert {r.api for r in registry().values()} == {API_VERSION}  # ov-tuner's own, as any plug-in declares it
 
 
 def test_the_completeness_check_sees_a_misnamed_workload_and_a_missing_part() -> None:

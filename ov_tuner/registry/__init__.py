@@ -17,7 +17,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.registry.parts import Asked, Registration
+from ov_tuner.registry.parts import Asked, Registration, api_mismatch
 
 __all__ = ["GROUP", "Asked", "Registration", "registered", "registered_alike", "registry", "registry_problems"]
 
@@ -42,6 +42,11 @@ def _installed() -> tuple[dict[str, Registration], tuple[str, ...]]:
         if not isinstance(registration, Registration) or registration.name != point.name:
             problems.append(f"the {GROUP} entry point {point.name} = {point.value} is not a Registration named "
                             f"{point.name}; fix or uninstall the package that declares it")
+            continue
+        mismatch = api_mismatch(registration.api)
+        if mismatch is not None:
+            problems.append(f"the workload {point.name} ({point.value}) {mismatch}: it is left out; install a release "
+                            "of either that agrees")
             continue
         found.setdefault(point.name, registration)  # a name installed twice (an editable copy): the first found
     return found, tuple(problems)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ov_tuner import API_VERSION
 from ov_tuner.store.tables import Writer
 
 if TYPE_CHECKING:  # the command line imports this for every command: rich, the analysis and matplotlib wait
@@ -34,8 +35,9 @@ class Asked:
 @dataclass(frozen=True)
 class Registration:
     """One workload, as it registers through the `ov_tuner.workloads` entry points (ov_tuner.registry): `writer`, its
-    name (the entry point's) and whose results file it writes, kept in every file it writes; each other part a
-    function of the file (or of the answer read from it):
+    name (the entry point's) and whose results file it writes, kept in every file it writes; `api`, the plug-in API
+    version it was written against (API_VERSION; ov_tuner.registry loads it only where that agrees); each other part
+    a function of the file (or of the answer read from it):
 
     - `answer`: its answer record (what every output words), under what `recommend` asked;
     - `show`: every stored trial and the answer, on a console; `words`: the answer alone, as `recommend` prints it;
@@ -52,6 +54,7 @@ class Registration:
     """
 
     writer: Writer
+    api: str
     answer: Callable[[Path, Asked], Any]
     show: Callable[[Console, Path, bool], None]
     words: Callable[[Console, Any], None]
@@ -67,3 +70,23 @@ class Registration:
     @property
     def name(self) -> str:
         return self.writer.name
+
+
+def api_mismatch(wanted: str) -> str | None:
+    """Why a plug-in written against API `wanted` cannot load here (None: it can): the major versions agree and its
+    minor is not above this one's."""
+    ours = _version(API_VERSION)
+    theirs = _version(wanted)
+    if theirs is None:
+        return f"declares the plug-in API version {wanted!r}, not MAJOR.MINOR such as {API_VERSION}"
+    assert ours is not None
+    if theirs[0] != ours[0] or theirs[1] > ours[1]:
+        return f"needs the plug-in API {wanted}; this ov-tuner has {API_VERSION}"
+    return None
+
+
+def _version(text: str) -> tuple[int, int] | None:
+    parts = str(text).split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])

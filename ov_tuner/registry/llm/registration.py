@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ov_tuner.errors import BadInputError
-from ov_tuner.registry.parts import Asked, Registration
+from ov_tuner.registry.parts import API_VERSION, Asked, Registration
 from ov_tuner.workloads.llm.schema import WRITER
 
 if TYPE_CHECKING:
@@ -75,5 +75,5 @@ def _commands(app: typer.Typer) -> None:
     import ov_tuner.registry.llm.command  # noqa: F401
 
 
-LLM = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                   compare=_compare, forms=_forms, commands=_commands, fleet=True)
+LLM = Registration(writer=WRITER, api=API_VERSION, answer=_answer, show=_show, words=_words, report=_report,
+                   figures=_figures, compare=_compare, forms=_forms, commands=_commands, fleet=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ov_tuner.errors import BadInputError, ResultsFileError
-from ov_tuner.registry.parts import Asked, Registration
+from ov_tuner.registry.parts import API_VERSION, Asked, Registration
 from ov_tuner.workloads.pipeline.schema import WRITER
 
 if TYPE_CHECKING:
@@ -85,5 +85,5 @@ def _commands(app: typer.Typer) -> None:
     import ov_tuner.registry.pipeline.command  # noqa: F401
 
 
-PIPELINE = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                        compare=_compare, forms=_forms, commands=_commands, fleet=True)
+PIPELINE = Registration(writer=WRITER, api=API_VERSION, answer=_answer, show=_show, words=_words, report=_report,
+                        figures=_figures, compare=_compare, forms=_forms, commands=_commands, fleet=True)

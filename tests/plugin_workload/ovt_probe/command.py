@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov_tuner.commandline.app import one_line_errors, out
+from ov_tuner.plugin import one_line_errors, out
 
 
 def add_probe(app: typer.Typer) -> None:

@@ -10,10 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov_tuner.errors import BadInputError
-from ov_tuner.store.destinations import results_file
-from ov_tuner.store.results import ResultStore
-from ov_tuner.store.tables import OwnTables
+from ov_tuner.plugin import BadInputError, OwnTables, ResultStore, results_file
 from ovt_probe import WRITER
 
 # The probe's own table in its results files (version 1: no older one to upgrade).
@@ -67,8 +64,7 @@ def run_probe(model: Path, out: Path, threads: Sequence[int], requests: int) -> 
     import numpy as np
     import openvino as ov
 
-    from ov_tuner.devices.environment import environment
-    from ov_tuner.devices.modelfile import open_model_source
+    from ov_tuner.plugin import environment, open_model_source
 
     results_file(out, inputs=(model,))
     source = open_model_source(model)

@@ -9,16 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ov_tuner.registry.parts import Asked, Registration
+from ov_tuner.plugin import API_VERSION, Asked, Registration
 from ovt_probe import WRITER
 
 if TYPE_CHECKING:
     import typer
     from rich.console import Console
 
-    from ov_tuner.present.deploy import Form, Forms, Where
-    from ov_tuner.present.document import Section
-    from ov_tuner.present.report import ReportFiles
+    from ov_tuner.plugin import Form, Forms, ReportFiles, Section, Where
     from ovt_probe.probe import ProbeAnswer
 
 
@@ -29,7 +27,7 @@ def _answer(results: Path, asked: Asked | None = None) -> ProbeAnswer:
 
 
 def _sections(answer: ProbeAnswer, every: bool) -> list[Section]:
-    from ov_tuner.present.document import Facts, Section, table
+    from ov_tuner.plugin import Facts, Section, table
 
     best = answer.best
     said = Section("answer", (Facts((("deploy", f"INFERENCE_NUM_THREADS {best.threads}"),
@@ -43,13 +41,13 @@ def _sections(answer: ProbeAnswer, every: bool) -> list[Section]:
 
 
 def _show(console: Console, results: Path, verbose: bool) -> None:
-    from ov_tuner.present.terminal import print_sections
+    from ov_tuner.plugin import print_sections
 
     print_sections(console, _sections(_answer(results), every=True))
 
 
 def _words(console: Console, answer: ProbeAnswer) -> None:
-    from ov_tuner.present.terminal import print_sections
+    from ov_tuner.plugin import print_sections
 
     print_sections(console, _sections(answer, every=False))
 
@@ -72,9 +70,7 @@ def _figures(results: Path, out_dir: Path, fmt: str, paired_only: bool) -> list[
 
 
 def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> ReportFiles:
-    from ov_tuner.errors import BadInputError
-    from ov_tuner.present.document import Image, Section
-    from ov_tuner.present.report import write_pages
+    from ov_tuner.plugin import BadInputError, Image, Section, write_pages
 
     if len(results) > 1:
         raise BadInputError(f"{results[0]} is {WRITER.whose} results file, reported one at a time: give one file")
@@ -85,8 +81,7 @@ def _report(results: Sequence[Path], out_dir: Path, models_differ: bool) -> Repo
 
 
 def _compare(console: Console, results: Sequence[Path], models_differ: bool, out_dir: Path | None, fmt: str) -> None:
-    from ov_tuner.present.document import Section, table
-    from ov_tuner.present.terminal import print_sections
+    from ov_tuner.plugin import Section, print_sections, table
 
     answers = [_answer(r) for r in results]
     rows = [[a.path, str(a.best.threads), f"{a.best.median_ms:.3f}"] for a in answers]
@@ -112,14 +107,13 @@ print("INFERENCE_NUM_THREADS", compiled.get_property("INFERENCE_NUM_THREADS"))""
 
 
 def _python(answer: ProbeAnswer, where: Where) -> Form:
-    from ov_tuner.present.deploy import Form
+    from ov_tuner.plugin import Form
 
     return Form(PYTHON.format(model=answer.model, threads=answer.best.threads))
 
 
 def _json(answer: ProbeAnswer, where: Where) -> Form:
-    from ov_tuner.present.deploy import Form
-    from ov_tuner.present.envelope import envelope
+    from ov_tuner.plugin import Form, envelope
 
     best = answer.best
     body = {"threads": best.threads, "median_ms": best.median_ms, "model": answer.model}
@@ -128,7 +122,7 @@ def _json(answer: ProbeAnswer, where: Where) -> Form:
 
 
 def _forms() -> Forms:
-    from ov_tuner.present.deploy_format import DeployFormat
+    from ov_tuner.plugin import DeployFormat
 
     return {DeployFormat.PYTHON: _python, DeployFormat.JSON: _json}
 
@@ -139,6 +133,5 @@ def _commands(app: typer.Typer) -> None:
     add_probe(app)
 
 
-PROBE = Registration(writer=WRITER, answer=_answer, show=_show, words=_words, report=_report, figures=_figures,
-                     compare=_compare, export=_export, forms=_forms, commands=_commands,
-                     fleet=True)
+PROBE = Registration(writer=WRITER, api=API_VERSION, answer=_answer, show=_show, words=_words, report=_report,
+                     figures=_figures, compare=_compare, export=_export, forms=_forms, commands=_commands, fleet=True)
