@@ -16,7 +16,7 @@ import pytest
 from factories import assert_one_line, ov_tuner, rewind
 from typer.testing import CliRunner
 
-from ov_tuner import API_VERSION
+from ov_tuner import API_VERSION, __version__
 from ov_tuner.cli import app
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import GROUP, Registration, registered, registry
@@ -57,6 +57,8 @@ def test_a_plug_in_loads_only_where_its_api_version_agrees() -> None:
     assert newer_minor in (api_mismatch(newer_minor) or "") and API_VERSION in (api_mismatch(next_major) or "")
     assert "MAJOR.MINOR" in (api_mismatch("one") or "")
     assert {r.api for r in registry().values()} == {API_VERSION}  # ov-tuner's own, as any plug-in declares it
+    said = CliRunner().invoke(app, ["--version"])
+    assert said.exit_code == 0 and said.output.strip() == f"ov-tuner {__version__}, plug-in API {API_VERSION}"
 
 
 def test_the_completeness_check_sees_a_misnamed_workload_and_a_missing_part() -> None:

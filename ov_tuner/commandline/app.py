@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ov_tuner import API_VERSION, __version__
 from ov_tuner.commandline.inputs import said
 from ov_tuner.commandline.renamed import RenamedFlagsGroup
 from ov_tuner.devices.strings import parse_devices
@@ -44,9 +45,18 @@ class GlobalOptions:
 options = GlobalOptions()
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        out.print(f"ov-tuner {__version__}, plug-in API {API_VERSION}", highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="With an error or a failed point, also print "
-                                               "OpenVINO's whole message, not only its first line.")] = False) -> None:
+                                               "OpenVINO's whole message, not only its first line.")] = False,
+         version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                               help="Print ov-tuner's version and its plug-in API's, and exit.")]
+         = False) -> None:
     options.verbose = verbose
 
 
