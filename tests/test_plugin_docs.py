@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from factories import ov_tuner
+from factories import assert_one_line, ov_tuner
 
 from ov_tuner.plugin import API_VERSION
 
@@ -83,6 +83,10 @@ def test_the_plug_in_from_the_page_runs_end_to_end(installed: tuple[dict[str, st
     # an input given as --out is refused, not overwritten
     refused = ov_tuner("cache", str(tiny_model), "--out", str(tiny_model), env=env)
     assert refused.returncode != 0 and tiny_model.is_file()
+    # a results file that is not there names every installed workload's command, the plug-in's among them
+    missing = tmp_path / "missing.db"
+    assert_one_line(ov_tuner("show", str(missing), env=env), "does not exist", f"`ov-tuner cache ... --out {missing}`",
+                    "`ov-tuner sweep")
 
 
 def test_a_plug_in_for_another_major_version_is_one_line_and_left_out(installed: tuple[dict[str, str], Path],

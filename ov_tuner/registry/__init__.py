@@ -64,11 +64,16 @@ def registry_problems() -> tuple[str, ...]:
 
 def registered(results: Path) -> Registration:
     """The registration of the workload that wrote the results file at `results`, or, where none has claimed it yet,
-    the one that reads such a file (and says what it lacks)."""
+    the one that reads such a file (and says what it lacks). A file that is not there is one line naming every
+    installed workload's command, since no one workload's is the user's."""
     from ov_tuner.store.results import ResultStore  # imports numpy: `ov-tuner --help` goes without
+    workloads = registry()
+    if not results.is_file():
+        commands = ", ".join(f"`ov-tuner {name} ... --out {results}`" for name, r in workloads.items() if r.commands)
+        raise BadInputError(f"results file {results} does not exist; write it first with a workload's command: "
+                            f"{commands}")
     with ResultStore(results, create=False) as store:
         writer = store.writer()
-    workloads = registry()
     if writer is None:
         return next(r for r in workloads.values() if r.reads_unclaimed)
     if writer.name not in workloads:
