@@ -19,11 +19,13 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ov_tuner.workloads.sweep.summary import FIXED_GRID_S
+
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = str(ROOT / ".venv" / "bin" / "ov-tuner")
 SPACE = ["sweep", "models/mobilenet_v2.xml", "--precision", "auto,int8", "--images", "results/photos", "--streams",
          "auto", "--nireq", "auto", "--batch", "1"]
-GRID = ["--search", "grid", "--seconds", "2", "--no-confirm"]
+GRID = ["--search", "grid", "--seconds", f"{FIXED_GRID_S:g}", "--no-confirm"]
 SEARCH = re.compile(r"the search took (\d+) s for (\d+) of (\d+) points")
 ROUND = re.compile(r"the confirmation round measured (\d+) configurations head to head in (\d+) s")
 

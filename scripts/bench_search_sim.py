@@ -32,6 +32,7 @@ from ov_tuner.schema import ConfirmRule, Ending, StopRule, Window
 from ov_tuner.stats.evidence import Estimate
 from ov_tuner.workloads.sweep.policy import Cell, Evidence, SearchPolicy, SmartSearch, Space
 from ov_tuner.workloads.sweep.simulate import COMPILE_S, Landscape, load_landscapes, simulate
+from ov_tuner.workloads.sweep.summary import FIXED_GRID_S
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 MIN_GAIN, FIRST_WINDOW_DOUBT = 0.03, 0.06  # the constants of the rules before
@@ -123,7 +124,7 @@ def main() -> None:
           f"{'before hit':>10} {'points':>6} {'sim s':>6}")
     for land in landscapes:
         cells = len(land.space.cells())
-        grid_s = cells * 2.0 + len(land.space.streams) * COMPILE_S
+        grid_s = cells * FIXED_GRID_S + len(land.space.streams) * COMPILE_S
         new = row(SmartSearch(), land, args.runs, confirm=True)
         old = row(SmartSearchBefore(), land, args.runs, confirm=False)
         print(f"{land.name:44} {cells:5} {grid_s:6.0f} | {new[0]:9.1%} {new[1]:6.1f} {new[2]:6.1f} | "

@@ -70,12 +70,11 @@ def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> 
     for config in dict.fromkeys(chosen):
         groups.setdefault(_group(config), []).append(config)
     windows = {p.config: p.measurement.windows for p in points if p.ok and p.measurement is not None}
-    bests = {key: max((Estimate.of(windows[c]) for c in members), key=lambda e: e.fps)
-             for key, members in groups.items()}
+    estimates = {c: Estimate.of(windows[c]) for members in groups.values() for c in members}
+    bests = {key: max((estimates[c] for c in members), key=lambda e: e.fps) for key, members in groups.items()}
     kept: list[PointConfig] = []
     behind: set[tuple] = set()
     for key, members in groups.items():
-        estimates = {c: Estimate.of(windows[c]) for c in members}
         best = bests[key]
         alive = sorted((c for c in members if not clearly_worse(estimates[c], best)), key=lambda c: -estimates[c].fps)
         if any(clearly_worse(best, rival) for other, rival in bests.items() if _rivals(key, other)):
@@ -83,8 +82,8 @@ def plan_confirmation(points: list[PointResult], spaces: list[PlannedSpace]) -> 
             alive = alive[:1]
         kept += alive[:MAX_CONTENDERS]
     defaults = {s.default_baseline() for s in spaces if s.hosts_default}
-    owned = [p for p in points if any(s.owns(p.config) for s in spaces) and _group(p.config) not in behind]
-    baselines = [p for p in points if p.ok and not p.config.explicit and (p.config in defaults or p in owned)]
+    owned = {p.config for p in points if any(s.owns(p.config) for s in spaces) and _group(p.config) not in behind}
+    baselines = [p for p in points if p.ok and not p.config.explicit and (p.config in defaults or p.config in owned)]
     stored = {p.config for p in points if p.ok}
     spelled_out = [twin_of(p) for p in baselines if twin_of(p) in stored]
     chosen = list(dict.fromkeys(kept + spelled_out + [p.config for p in baselines]))
