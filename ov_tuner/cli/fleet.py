@@ -38,7 +38,7 @@ def add_fleet_command(registration: Registration) -> None:
             raise BadInputError(f"fleet {name} writes each host's results to --out-dir as <host>.db: leave out --out")
         try:
             from ov_tuner.fleet.command import run_command_fleet
-            from ov_tuner.fleet.run import connected
+            from ov_tuner.fleet.connect import connected
         except ModuleNotFoundError as e:
             if e.name != "ray":
                 raise

@@ -32,7 +32,7 @@ class CommandHost:
 
 def run_command_fleet(workload: str, args: Sequence[str], chosen: list[Target], out_dir: Path,
                       said: Callable[[Target, str], None]) -> tuple[list[CommandHost], bool]:
-    """`ov-tuner WORKLOAD ARGS` on every target (ov_tuner.fleet.run.connected gives them), each host's results file
+    """`ov-tuner WORKLOAD ARGS` on every target (ov_tuner.fleet.connect.connected gives them), each host's results file
     kept as out_dir/<stem>.db; `said`: each line a host's command prints. The hosts as they ended, and whether
     Ctrl-C stopped them."""
     output_folder(out_dir, Given(Input.HOSTS_FOLDER))

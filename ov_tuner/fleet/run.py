@@ -1,4 +1,4 @@
-"""The fleet sweep from the driver: connect, find the targets, start one keeper and one task per host, relay
+"""The fleet sweep from the driver, on the targets fleet.connect found: start one keeper and one task per host, relay
 progress, and end every host with its summary or the one line that stopped it.
 
 Measurement truth comes first: each task is placed as ov_tuner.fleet.schedule says, alone on its node.
@@ -6,9 +6,6 @@ Measurement truth comes first: each task is placed as ov_tuner.fleet.schedule sa
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,9 +14,9 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ov_tuner.devices.modelfile import open_model_source
-from ov_tuner.errors import BadInputError, Given, Input
+from ov_tuner.errors import Given, Input
 from ov_tuner.fleet.bundle import pack
-from ov_tuner.fleet.cluster import HEAD_HINT, JOIN_HINT, RESOURCE, Target, targets
+from ov_tuner.fleet.cluster import Target
 from ov_tuner.fleet.keeper import Keeper
 from ov_tuner.fleet.node import NodeOutcome, sweep_here
 from ov_tuner.fleet.schedule import on_every_target, pinned
@@ -55,25 +52,6 @@ class FleetProgress(Protocol):
     def event(self, target: Target, name: str, args: tuple[Any, ...]) -> None: ...
 
     def ended(self, outcome: HostOutcome) -> None: ...
-
-
-@contextmanager
-def connected(address: str) -> Iterator[list[Target]]:
-    """Join the cluster at `address` (`auto`: the one this machine belongs to) and list its targets."""
-    try:
-        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
-    except (ConnectionError, RuntimeError, ValueError) as e:
-        raise BadInputError(f"{Input.ADDRESS} {address}: no Ray cluster there ({str(e).splitlines()[0]}); start one "
-                            f"with `{HEAD_HINT}` or give the head's address "
-                            "(host:6379)") from e
-    try:
-        chosen = targets(ray.nodes())
-        if not chosen:
-            raise BadInputError(f"the Ray cluster at {address} has no node offering the resource {RESOURCE}; join "
-                                f"each target host with `{JOIN_HINT}`")
-        yield chosen
-    finally:
-        ray.shutdown()
 
 
 def run_fleet(spec: SweepSpec, chosen: list[Target], out_dir: Path, progress: FleetProgress) -> FleetSummary:

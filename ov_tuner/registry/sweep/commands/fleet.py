@@ -63,7 +63,8 @@ def fleet_sweep(
     """Run the sweep once on every Ray node that offers the resource ov_tuner_host, one host at a time per machine;
     every point is written here, to OUT_DIR/<host>.db, as soon as it is measured."""
     try:
-        from ov_tuner.fleet.run import connected, run_fleet
+        from ov_tuner.fleet.connect import connected
+        from ov_tuner.fleet.run import run_fleet
     except ModuleNotFoundError as e:
         if e.name != "ray":
             raise
