@@ -29,10 +29,10 @@ from ov_tuner.analyse.precisions import int8_against_fastest_float, precision_sp
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words.numbers import cosine_text
-from ov_tuner.registry.sweep.words.accuracy import speed_text
 from ov_tuner.schema import Int8Options, Precision, SweepSpec
 from ov_tuner.store.results import StoredResults, load_results
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.present.words.accuracy import speed_text
 
 sys.path.insert(0, str(Path(__file__).parent))
 from photos import write_photos

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ov_tuner.registry.llm.words import by_load_text
 from ov_tuner.stats.headtohead import paired_ratio
 from ov_tuner.workloads.llm.by_load import by_load
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.measured import LlmTrial, at_budget, pooled
 from ov_tuner.workloads.llm.model_file import read_llm
+from ov_tuner.workloads.llm.present.words import by_load_text
 from ov_tuner.workloads.llm.schema import LOOKUP, OVMS_DEFAULT, SCHEDULER_DEFAULT, LlmBudget, LlmLoad
 from ov_tuner.workloads.llm.trial import serve, trial_on
 

@@ -22,12 +22,12 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.measure.engine import measure
 from ov_tuner.model.architectures import DEFAULT_ARCHITECTURE
 from ov_tuner.model.zoo import build_zoo_model
-from ov_tuner.registry.sweep.words.edge import latency_text, trial_line
 from ov_tuner.schema import CameraTarget, PointConfig, StopRule, SweepSpec
 from ov_tuner.store.results import load_results
-from ov_tuner.workloads.capacity.job import run_capacity
-from ov_tuner.workloads.capacity.workload import CapacitySpec
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.capacity.job import run_capacity
+from ov_tuner.workloads.sweep.capacity.workload import CapacitySpec
+from ov_tuner.workloads.sweep.present.words.edge import latency_text, trial_line
 
 
 def closed_loop_fps(model: Path, config: PointConfig, seconds: float) -> float:

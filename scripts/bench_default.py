@@ -23,12 +23,12 @@ from ov_tuner.devices.modelfile import ModelSource, open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words.numbers import factor
-from ov_tuner.registry.sweep.words.answer import recommendation_text
 from ov_tuner.schema import CompileInfo, ConfirmRule, Mode, PointConfig, Precision, SweepSpec
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.workloads.sweep import run_sweep
 from ov_tuner.workloads.sweep.confirm import run_confirmation
+from ov_tuner.workloads.sweep.present.words.answer import recommendation_text
 
 HINTS = {"f32": Precision.FP32, "bf16": Precision.BF16, "f16": Precision.FP16}
 

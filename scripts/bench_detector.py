@@ -23,9 +23,9 @@ from real_models import fetch
 
 from ov_tuner.analyse.accuracy import NO_LIMIT
 from ov_tuner.analyse.recommend import Recommendation, results_answer
-from ov_tuner.registry.sweep.words.accuracy import accuracy_summary
 from ov_tuner.schema import PointResult, Precision
 from ov_tuner.store.results import StoredResults, load_results
+from ov_tuner.workloads.sweep.present.words.accuracy import accuracy_summary
 
 BIN = Path(sys.executable).parent
 

@@ -34,9 +34,9 @@ import openvino.opset13 as ops
 import tomllib
 
 from ov_tuner.model.clip import write_clip
-from ov_tuner.registry.pipeline.words import split_text
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.job import run_pipeline
+from ov_tuner.workloads.pipeline.present.words import split_text
 from ov_tuner.workloads.pipeline.results_file import load_pipeline
 from ov_tuner.workloads.pipeline.workload import PipelineSpec
 

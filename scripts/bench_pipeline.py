@@ -17,11 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from ov_tuner.registry.pipeline.words import split_text
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import PipelineAnswer
 from ov_tuner.workloads.pipeline.file import read_pipeline
 from ov_tuner.workloads.pipeline.job import run_pipeline
+from ov_tuner.workloads.pipeline.present.words import split_text
 from ov_tuner.workloads.pipeline.results_file import load_pipeline
 from ov_tuner.workloads.pipeline.search import SplitSpace, StageSpace
 from ov_tuner.workloads.pipeline.workload import PipelineSpec

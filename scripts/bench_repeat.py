@@ -27,11 +27,11 @@ from ov_tuner.commandline.flags import parse_precisions
 from ov_tuner.devices.environment import cpu_model
 from ov_tuner.model.zoo import build_zoo_model
 from ov_tuner.present.words.numbers import gain_inline
-from ov_tuner.registry.sweep.words.answer import gain_lines, recommendation_text, rule_text
 from ov_tuner.schema import PointConfig, SweepSpec
 from ov_tuner.stats.headtohead import RERUN_SD, Ratio
 from ov_tuner.store.results import load_results
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.present.words.answer import gain_lines, recommendation_text, rule_text
 
 CONFIRM_SHARE_TARGET = 0.25
 

@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 from ov_tuner.errors import BadInputError, worded
-from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.job import run_llm
 from ov_tuner.workloads.llm.measured import LlmTrial
 from ov_tuner.workloads.llm.model_file import read_llm
+from ov_tuner.workloads.llm.present.words_setting import setting_text
 from ov_tuner.workloads.llm.schema import SCHEDULER_DEFAULT, LlmBudget, LlmLoad, LlmSetting, LlmSpace
 from ov_tuner.workloads.llm.weights import WEIGHTS, compressed_folder
 from ov_tuner.workloads.llm.workload import LlmSpec

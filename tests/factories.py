@@ -123,7 +123,7 @@ def ov_tuner(*args: str, prefix: list[str] | None = None, timeout: float = 180,
                           timeout=timeout, env={**os.environ, "COLUMNS": "250", **(env or {})})
 
 
-# How the sweep's busy-host notice starts (ov_tuner.registry.sweep.words.notices).
+# How the sweep's busy-host notice starts (ov_tuner.workloads.sweep.present.words.notices).
 BUSY_HOST = "the host is already busy: "
 
 

@@ -18,10 +18,10 @@ from ov_tuner.commandline.inputs import said
 from ov_tuner.errors import BadInputError
 from ov_tuner.model.outputs import class_score_outputs
 from ov_tuner.model.zoo import zoo_model
-from ov_tuner.registry.sweep.words.accuracy import breach_reason
 from ov_tuner.schema import Precision
 from ov_tuner.store.results import load_results
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.present.words.accuracy import breach_reason
 
 
 def test_figures_on_known_numbers() -> None:

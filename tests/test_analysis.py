@@ -25,8 +25,8 @@ from ov_tuner.analyse.heatmaps import Metric, heatmap_of
 from ov_tuner.analyse.points import batch_series, best_per_device_precision, pareto_front
 from ov_tuner.analyse.precisions import compare_precisions, int8_against_fastest_float, ran_by_scope, ran_in
 from ov_tuner.analyse.saturation import saturation
-from ov_tuner.registry.sweep.heatmaps import heatmap_figure
 from ov_tuner.schema import Ending, Environment, Mode, PointConfig, PointResult, Precision
+from ov_tuner.workloads.sweep.present.heatmaps import heatmap_figure
 
 
 def point(streams: int, nireq: int, fps: float, precision: Precision = Precision.FP32, **kwargs: object) -> PointResult:

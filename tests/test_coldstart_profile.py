@@ -19,8 +19,8 @@ from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import DeviceError
 from ov_tuner.schema import ColdStartSample, CompileKey, PointConfig, Precision
 from ov_tuner.store.results import load_results
-from ov_tuner.workloads.coldstart.job import ColdStartSpec, run_coldstart
-from ov_tuner.workloads.profile.job import run_profile
+from ov_tuner.workloads.sweep.coldstart.job import ColdStartSpec, run_coldstart
+from ov_tuner.workloads.sweep.profile.job import run_profile
 
 
 def test_coldstart_figures_from_fresh_processes(tiny_model: Path, tmp_path: Path) -> None:

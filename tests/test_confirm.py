@@ -21,7 +21,6 @@ from ov_tuner.devices.compiler import Compiler
 from ov_tuner.devices.modelfile import open_model_source
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.engine.rounds import still_open
-from ov_tuner.registry.sweep.words.findings import inconsistency_text
 from ov_tuner.schema import (
     CompileInfo,
     Confirmation,
@@ -44,6 +43,7 @@ from ov_tuner.workloads.sweep import run_sweep
 from ov_tuner.workloads.sweep.confirm import Compile, run_confirmation
 from ov_tuner.workloads.sweep.contenders import plan_confirmation
 from ov_tuner.workloads.sweep.plan import plan, search_order
+from ov_tuner.workloads.sweep.present.words.findings import inconsistency_text
 
 
 def compiler(model: Path) -> Compile:
@@ -357,8 +357,8 @@ def test_a_ratio_the_answer_states_with_a_wide_interval_is_its_caveat_not_none()
     so where it said "none: ... the host was quiet enough"."""
     from ov_tuner.analyse.caveat import WIDE_SPAN, CaveatKind, caveat
     from ov_tuner.analyse.recommend import Recommendation
-    from ov_tuner.registry.sweep.answer_json import caveat_json
-    from ov_tuner.registry.sweep.words.short import caveat_text
+    from ov_tuner.workloads.sweep.present.answer_json import caveat_json
+    from ov_tuner.workloads.sweep.present.words.short import caveat_text
 
     fp32, bf16 = grid(16, 32), grid(16, 32, Precision.BF16)
     steady = HeadToHead.of(round_of({fp32: [100, 101, 99, 100, 100, 101], bf16: [195, 196, 194, 195, 196, 194]},

@@ -27,10 +27,10 @@ from ov_tuner.deployable import SWEEP_WRITER
 from ov_tuner.devices.decisions import type_name
 from ov_tuner.present.formats import deploy_model, deploy_snippets
 from ov_tuner.quantize.paths import int8_ir_path
-from ov_tuner.registry.sweep.deploy_forms import dlstreamer_pipeline, ovms_config
 from ov_tuner.schema import Environment, Int8Options, Mode, PointResult, Precision, Quantization
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.present.deploy_forms import dlstreamer_pipeline, ovms_config
 
 OVMS_SCHEMA = json.loads((Path(__file__).parent / "data" / "ovms_config_schema.json").read_text())
 # The properties gvainference, gvadetect and gvaclassify share (GvaBaseInference in DL Streamer's

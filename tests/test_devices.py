@@ -21,10 +21,10 @@ from ov_tuner.cli import app
 from ov_tuner.devices.native import native_output_kept
 from ov_tuner.devices.strings import ReadAs, parse_devices
 from ov_tuner.errors import BadInputError
-from ov_tuner.registry.sweep.words.answer import baseline_label
 from ov_tuner.schema import Confirmation, Contender, Mode, PointConfig, Precision, RoundWindow, Window
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import load_results
+from ov_tuner.workloads.sweep.present.words.answer import baseline_label
 
 README = Path(__file__).parent.parent / "README.md"
 DOCS = Path(__file__).parent.parent / "docs"

@@ -30,7 +30,6 @@ from ov_tuner.errors import ModelError
 from ov_tuner.measure.engine import measure
 from ov_tuner.measure.openloop import Arrivals, run_open_loop
 from ov_tuner.quantize.ir import int8_ir
-from ov_tuner.registry.sweep.words.edge import capacity_summary, harness_cell
 from ov_tuner.schema import (
     Accuracy,
     CameraTarget,
@@ -46,17 +45,18 @@ from ov_tuner.schema import (
     Window,
 )
 from ov_tuner.store.results import load_results
-from ov_tuner.workloads.capacity.job import run_capacity
-from ov_tuner.workloads.capacity.workload import CapacitySpec
 from ov_tuner.workloads.llm.results_file import LlmStore
 from ov_tuner.workloads.llm.schema import WRITER as LLM_WRITER
 from ov_tuner.workloads.llm.schema import LlmBudget, LlmFormat, LlmJob, LlmLoad, LlmModel
 from ov_tuner.workloads.pipeline.results_file import PipelineStore
 from ov_tuner.workloads.pipeline.schema import WRITER as PIPELINE_WRITER
 from ov_tuner.workloads.pipeline.schema import Pipeline, PipelineStage, VideoSource
-from ov_tuner.workloads.soak.job import run_soak
-from ov_tuner.workloads.soak.workload import SoakSpec
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.capacity.job import run_capacity
+from ov_tuner.workloads.sweep.capacity.workload import CapacitySpec
+from ov_tuner.workloads.sweep.present.words.edge import capacity_summary, harness_cell
+from ov_tuner.workloads.sweep.soak.job import run_soak
+from ov_tuner.workloads.sweep.soak.workload import SoakSpec
 
 TARGET = CameraTarget(fps=30, max_latency_ms=50, percentile=99)
 

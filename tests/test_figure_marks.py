@@ -21,11 +21,11 @@ from ov_tuner.analyse.heatmaps import figure_marks, heatmap_marks
 from ov_tuner.analyse.precisions import compare_precisions
 from ov_tuner.present.drawing import DEPLOYED_COLOUR
 from ov_tuner.present.words.marks import NO_ANSWER, default_point_text, deployed_point_text
-from ov_tuner.registry.pipeline.figures import cameras_figure
-from ov_tuner.registry.sweep.figures import pareto_figure, write_figures
-from ov_tuner.registry.sweep.heatmaps import HEATMAP_METRICS, heatmap_figure, precision_figure
 from ov_tuner.schema import DeviceInfo, Environment, Mode, PointResult, Precision
 from ov_tuner.store.results import StoredResults
+from ov_tuner.workloads.pipeline.present.figures import cameras_figure
+from ov_tuner.workloads.sweep.present.figures import pareto_figure, write_figures
+from ov_tuner.workloads.sweep.present.heatmaps import HEATMAP_METRICS, heatmap_figure, precision_figure
 
 ENV = Environment("2026.4.1", "0.1.0", "host", "cpu", 2, "3.11", "/m/tiny.xml", "0" * 64, "tiny")
 CPU = DeviceInfo("CPU", "AMD EPYC", (1, 2), 1, ("FP32",), "f32")

@@ -19,9 +19,9 @@ from ov_tuner.analyse.heatmaps import figure_marks
 from ov_tuner.analyse.points import batch_series
 from ov_tuner.analyse.precisions import compare_precisions
 from ov_tuner.present.drawing import save_figure
-from ov_tuner.registry.sweep.figures import batch_figure, pareto_figure
-from ov_tuner.registry.sweep.heatmaps import heatmap_figure, precision_figure
 from ov_tuner.schema import Precision
+from ov_tuner.workloads.sweep.present.figures import batch_figure, pareto_figure
+from ov_tuner.workloads.sweep.present.heatmaps import heatmap_figure, precision_figure
 
 
 def outside(fig: Figure) -> list[str]:

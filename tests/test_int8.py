@@ -36,13 +36,13 @@ from ov_tuner.quantize import nncf_backend
 from ov_tuner.quantize.data import calibration_sets
 from ov_tuner.quantize.ir import int8_ir
 from ov_tuner.quantize.make import quantize_model
-from ov_tuner.registry.sweep.documents import show_document
-from ov_tuner.registry.sweep.sections.answer import answer_facts
 from ov_tuner.schema import ConfirmRule, Int8Options, Precision
 from ov_tuner.stats.headtohead import HeadToHead
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.workloads.sweep import run_sweep
 from ov_tuner.workloads.sweep.notices import Quantizing
+from ov_tuner.workloads.sweep.present.documents import show_document
+from ov_tuner.workloads.sweep.present.sections.answer import answer_facts
 
 FEW = Int8Options(subset_size=8)
 

@@ -21,16 +21,13 @@ import ov_tuner
 
 PACKAGE = Path(ov_tuner.__file__).parent
 PRESENT = PACKAGE / "present"
-REGISTRY = PACKAGE / "registry"
-# What renders: present/, and what each built-in workload hands it, beside its registration (registry/NAME/), whose
-# registration.py alone computes (it builds the answer it hands on).
+WORKLOADS = PACKAGE / "workloads"
+# What renders: present/, and what each built-in workload hands it, in its folder's present/ (workloads/NAME/present/).
 # The command line: what every command shares, the commands of results files, the fleet and the host, and each built-in
-# workload's commands beside its registration.
+# workload's commands in its folder.
 COMMANDS = sorted([*(PACKAGE / "cli").glob("*.py"), *(PACKAGE / "commandline").glob("*.py"),
-                   *REGISTRY.glob("*/command.py"), *REGISTRY.glob("*/commands/*.py")])
-RENDERING = sorted([*PRESENT.rglob("*.py"), *(p for p in REGISTRY.rglob("*.py") if p.parent != REGISTRY
-                                              and p.name not in ("registration.py", "__init__.py")
-                                              and p not in COMMANDS)])
+                   *WORKLOADS.glob("*/command.py"), *WORKLOADS.glob("*/commands/*.py")])
+RENDERING = sorted([*PRESENT.rglob("*.py"), *WORKLOADS.glob("*/present/**/*.py")])
 # What opens a model: nothing in ov_tuner.present may import these.
 MODEL_OPENERS = ("openvino", "ov_tuner.devices.runtime")
 # What --help goes without: each takes a tenth of a second or more to import on a small host.
@@ -94,6 +91,8 @@ def named(dotted: str) -> object:
 # interval, a verdict on a compile's read-back, a walk's figure).
 COMPUTING = ("ov_tuner.analyse.", "ov_tuner.workloads.", "ov_tuner.stats.", "ov_tuner.engine.",
              "ov_tuner.devices.decisions.")
+# What renders in a workload's folder (its present/): a call into it computes nothing.
+RENDERED_IN_A_WORKLOAD = re.compile(r"ov_tuner\.workloads\.\w+\.present\.")
 
 
 def analyse_functions_used(path: Path) -> list[str]:
@@ -105,6 +104,7 @@ def analyse_functions_used(path: Path) -> list[str]:
     found = [(node.lineno, dotted) for node in ast.walk(tree)
              if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load)
              and (dotted := dotted_name(node, bound)) is not None and dotted.startswith(COMPUTING)
+             and not RENDERED_IN_A_WORKLOAD.match(dotted)
              and inspect.isfunction(named(dotted))]
     return [f"{line}: {dotted}" for line, dotted in sorted(found)]
 
@@ -112,8 +112,8 @@ def analyse_functions_used(path: Path) -> list[str]:
 def test_present_computes_nothing() -> None:
     """Data flows model -> compile -> measure -> store -> analyse -> present: the command line builds the records
     through ov_tuner.analyse and hands them to ov_tuner.present, which words and draws them."""
-    assert REGISTRY / "llm/words.py" in RENDERING and REGISTRY / "llm/registration.py" not in RENDERING
-    assert REGISTRY / "sweep/words/answer.py" in RENDERING
+    assert WORKLOADS / "llm/present/words.py" in RENDERING and WORKLOADS / "llm/registration.py" not in RENDERING
+    assert WORKLOADS / "sweep/present/words/answer.py" in RENDERING
     used = [f"{path.relative_to(PACKAGE)}:{hit}" for path in RENDERING for hit in analyse_functions_used(path)]
     assert used == []
 
@@ -141,27 +141,30 @@ def test_the_check_sees_an_analysis_function_called_or_handed_on(tmp_path: Path)
 
 # The comparisons present/ makes that decide nothing a reader is told: how a figure is drawn and a line is wrapped.
 DRAWING = {
-    "registry/sweep/heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
+    "workloads/sweep/present/heatmaps.py: 0.299 * r + 0.587 * g + 0.114 * b < 0.5",  # dark text on a light cell
     # the budget line
-    "registry/llm/figures.py: limit <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",
+    "workloads/llm/present/figures.py: limit <= BUDGET_REACH * max([x for x, _ in at.values()] + [0.001])",
     "present/words/box.py: cpu == runs[-1][-1] + 1",  # runs of CPU numbers: 0-3
     # a figure's index
-    "registry/sweep/documents.py: i < len(figures.profiles)", "registry/sweep/documents.py: i < len(figures.soaks)",
+    "workloads/sweep/present/documents.py: i < len(figures.profiles)",
+    "workloads/sweep/present/documents.py: i < len(figures.soaks)",
     "present/formats.py: point.nireq < point.streams",  # benchmark_app's -nireq flag is written only where it differs
     "present/words/box.py: len(box.cpuset) < box.host_cpus",  # a box names its CPUs where it has fewer than the host
-    "registry/llm/words_outputs.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
-    "registry/sweep/words/edge.py: a < b",  # a clock's span
+    "workloads/llm/present/words_outputs.py: len(asked) <= ASKED_CHARS",  # a prompt quoted whole or cut
+    "workloads/sweep/present/words/edge.py: a < b",  # a clock's span
     "present/words/numbers.py: load > found.served",  # the loads at a walk's edge, as the walk stored them
-    "registry/pipeline/words.py: gain.high > gain.low",  # an interval, or one value in every pass
+    "workloads/pipeline/present/words.py: gain.high > gain.low",  # an interval, or one value in every pass
     # counts and digits: a plural, a list cut short, how many digits a figure takes
-    "registry/sweep/heatmaps.py: value >= 100", "present/words/numbers.py: cosine > 0.99999",
+    "workloads/sweep/present/heatmaps.py: value >= 100", "present/words/numbers.py: cosine > 0.99999",
     "present/words/numbers.py: n > 1", "present/words/box.py: len(r) > 1",
-    "registry/llm/words.py: answer.passes > 1", "registry/llm/words_report.py: answer.passes > 1",
-    "registry/llm/servers.py: setting.instances > 1", "registry/llm/words_setting.py: setting.instances > 1",
-    "registry/llm/words.py: len(reasons) > 2", "registry/pipeline/words.py: len(failed) > 2",
+    "workloads/llm/present/words.py: answer.passes > 1", "workloads/llm/present/words_report.py: answer.passes > 1",
+    "workloads/llm/present/servers.py: setting.instances > 1",
+    "workloads/llm/present/words_setting.py: setting.instances > 1",
+    "workloads/llm/present/words.py: len(reasons) > 2", "workloads/pipeline/present/words.py: len(failed) > 2",
     # whether there is something to draw: two windows make a line, two boxes a column
-    "registry/sweep/documents.py: len(s.soak.windows) >= 2", "registry/sweep/figures.py: len(soak.soak.windows) >= 2",
-    "registry/sweep/documents.py: "
+    "workloads/sweep/present/documents.py: len(s.soak.windows) >= 2",
+    "workloads/sweep/present/figures.py: len(soak.soak.windows) >= 2",
+    "workloads/sweep/present/documents.py: "
     "len({f.environment.box.bounds if f.environment.box else None for f in comparison.files}) > 1",
 }
 
@@ -267,7 +270,7 @@ def flags_raised(path: Path) -> list[str]:
 def test_no_message_raised_below_the_command_line_names_a_flag() -> None:
     below = [path for path in sorted(PACKAGE.rglob("*.py"))
              if path.relative_to(PACKAGE).parts[0] not in FLAG_FLOORS and path not in COMMANDS]
-    assert PACKAGE / "registry/llm/command.py" in COMMANDS and PACKAGE / "registry/sweep/commands/edge.py" in COMMANDS
+    assert PACKAGE / "workloads/llm/command.py" in COMMANDS and PACKAGE / "workloads/sweep/commands/edge.py" in COMMANDS
     assert {PACKAGE / "devices/compiler.py", PACKAGE / "devices/runtime.py",
             PACKAGE / "deployable/irs.py"} <= set(below)
     found = [f"{path.relative_to(PACKAGE)}:{hit}" for path in below for hit in flags_raised(path)]
@@ -285,7 +288,7 @@ def test_the_flag_check_sees_a_flag_in_a_raise(tmp_path: Path) -> None:
 # A call with more positional arguments than this passes them by keyword: seven figures in a row can swap unseen.
 MOST_POSITIONAL = 6
 # Where Python allows no keyword: present/servers.inference_element's `*options` take what follows its own arguments.
-POSITIONAL_ALLOWED = ("registry/pipeline/forms.py: inference_element",)
+POSITIONAL_ALLOWED = ("workloads/pipeline/present/forms.py: inference_element",)
 
 
 def positional_calls(path: Path) -> list[str]:
@@ -354,4 +357,4 @@ def test_every_module_of_a_layered_folder_is_named_in_its_contract() -> None:
             modules |= {p.name for p in folder.iterdir() if (p / "__init__.py").is_file()}
             assert modules <= named, f"{container}: {sorted(modules - named)} in no layer"
             checked += 1
-    assert checked >= 3  # the workloads, the LLM's folder and the pipeline's
+    assert checked >= 3  # the sweep's folder, the LLM's and the pipeline's

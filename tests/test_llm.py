@@ -22,9 +22,6 @@ from ov_tuner.cli import app
 from ov_tuner.devices.roofline import matmul_gflops, memory_gbs
 from ov_tuner.engine.boundary import REPEATS, boundary, next_load
 from ov_tuner.errors import BadInputError, IncompatibleResultsError
-from ov_tuner.registry.llm.answer_json import llm_answer_json
-from ov_tuner.registry.llm.forms import DEFAULT_PROMPT
-from ov_tuner.registry.llm.words import answer_lines
 from ov_tuner.schema import Arrival, Box, Environment
 from ov_tuner.workloads.llm.agreement import agreement, changes_precision
 from ov_tuner.workloads.llm.answer import llm_answer, walk_windows
@@ -36,6 +33,9 @@ from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.measured import LlmHarness, LlmOutputs, LlmTrial, Roofline, StoredLlm
 from ov_tuner.workloads.llm.model_file import read_llm
 from ov_tuner.workloads.llm.objective import cannot_change
+from ov_tuner.workloads.llm.present.answer_json import llm_answer_json
+from ov_tuner.workloads.llm.present.forms import DEFAULT_PROMPT
+from ov_tuner.workloads.llm.present.words import answer_lines
 from ov_tuner.workloads.llm.process import READY, asked_json, child_command, ended, outputs_in_process
 from ov_tuner.workloads.llm.prompts import file_requests, generated_requests, line_encoder, read_prompts
 from ov_tuner.workloads.llm.results_file import LlmStore
@@ -925,7 +925,7 @@ def test_the_python_form_of_instances_serves_each_request_on_a_pinned_instance(t
                                                                                 tmp_path: Path) -> None:
     import os
 
-    from ov_tuner.registry.llm.forms import llm_python
+    from ov_tuner.workloads.llm.present.forms import llm_python
 
     two = LlmSetting(instances=2)
     job = dataclasses.replace(JOB, model=read_llm(tiny_q4_gguf), load=LlmLoad(output_tokens=(4, 4)))

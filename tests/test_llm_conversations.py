@@ -287,11 +287,11 @@ def test_a_trial_with_prompt_lookup_holds_every_requests_length_on_the_files_req
 @pytest.mark.parametrize("speculation", ["lookup", "draft"])
 def test_the_python_form_serves_with_prefix_caching_and_speculative_decoding(tiny_gguf: Path, tmp_path: Path,
                                                                              speculation: str) -> None:
-    from ov_tuner.registry.llm.forms import llm_python
-    from ov_tuner.registry.llm.servers import llm_ovms
     from ov_tuner.workloads.llm.answer import llm_answer
     from ov_tuner.workloads.llm.ir import served_model
     from ov_tuner.workloads.llm.measured import StoredLlm
+    from ov_tuner.workloads.llm.present.forms import llm_python
+    from ov_tuner.workloads.llm.present.servers import llm_ovms
     from ov_tuner.workloads.llm.schema import LlmJob
 
     draft = served_model(read_llm(tiny_gguf)).path  # the model as its own draft: the same tokenizer
@@ -350,8 +350,8 @@ def test_a_draft_model_is_searched_off_and_on_and_one_of_another_vocabulary_is_o
 
 def test_a_verdict_by_load_says_up_to_which_load_a_setting_pays_and_from_which_it_is_slower() -> None:
     from ov_tuner.engine.boundary import boundary
-    from ov_tuner.registry.llm.words import by_load_text
     from ov_tuner.workloads.llm.by_load import by_load
+    from ov_tuner.workloads.llm.present.words import by_load_text
 
     lookup = LlmSetting(lookup_tokens=5, lookup_ngram=3)
 
@@ -497,10 +497,10 @@ def test_a_speculative_setting_tied_with_another_contender_is_not_deployed() -> 
 
 
 def test_a_lossless_knob_that_changes_the_answers_beyond_rounding_is_held_back_with_the_figure() -> None:
-    from ov_tuner.registry.llm.words import answer_lines
     from ov_tuner.workloads.llm.agreement import LOSSLESS_MARGIN, lossless_twin, rounding_twin
     from ov_tuner.workloads.llm.answer import llm_answer
     from ov_tuner.workloads.llm.measured import LlmOutputs, StoredLlm
+    from ov_tuner.workloads.llm.present.words import answer_lines
     from ov_tuner.workloads.llm.schema import LlmJob
 
     lookup = LlmSetting(enable_prefix_caching=True, lookup_tokens=5, lookup_ngram=3)

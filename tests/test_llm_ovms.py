@@ -20,9 +20,9 @@ from google.protobuf.message import Message
 from typer.testing import CliRunner
 
 from ov_tuner.cli import app
-from ov_tuner.registry.llm.servers import llm_kubernetes, llm_ovms
 from ov_tuner.workloads.llm.answer import llm_answer
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
+from ov_tuner.workloads.llm.present.servers import llm_kubernetes, llm_ovms
 from ov_tuner.workloads.llm.results_file import load_llm
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmSetting
 

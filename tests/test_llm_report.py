@@ -22,14 +22,14 @@ from typer.testing import CliRunner
 from ov_tuner.cli import app
 from ov_tuner.present.drawing import DEPLOYED_COLOUR
 from ov_tuner.present.labels import placed_names
-from ov_tuner.registry.llm import words_report as words
-from ov_tuner.registry.llm.figures import LlmFigures, pareto_figure, rounds_figure, users_figure
-from ov_tuner.registry.llm.report import llm_document
-from ov_tuner.registry.llm.words import answer_lines
-from ov_tuner.registry.llm.words_setting import setting_text
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.llm.answer import llm_answer
 from ov_tuner.workloads.llm.answer_record import BASELINES, LlmAnswer
+from ov_tuner.workloads.llm.present import words_report as words
+from ov_tuner.workloads.llm.present.figures import LlmFigures, pareto_figure, rounds_figure, users_figure
+from ov_tuner.workloads.llm.present.report import llm_document
+from ov_tuner.workloads.llm.present.words import answer_lines
+from ov_tuner.workloads.llm.present.words_setting import setting_text
 from ov_tuner.workloads.llm.results_file import load_llm
 from ov_tuner.workloads.llm.schema import LlmSetting
 

@@ -22,12 +22,12 @@ from ov_tuner.engine.budget import TimeBudget
 from ov_tuner.engine.cameras import judged
 from ov_tuner.present.deploy import deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
-from ov_tuner.registry.pipeline.deploy_forms import PIPELINE_FORMS
-from ov_tuner.registry.pipeline.words import pipeline_rows
 from ov_tuner.schema import Precision
 from ov_tuner.workloads.pipeline.answer import pipeline_answer
 from ov_tuner.workloads.pipeline.answer_record import Verdict
 from ov_tuner.workloads.pipeline.job import run_pipeline
+from ov_tuner.workloads.pipeline.present.deploy_forms import PIPELINE_FORMS
+from ov_tuner.workloads.pipeline.present.words import pipeline_rows
 from ov_tuner.workloads.pipeline.results_file import load_pipeline
 from ov_tuner.workloads.pipeline.schema import Origin
 from ov_tuner.workloads.pipeline.search import PER_STREAM

@@ -26,14 +26,6 @@ from ov_tuner.analyse.answer import answer_of
 from ov_tuner.present.deploy import deploy_form
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.envelope import ANSWER_SCHEMA_VERSION
-from ov_tuner.registry.pipeline.answer_json import pipeline_answer_json
-from ov_tuner.registry.pipeline.deploy_forms import PIPELINE_FORMS
-from ov_tuner.registry.pipeline.document import print_pipeline
-from ov_tuner.registry.pipeline.figures import cameras_figure, stages_figure
-from ov_tuner.registry.pipeline.forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
-from ov_tuner.registry.pipeline.report import build_pipeline_report
-from ov_tuner.registry.pipeline.words import pipeline_rows, stage_text, tried_cameras_text
-from ov_tuner.registry.sweep.answer_json import answer_json
 from ov_tuner.schema import Box, CameraTarget, Precision
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.workloads.pipeline.answer import camera_gain, deployed, verdict
@@ -46,6 +38,13 @@ from ov_tuner.workloads.pipeline.answer_record import (
     Tried,
     Verdict,
 )
+from ov_tuner.workloads.pipeline.present.answer_json import pipeline_answer_json
+from ov_tuner.workloads.pipeline.present.deploy_forms import PIPELINE_FORMS
+from ov_tuner.workloads.pipeline.present.document import print_pipeline
+from ov_tuner.workloads.pipeline.present.figures import cameras_figure, stages_figure
+from ov_tuner.workloads.pipeline.present.forms import pipeline_dlstreamer, pipeline_ovms, pipeline_python
+from ov_tuner.workloads.pipeline.present.report import build_pipeline_report
+from ov_tuner.workloads.pipeline.present.words import pipeline_rows, stage_text, tried_cameras_text
 from ov_tuner.workloads.pipeline.schema import (
     OPENVINO_DEFAULT,
     DetectionCount,
@@ -58,6 +57,7 @@ from ov_tuner.workloads.pipeline.schema import (
     StageSetting,
     VideoSource,
 )
+from ov_tuner.workloads.sweep.present.answer_json import answer_json
 
 ANSWER = Split((StageSetting(1, 2, 1), StageSetting(1, 2, 1)), 1)
 SOLO = Split((StageSetting(2, 4), StageSetting(2, 4)), 1)

@@ -21,9 +21,6 @@ from ov_tuner.present.document import Bullets, Code, Image, Paragraph, Section, 
 from ov_tuner.present.pages import to_html, to_markdown
 from ov_tuner.present.terminal import print_sections
 from ov_tuner.present.words.numbers import factor, gain, gain_inline, signed
-from ov_tuner.registry.sweep.answer_json import answer_json
-from ov_tuner.registry.sweep.documents import answer_section, comparison_document, recommend_document, show_document
-from ov_tuner.registry.sweep.sections.answer import answer_facts
 from ov_tuner.schema import (
     Accuracy,
     DeviceInfo,
@@ -37,6 +34,14 @@ from ov_tuner.schema import (
 )
 from ov_tuner.stats.headtohead import Ratio
 from ov_tuner.store.results import StoredResults
+from ov_tuner.workloads.sweep.present.answer_json import answer_json
+from ov_tuner.workloads.sweep.present.documents import (
+    answer_section,
+    comparison_document,
+    recommend_document,
+    show_document,
+)
+from ov_tuner.workloads.sweep.present.sections.answer import answer_facts
 
 SNAPSHOTS = Path(__file__).parent / "data" / "snapshots"
 # The smallest valid PNG: one transparent pixel, so that the HTML renderer embeds a real image.

@@ -18,10 +18,10 @@ from ov_tuner.analyse.figures import plot_data
 from ov_tuner.analyse.findings import findings_of
 from ov_tuner.cli import app
 from ov_tuner.present.report import ReportFiles
-from ov_tuner.registry.sweep.report import build_report
 from ov_tuner.schema import Mode, Precision, StopRule
 from ov_tuner.store.results import load_results
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.present.report import build_report
 
 # The report's sections, in order: the answer first, then the figures, then the detail.
 SECTIONS = ("What to deploy", "Heatmaps", "Pareto front", "Batch size", "Precisions against each other",

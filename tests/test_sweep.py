@@ -20,12 +20,12 @@ from ov_tuner.analyse.diagnostics import DiagnosticKind, diagnostics
 from ov_tuner.devices.decisions import auto_precisions
 from ov_tuner.devices.runtime import Runtime
 from ov_tuner.errors import IncompatibleResultsError
-from ov_tuner.registry.sweep.sections.answer import answer_facts
 from ov_tuner.schema import DeviceInfo, Ending, PointConfig, PointResult, Precision, Status
 from ov_tuner.store.results import ResultStore, load_results
 from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION
 from ov_tuner.workloads.sweep import run_sweep
 from ov_tuner.workloads.sweep.notices import Notice, PrecisionMerged, PrecisionsChosen
+from ov_tuner.workloads.sweep.present.sections.answer import answer_facts
 
 
 class Recorder:

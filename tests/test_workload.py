@@ -15,8 +15,8 @@ from ov_tuner.engine.driver import Rounds, Steps, drive
 from ov_tuner.engine.rounds import RoundLimits
 from ov_tuner.schema import CameraTarget, PointConfig, Precision
 from ov_tuner.store.results import load_results
-from ov_tuner.workloads.capacity.job import run_capacity
-from ov_tuner.workloads.capacity.workload import CapacitySpec
+from ov_tuner.workloads.sweep.capacity.job import run_capacity
+from ov_tuner.workloads.sweep.capacity.workload import CapacitySpec
 
 
 @dataclass

@@ -5,6 +5,6 @@ capacity, neighbours, the jobs and a pipeline's stages run. A sweep's results fi
 
 from ov_tuner.store.tables import Writer
 
-# A sweep's results file, as the sweep registers it (ov_tuner.registry.sweep.registration); the jobs on its answer
+# A sweep's results file, as the sweep registers it (ov_tuner.workloads.sweep.registration); the jobs on its answer
 # write into it.
 SWEEP_WRITER = Writer("sweep", "a sweep's")

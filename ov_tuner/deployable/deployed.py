@@ -16,7 +16,7 @@ from ov_tuner.errors import Given, Input, ResultsFileError
 from ov_tuner.schema import ModelInputs, PointConfig, PointResult, Quantization
 from ov_tuner.store.results import ResultStore, load_results
 
-# An input, not a flag: renamed once workloads/neighbours/neighbour.py (it imports it) may change.
+# An input, not a flag: renamed once workloads/sweep/neighbours/neighbour.py (it imports it) may change.
 FROM_FLAG = Given(Input.FROM)
 
 

@@ -1,7 +1,7 @@
-"""The same sweep on every target host of a Ray cluster, one results file per host on the driver's machine.
+"""Any workload's command on every target host of a Ray cluster, one results file per host on the driver's machine.
 
-`cluster` names the targets (pure), `bundle` carries the model to them, `keeper` holds each host's results
-file on the driver's machine, `node` is the task that sweeps on a host, `run` drives them all. Only this
-package imports Ray, and only the `fleet` command imports this package: Ray is the optional extra
-`ov-tuner[fleet]`.
+`cluster` names the targets (pure), `connect` joins the cluster, `bundle` carries a model to them, `schedule` places
+and waits for the tasks, `command` and `command_node` run a workload's command on each host (the sweep's own fleet
+run, with its progress relayed, is ov_tuner.workloads.sweep.fleet). Only the fleet's modules import Ray, and only the
+`fleet` commands import them: Ray is the optional extra `ov-tuner[fleet]`.
 """

@@ -1,6 +1,6 @@
 """How `recommend --format` writes a workload's forms: each workload hands over its own map (a format to its
-builder, Forms) through its registration (ov_tuner.registry), beside it (registry/NAME/deploy_forms.py). All carry the
-properties that ran, and each names the file it is written to (-o) in the steps that use it."""
+builder, Forms) through its registration (ov_tuner.registry), in its folder (workloads/NAME/present/deploy_forms.py).
+All carry the properties that ran, and each names the file it is written to (-o) in the steps that use it."""
 
 from __future__ import annotations
 

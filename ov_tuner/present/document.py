@@ -1,6 +1,6 @@
 """One document for every output: sections of blocks, built once from the analysis by each workload's rendering
-(the sweep's in ov_tuner.registry.sweep.sections) and written by three small renderers, for the terminal (rich), HTML
-and Markdown. The terminal's answer and the report's first section are the same blocks."""
+(the sweep's in ov_tuner.workloads.sweep.present.sections) and written by three small renderers, for the terminal
+(rich), HTML and Markdown. The terminal's answer and the report's first section are the same blocks."""
 
 from __future__ import annotations
 

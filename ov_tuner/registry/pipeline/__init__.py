@@ -1,2 +1,0 @@
-"""The pipeline's registration (registration.py, named by its entry point) and what it hands the kinds of output: its
-words, report sections, figures and deploy forms, built from the answer workloads/pipeline computes."""
