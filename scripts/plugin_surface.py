@@ -1,5 +1,6 @@
-"""The plug-in surface as figures: which modules of ov_tuner outside a workload's folders import one, what of ov_tuner
-the plug-ins in tests/ and docs/plugins.md import, and the longest modules and functions. Read from the source alone
+"""The plug-in surface as figures: which modules of ov_tuner outside a workload's folder import one, which core modules
+name a workload in their code, what of ov_tuner the plug-ins in tests/ and docs/plugins.md import, and the longest
+modules and functions. Read from the source alone
 (nothing imported or run); run by hand before and after a change to the plug-in API.
 
     .venv/bin/python scripts/plugin_surface.py
@@ -14,8 +15,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "ov_tuner"
 WORKLOADS = ("sweep", "pipeline", "llm")
-# A workload's folders: its measurement and its registration.
+# A workload's folders: its measurement and its registration (one folder since 0.3.0; both kept for a count before).
 FOLDERS = {name: (f"ov_tuner.workloads.{name}", f"ov_tuner.registry.{name}") for name in WORKLOADS}
+# The sweep's parts, in a folder of their own before 0.3.0.
+PARTS = ("capacity", "coldstart", "neighbours", "profile", "soak")
+# A workload named in code: a string or a name that says sweep, pipeline or llm (docstrings and comments aside).
+NAMED = re.compile(r"(?<![a-z])(sweep|pipeline|llm)s?(?![a-z])", re.IGNORECASE)
 FILE_BLOCK = re.compile(r"```python\n# file: (\S+)\n(.*?)```", re.DOTALL)
 
 
@@ -41,6 +46,24 @@ def within(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
+def names_a_workload(tree: ast.Module) -> list[str]:
+    """The strings and names of a module's code that name a workload, its docstrings aside."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value
+        elif isinstance(node, ast.Name | ast.Attribute):
+            text = (node.id if isinstance(node, ast.Name) else node.attr).replace("_", " ")
+        else:
+            continue
+        if NAMED.search(text):
+            found.append(text)
+    return found
+
+
 def main() -> None:
     sources = {module_name(p): ast.parse(p.read_text(encoding="utf-8")) for p in PACKAGE.rglob("*.py")}
     known = set(sources)
@@ -49,6 +72,11 @@ def main() -> None:
         users = sorted(m for m, tree in sources.items()
                        if not within(m, folders) and any(within(i, folders) for i in imported(tree, known)))
         print(f"  {name}: {len(users)}: {', '.join(users)}")
+    workload_code = tuple(p for folders in FOLDERS.values() for p in folders) + tuple(
+        f"ov_tuner.workloads.{part}" for part in PARTS) + ("ov_tuner.workloads",)
+    naming = sorted(m for m, tree in sources.items()
+                    if not within(m, workload_code) and names_a_workload(tree))
+    print(f"core modules whose code names a workload: {len(naming)}: {', '.join(naming)}")
     plugins = {"the probe (tests/plugin_workload)": list((ROOT / "tests" / "plugin_workload").rglob("*.py"))}
     page = ROOT / "docs" / "plugins.md"
     if page.is_file():
