@@ -334,6 +334,11 @@ def test_a_budget_no_setting_meets_is_one_line_with_the_best_seen_and_the_trials
     assert code == 2 and err.count("\n") == 1 and "no setting met the budget" in err and "the closest gave" in err
     with LlmStore(db, create=False) as store:
         assert len(store.llm_trials()) == len(BASELINES)
+    for form in ("python", "ovms", "kubernetes"):  # no setting to write: one line, not a traceback
+        code, _, err = _cli("recommend", str(db), "--format", form)
+        assert code == 2 and err.count("\n") == 1 and "no setting to write as a form" in err, (form, err)
+    code, out, _ = _cli("recommend", str(db), "--format", "json")
+    assert code == 0 and json.loads(out)["answer"] is None
     # with the walks (the default), each baseline walks down from 4 users to 1 before the line is said
     code, _, err = _cli("llm", str(tiny_gguf), "--out", str(db), *QUICK, "--batched-tokens", "256", "--kv-precision",
                         "default", "--search", "grid", "--ttft-ms", "0.001")
