@@ -173,7 +173,8 @@ def test_read_only_commands_never_change_a_results_file(stored: Path, tmp_path: 
                      ["recommend"], ["recommend", "--json"], ["export"], ["export", "--format", "json"]):
             done = in_process(args[0], str(results), *args[1:])
             if results is empty:
-                assert_one_line(done, "holds no sweep yet")
+                assert_one_line(done, "holds no results yet; write it first with a workload's command: ")
+                assert f"`ov-tuner sweep ... --out {empty}`" in done.stderr
             else:
                 assert done.returncode == 0, done.stderr
             assert digest(results) == before, (args, results.name)

@@ -56,10 +56,13 @@ def test_its_command_is_on_the_command_line(installed: dict[str, str]) -> None:
 
 
 def test_its_results_file_names_it_and_keeps_every_latency(probed: tuple[Path, Path]) -> None:
+    """The file holds every results file's table (meta) and the probe's own, none of the sweep's."""
     with sqlite3.connect(probed[0]) as db:
         writer = json.loads(db.execute("SELECT value FROM meta WHERE key = 'workload'").fetchone()[0])
         rows = db.execute("SELECT threads, first, COUNT(*) FROM probe_latencies GROUP BY threads, first").fetchall()
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert writer == {"name": "probe", "whose": "a probe's"}
+    assert tables == {"meta", "probe_latencies"}
     assert sorted(rows) == [(1, 0, 12), (1, 1, 1), (2, 0, 12), (2, 1, 1)]  # the first apart, the warm-up left out
 
 

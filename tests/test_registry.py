@@ -22,10 +22,9 @@ from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import GROUP, Registration, registered, registry
 from ov_tuner.registry.parts import api_mismatch
 from ov_tuner.store.results import ResultStore
-from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, Writer
+from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, SWEEP_TABLES, Writer
 from ov_tuner.workloads.llm.records import LLM_TABLES
 from ov_tuner.workloads.llm.results_file import LlmStore
-from ov_tuner.workloads.pipeline.records import PIPELINE_TABLES
 
 # The parts a workload may go without: each has a one-line refusal in the command that asks for it, or a default.
 OPTIONAL = ("compare", "export", "commands")
@@ -106,12 +105,26 @@ def tables_of(db: Path) -> set[str]:
 
 
 def test_each_workload_keeps_its_own_tables_and_their_version(swept_db: Path, llm_db: Path) -> None:
-    """A sweep's file holds none of the LLM's or the pipeline's tables; an LLM's holds its own, at their version."""
-    assert not tables_of(swept_db) & {*LLM_TABLES.tables(), *PIPELINE_TABLES.tables()}
-    assert set(LLM_TABLES.tables()) <= tables_of(llm_db) and not tables_of(llm_db) & set(PIPELINE_TABLES.tables())
+    """A sweep's file holds the sweep's tables and none of the LLM's or the pipeline's; an LLM's holds its own, at
+    their version, and meta, none of the sweep's (every results file held them up to 0.2.0)."""
+    assert tables_of(swept_db) == {"meta", *SWEEP_TABLES.tables()}
+    assert tables_of(llm_db) == {"meta", *LLM_TABLES.tables()}
     with sqlite3.connect(llm_db) as db:
         kept = db.execute("SELECT value FROM meta WHERE key = 'schema_version:llm'").fetchone()[0]
     assert kept == str(LLM_TABLES.version)
+
+
+def test_a_file_of_0_2_0_with_every_workloads_tables_still_reads(llm_db: Path, tmp_path: Path) -> None:
+    """An LLM's file as 0.2.0 wrote it, the sweep's tables made in it too, reads as it did, and is left as it was."""
+    older = tmp_path / "0.2.0.db"
+    older.write_bytes(llm_db.read_bytes())
+    with sqlite3.connect(older) as db:
+        db.executescript(SWEEP_TABLES.schema)
+    before = older.read_bytes()
+    assert registered(older).name == "llm"
+    with LlmStore(older, create=False) as store:
+        assert len(store.llm_trials()) > 0
+    assert older.read_bytes() == before
 
 
 def test_an_older_llms_file_upgraded_by_another_workload_still_upgrades_the_llms_tables(llm_db: Path,

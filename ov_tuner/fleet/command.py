@@ -16,8 +16,8 @@ from ov_tuner.errors import Given, Input
 from ov_tuner.fleet.cluster import Target
 from ov_tuner.fleet.command_node import CommandOutcome, FileKeeper, command_here
 from ov_tuner.fleet.schedule import on_every_target, pinned
+from ov_tuner.store.connection import Connection
 from ov_tuner.store.destinations import output_folder
-from ov_tuner.store.results import ResultStore
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def run_command_fleet(workload: str, args: Sequence[str], chosen: list[Target], 
     for target in chosen:  # each file is writable and an ov-tuner results file, before any host starts
         path = out_dir / f"{target.stem}.db"
         rerun = path.is_file()  # a rerun's: the host's command resumes it
-        ResultStore(path).close()
+        Connection(path).close()
         if not rerun:
             path.unlink()  # none until the host's command writes one
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ov_tuner.errors import BadInputError
 from ov_tuner.registry.parts import Asked, Registration, api_mismatch
+from ov_tuner.store.connection import Connection
 
 __all__ = ["GROUP", "Asked", "Registration", "registered", "registered_alike", "registry", "registry_problems"]
 
@@ -64,15 +65,14 @@ def registry_problems() -> tuple[str, ...]:
 
 def registered(results: Path) -> Registration:
     """The registration of the workload that wrote the results file at `results`, or, where none has claimed it yet,
-    the one that reads such a file (and says what it lacks). A file that is not there is one line naming every
-    installed workload's command, since no one workload's is the user's."""
-    from ov_tuner.store.results import ResultStore  # imports numpy: `ov-tuner --help` goes without
+    the one that reads such a file (and says what it lacks). A file that is not there, or empty, is one line naming
+    every installed workload's command, since no one workload's is the user's."""
     workloads = registry()
-    if not results.is_file():
+    if not results.is_file() or results.stat().st_size == 0:
         commands = ", ".join(f"`ov-tuner {name} ... --out {results}`" for name, r in workloads.items() if r.commands)
-        raise BadInputError(f"results file {results} does not exist; write it first with a workload's command: "
-                            f"{commands}")
-    with ResultStore(results, create=False) as store:
+        state = "holds no results yet" if results.is_file() else "does not exist"
+        raise BadInputError(f"results file {results} {state}; write it first with a workload's command: {commands}")
+    with Connection(results, create=False) as store:
         writer = store.writer()
     if writer is None:
         return next(r for r in workloads.values() if r.reads_unclaimed)

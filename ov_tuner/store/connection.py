@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from ov_tuner.errors import BadInputError, IncompatibleResultsError, Input, ResultsWriteError
 from ov_tuner.store.destinations import results_file
-from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, SCHEMA, UPGRADES, OwnTables, table_names
+from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, SCHEMA, UPGRADES, OwnTables, Writer, table_names
 
 Opened = TypeVar("Opened", bound="Connection")
 
@@ -37,8 +37,7 @@ class Connection:
         if create:
             results_file(path)
         elif not path.is_file():
-            raise BadInputError(f"results file {path} does not exist; run "
-                                f"`ov-tuner sweep MODEL {Input.RESULTS} {path}` first")
+            raise BadInputError(f"results file {path} does not exist; write it first with a workload's command")
         try:
             self._db = sqlite3.connect(path) if create else self._read_only(path)
             self._db.row_factory = sqlite3.Row
@@ -56,6 +55,11 @@ class Connection:
 
     def close(self) -> None:
         self._db.close()
+
+    def writer(self) -> Writer | None:
+        """The workload that claimed the file; None while none has (a new file)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key='workload'").fetchone()
+        return Writer(**json.loads(row[0])) if row else None
 
     def write(self, statement: str, values: Sequence[object] = ()) -> None:
         """One statement written and committed at once (a plug-in workload's records, as it measures them)."""
@@ -93,7 +97,7 @@ class Connection:
         tables = table_names(db)
         if not tables:
             db.close()
-            raise BadInputError(f"{path} holds no sweep yet; run `ov-tuner sweep MODEL {Input.RESULTS} {path}` first")
+            raise BadInputError(f"{path} holds no results yet; write it first with a workload's command")
         if ("meta" in tables and self._version(db) == RESULTS_SCHEMA_VERSION
                 and all(self._own_version(db, own) == own.version for own in self.OWN_TABLES)):
             return db

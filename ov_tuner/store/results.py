@@ -36,23 +36,23 @@ from ov_tuner.schema import (
 )
 from ov_tuner.store.edge_records import MoreRecords
 from ov_tuner.store.rows import array, blob, compile_from_row, config_from_row, config_values, now, point_from_row
-from ov_tuner.store.tables import Writer, quantization_fields
+from ov_tuner.store.tables import SWEEP_TABLES, Writer, quantization_fields
 
 
 class ResultStore(MoreRecords):
-    """An open results file: the environment, devices, compiles, points and confirmation rounds (and, through
-    MoreRecords, what the other jobs add). Use as a context manager; every write is committed at once."""
+    """An open results file: the environment, and a sweep's devices, compiles, points and confirmation rounds (and,
+    through MoreRecords, what its parts add). Use as a context manager; every write is committed at once.
+
+    The sweep's tables (SWEEP_TABLES) are made in a sweep's file alone: a workload's store that subclasses this one
+    declares its own OWN_TABLES in their place."""
+
+    OWN_TABLES = (SWEEP_TABLES,)
 
     # -- environment ---------------------------------------------------------------------------
 
     def environment(self) -> Environment | None:
         row = self._db.execute("SELECT value FROM meta WHERE key='environment'").fetchone()
         return Environment.from_stored(json.loads(row[0])) if row else None
-
-    def writer(self) -> Writer | None:
-        """The workload that claimed the file; None while none has (a new file)."""
-        row = self._db.execute("SELECT value FROM meta WHERE key='workload'").fetchone()
-        return Writer(**json.loads(row[0])) if row else None
 
     def claim(self, env: Environment, writer: Writer) -> None:
         """Record `env` and the workload about to write (`writer`; a model's sweep and the jobs that run its answer

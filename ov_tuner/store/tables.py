@@ -59,8 +59,9 @@ _V2_POINT_COLUMNS = ("id, device, precision, batch, streams, nireq, mode, input_
                      "lat_count, fps_cv, fps_ci95_low, fps_ci95_high, ended, client_cpu_share, windows, latencies_ms, "
                      "created_at")
 
-# What brings a file of schema version N up to N + 1, run in place when the file is opened.
-UPGRADES = {
+# What brings a sweep's tables from version N up to N + 1 (numbered as the results schema's were, up to v22, when
+# they were every file's), run in place when the file is opened.
+_SWEEP_UPGRADES = {
     1: (  # v2 says why each measurement ended instead of only whether it settled
         "ALTER TABLE points ADD COLUMN ended TEXT",
         "UPDATE points SET ended = CASE settled WHEN 1 THEN 'settled' WHEN 0 THEN 'capped' ELSE 'fixed' END "
@@ -93,13 +94,19 @@ UPGRADES = {
     13: (), 14: (),  # v14, v15: a workload's own tables
     15: ("UPDATE points SET ended = 'unsettled' WHERE ended = 'capped'",),  # v16: one name for an unsettled point
     16: (), 17: (), 18: (), 19: (),  # v17-v20: a workload's own tables
+    20: (),  # v21: the workload that wrote the file (UPGRADES)
+    21: (),  # v22: a workload's own tables are its own, versioned apart (OwnTables); a file's are made by its workload
+}
+
+# What brings every file of results schema version N up to N + 1, run in place when the file is opened: what is in
+# meta (every other table is a workload's own, OwnTables).
+UPGRADES = {
     20: tuple(  # v21: the workload that wrote the file, by its registered name; an older file is the first of the three
         # workloads of its time whose job it holds (a pipeline's or an LLM's file has no points of its own)
         f"INSERT OR IGNORE INTO meta SELECT 'workload', '{{\"name\": \"{name}\", \"whose\": \"{whose}\"}}' "
         f"FROM {table} LIMIT 1"
         for table, name, whose in (("pipelines", "pipeline", "a pipeline''s"), ("llm", "llm", "an LLM''s"),
                                    ("points", "sweep", "a sweep''s"))),
-    21: (),  # v22: a workload's own tables are its own, versioned apart (OwnTables); a file's are made by its workload
 }
 
 
@@ -112,10 +119,13 @@ def quantization_fields(stored: dict) -> dict:
     folder = words[words.index("--images") + 1] if "--images" in words[:-1] else None
     return {**stored, "images_dir": folder}
 
+
+# Every results file's one table: the schema's version, the workload that wrote it, the environment it was measured in.
+SCHEMA = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+
 # The columns `rounds` (a confirmation's first passes) and `round` (the pass of a window or trial) keep the names
 # they had before the glossary named a round's repetitions passes: older results files open as they are.
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+_SWEEP_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS devices (name TEXT PRIMARY KEY, info TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS compiles (
     id INTEGER PRIMARY KEY,
@@ -187,6 +197,10 @@ CREATE TABLE IF NOT EXISTS confirm_windows (
     PRIMARY KEY (confirmation_id, visit)
 );
 """
+# A sweep's tables, in a sweep's results file alone (its parts, capacity to profile, write into it): made by
+# ResultStore, which opens a sweep's file, and read by what deploys a sweep's answer (deployable/, a pipeline's
+# stages). Up to 0.2.0 they were made in every results file, the LLM's and the pipeline's too.
+SWEEP_TABLES = OwnTables("sweep", 22, _SWEEP_SCHEMA, _SWEEP_UPGRADES)
 
 
 def table_names(db: sqlite3.Connection) -> set[str]:

@@ -12,7 +12,9 @@ from ov_tuner.workloads.llm.records import LlmRecords
 
 class LlmStore(ResultStore, LlmRecords):
     """A results file with an LLM's records: the LLM workload's own, kept out of ResultStore, which every workload
-    shares."""
+    shares; its tables alone, not a sweep's."""
+
+    OWN_TABLES = LlmRecords.OWN_TABLES
 
     def stored_llm(self) -> StoredLlm | None:
         """Everything the file holds of its LLM job, or None where it holds none."""

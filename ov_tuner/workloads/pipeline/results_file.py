@@ -14,7 +14,9 @@ from ov_tuner.workloads.pipeline.schema import HarnessCeiling, Origin, Pipeline,
 
 class PipelineStore(ResultStore, PipelineRecords):
     """A results file with a pipeline's records: the pipeline workload's own, kept out of ResultStore, which every
-    workload shares."""
+    workload shares; its tables alone, not a sweep's."""
+
+    OWN_TABLES = PipelineRecords.OWN_TABLES
 
 
 @dataclass(frozen=True)
