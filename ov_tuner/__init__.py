@@ -3,4 +3,4 @@
 __version__ = "0.2.0"
 # The plug-in API's version (ov_tuner.plugin, docs/plugins.md), MAJOR.MINOR: a minor release adds names, a major one
 # changes or removes some. A workload's Registration says the version it was written against.
-API_VERSION = "1.0"
+API_VERSION = "1.1"

@@ -81,7 +81,28 @@ def test_show_recommend_and_every_form(installed: dict[str, str], probed: tuple[
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.split() == ["INFERENCE_NUM_THREADS", str(answer["threads"])]  # what the probe measured
     assert_one_line(ov_tuner("recommend", str(db), "--format", "ovms", env=installed),
-                    "a probe's answer comes as --format python or json, not ovms")
+                    "a probe's answer comes as --format python, json or properties, not ovms")
+
+
+def test_a_form_of_its_own_is_offered_and_compiles_as_it_measured(installed: dict[str, str], probed: tuple[Path, Path],
+                                                                  tiny_model: Path, swept_db: Path,
+                                                                  tmp_path: Path) -> None:
+    """The probe adds a form (`properties`, API 1.1): `recommend --help` offers it, and OpenVINO compiles with what it
+    writes to the thread count the probe measured best; another workload's file refuses it in one line."""
+    helped = ov_tuner("recommend", "--help", env={**installed, "COLUMNS": "250"})
+    assert "|json|properties>" in helped.stdout and "own: properties." in helped.stdout
+    db = probed[0]
+    best = json.loads(ov_tuner("recommend", str(db), "--json", env=installed).stdout)["threads"]
+    written = tmp_path / "properties.json"
+    assert ov_tuner("recommend", str(db), "--format", "properties", "-o", str(written), env=installed).returncode == 0
+    check = ("import json, sys; import openvino as ov; compiled = ov.Core().compile_model(sys.argv[1], 'CPU', "
+             "json.load(open(sys.argv[2]))); print(compiled.get_property('INFERENCE_NUM_THREADS'))")
+    ran = subprocess.run([sys.executable, "-c", check, str(tiny_model), str(written)], capture_output=True, text=True,
+                         timeout=120)
+    assert ran.returncode == 0 and ran.stdout.split() == [str(best)], ran.stderr
+    assert_one_line(ov_tuner("recommend", str(swept_db), "--format", "properties", env=installed),
+                    "a sweep's answer comes as --format python, benchmark_app, load_config, ovms, dlstreamer, "
+                    "kubernetes, ray or json, not properties")
 
 
 def test_report_plot_export_and_compare(installed: dict[str, str], probed: tuple[Path, Path],

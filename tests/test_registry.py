@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from ov_tuner import API_VERSION, __version__
 from ov_tuner.cli import app
+from ov_tuner.present.deploy import by_name
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import GROUP, Registration, registered, registry
 from ov_tuner.registry.parts import api_mismatch
@@ -39,6 +40,9 @@ def missing_parts(workloads: dict[str, Registration]) -> list[str]:
         found += [f"{name}: {part.name}" for part in dataclasses.fields(registration)
                   if part.name not in OPTIONAL and getattr(registration, part.name) is None]
         found += [] if DeployFormat.JSON in registration.forms() else [f"{name}: no json form"]
+        offered = {fmt.value for fmt in DeployFormat} | set(registration.formats)  # what recommend --format takes
+        found += [f"{name}: {form} form not in its formats" for form in by_name(registration.forms())
+                  if form not in offered]
     return found
 
 
@@ -66,6 +70,9 @@ def test_the_completeness_check_sees_a_misnamed_workload_and_a_missing_part() ->
         "llm: show"]
     assert missing_parts({**registry(), "llm": registry()["sweep"]}) == ["llm: registered as sweep"]
     assert missing_parts({"llm": dataclasses.replace(llm, forms=lambda: {})}) == ["llm: no json form"]
+    undeclared = dataclasses.replace(llm, forms=lambda: {**llm.forms(), "extra": llm.forms()[DeployFormat.JSON]})
+    assert missing_parts({"llm": undeclared}) == ["llm: extra form not in its formats"]
+    assert missing_parts({"llm": dataclasses.replace(undeclared, formats=("extra",))}) == []
 
 
 def test_each_file_is_read_as_the_workload_that_wrote_it(swept_db: Path, llm_db: Path, tmp_path: Path) -> None:

@@ -26,8 +26,6 @@ for _command in ("plot", "report", "compare"):
     renamed_flags(_command, FOLDER)
 
 
-
-
 def _written_by(exporting: bool = False) -> str:
     """'`ov-tuner llm`, `pipeline` or `sweep`': every installed workload's command, a plug-in's too (`exporting`:
     those whose files have points to export)."""
@@ -40,6 +38,14 @@ def _written_by(exporting: bool = False) -> str:
 
 # Every workload's results file: the commands that read any of them say so.
 ANY_RESULTS = f"Results file written by {_written_by()}."
+
+# What `recommend --format` offers: the answer in words, ov-tuner's own forms, and the forms each installed workload
+# adds (Registration.formats: a plug-in's, named without loading its forms).
+ADDED_FORMATS = tuple(dict.fromkeys(name for r in registry().values() for name in r.formats
+                                    if name not in {f.value for f in DeployFormat}))
+FormName = Enum("FormName", {name: name for name in (*(f.value for f in DeployFormat), *ADDED_FORMATS)},  # type: ignore[misc]
+                type=str)
+TEXT_FORM = FormName(DeployFormat.TEXT.value)
 
 
 class FigureFormat(str, Enum):
@@ -101,13 +107,15 @@ def recommend(
     config_out: Annotated[Path | None, typer.Option(help="Also write the benchmark_app -load_config JSON here (with "
                                                     "any --format); the benchmark_app line names it.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
-    fmt: Annotated[DeployFormat, typer.Option("--format", help="text: the answer and every form; or one form alone: "
+    fmt: Annotated[FormName, typer.Option("--format", help="text: the answer and every form; or one form alone: "
                                               "python, benchmark_app, load_config (benchmark_app -load_config), "
                                               "ovms (OpenVINO Model Server's config.json; an LLM's: its "
                                               "graph.pbtxt), dlstreamer (a gst-launch-1.0 line), kubernetes (the "
                                               "container's CPU request and limit the answer was measured under), ray "
-                                              "(an actor holding as many CPUs), json (the whole answer in figures).")]
-    = DeployFormat.TEXT,
+                                              "(an actor holding as many CPUs), json (the whole answer in figures)"
+                                              + (f"; a plug-in's own: {', '.join(ADDED_FORMATS)}" if ADDED_FORMATS
+                                                 else "") + ".")]
+    = TEXT_FORM,
     out_file: Annotated[Path | None, typer.Option("-o", "--out", help="With a --format other than text: write the "
                                                   "form to this file and print the steps that use it.")] = None,
     max_accuracy_loss: Annotated[str | None, typer.Option(help="Leave out precisions whose outputs lose more than "
@@ -119,18 +127,18 @@ def recommend(
 ) -> None:
     """The highest-throughput configuration within a latency budget, why it wins, and how to deploy it."""
     from ov_tuner.analyse.accuracy import AccuracyLimit
-    from ov_tuner.present.deploy import Where, deploy_form, formats_for
+    from ov_tuner.present.deploy import Where, by_name, deploy_form, formats_for
     from ov_tuner.registry import Asked, registered
 
-    fmt = DeployFormat.JSON if as_json else fmt
+    form = DeployFormat.JSON.value if as_json else str(fmt.value)
     registration = registered(results)
-    forms = registration.forms()
-    if out_file is not None and fmt is DeployFormat.TEXT:
+    forms = by_name(registration.forms())
+    if out_file is not None and form == DeployFormat.TEXT.value:
         raise BadInputError(f"-o writes one form: add --format {formats_for(forms)} (the text answer goes to the "
                             "terminal)")
-    for wanted in (fmt, DeployFormat.LOAD_CONFIG if config_out is not None else DeployFormat.TEXT):
-        if wanted is not DeployFormat.TEXT and wanted not in forms:
-            asked = "--config-out" if wanted is not fmt else wanted.value
+    for wanted in (form, DeployFormat.LOAD_CONFIG.value if config_out is not None else DeployFormat.TEXT.value):
+        if wanted != DeployFormat.TEXT.value and wanted not in forms:
+            asked = "--config-out" if wanted != form else wanted
             raise BadInputError(f"{registration.writer.whose} answer comes as --format {formats_for(forms)}, not "
                                 f"{asked}")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
@@ -140,13 +148,13 @@ def recommend(
     answer = registration.answer(results, Asked(max_latency, int(percentile.value), device,
                                                 parse_precision(precision) if precision else None, limit))
     wrote = _load_config_out(answer, config_out)
-    if fmt is DeployFormat.TEXT:
+    if form == DeployFormat.TEXT.value:
         registration.words(out, answer)
         if wrote:
             out.print(*wrote, sep="\n", highlight=False, markup=False, soft_wrap=True)
         return
     where = Where(str(out_file) if out_file is not None else None, str(config_out) if config_out is not None else None)
-    _print_form(deploy_form(fmt, forms, answer, where), wrote, out_file)
+    _print_form(deploy_form(form, forms, answer, where), wrote, out_file)
 
 
 def _load_config_out(answer: Answer, config_out: Path | None) -> tuple[str, ...]:

@@ -31,9 +31,9 @@ class Form:
     then: tuple[str, ...] = ()
 
 
-# A workload's forms: each format it comes in, and how that form is built from its answer (ov_tuner.registry's
-# Registration.forms hands them over; the formats are listed in DeployFormat's order).
-Forms = Mapping[DeployFormat, Callable[[Any, Where], Form]]
+# A workload's forms: each format it comes in, by name (a DeployFormat, ov-tuner's own, or one a plug-in adds), and
+# how that form is built from its answer (ov_tuner.registry's Registration.forms hands them over).
+Forms = Mapping[str, Callable[[Any, Where], Form]]
 
 
 def run_step(command: str, where: Where) -> tuple[str, ...]:
@@ -41,14 +41,22 @@ def run_step(command: str, where: Where) -> tuple[str, ...]:
     return (f"{command} {shlex.quote(where.written_to)}",) if where.written_to else ()
 
 
+def by_name(forms: Forms) -> dict[str, Callable[[Any, Where], Form]]:
+    """A workload's forms by their names, ov-tuner's own first in DeployFormat's order, then a plug-in's own as it
+    lists them (a DeployFormat member hashes apart from its name, so a map keyed by them is read through this)."""
+    named = {str(getattr(fmt, "value", fmt)): build for fmt, build in forms.items()}
+    own = [fmt.value for fmt in DeployFormat if fmt.value in named]
+    return {name: named[name] for name in [*own, *(n for n in named if n not in own)]}
+
+
 def formats_for(forms: Forms) -> str:
     """The formats a workload's answer comes in, as a flag's choices are listed: 'python, ovms or json'."""
-    served = [fmt.value for fmt in DeployFormat if fmt in forms]
+    served = list(by_name(forms))
     return f"{', '.join(served[:-1])} or {served[-1]}"
 
 
-def deploy_form(fmt: DeployFormat, forms: Forms, answer: Any, where: Where = Where()) -> Form:
+def deploy_form(fmt: str, forms: Forms, answer: Any, where: Where = Where()) -> Form:
     """One form of `answer`, from its workload's `forms`; a format it has none of is the caller's to refuse first."""
-    build = forms.get(fmt)
-    assert build is not None, f"no {fmt.value} form among {formats_for(forms)}"
+    build = by_name(forms).get(str(getattr(fmt, "value", fmt)))
+    assert build is not None, f"no {fmt} form among {formats_for(forms)}"
     return build(answer, where)

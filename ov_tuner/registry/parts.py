@@ -46,7 +46,8 @@ class Registration:
     - `compare`: several files side by side on a console (None: the kind has no comparison, said in one line);
     - `export`: its points as CSV or JSON text (None: only figures, through `recommend --format json`);
     - `forms`: the forms `recommend --format` writes of its answer (present/deploy.Forms), read when asked for: they
-      import the analysis;
+      import the analysis; `formats`, the names of those it adds to ov-tuner's own (DeployFormat's), which
+      `recommend --format` offers without reading the forms (API 1.1);
     - `commands`: adds its commands to the command line's one app (None: it has none);
     - `reads_unclaimed`: its reader is the one for a file no workload claimed yet (it says what the file lacks);
     - `fleet`: its command runs as it is on every host of a Ray cluster, `ov-tuner fleet NAME ARGS` (it writes its
@@ -63,6 +64,7 @@ class Registration:
     compare: Callable[[Console, Sequence[Path], bool, Path | None, str], None] | None = None
     export: Callable[[Path, bool, bool], tuple[str, int]] | None = None
     forms: Callable[[], Forms] = lambda: {}
+    formats: tuple[str, ...] = ()
     commands: Callable[[typer.Typer], None] | None = None
     reads_unclaimed: bool = False
     fleet: bool = False

@@ -121,10 +121,17 @@ def _json(answer: ProbeAnswer, where: Where) -> Form:
                            indent=2))
 
 
+def _properties(answer: ProbeAnswer, where: Where) -> Form:
+    """A form of the probe's own (API 1.1): the properties to compile with, as `compile_model` takes them."""
+    from ov_tuner.plugin import Form
+
+    return Form(json.dumps({"INFERENCE_NUM_THREADS": answer.best.threads}))
+
+
 def _forms() -> Forms:
     from ov_tuner.plugin import DeployFormat
 
-    return {DeployFormat.PYTHON: _python, DeployFormat.JSON: _json}
+    return {DeployFormat.PYTHON: _python, "properties": _properties, DeployFormat.JSON: _json}
 
 
 def _commands(app: typer.Typer) -> None:
@@ -134,4 +141,5 @@ def _commands(app: typer.Typer) -> None:
 
 
 PROBE = Registration(writer=WRITER, api=API_VERSION, answer=_answer, show=_show, words=_words, report=_report,
-                     figures=_figures, compare=_compare, export=_export, forms=_forms, commands=_commands, fleet=True)
+                     figures=_figures, compare=_compare, export=_export, forms=_forms, formats=("properties",),
+                     commands=_commands, fleet=True)
