@@ -91,8 +91,9 @@ def named(dotted: str) -> object:
 # interval, a verdict on a compile's read-back, a walk's figure).
 COMPUTING = ("ov_tuner.analyse.", "ov_tuner.workloads.", "ov_tuner.stats.", "ov_tuner.engine.",
              "ov_tuner.devices.decisions.")
-# What renders in a workload's folder (its present/): a call into it computes nothing.
-RENDERED_IN_A_WORKLOAD = re.compile(r"ov_tuner\.workloads\.\w+\.present\.")
+# What renders in a workload's folder (its present/), and where a file lies (a naming rule, as quantize/paths is): a
+# call into either computes nothing.
+RENDERED_IN_A_WORKLOAD = re.compile(r"ov_tuner\.workloads\.(\w+\.present|llm\.folders)\.")
 
 
 def analyse_functions_used(path: Path) -> list[str]:

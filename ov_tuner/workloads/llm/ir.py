@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ov_tuner.errors import OutputError
 from ov_tuner.model.cache import made_once
-from ov_tuner.quantize.paths import llm_ir_folder
+from ov_tuner.workloads.llm.folders import llm_ir_folder
 from ov_tuner.workloads.llm.schema import LlmFormat, LlmModel
 
 MODEL_IR = "openvino_model.xml"

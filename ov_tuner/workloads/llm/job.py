@@ -21,10 +21,10 @@ from ov_tuner.engine.budget import TimeBudget
 from ov_tuner.engine.driver import Watch, drive
 from ov_tuner.errors import BadInputError
 from ov_tuner.quantize.nncf_backend import require_nncf
-from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.store.destinations import results_file
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.fits import check_load_fits
+from ov_tuner.workloads.llm.folders import llm_weights_folder
 from ov_tuner.workloads.llm.ir import served_model
 from ov_tuner.workloads.llm.kept import KeptPipelines
 from ov_tuner.workloads.llm.measured import Roofline

@@ -15,7 +15,7 @@ import openvino as ov
 from ov_tuner.errors import BadInputError, OutputError
 from ov_tuner.model.cache import made_once
 from ov_tuner.quantize.nncf_backend import compress_weights
-from ov_tuner.quantize.paths import llm_weights_folder
+from ov_tuner.workloads.llm.folders import llm_weights_folder
 from ov_tuner.workloads.llm.ir import MODEL_IR, MODEL_WEIGHTS
 from ov_tuner.workloads.llm.schema import WEIGHTS_INPUT, LlmModel
 

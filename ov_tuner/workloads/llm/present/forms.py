@@ -7,8 +7,8 @@ that a property changes) with what ov-tuner's own pipeline at the same setting a
 
 from __future__ import annotations
 
-from ov_tuner.quantize.paths import llm_weights_folder
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
+from ov_tuner.workloads.llm.folders import llm_weights_folder
 from ov_tuner.workloads.llm.present.words_setting import setting_text
 from ov_tuner.workloads.llm.schema import LlmSetting
 
