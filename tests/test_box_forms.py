@@ -14,15 +14,17 @@ from ov_tuner.present.box_forms import kubernetes_resources
 from ov_tuner.schema import Box
 from ov_tuner.store.results import load_results
 from ov_tuner.workloads.sweep import run_sweep
+from ov_tuner.workloads.sweep.present.deploy_forms import SWEEP_REMEASURE
 
 
 def test_the_kubernetes_resources_hold_the_box_the_answer_was_measured_in() -> None:
-    quota = yaml.safe_load(kubernetes_resources(Box(8, tuple(range(8)), 1.5, "cgroup v2 cpu.max", 2**31)))
+    box = Box(8, tuple(range(8)), 1.5, "cgroup v2 cpu.max", 2**31)
+    quota = yaml.safe_load(kubernetes_resources(box, SWEEP_REMEASURE))
     assert quota == {"resources": {"requests": {"cpu": "1500m", "memory": "2048Mi"},
                                    "limits": {"cpu": "1500m", "memory": "2048Mi"}}}
-    cpuset = yaml.safe_load(kubernetes_resources(Box(8, (0, 1, 2, 3), None, None, None)))
+    cpuset = yaml.safe_load(kubernetes_resources(Box(8, (0, 1, 2, 3), None, None, None), SWEEP_REMEASURE))
     assert cpuset["resources"]["limits"] == {"cpu": "4"} == cpuset["resources"]["requests"]
-    assert yaml.safe_load(kubernetes_resources(None)) is None  # only a comment: no limit is made up
+    assert yaml.safe_load(kubernetes_resources(None, SWEEP_REMEASURE)) is None  # only a comment: no limit is made up
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,8 @@ measured under goes beside the properties."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ov_tuner.present.formats import DeploySnippets
 from ov_tuner.present.words.box import box_text
 from ov_tuner.schema import Box, PointResult
@@ -20,24 +22,28 @@ def _quantity(cpus: float) -> str:
     return str(int(cpus)) if cpus == int(cpus) else f"{round(cpus * 1000)}m"
 
 
-# How to measure under the limit a user will set, for a model's sweep; an LLM's command has no --cpus.
-SWEEP_UNDER_LIMIT = "sweep with --cpus N for the limit you will set"
-LLM_UNDER_LIMIT = "run `ov-tuner llm` in a container with the limit you will set"
+@dataclass(frozen=True)
+class Remeasure:
+    """How a workload's user measures again, in its own words: `under_limit`, under the limit they will set (a
+    sweep's --cpus; an LLM's command in a container); `unrecorded`, where the file predates the box it was
+    measured in."""
+
+    under_limit: str
+    unrecorded: str
 
 
-def kubernetes_resources(box: Box | None, under_limit: str = SWEEP_UNDER_LIMIT) -> str:
+def kubernetes_resources(box: Box | None, remeasure: Remeasure) -> str:
     """The `resources:` of the container that runs the model: request and limit the CPUs the answer was measured
     on (equal, for the Guaranteed QoS class; whole CPUs also get exclusive cores under the static CPU manager),
-    and its memory limit where one bound the sweep; `under_limit` says how to measure under another limit."""
+    and its memory limit where one bound the run; `remeasure` says how to measure under another limit."""
     cpus = box_cpus(box)
     if cpus is None:
-        return ("# the results file does not record the CPUs the answer was measured on (swept before ov-tuner read "
-                "them):\n# sweep again to get the limit it holds under")
+        return f"# the results file does not record the CPUs the answer was measured on {remeasure.unrecorded}"
     memory = (f"    memory: \"{box.memory_limit_bytes // 2**20}Mi\"\n" if box is not None and box.memory_limit_bytes
               else "")
     limit = f"    cpu: \"{_quantity(cpus)}\"\n"
     return (f"# measured in: {box_text(box)}\n"
-            f"# a smaller CPU limit throttles these threads: {under_limit}\n"
+            f"# a smaller CPU limit throttles these threads: {remeasure.under_limit}\n"
             f"resources:\n  requests:\n{limit}{memory}  limits:\n{limit}{memory}").rstrip("\n")
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ov_tuner.present.box_forms import LLM_UNDER_LIMIT, kubernetes_resources
+from ov_tuner.present.box_forms import Remeasure, kubernetes_resources
 from ov_tuner.present.servers import OVMS_CONFIG, OVMS_MODELS
 from ov_tuner.workloads.llm.answer_record import LlmAnswer
 from ov_tuner.workloads.llm.present.forms import model_path
@@ -25,6 +25,11 @@ _UNLIMITED_VALUE = 2**64 - 1
 # The file OVMS reads an LLM's graph from, in the folder config.json's base_path names (DEFAULT_GRAPH_FILENAME in its
 # src/mediapipe_internal/mediapipegraphconfig.cpp).
 OVMS_GRAPH = "graph.pbtxt"
+
+# How an LLM's user measures again: its command has no --cpus, so in a container with the limit they will set.
+LLM_REMEASURE = Remeasure("run `ov-tuner llm` in a container with the limit you will set",
+                          "(measured before ov-tuner read them):\n# run `ov-tuner llm` again to get the limit it holds "
+                          "under")
 # The text-generation graph OVMS's export script writes (demos/common/export_models/export_model.py of
 # openvinotoolkit/model_server at 7e4df0c), its node_options the answer's.
 _GRAPH = '''# ov-tuner's LLM answer for OpenVINO Model Server: {what}.
@@ -141,7 +146,7 @@ def llm_kubernetes(answer: LlmAnswer) -> str:
     assert answer.answer is not None, "an LLM answer with no setting has no form"
     count = answer.answer.setting.instances
     if count == 1:
-        return kubernetes_resources(answer.box, LLM_UNDER_LIMIT)
+        return kubernetes_resources(answer.box, LLM_REMEASURE)
     share = min(len(s) for s in answer.instance_cores)
     return (f"# {count} replicas of one server (OVMS or the Python form), each with {share} CPUs of its own, behind a "
             "Service that spreads requests over them;\n# whole CPUs, request equal to limit, so the kubelet's static "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov_tuner.analyse.answer import Answer
-from ov_tuner.present.box_forms import kubernetes_resources, ray_actor
+from ov_tuner.present.box_forms import Remeasure, kubernetes_resources, ray_actor
 from ov_tuner.present.deploy import Form, Forms, Where, run_step
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.present.formats import LOAD_CONFIG_FILE, DeployModel, DeploySnippets, deploy_model, deploy_snippets
@@ -112,8 +112,13 @@ def _dlstreamer(answer: Answer, where: Where) -> Form:
     return Form(form.text, _made_first(answer), run_step("sh", where))
 
 
+# How a sweep's user measures again: with the limit its --cpus sets, or at all where the file predates the box.
+SWEEP_REMEASURE = Remeasure("sweep with --cpus N for the limit you will set",
+                            "(swept before ov-tuner read them):\n# sweep again to get the limit it holds under")
+
+
 def _kubernetes(answer: Answer, where: Where) -> Form:
-    return Form(kubernetes_resources(answer.box), _made_first(answer))
+    return Form(kubernetes_resources(answer.box, SWEEP_REMEASURE), _made_first(answer))
 
 
 def _ray(answer: Answer, where: Where) -> Form:
