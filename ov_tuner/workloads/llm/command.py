@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,6 +15,44 @@ from ov_tuner.commandline.inputs import own_flags
 from ov_tuner.commandline.renamed import ROUNDS, Renamed, renamed_flags
 from ov_tuner.errors import BadInputError
 from ov_tuner.schema import Arrival
+from ov_tuner.workloads.llm.options import (
+    ArrivalOption,
+    BatchedTokensOption,
+    CacheGbOption,
+    ConversationsOption,
+    DeviceOption,
+    DqGroupSizeOption,
+    DraftOption,
+    InstancesOption,
+    KvPrecisionOption,
+    LeadInOption,
+    LlmModelArgument,
+    MaxSeqsOption,
+    MinAgreementOption,
+    MostRateOption,
+    MostUsersOption,
+    OutPathOption,
+    OutputTokensOption,
+    PassesOption,
+    PercentileOption,
+    PrecisionOption,
+    PrefixCachingOption,
+    PromptLookupOption,
+    PromptsOption,
+    PromptTokensOption,
+    RateOption,
+    SearchOption,
+    SecondsOption,
+    SharedPrefixOption,
+    SplitFuseOption,
+    ThinkMsOption,
+    ThreadsOption,
+    TpotMsOption,
+    TtftMsOption,
+    UsersOption,
+    WalkOption,
+    WeightsOption,
+)
 from ov_tuner.workloads.llm.schema import (
     DQ_GROUP_SIZE_INPUT,
     DRAFT_INPUT,
@@ -34,93 +72,47 @@ own_flags({KV_PRECISION_INPUT: "--kv-precision", WEIGHTS_INPUT: "--weights", DQ_
 
 # The users of a closed loop where neither --users nor --rate is given.
 DEFAULT_USERS = 8
-# The values the CPU plugin names (the device judges each before anything runs).
-KV_PRECISIONS = ("u8", "u4", "u3", "f16", "bf16", "f32")
-INFERENCE_PRECISIONS = ("f32", "f16", "bf16")
 
 
 @app.command(epilog="What each setting does and how a trial measures: docs/llm.md.")
 @one_line_errors
 def llm(
-    model: Annotated[Path, typer.Argument(help="A GGUF file (llama, qwen2, qwen3; F16 or Q8_0/Q4_0/Q4_1/Q4_K/Q6_K "
-                                          "weights) or a GenAI model folder, as `optimum-cli export openvino` writes "
-                                          "it.")],
-    out_path: Annotated[Path, typer.Option("--out", help="SQLite results file to store every trial in (rerun the "
-                                           "same command to resume).")] = Path("llm.db"),
-    device: Annotated[str, typer.Option(help="The device as OpenVINO names it: CPU, GPU, NPU.")] = "CPU",
-    users: Annotated[int | None, typer.Option(min=1, help="Concurrent users (closed loop), each sending its next "
-                                              "request --think-ms after its answer. \\[default: 8, without --rate]")]
-    = None,
-    rate: Annotated[float, typer.Option(min=0.0, help="Requests a second arriving open loop, instead of "
-                                        "--users.")] = 0.0,
-    arrival: Annotated[Arrival, typer.Option(help="How --rate's requests arrive.")] = Arrival.POISSON,
-    think_ms: Annotated[float, typer.Option(min=0.0, help="A user's pause between an answer and its next "
-                                            "request (in a conversation, its reading time).")] = 0.0,
-    prompt_tokens: Annotated[str, typer.Option(help="Prompt length in tokens, or a range drawn uniformly: "
-                                               "64-128.")] = "64-128",
-    output_tokens: Annotated[str, typer.Option(help="Output length in tokens (held with min_new_tokens and "
-                                               "ignore_eos), or a range: 32-64.")] = "32-64",
-    prompts: Annotated[Path | None, typer.Option(help="JSONL prompts file, one {\"prompt\": ..., \"output_tokens\": "
-                                                 "N} a line, instead of generated prompts.")] = None,
-    conversations: Annotated[Path | None, typer.Option(help="JSONL conversations file: a {\"system\": ...} line, then "
-                                                       "one {\"turns\": [...], \"output_tokens\": N} a line; each "
-                                                       "user sends a conversation's turns in order, each with its "
-                                                       "history and the model's replies (with --users).")] = None,
-    shared_prefix: Annotated[int, typer.Option(min=0, help="Tokens every generated prompt begins with alike, to "
-                                               "measure what prefix caching gives.")] = 0,
-    seconds: Annotated[float, typer.Option(min=0.2, help="Seconds of each trial's counted window: the requests "
-                                           "arriving in it are timed, and what is served from its opening until "
-                                           "they end is the throughput.")] = 4.0,
-    lead_in: Annotated[float, typer.Option(min=0.0, help="Seconds of the same load before the window, not counted "
-                                           "(with --users, at least until the first request of every user without "
-                                           "one in flight ended).")] = 1.0,
-    ttft_ms: Annotated[float | None, typer.Option(min=0.0, help="Time to first token budget, ms.")] = None,
-    tpot_ms: Annotated[float | None, typer.Option(min=0.0, help="Time per output token budget, ms.")] = None,
-    percentile: Annotated[float, typer.Option(min=50.0, max=99.9, help="The latency percentile the budget holds "
-                                              "at, 50 to 99.9.")] = 90.0,
-    batched_tokens: Annotated[str, typer.Option(help="max_num_batched_tokens values searched (unlimited for none): "
-                                                "the prompt tokens one step takes.")] = "256,1024,4096",
-    kv_precision: Annotated[str, typer.Option(help="KV_CACHE_PRECISION values searched (default: the plugin's): "
-                                              f"{', '.join(KV_PRECISIONS)}.")] = "default,u8,u4",
-    threads: Annotated[str, typer.Option(help="INFERENCE_NUM_THREADS values searched.")] = "default",
-    precision: Annotated[str, typer.Option(help="INFERENCE_PRECISION_HINT values searched: default, "
-                                           f"{', '.join(INFERENCE_PRECISIONS)} (fp32 and fp16, as a sweep spells "
-                                           "them, too).")] = "default",
-    max_seqs: Annotated[str, typer.Option(help="max_num_seqs values searched.")] = "256",
-    weights: Annotated[str, typer.Option(help="A GenAI folder's weights searched: default (as given), int8, int4 "
-                                         "(compressed with NNCF once, kept in ov-tuner's cache).")] = "default",
-    split_fuse: Annotated[str, typer.Option(help="dynamic_split_fuse values searched: on, off.")] = "on",
-    prefix_caching: Annotated[str, typer.Option(help="enable_prefix_caching values searched: off, on, or auto (off "
-                                                "and on where requests can begin alike: conversations, a prompts "
-                                                "file, --shared-prefix; else off).")] = "auto",
-    prompt_lookup: Annotated[str, typer.Option(help="Prompt lookup decoding searched: off, TOKENS:NGRAM (the tokens "
-                                               "a step proposes from the prompt's n-grams of up to NGRAM), or auto "
-                                               "(off and 5:3 where the requests are a file's text, else off).")]
-    = "auto",
-    draft: Annotated[Path | None, typer.Option(help="A draft model (GGUF or GenAI folder, the model's tokenizer) "
-                                               "for speculative decoding, searched off and on: it proposes 5 "
-                                               "tokens a step, which the model verifies at once.")] = None,
-    dq_group_size: Annotated[str, typer.Option(help="DYNAMIC_QUANTIZATION_GROUP_SIZE values searched (0: off).")]
-    = "default",
-    cache_gb: Annotated[str, typer.Option(help="SchedulerConfig.cache_size values searched: a KV cache of N GB made "
-                                          "at once (default: grown as needed).")] = "default",
-    instances: Annotated[str, typer.Option(help="Instances of the model searched: N pipelines, each in a process of "
-                                           "its own pinned to its share of the cores, the users spread over them "
-                                           "(with --users).")] = "1",
-    search: Annotated[str, typer.Option(help="axes: GenAI left alone, then each axis's values on the best setting so "
-                                        "far; grid: every combination of the values searched.")] = "axes",
-    passes: Annotated[int, typer.Option(min=0, help="Passes side by side of the best settings and GenAI's defaults, "
-                                        "at most (0: none; an interval needs 2 or more).")] = 4,
-    most_users: Annotated[int, typer.Option(min=1, help="With --users and a budget: the most users the walk to what "
-                                            "the answer and the baselines serve tries.")] = 256,
-    most_rate: Annotated[float | None, typer.Option(min=0.0, help="With --rate and a budget: the most requests a "
-                                                    "second the walk tries. \\[default: 64 times --rate]")] = None,
-    walk: Annotated[bool, typer.Option(help="With a budget: walk to the most users (or requests a second) the answer "
-                                       "and the baselines serve within it.")] = True,
-    min_agreement: Annotated[float, typer.Option(min=0.0, max=1.0, help="Hold back a setting that computes in "
-                                                 "another precision (KV cache, weights) where its next tokens along "
-                                                 "f32 inference's own continuation of 16 prompts agree with f32's "
-                                                 "less than this (0 keeps all).")] = 0.9,
+    model: LlmModelArgument,
+    out_path: OutPathOption = Path("llm.db"),
+    device: DeviceOption = "CPU",
+    users: UsersOption = None,
+    rate: RateOption = 0.0,
+    arrival: ArrivalOption = Arrival.POISSON,
+    think_ms: ThinkMsOption = 0.0,
+    prompt_tokens: PromptTokensOption = "64-128",
+    output_tokens: OutputTokensOption = "32-64",
+    prompts: PromptsOption = None,
+    conversations: ConversationsOption = None,
+    shared_prefix: SharedPrefixOption = 0,
+    seconds: SecondsOption = 4.0,
+    lead_in: LeadInOption = 1.0,
+    ttft_ms: TtftMsOption = None,
+    tpot_ms: TpotMsOption = None,
+    percentile: PercentileOption = 90.0,
+    batched_tokens: BatchedTokensOption = "256,1024,4096",
+    kv_precision: KvPrecisionOption = "default,u8,u4",
+    threads: ThreadsOption = "default",
+    precision: PrecisionOption = "default",
+    max_seqs: MaxSeqsOption = "256",
+    weights: WeightsOption = "default",
+    split_fuse: SplitFuseOption = "on",
+    prefix_caching: PrefixCachingOption = "auto",
+    prompt_lookup: PromptLookupOption = "auto",
+    draft: DraftOption = None,
+    dq_group_size: DqGroupSizeOption = "default",
+    cache_gb: CacheGbOption = "default",
+    instances: InstancesOption = "1",
+    search: SearchOption = "axes",
+    passes: PassesOption = 4,
+    most_users: MostUsersOption = 256,
+    most_rate: MostRateOption = None,
+    walk: WalkOption = True,
+    min_agreement: MinAgreementOption = 0.9,
     time_budget: TimeBudgetOption = None,
 ) -> None:
     """Find the GenAI scheduler and plugin settings that serve the most output tokens a second to these users within
