@@ -21,7 +21,7 @@ from ov_tuner.cli import app
 from ov_tuner.present.deploy import by_name
 from ov_tuner.present.deploy_format import DeployFormat
 from ov_tuner.registry import GROUP, Registration, registered, registry
-from ov_tuner.registry.parts import api_mismatch
+from ov_tuner.registry.parts import ASKABLE, api_mismatch
 from ov_tuner.store.results import ResultStore
 from ov_tuner.store.tables import RESULTS_SCHEMA_VERSION, SWEEP_TABLES, Writer
 from ov_tuner.workloads.llm.records import LLM_TABLES
@@ -197,6 +197,17 @@ def test_files_of_two_kinds_are_one_line_naming_the_odd_one(command: str, swept_
     assert done.stderr.strip() == (f"error: {command} reads files of one kind: {swept_db} is a sweep's, {llm_db} "
                                    "(an LLM's) not; give files of one workload")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_recommend_refuses_a_flag_the_files_answer_does_not_read(llm_db: Path, swept_db: Path) -> None:
+    """The sweep's answer reads every narrowing flag; an LLM's reads none (it names none in Registration.asks), so one
+    given is one line, not left unread."""
+    assert registry()["sweep"].asks == ASKABLE and registry()["llm"].asks == ()
+    assert_one_line(ov_tuner("recommend", str(llm_db), "--max-latency", "5", "--percentile", "99"),
+                    "an LLM's answer is not narrowed by --max-latency or --percentile (it is answered as it was "
+                    "tuned): leave it out")
+    narrowed = ov_tuner("recommend", str(swept_db), "--max-latency", "1000", "--percentile", "99", "--device", "CPU")
+    assert narrowed.returncode == 0, narrowed.stderr
 
 
 def test_two_llm_files_are_compared_not_reported_together(llm_db: Path, tmp_path: Path) -> None:

@@ -39,6 +39,10 @@ def _written_by(exporting: bool = False) -> str:
 # Every workload's results file: the commands that read any of them say so.
 ANY_RESULTS = f"Results file written by {_written_by()}."
 
+# The flag that narrows an answer by each of Asked's fields (ov_tuner.registry.parts.ASKABLE).
+NARROWING_FLAGS = {"max_latency": "--max-latency", "percentile": "--percentile", "device": "--device",
+                   "precision": "--precision", "limit": "--max-accuracy-loss"}
+
 # What `recommend --format` offers: the answer in words, ov-tuner's own forms, and the forms each installed workload
 # adds (Registration.formats: a plug-in's, named without loading its forms).
 ADDED_FORMATS = tuple(dict.fromkeys(name for r in registry().values() for name in r.formats
@@ -132,6 +136,12 @@ def recommend(
 
     form = DeployFormat.JSON.value if as_json else str(fmt.value)
     registration = registered(results)
+    given = {"max_latency": max_latency is not None, "percentile": percentile is not Percentile.P90,
+             "device": device is not None, "precision": precision is not None, "limit": max_accuracy_loss is not None}
+    unread = [NARROWING_FLAGS[asked] for asked, was in given.items() if was and asked not in registration.asks]
+    if unread:
+        raise BadInputError(f"{registration.writer.whose} answer is not narrowed by {' or '.join(unread)} (it is "
+                            "answered as it was tuned): leave it out")
     forms = by_name(registration.forms())
     if out_file is not None and form == DeployFormat.TEXT.value:
         raise BadInputError(f"-o writes one form: add --format {formats_for(forms)} (the text answer goes to the "

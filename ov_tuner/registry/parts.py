@@ -32,6 +32,10 @@ class Asked:
     limit: AccuracyLimit | None = None
 
 
+# What `recommend` may narrow an answer by: Asked's fields. A workload names those its answer reads (Registration.asks).
+ASKABLE = ("max_latency", "percentile", "device", "precision", "limit")
+
+
 @dataclass(frozen=True)
 class Registration:
     """One workload, as it registers through the `ov_tuner.workloads` entry points (ov_tuner.registry): `writer`, its
@@ -48,6 +52,8 @@ class Registration:
     - `forms`: the forms `recommend --format` writes of its answer (present/deploy.Forms), read when asked for: they
       import the analysis; `formats`, the names of those it adds to ov-tuner's own (DeployFormat's), which
       `recommend --format` offers without reading the forms (API 1.1);
+    - `asks`: which of `recommend`'s narrowing flags its answer reads, by Asked's fields (ASKABLE); one it does not
+      read, given, is refused in one line rather than left unread (API 1.1);
     - `commands`: adds its commands to the command line's one app (None: it has none);
     - `reads_unclaimed`: its reader is the one for a file no workload claimed yet (it says what the file lacks);
     - `fleet`: its command runs as it is on every host of a Ray cluster, `ov-tuner fleet NAME ARGS` (it writes its
@@ -65,6 +71,7 @@ class Registration:
     export: Callable[[Path, bool, bool], tuple[str, int]] | None = None
     forms: Callable[[], Forms] = lambda: {}
     formats: tuple[str, ...] = ()
+    asks: tuple[str, ...] = ()
     commands: Callable[[typer.Typer], None] | None = None
     reads_unclaimed: bool = False
     fleet: bool = False

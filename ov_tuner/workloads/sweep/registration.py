@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ov_tuner.deployable import SWEEP_WRITER
-from ov_tuner.registry.parts import API_VERSION, Asked, Registration
+from ov_tuner.registry.parts import API_VERSION, ASKABLE, Asked, Registration
 
 if TYPE_CHECKING:
     import typer
@@ -116,4 +116,4 @@ def _commands(app: typer.Typer) -> None:
 
 SWEEP = Registration(writer=SWEEP_WRITER, api=API_VERSION, answer=_answer, show=_show, words=_words, report=_report,
                      figures=_figures, compare=_compare, export=_export, forms=_forms, commands=_commands,
-                     reads_unclaimed=True)
+                     asks=ASKABLE, reads_unclaimed=True)
