@@ -3,6 +3,7 @@ through the one registry of results files (ov_tuner.registry), and never ask wha
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from enum import Enum
 from pathlib import Path
@@ -136,9 +137,10 @@ def recommend(
 
     form = DeployFormat.JSON.value if as_json else str(fmt.value)
     registration = registered(results)
-    given = {"max_latency": max_latency is not None, "percentile": percentile is not Percentile.P90,
-             "device": device is not None, "precision": precision is not None, "limit": max_accuracy_loss is not None}
-    unread = [NARROWING_FLAGS[asked] for asked, was in given.items() if was and asked not in registration.asks]
+    limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
+    asked = Asked(max_latency, int(percentile.value), device, parse_precision(precision) if precision else None, limit)
+    unread = [NARROWING_FLAGS[field.name] for field in dataclasses.fields(asked)
+              if getattr(asked, field.name) != field.default and field.name not in registration.asks]
     if unread:
         raise BadInputError(f"{registration.writer.whose} answer is not narrowed by {' or '.join(unread)} (it is "
                             "answered as it was tuned): leave it out")
@@ -148,15 +150,13 @@ def recommend(
                             "terminal)")
     for wanted in (form, DeployFormat.LOAD_CONFIG.value if config_out is not None else DeployFormat.TEXT.value):
         if wanted != DeployFormat.TEXT.value and wanted not in forms:
-            asked = "--config-out" if wanted != form else wanted
+            refused = "--config-out" if wanted != form else wanted
             raise BadInputError(f"{registration.writer.whose} answer comes as --format {formats_for(forms)}, not "
-                                f"{asked}")
+                                f"{refused}")
     for path, flag in ((config_out, "--config-out"), (out_file, "-o")):
         if path is not None:
             output_file(path, Given(flag), (results,))  # never over the results file read
-    limit = AccuracyLimit.parse(max_accuracy_loss) if max_accuracy_loss else None
-    answer = registration.answer(results, Asked(max_latency, int(percentile.value), device,
-                                                parse_precision(precision) if precision else None, limit))
+    answer = registration.answer(results, asked)
     wrote = _load_config_out(answer, config_out)
     if form == DeployFormat.TEXT.value:
         registration.words(out, answer)

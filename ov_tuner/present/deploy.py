@@ -41,10 +41,15 @@ def run_step(command: str, where: Where) -> tuple[str, ...]:
     return (f"{command} {shlex.quote(where.written_to)}",) if where.written_to else ()
 
 
+def _name(fmt: str) -> str:
+    """A form's name: a DeployFormat member's value (str() of one is its class and member), or the name itself."""
+    return str(getattr(fmt, "value", fmt))
+
+
 def by_name(forms: Forms) -> dict[str, Callable[[Any, Where], Form]]:
     """A workload's forms by their names, ov-tuner's own first in DeployFormat's order, then a plug-in's own as it
     lists them (a DeployFormat member hashes apart from its name, so a map keyed by them is read through this)."""
-    named = {str(getattr(fmt, "value", fmt)): build for fmt, build in forms.items()}
+    named = {_name(fmt): build for fmt, build in forms.items()}
     own = [fmt.value for fmt in DeployFormat if fmt.value in named]
     return {name: named[name] for name in [*own, *(n for n in named if n not in own)]}
 
@@ -57,6 +62,6 @@ def formats_for(forms: Forms) -> str:
 
 def deploy_form(fmt: str, forms: Forms, answer: Any, where: Where = Where()) -> Form:
     """One form of `answer`, from its workload's `forms`; a format it has none of is the caller's to refuse first."""
-    build = by_name(forms).get(str(getattr(fmt, "value", fmt)))
+    build = by_name(forms).get(_name(fmt))
     assert build is not None, f"no {fmt} form among {formats_for(forms)}"
     return build(answer, where)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ class Asked:
 
 
 # What `recommend` may narrow an answer by: Asked's fields. A workload names those its answer reads (Registration.asks).
-ASKABLE = ("max_latency", "percentile", "device", "precision", "limit")
+ASKABLE = tuple(field.name for field in fields(Asked))
 
 
 @dataclass(frozen=True)
